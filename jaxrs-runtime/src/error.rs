@@ -1,0 +1,87 @@
+//! The one error type of jaxrs: environmental failures a caller can handle.
+//!
+//! Programmer mistakes (a shape or dtype mismatch, a bad axis) are not `Error`s: they panic
+//! with a message naming the op, the shapes and the caller's source line, like an index out of
+//! bounds does. Everything the environment can make fail (no plugin, a compile failure, device
+//! memory exhausted, a donated buffer read again) comes back as an `Error`.
+
+/// PJRT's error codes (`PJRT_Error_Code`), which follow absl's status codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    Cancelled,
+    Unknown,
+    InvalidArgument,
+    DeadlineExceeded,
+    NotFound,
+    AlreadyExists,
+    PermissionDenied,
+    ResourceExhausted,
+    FailedPrecondition,
+    Aborted,
+    OutOfRange,
+    Unimplemented,
+    Internal,
+    Unavailable,
+    DataLoss,
+    Unauthenticated,
+    /// A code this version of jaxrs does not know.
+    Other(i32),
+}
+
+impl ErrorCode {
+    /// Maps PJRT's integer code to its name.
+    pub fn from_raw(code: i32) -> ErrorCode {
+        use ErrorCode::*;
+        match code {
+            1 => Cancelled,
+            2 => Unknown,
+            3 => InvalidArgument,
+            4 => DeadlineExceeded,
+            5 => NotFound,
+            6 => AlreadyExists,
+            7 => PermissionDenied,
+            8 => ResourceExhausted,
+            9 => FailedPrecondition,
+            10 => Aborted,
+            11 => OutOfRange,
+            12 => Unimplemented,
+            13 => Internal,
+            14 => Unavailable,
+            15 => DataLoss,
+            16 => Unauthenticated,
+            other => Other(other),
+        }
+    }
+}
+
+/// An environmental failure: the plugin, the compiler or the device said no.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No PJRT plugin could be found or provisioned; the message says how to supply one.
+    #[error("no PJRT plugin available: {0}")]
+    PluginNotFound(String),
+    /// The plugin file exists but could not be loaded or is of an incompatible version.
+    #[error("cannot load PJRT plugin {path}: {reason}")]
+    PluginLoad { path: String, reason: String },
+    /// Downloading or verifying the plugin failed.
+    #[error("cannot provision the PJRT plugin: {0}")]
+    Provision(String),
+    /// XLA rejected a program.
+    #[error("XLA could not compile the program: {message}")]
+    Compile { message: String },
+    /// The device ran out of memory.
+    #[error("out of device memory in {context}: {message}")]
+    OutOfMemory { context: &'static str, message: String },
+    /// A buffer that was donated to a computation was used again.
+    #[error("a donated array was used again: {0}")]
+    DonatedBufferUsed(String),
+    /// Any other error reported by PJRT.
+    #[error("PJRT error {code:?} in {context}: {message}")]
+    Pjrt { code: ErrorCode, context: &'static str, message: String },
+    /// An I/O failure (cache folder, lock file, plugin file).
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// `Result` with jaxrs's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,1 @@
+//! The PJRT C API: raw declarations (`sys`) under safe owned handles.

@@ -1,0 +1,20 @@
+//! # jaxrs
+//!
+//! JAX's composable transformations for Rust: `#[jit]`, `grad`, `vmap`, ... over arrays that
+//! run on XLA through PJRT.
+
+pub use jaxrs_macros::{jit, Tree};
+pub use jaxrs_runtime::*;
+
+/// Everything a typical program needs.
+pub mod prelude {
+    pub use crate::{jit, tree_map, tree_map2, Array, DType, Tree};
+}
+
+/// Items the macros' expansions use. Not part of the public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use jaxrs_runtime::jit::{jit_call, FloatKey, JitSite};
+    pub use jaxrs_runtime::tree::{next_leaf, Tree, TreeDef, TreeMismatch};
+    pub use jaxrs_runtime::Array;
+}
