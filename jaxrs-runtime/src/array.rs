@@ -1,24 +1,398 @@
 //! `Array`: one type for concrete device arrays and traced values.
-use crate::{DType, Element};
+
+use crate::aval::Aval;
+use crate::ir::{LitValue, Literal, Var};
+use crate::pjrt::Buffer;
+use crate::runtime::{client, fail};
+use crate::{DType, Element, Error, Result};
+use std::fmt;
 use std::sync::Arc;
 
-/// An n-dimensional array, concrete (on a device) or traced (inside a transformation).
+/// An n-dimensional array: concrete (buffers on a device) or traced (a variable of an open
+/// transformation). Cloning is cheap (a reference count); arrays are immutable.
+///
+/// ```ignore
+/// let x = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2]);
+/// let y = (&x * 2.0).sum(None, false);
+/// assert_eq!(y.item::<f32>(), 20.0);
+/// ```
 #[derive(Clone)]
-pub struct Array(pub(crate) Arc<()>);
+pub struct Array(pub(crate) Arc<Repr>);
+
+pub(crate) enum Repr {
+    Concrete(Concrete),
+    Traced(Tracer),
+}
+
+/// A value on devices: one buffer per device holding a piece (or a replica) of it.
+pub(crate) struct Concrete {
+    pub aval: Aval,
+    pub buffers: Vec<Buffer>,
+    pub sharding: Sharding,
+}
+
+/// A variable of the trace `trace_id`.
+pub(crate) struct Tracer {
+    pub aval: Aval,
+    pub trace_id: u64,
+    pub var: Var,
+}
+
+/// How a concrete array is laid out over devices.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Sharding {
+    /// The whole array on one device (an index into the client's addressable devices).
+    SingleDevice(usize),
+}
+
+/// Reinterprets a slice of plain elements as bytes.
+fn as_bytes<T: Element>(data: &[T]) -> &[u8] {
+    // SAFETY: every `Element` is a plain value type without padding (bool is one byte holding
+    // 0 or 1), so its memory is a valid byte slice of size_of::<T>() * len.
+    unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data)) }
+}
 
 impl Array {
-    /// A weakly typed 0-d array (a Rust scalar met in an operation).
-    pub fn weak_scalar<T: Element>(_v: T) -> Array {
-        todo!()
+    pub(crate) fn from_tracer(t: Tracer) -> Array {
+        Array(Arc::new(Repr::Traced(t)))
     }
-    /// The value of a concrete array of one element.
-    pub fn item<T: Element>(&self) -> T {
-        todo!()
+
+    pub(crate) fn from_buffer(buffer: Buffer, aval: Aval) -> Array {
+        Array(Arc::new(Repr::Concrete(Concrete { aval, buffers: vec![buffer], sharding: Sharding::SingleDevice(0) })))
     }
+
+    fn from_host_bytes(bytes: &[u8], aval: Aval) -> Array {
+        let client = client();
+        let dims: Vec<i64> = aval.shape.iter().map(|&d| d as i64).collect();
+        let device = &client.devices()[0];
+        let buffer = client.buffer_from_host(bytes, aval.dtype, &dims, device).unwrap_or_else(|e| fail(e));
+        Array::from_buffer(buffer, aval)
+    }
+
+    /// An array of `shape` holding `data` in row-major order.
+    ///
+    /// Panics when `data.len()` is not the product of `shape`.
+    #[track_caller]
+    pub fn from_vec<T: Element>(data: Vec<T>, shape: &[usize]) -> Array {
+        Array::from_slice(&data, shape)
+    }
+
+    /// Like [`Array::from_vec`], copying from a slice.
+    #[track_caller]
+    pub fn from_slice<T: Element>(data: &[T], shape: &[usize]) -> Array {
+        let n: usize = shape.iter().product();
+        if data.len() != n {
+            let loc = std::panic::Location::caller();
+            panic!("from_slice: {} elements do not fill shape {shape:?} ({n} elements) at {}:{}", data.len(), loc.file(), loc.line());
+        }
+        Array::from_host_bytes(as_bytes(data), Aval::new(shape.to_vec(), T::DTYPE))
+    }
+
+    /// A 0-d array.
+    pub fn scalar<T: Element>(v: T) -> Array {
+        Array::from_slice(&[v], &[])
+    }
+
+    /// A weakly typed 0-d array: a Rust scalar, whose dtype defers to the other operand's in
+    /// promotion (as Python scalars do in JAX).
+    pub fn weak_scalar<T: Element>(v: T) -> Array {
+        let lit = Literal { value: lit_value(v), dtype: T::DTYPE, weak: true };
+        let lit = lit.cast(DType::default_of_kind(T::DTYPE.kind()), true);
+        Array::from_literal(lit)
+    }
+
+    /// A concrete 0-d array holding `lit`.
+    pub(crate) fn from_literal(lit: Literal) -> Array {
+        Array::from_host_bytes(&host_bytes_of(lit), lit.aval())
+    }
+
+    /// Zeros of `shape` and `dtype`.
+    pub fn zeros(shape: &[usize], dtype: DType) -> Array {
+        Array::full(shape, 0.0, dtype)
+    }
+
+    /// Ones of `shape` and `dtype`.
+    pub fn ones(shape: &[usize], dtype: DType) -> Array {
+        Array::full(shape, 1.0, dtype)
+    }
+
+    /// An array of `shape` filled with `value` converted to `dtype`.
+    pub fn full(shape: &[usize], value: f64, dtype: DType) -> Array {
+        let n: usize = shape.iter().product();
+        let lit = Literal { value: LitValue::Float(value), dtype: DType::F64, weak: false }.cast(dtype, false);
+        let one = host_bytes_of(lit);
+        let bytes: Vec<u8> = one.iter().copied().cycle().take(one.len() * n).collect();
+        Array::from_host_bytes(&bytes, Aval::new(shape.to_vec(), dtype))
+    }
+
+    /// Zeros shaped like `x`.
+    pub fn zeros_like(x: &Array) -> Array {
+        Array::zeros(x.shape(), x.dtype())
+    }
+
+    /// `start, start + step, ...` below `stop`, like `jnp.arange`.
+    #[track_caller]
+    pub fn arange(start: f64, stop: f64, step: f64, dtype: DType) -> Array {
+        assert!(step != 0.0, "arange: step must not be zero");
+        let n = ((stop - start) / step).ceil().max(0.0) as usize;
+        let values: Vec<f64> = (0..n).map(|i| start + i as f64 * step).collect();
+        Array::from_f64s(&values, &[n], dtype)
+    }
+
+    /// The `n x n` identity matrix.
+    pub fn eye(n: usize, dtype: DType) -> Array {
+        let values: Vec<f64> = (0..n * n).map(|i| if i / n == i % n { 1.0 } else { 0.0 }).collect();
+        Array::from_f64s(&values, &[n, n], dtype)
+    }
+
+    /// An array of `dtype` from f64 values (converted as `astype` would).
+    pub fn from_f64s(values: &[f64], shape: &[usize], dtype: DType) -> Array {
+        let mut bytes = Vec::with_capacity(values.len() * dtype.size_in_bytes());
+        for &v in values {
+            let lit = Literal { value: LitValue::Float(v), dtype: DType::F64, weak: false }.cast(dtype, false);
+            bytes.extend(host_bytes_of(lit));
+        }
+        Array::from_host_bytes(&bytes, Aval::new(shape.to_vec(), dtype))
+    }
+
+    /// The abstract value: shape, dtype, weak type.
+    pub fn aval(&self) -> &Aval {
+        match &*self.0 {
+            Repr::Concrete(c) => &c.aval,
+            Repr::Traced(t) => &t.aval,
+        }
+    }
+
     pub fn shape(&self) -> &[usize] {
-        todo!()
+        &self.aval().shape
     }
+
     pub fn dtype(&self) -> DType {
-        todo!()
+        self.aval().dtype
+    }
+
+    pub fn rank(&self) -> usize {
+        self.aval().rank()
+    }
+
+    /// The number of elements.
+    pub fn size(&self) -> usize {
+        self.aval().size()
+    }
+
+    /// Is the dtype weak (the array came from a Rust scalar)?
+    pub fn is_weak(&self) -> bool {
+        self.aval().weak
+    }
+
+    /// Does this array hold values (rather than stand for a traced variable)?
+    pub fn is_concrete(&self) -> bool {
+        matches!(&*self.0, Repr::Concrete(_))
+    }
+
+    /// How a concrete array lies on devices (`None` for a traced one).
+    pub fn sharding(&self) -> Option<&Sharding> {
+        match &*self.0 {
+            Repr::Concrete(c) => Some(&c.sharding),
+            Repr::Traced(_) => None,
+        }
+    }
+
+    #[track_caller]
+    pub(crate) fn concrete(&self, what: &str) -> &Concrete {
+        match &*self.0 {
+            Repr::Concrete(c) => c,
+            Repr::Traced(t) => {
+                let loc = std::panic::Location::caller();
+                panic!(
+                    "{what}: this array is traced ({}), it has no value yet at {}:{}. Values exist only \
+                     outside jit/grad/vmap; return the array from the transformed function instead",
+                    t.aval,
+                    loc.file(),
+                    loc.line()
+                )
+            }
+        }
+    }
+
+    /// The elements in row-major order.
+    ///
+    /// Panics when `T` is not the array's dtype, or when the array is traced.
+    #[track_caller]
+    pub fn to_vec<T: Element>(&self) -> Vec<T> {
+        self.try_to_vec().unwrap_or_else(|e| fail(e))
+    }
+
+    /// [`Array::to_vec`], returning device failures as errors.
+    #[track_caller]
+    pub fn try_to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        let c = self.concrete("to_vec");
+        if T::DTYPE != c.aval.dtype {
+            let loc = std::panic::Location::caller();
+            panic!(
+                "to_vec: the array is {} but {} was asked for (use astype first) at {}:{}",
+                c.aval.dtype.name(),
+                T::DTYPE.name(),
+                loc.file(),
+                loc.line()
+            );
+        }
+        let n = c.aval.size();
+        let mut bytes = vec![0u8; n * T::DTYPE.size_in_bytes()];
+        if !bytes.is_empty() {
+            c.buffers[0].copy_to_host(&mut bytes)?;
+        }
+        Ok(bytes_to_vec(&bytes))
+    }
+
+    /// The value of a one-element array.
+    #[track_caller]
+    pub fn item<T: Element>(&self) -> T {
+        let n = self.size();
+        if n != 1 {
+            let loc = std::panic::Location::caller();
+            panic!("item: the array has {n} elements ({}), not one, at {}:{}", self.aval(), loc.file(), loc.line());
+        }
+        self.to_vec::<T>()[0]
+    }
+
+    /// The elements converted to f64, whatever the dtype (for printing and tests).
+    #[track_caller]
+    pub fn to_f64_vec(&self) -> Vec<f64> {
+        self.try_f64s().unwrap_or_else(|e| fail(e))
+    }
+
+    /// Waits until the array's value is computed (dispatch is asynchronous).
+    pub fn block_until_ready(&self) -> Result<&Array> {
+        if let Repr::Concrete(c) = &*self.0 {
+            for b in &c.buffers {
+                b.block_until_ready()?;
+            }
+        }
+        Ok(self)
+    }
+
+    /// Has this array's buffer been donated to a computation (and so deleted)?
+    pub fn is_deleted(&self) -> bool {
+        match &*self.0 {
+            Repr::Concrete(c) => c.buffers.iter().any(Buffer::is_deleted),
+            Repr::Traced(_) => false,
+        }
+    }
+}
+
+fn lit_value<T: Element>(v: T) -> LitValue {
+    match T::DTYPE.kind() {
+        crate::dtype::DTypeKind::Float => LitValue::Float(v.to_f64()),
+        crate::dtype::DTypeKind::Int => LitValue::Int(v.to_f64() as i64),
+        crate::dtype::DTypeKind::Bool => LitValue::Bool(v.to_f64() != 0.0),
+    }
+}
+
+/// The host bytes of one element.
+fn host_bytes_of(lit: Literal) -> Vec<u8> {
+    let v = lit.value.as_f64();
+    match lit.dtype {
+        DType::Bool => vec![(v != 0.0) as u8],
+        DType::I8 => (v as i8).to_le_bytes().to_vec(),
+        DType::I32 => match lit.value {
+            LitValue::Int(i) => (i as i32).to_le_bytes().to_vec(),
+            _ => (v as i32).to_le_bytes().to_vec(),
+        },
+        DType::I64 => match lit.value {
+            LitValue::Int(i) => i.to_le_bytes().to_vec(),
+            _ => (v as i64).to_le_bytes().to_vec(),
+        },
+        DType::U8 => (v as u8).to_le_bytes().to_vec(),
+        DType::U32 => (v as u32).to_le_bytes().to_vec(),
+        DType::BF16 => half::bf16::from_f64(v).to_le_bytes().to_vec(),
+        DType::F16 => half::f16::from_f64(v).to_le_bytes().to_vec(),
+        DType::F32 => (v as f32).to_le_bytes().to_vec(),
+        DType::F64 => v.to_le_bytes().to_vec(),
+    }
+}
+
+fn bytes_to_vec<T: Element>(bytes: &[u8]) -> Vec<T> {
+    let size = std::mem::size_of::<T>();
+    if T::DTYPE == DType::Bool {
+        // A device PRED is one byte; map it rather than trusting it is 0 or 1.
+        return bytes.iter().map(|&b| T::from_f64((b != 0) as u8 as f64)).collect();
+    }
+    let n = bytes.len() / size;
+    let mut out = Vec::<T>::with_capacity(n);
+    // SAFETY: `out` has capacity for n elements; non-bool Elements accept any bit pattern;
+    // the copy writes exactly n * size bytes before set_len.
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), out.as_mut_ptr() as *mut u8, n * size);
+        out.set_len(n);
+    }
+    out
+}
+
+impl fmt::Debug for Array {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &*self.0 {
+            Repr::Traced(t) => write!(f, "Traced<{}>", t.aval),
+            Repr::Concrete(c) => {
+                write!(f, "Array({}, ", c.aval)?;
+                match self.try_f64s() {
+                    Ok(v) => fmt_nested(f, &v, &c.aval.shape)?,
+                    Err(e) => write!(f, "<{e}>")?,
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+impl Array {
+    fn try_f64s(&self) -> Result<Vec<f64>, Error> {
+        let c = self.concrete("reading values");
+        let mut bytes = vec![0u8; c.aval.size_in_bytes()];
+        if !bytes.is_empty() {
+            c.buffers[0].copy_to_host(&mut bytes)?;
+        }
+        Ok(match c.aval.dtype {
+            DType::Bool => bytes_to_vec::<bool>(&bytes).into_iter().map(Element::to_f64).collect(),
+            DType::I8 => bytes_to_vec::<i8>(&bytes).into_iter().map(Element::to_f64).collect(),
+            DType::I32 => bytes_to_vec::<i32>(&bytes).into_iter().map(Element::to_f64).collect(),
+            DType::I64 => bytes_to_vec::<i64>(&bytes).into_iter().map(Element::to_f64).collect(),
+            DType::U8 => bytes_to_vec::<u8>(&bytes).into_iter().map(Element::to_f64).collect(),
+            DType::U32 => bytes_to_vec::<u32>(&bytes).into_iter().map(Element::to_f64).collect(),
+            DType::BF16 => bytes_to_vec::<half::bf16>(&bytes).into_iter().map(Element::to_f64).collect(),
+            DType::F16 => bytes_to_vec::<half::f16>(&bytes).into_iter().map(Element::to_f64).collect(),
+            DType::F32 => bytes_to_vec::<f32>(&bytes).into_iter().map(Element::to_f64).collect(),
+            DType::F64 => bytes_to_vec::<f64>(&bytes),
+        })
+    }
+}
+
+fn fmt_nested(f: &mut fmt::Formatter<'_>, v: &[f64], shape: &[usize]) -> fmt::Result {
+    match shape.split_first() {
+        None => write!(f, "{}", v.first().copied().unwrap_or(f64::NAN)),
+        Some((&n, rest)) => {
+            let stride: usize = rest.iter().product();
+            f.write_str("[")?;
+            for i in 0..n {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                if n > 8 && i == 3 {
+                    f.write_str("...")?;
+                    continue;
+                }
+                if n > 8 && i > 3 && i < n - 3 {
+                    continue;
+                }
+                fmt_nested(f, &v[i * stride..(i + 1) * stride], rest)?;
+            }
+            f.write_str("]")
+        }
+    }
+}
+
+impl fmt::Display for Array {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
     }
 }

@@ -1,17 +1,34 @@
 //! The engine of jaxrs: arrays, the IR, transformations, StableHLO lowering and PJRT.
 //!
-//! Users depend on the `jaxrs` facade crate, which re-exports this one.
+//! Users depend on the `jaxrs` facade crate, which re-exports this one. The data flow is
+//! described in DESIGN.md: a user function is traced ([`trace`]) into a [`ir::Jaxpr`],
+//! transformed by passes, lowered ([`lower`]) to StableHLO and run through [`pjrt`].
 
+pub mod api;
 pub mod array;
+pub mod aval;
 pub mod dtype;
+mod eager;
 pub mod error;
+pub mod ir;
 pub mod jit;
 mod jit_cache;
+pub mod lower;
+pub mod ops;
 pub mod pjrt;
+pub mod primitive;
+pub mod prims;
+pub mod runtime;
+pub mod trace;
 pub mod tree;
 
-pub use array::Array;
+pub use api::{make_jaxpr, stablehlo};
+pub use array::{Array, Sharding};
+pub use aval::Aval;
 pub use dtype::{DType, Element};
 pub use error::{Error, ErrorCode, Result};
+pub use ir::{ClosedJaxpr, Jaxpr};
 pub use jit::{jit, jit_call, FloatKey, JitSite, Jitted, StaticArgs};
+pub use ops::{stop_gradient, where_, AsArg, Axes, Dims, DotDims};
+pub use runtime::try_run;
 pub use tree::{tree_leaves, tree_map, tree_map2, tree_unflatten, Tree, TreeDef, TreeMismatch};

@@ -1,0 +1,53 @@
+//! Eager execution: outside any trace, each primitive runs through a cached single-op
+//! executable, keyed by its StableHLO text.
+
+use crate::aval::Aval;
+use crate::ir::{Atom, Eqn, Jaxpr};
+use crate::lower::{lower_jaxpr, LowerOptions};
+use crate::pjrt::{Buffer, CompileOptions, LoadedExecutable};
+use crate::primitive::Prim;
+use crate::runtime::{client, fail};
+use crate::trace::Operand;
+use crate::Array;
+use std::collections::HashMap;
+use std::panic::Location;
+use std::sync::{Arc, Mutex, OnceLock};
+
+fn cache() -> &'static Mutex<HashMap<String, Arc<LoadedExecutable>>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<LoadedExecutable>>>> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// Compiles `text` once per process (single device), sharing the executable.
+pub(crate) fn compile_cached(text: String) -> Arc<LoadedExecutable> {
+    if let Some(exe) = cache().lock().expect("eager cache").get(&text) {
+        return exe.clone();
+    }
+    let exe = Arc::new(client().compile(&text, &CompileOptions::single_device()).unwrap_or_else(|e| fail(e)));
+    cache().lock().expect("eager cache").entry(text).or_insert(exe).clone()
+}
+
+/// Runs one primitive on concrete operands. Rust scalars become device scalars (inputs, not
+/// constants), so a loop over changing scalars does not recompile.
+pub(crate) fn execute(prim: &Prim, inputs: &[Operand], in_avals: &[Aval], out_avals: &[Aval]) -> Vec<Array> {
+    let mut jaxpr = Jaxpr::default();
+    let mut held: Vec<Array> = Vec::with_capacity(inputs.len());
+    let mut atoms = Vec::with_capacity(inputs.len());
+    for (op, aval) in inputs.iter().zip(in_avals) {
+        let v = jaxpr.new_var(aval.clone());
+        jaxpr.invars.push(v);
+        atoms.push(Atom::Var(v));
+        held.push(match op {
+            Operand::Array(a) => (*a).clone(),
+            Operand::Lit(l) => Array::from_literal(*l),
+        });
+    }
+    let outputs: Vec<_> = out_avals.iter().map(|a| jaxpr.new_var(a.clone())).collect();
+    jaxpr.outvars = outputs.iter().map(|v| Atom::Var(*v)).collect();
+    jaxpr.eqns.push(Eqn { prim: prim.clone(), inputs: atoms, outputs, loc: Location::caller() });
+    let text = lower_jaxpr(&jaxpr, &LowerOptions::default());
+    let exe = compile_cached(text);
+    let args: Vec<&Buffer> = held.iter().map(|a| &a.concrete(prim.name()).buffers[0]).collect();
+    let mut outs = exe.execute(&[args], &[]).unwrap_or_else(|e| fail(e));
+    outs.swap_remove(0).into_iter().zip(out_avals).map(|(b, a)| Array::from_buffer(b, a.clone())).collect()
+}

@@ -1,0 +1,244 @@
+//! The IR: a jaxpr is a list of equations over typed variables.
+//!
+//! Tracing is the only way in ([`crate::trace`]), lowering the only way out
+//! ([`crate::lower`]); every transformation is a pass `Jaxpr -> Jaxpr` in between.
+
+use crate::aval::Aval;
+use crate::primitive::Prim;
+use crate::{Array, DType};
+use std::fmt;
+use std::panic::Location;
+
+/// A variable of a jaxpr: an index into its table of avals.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct Var(pub u32);
+
+/// A scalar constant written into the program (Rust scalars in operations).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Literal {
+    pub value: LitValue,
+    pub dtype: DType,
+    pub weak: bool,
+}
+
+/// A literal's value, in the widest type of its kind.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LitValue {
+    Float(f64),
+    Int(i64),
+    Bool(bool),
+}
+
+impl LitValue {
+    pub fn as_f64(self) -> f64 {
+        match self {
+            LitValue::Float(v) => v,
+            LitValue::Int(v) => v as f64,
+            LitValue::Bool(v) => v as u8 as f64,
+        }
+    }
+}
+
+impl Literal {
+    /// The literal converted to `dtype`, as `convert_element_type` would.
+    pub fn cast(self, dtype: DType, weak: bool) -> Literal {
+        let value = match (self.value, dtype.kind()) {
+            (v, crate::dtype::DTypeKind::Float) => LitValue::Float(v.as_f64()),
+            (LitValue::Float(f), crate::dtype::DTypeKind::Int) => LitValue::Int(f as i64),
+            (v, crate::dtype::DTypeKind::Int) => LitValue::Int(v.as_f64() as i64),
+            (v, crate::dtype::DTypeKind::Bool) => LitValue::Bool(v.as_f64() != 0.0),
+        };
+        Literal {
+            value,
+            dtype,
+            weak,
+        }
+    }
+
+    pub fn aval(&self) -> Aval {
+        Aval::scalar(self.dtype).weak(self.weak)
+    }
+}
+
+impl fmt::Display for Literal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.value {
+            LitValue::Float(v) => write!(f, "{v:?}")?,
+            LitValue::Int(v) => write!(f, "{v}")?,
+            LitValue::Bool(v) => write!(f, "{v}")?,
+        }
+        write!(f, ":{}", self.aval())
+    }
+}
+
+/// An operand of an equation: a variable or a literal.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Atom {
+    Var(Var),
+    Lit(Literal),
+}
+
+/// One equation: `outputs = prim[params](inputs)`, remembering the user's source line.
+#[derive(Clone)]
+pub struct Eqn {
+    pub prim: Prim,
+    pub inputs: Vec<Atom>,
+    pub outputs: Vec<Var>,
+    pub loc: &'static Location<'static>,
+}
+
+/// A typed program: inputs, constants (captured arrays lifted into inputs), equations and
+/// outputs. Variables index `avals`.
+#[derive(Clone, Default)]
+pub struct Jaxpr {
+    pub constvars: Vec<Var>,
+    pub invars: Vec<Var>,
+    pub eqns: Vec<Eqn>,
+    pub outvars: Vec<Atom>,
+    pub avals: Vec<Aval>,
+}
+
+/// A jaxpr with the values of its constants (concrete arrays, or tracers of an outer trace).
+#[derive(Clone)]
+pub struct ClosedJaxpr {
+    pub jaxpr: Jaxpr,
+    pub consts: Vec<Array>,
+}
+
+impl Jaxpr {
+    pub fn aval(&self, v: Var) -> &Aval {
+        &self.avals[v.0 as usize]
+    }
+
+    pub fn atom_aval(&self, a: &Atom) -> Aval {
+        match a {
+            Atom::Var(v) => self.aval(*v).clone(),
+            Atom::Lit(l) => l.aval(),
+        }
+    }
+
+    /// Adds a variable of type `aval`.
+    pub fn new_var(&mut self, aval: Aval) -> Var {
+        self.avals.push(aval);
+        Var(self.avals.len() as u32 - 1)
+    }
+
+    pub fn in_avals(&self) -> Vec<Aval> {
+        self.invars.iter().map(|v| self.aval(*v).clone()).collect()
+    }
+
+    pub fn out_avals(&self) -> Vec<Aval> {
+        self.outvars.iter().map(|a| self.atom_aval(a)).collect()
+    }
+
+    /// Checks that every variable is defined before use, once, and that every equation's
+    /// output types are what its primitive infers from its input types.
+    pub fn typecheck(&self) -> Result<(), String> {
+        let mut defined = vec![false; self.avals.len()];
+        let mut define = |v: Var, what: &str| -> Result<(), String> {
+            let slot = defined
+                .get_mut(v.0 as usize)
+                .ok_or_else(|| format!("{what} v{} has no aval", v.0))?;
+            if *slot {
+                return Err(format!("v{} defined twice ({what})", v.0));
+            }
+            *slot = true;
+            Ok(())
+        };
+        for v in self.constvars.iter().chain(&self.invars) {
+            define(*v, "input")?;
+        }
+        let mut defined_now = defined.clone();
+        for (i, e) in self.eqns.iter().enumerate() {
+            for a in &e.inputs {
+                if let Atom::Var(v) = a {
+                    if !defined_now.get(v.0 as usize).copied().unwrap_or(false) {
+                        return Err(format!("eqn {i} ({}) uses v{} before its definition", e.prim.name(), v.0));
+                    }
+                }
+            }
+            let in_avals: Vec<Aval> = e.inputs.iter().map(|a| self.atom_aval(a)).collect();
+            let out = e
+                .prim
+                .abstract_eval(&in_avals)
+                .map_err(|m| format!("eqn {i} ({}): {m}", e.prim.name()))?;
+            if out.len() != e.outputs.len() {
+                return Err(format!("eqn {i} ({}): {} outputs, rule gives {}", e.prim.name(), e.outputs.len(), out.len()));
+            }
+            for (v, a) in e.outputs.iter().zip(&out) {
+                if !self.aval(*v).same_type(a) {
+                    return Err(format!("eqn {i} ({}): output v{} is {} but the rule gives {}", e.prim.name(), v.0, self.aval(*v), a));
+                }
+                let slot = defined_now.get_mut(v.0 as usize).ok_or("output var out of range")?;
+                if *slot {
+                    return Err(format!("v{} defined twice (eqn {i})", v.0));
+                }
+                *slot = true;
+            }
+        }
+        for a in &self.outvars {
+            if let Atom::Var(v) = a {
+                if !defined_now.get(v.0 as usize).copied().unwrap_or(false) {
+                    return Err(format!("output v{} is never defined", v.0));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The readable form, close to JAX's:
+/// `{ lambda c0:f32[3] ; a:f32[3] b:f32[3]. let d:f32[3] = add a b in (d) }`.
+impl fmt::Display for Jaxpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = |v: Var| var_name(v.0);
+        let atom = |a: &Atom| match a {
+            Atom::Var(v) => name(*v),
+            Atom::Lit(l) => l.to_string(),
+        };
+        let decl = |v: &Var| format!("{}:{}", name(*v), self.aval(*v));
+        f.write_str("{ lambda ")?;
+        f.write_str(&self.constvars.iter().map(decl).collect::<Vec<_>>().join(" "))?;
+        f.write_str(" ; ")?;
+        f.write_str(&self.invars.iter().map(decl).collect::<Vec<_>>().join(" "))?;
+        f.write_str(". let\n")?;
+        for e in &self.eqns {
+            let outs = e.outputs.iter().map(decl).collect::<Vec<_>>().join(" ");
+            let ins = e.inputs.iter().map(atom).collect::<Vec<_>>().join(" ");
+            let params = e.prim.params_string();
+            if params.is_empty() {
+                writeln!(f, "    {outs} = {} {ins}", e.prim.name())?;
+            } else {
+                writeln!(f, "    {outs} = {}[{params}] {ins}", e.prim.name())?;
+            }
+        }
+        let outs = self.outvars.iter().map(atom).collect::<Vec<_>>().join(", ");
+        write!(f, "  in ({outs}) }}")
+    }
+}
+
+impl fmt::Debug for Jaxpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl fmt::Display for ClosedJaxpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.jaxpr, f)
+    }
+}
+
+/// `a`, `b`, ..., `z`, `ba`, `bb`, ... like JAX's printer.
+fn var_name(mut i: u32) -> String {
+    let mut s = Vec::new();
+    loop {
+        s.push(b'a' + (i % 26) as u8);
+        i /= 26;
+        if i == 0 {
+            break;
+        }
+    }
+    s.reverse();
+    String::from_utf8(s).expect("ascii")
+}

@@ -1,0 +1,295 @@
+//! Lowering: a pure function from a jaxpr to StableHLO text.
+//!
+//! Each equation becomes StableHLO ops in MLIR's generic form, located at the user's Rust
+//! source line (`loc("src/main.rs":12:9)`), so XLA's errors and profiles point back to it.
+
+use crate::aval::Aval;
+use crate::ir::{Atom, Jaxpr, LitValue, Literal};
+use crate::DType;
+use std::fmt::Write;
+
+/// What the lowered module needs beyond the jaxpr.
+#[derive(Clone, Debug, Default)]
+pub struct LowerOptions {
+    /// Per function argument (constants first, then inputs): may XLA reuse its buffer?
+    pub donated: Vec<bool>,
+    /// Emit `loc(...)` for each op (off for eager single-op programs, whose text is a cache key).
+    pub with_locations: bool,
+    pub num_replicas: usize,
+    pub num_partitions: usize,
+}
+
+/// Lowers `jaxpr` to a StableHLO module whose `main` takes the constants then the inputs.
+pub fn lower_jaxpr(jaxpr: &Jaxpr, opts: &LowerOptions) -> String {
+    let mut cx = LowerCtx::new(opts.with_locations);
+    let args: Vec<_> = jaxpr.constvars.iter().chain(&jaxpr.invars).copied().collect();
+    let mut sig = Vec::with_capacity(args.len());
+    for (i, v) in args.iter().enumerate() {
+        let name = format!("%arg{i}");
+        let aval = jaxpr.aval(*v);
+        let attr = if opts.donated.get(i).copied().unwrap_or(false) {
+            " {jax.buffer_donor = true}"
+        } else {
+            ""
+        };
+        sig.push(format!("{name}: {}{attr}", aval.mlir_type()));
+        cx.bind(*v, name);
+    }
+    let outs = cx.lower_body(jaxpr, &[]);
+    let out_types: Vec<String> = jaxpr.out_avals().iter().map(Aval::mlir_type).collect();
+    let mut m = String::with_capacity(cx.body.len() + 512);
+    let _ = writeln!(
+        m,
+        "module @jaxrs attributes {{mhlo.num_partitions = {} : i32, mhlo.num_replicas = {} : i32}} {{",
+        opts.num_partitions.max(1),
+        opts.num_replicas.max(1)
+    );
+    let _ = writeln!(
+        m,
+        "  func.func public @main({}) -> ({}) {{",
+        sig.join(", "),
+        out_types.join(", ")
+    );
+    m.push_str(&cx.body);
+    if outs.is_empty() {
+        m.push_str("    \"func.return\"() : () -> ()\n");
+    } else {
+        let _ = writeln!(
+            m,
+            "    \"func.return\"({}) : ({}) -> ()",
+            outs.join(", "),
+            out_types.join(", ")
+        );
+    }
+    m.push_str("  }\n}\n");
+    m
+}
+
+/// The state of lowering one function body: SSA names of variables, fresh names, the text.
+pub struct LowerCtx {
+    body: String,
+    names: Vec<Option<String>>,
+    next: u32,
+    indent: usize,
+    with_locations: bool,
+    loc: String,
+}
+
+impl LowerCtx {
+    fn new(with_locations: bool) -> LowerCtx {
+        LowerCtx {
+            body: String::new(),
+            names: Vec::new(),
+            next: 0,
+            indent: 4,
+            with_locations,
+            loc: String::new(),
+        }
+    }
+
+    fn bind(&mut self, v: crate::ir::Var, name: String) {
+        let i = v.0 as usize;
+        if self.names.len() <= i {
+            self.names.resize(i + 1, None);
+        }
+        self.names[i] = Some(name);
+    }
+
+    fn atom(&mut self, jaxpr: &Jaxpr, a: &Atom) -> String {
+        match a {
+            Atom::Var(v) => self.names[v.0 as usize]
+                .clone()
+                .unwrap_or_else(|| panic!("lowering: v{} used before definition", v.0)),
+            Atom::Lit(l) => {
+                let _ = jaxpr;
+                self.literal(l)
+            }
+        }
+    }
+
+    /// Lowers the equations of `jaxpr` into the current body, with `inputs` bound to its
+    /// invars (constvars already bound or also in `inputs`, constants first). Returns the
+    /// outputs' SSA names. Used for `main` and for the bodies of regions (loops, branches).
+    pub fn lower_body(&mut self, jaxpr: &Jaxpr, inputs: &[String]) -> Vec<String> {
+        if !inputs.is_empty() {
+            let vars: Vec<_> = jaxpr.constvars.iter().chain(&jaxpr.invars).copied().collect();
+            for (v, n) in vars.into_iter().zip(inputs) {
+                self.bind(v, n.clone());
+            }
+        }
+        for e in &jaxpr.eqns {
+            self.loc = if self.with_locations {
+                format!(
+                    " loc(\"{}\":{}:{})",
+                    e.loc.file().replace('\\', "\\\\").replace('"', "\\\""),
+                    e.loc.line(),
+                    e.loc.column()
+                )
+            } else {
+                String::new()
+            };
+            let ins: Vec<String> = e.inputs.iter().map(|a| self.atom(jaxpr, a)).collect();
+            let in_avals: Vec<Aval> = e.inputs.iter().map(|a| jaxpr.atom_aval(a)).collect();
+            let out_avals: Vec<Aval> = e.outputs.iter().map(|v| jaxpr.aval(*v).clone()).collect();
+            let outs = e.prim.lower(self, &ins, &in_avals, &out_avals);
+            debug_assert_eq!(outs.len(), e.outputs.len(), "{} lowering", e.prim.name());
+            for (v, n) in e.outputs.iter().zip(outs) {
+                self.bind(*v, n);
+            }
+        }
+        let outvars = jaxpr.outvars.clone();
+        outvars.iter().map(|a| self.atom(jaxpr, a)).collect()
+    }
+
+    fn fresh(&mut self) -> String {
+        self.next += 1;
+        format!("%{}", self.next - 1)
+    }
+
+    fn line(&mut self, s: &str) {
+        for _ in 0..self.indent {
+            self.body.push(' ');
+        }
+        self.body.push_str(s);
+        self.body.push_str(&self.loc);
+        self.body.push('\n');
+    }
+
+    /// Emits `results = "name"(operands) <{props}> : (types) -> result types`, returning
+    /// one SSA name per result.
+    pub fn op(&mut self, name: &str, operands: &[&str], operand_avals: &[&Aval], props: &str, results: &[&Aval]) -> Vec<String> {
+        self.op_with_regions(name, operands, operand_avals, props, &[], results)
+    }
+
+    /// Like [`LowerCtx::op`], with one result.
+    pub fn op1(&mut self, name: &str, operands: &[&str], operand_avals: &[&Aval], props: &str, result: &Aval) -> String {
+        self.op(name, operands, operand_avals, props, &[result]).remove(0)
+    }
+
+    /// An op with regions, each given as already lowered text (see [`LowerCtx::region`]).
+    pub fn op_with_regions(
+        &mut self,
+        name: &str,
+        operands: &[&str],
+        operand_avals: &[&Aval],
+        props: &str,
+        regions: &[String],
+        results: &[&Aval],
+    ) -> Vec<String> {
+        let base = self.fresh();
+        let lhs = match results.len() {
+            0 => String::new(),
+            1 => format!("{base} = "),
+            n => format!("{base}:{n} = "),
+        };
+        let props = if props.is_empty() {
+            String::new()
+        } else {
+            format!(" <{{{props}}}>")
+        };
+        let regions = if regions.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", regions.join(", "))
+        };
+        let in_types: Vec<String> = operand_avals.iter().map(|a| a.mlir_type()).collect();
+        let out_types: Vec<String> = results.iter().map(|a| a.mlir_type()).collect();
+        let out_sig = if out_types.len() == 1 {
+            out_types[0].clone()
+        } else {
+            format!("({})", out_types.join(", "))
+        };
+        let text = format!(
+            "{lhs}\"{name}\"({}){props}{regions} : ({}) -> {out_sig}",
+            operands.join(", "),
+            in_types.join(", ")
+        );
+        self.line(&text);
+        match results.len() {
+            0 => vec![],
+            1 => vec![base],
+            n => (0..n).map(|i| format!("{base}#{i}")).collect(),
+        }
+    }
+
+    /// Builds a region `{ ^bb0(args): body; "stablehlo.return"(...) }` whose body is written
+    /// by `body` with fresh block arguments; returns its text for `op_with_regions`.
+    pub fn region(&mut self, arg_avals: &[Aval], body: impl FnOnce(&mut LowerCtx, &[String]) -> Vec<(String, Aval)>) -> String {
+        let saved_body = std::mem::take(&mut self.body);
+        let saved_indent = self.indent;
+        let saved_loc = self.loc.clone();
+        self.indent += 4;
+        let args: Vec<String> = arg_avals.iter().map(|_| {
+            self.next += 1;
+            format!("%r{}", self.next - 1)
+        }).collect();
+        let results = body(self, &args);
+        let names: Vec<&str> = results.iter().map(|(n, _)| n.as_str()).collect();
+        let types: Vec<String> = results.iter().map(|(_, a)| a.mlir_type()).collect();
+        self.line(&format!("\"stablehlo.return\"({}) : ({}) -> ()", names.join(", "), types.join(", ")));
+        let inner = std::mem::replace(&mut self.body, saved_body);
+        self.indent = saved_indent;
+        self.loc = saved_loc;
+        let header: Vec<String> = args.iter().zip(arg_avals).map(|(n, a)| format!("{n}: {}", a.mlir_type())).collect();
+        let pad = " ".repeat(self.indent);
+        format!("{{\n{pad}^bb0({}):\n{inner}{pad}}}", header.join(", "))
+    }
+
+    /// A 0-d constant, broadcast to nothing.
+    pub fn literal(&mut self, l: &Literal) -> String {
+        let aval = l.aval();
+        let v = dense_scalar(l.value, l.dtype);
+        self.op1("stablehlo.constant", &[], &[], &format!("value = dense<{v}> : {}", aval.mlir_type()), &aval)
+    }
+
+    /// A constant of `aval`'s type filled with `value`.
+    pub fn splat(&mut self, value: f64, aval: &Aval) -> String {
+        let lit = Literal { value: LitValue::Float(value), dtype: aval.dtype, weak: false }.cast(aval.dtype, false);
+        let v = dense_scalar(lit.value, aval.dtype);
+        self.op1("stablehlo.constant", &[], &[], &format!("value = dense<{v}> : {}", aval.mlir_type()), aval)
+    }
+}
+
+/// A scalar in MLIR's dense attribute syntax; non-finite floats as hex bit patterns.
+pub fn dense_scalar(v: LitValue, dtype: DType) -> String {
+    match (v, dtype) {
+        (LitValue::Bool(b), _) => b.to_string(),
+        (v, DType::Bool) => (v.as_f64() != 0.0).to_string(),
+        (LitValue::Int(i), d) if !d.is_float() => i.to_string(),
+        (v, d) if d.is_float() => {
+            let f = v.as_f64();
+            if f.is_finite() {
+                // MLIR's float literals need a fraction: `2.0e0`, not `2e0`.
+                let s = format!("{f:e}");
+                match s.find('.') {
+                    Some(_) => s,
+                    None => s.replacen('e', ".0e", 1),
+                }
+            } else {
+                match d {
+                    DType::F64 => format!("0x{:016X}", f.to_bits()),
+                    DType::F32 => format!("0x{:08X}", (f as f32).to_bits()),
+                    DType::F16 => format!("0x{:04X}", half::f16::from_f64(f).to_bits()),
+                    _ => format!("0x{:04X}", half::bf16::from_f64(f).to_bits()),
+                }
+            }
+        }
+        (v, _) => (v.as_f64() as i64).to_string(),
+    }
+}
+
+/// `array<i64: 1, 2>` for dense i64 array properties.
+pub fn i64_array(xs: impl IntoIterator<Item = impl Into<i64>>) -> String {
+    let items: Vec<String> = xs.into_iter().map(|x| x.into().to_string()).collect();
+    if items.is_empty() {
+        "array<i64>".to_string()
+    } else {
+        format!("array<i64: {}>", items.join(", "))
+    }
+}
+
+/// `[1, 2]` for dimension lists inside stablehlo attributes.
+pub fn dim_list(xs: &[usize]) -> String {
+    let items: Vec<String> = xs.iter().map(|x| x.to_string()).collect();
+    format!("[{}]", items.join(", "))
+}

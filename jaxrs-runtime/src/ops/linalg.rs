@@ -1,0 +1,111 @@
+//! Contractions: `dot_general` and numpy's `matmul`.
+
+use crate::aval::broadcast_shapes;
+use crate::prims::{DotGeneral, Transpose};
+use crate::trace::{bind1, op_error, Operand};
+use crate::{Array, DType};
+use std::panic::Location;
+
+/// The dimension numbers of [`Array::dot_general`]: which axes are contracted and which are
+/// batch axes, on each side.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DotDims {
+    pub lhs_contract: Vec<usize>,
+    pub rhs_contract: Vec<usize>,
+    pub lhs_batch: Vec<usize>,
+    pub rhs_batch: Vec<usize>,
+}
+
+/// Promotes two operands to one dtype.
+#[track_caller]
+fn promoted(a: &Array, b: &Array) -> (Array, Array) {
+    let (dt, _) = DType::promote(a.dtype(), a.is_weak(), b.dtype(), b.is_weak());
+    (a.astype_keep_weak(dt), b.astype_keep_weak(dt))
+}
+
+impl Array {
+    #[track_caller]
+    fn astype_keep_weak(&self, dtype: DType) -> Array {
+        if self.dtype() == dtype {
+            self.clone()
+        } else {
+            bind1(crate::prims::Convert { dtype, weak: self.is_weak() }, &[Operand::Array(self)])
+        }
+    }
+
+    /// A general contraction (`lax.dot_general`). The result's axes are the batch axes, then
+    /// the free axes of `self`, then those of `other`.
+    #[track_caller]
+    pub fn dot_general(&self, other: &Array, dims: &DotDims) -> Array {
+        let (a, b) = promoted(self, other);
+        let prim = DotGeneral {
+            lhs_contract: dims.lhs_contract.clone(),
+            rhs_contract: dims.rhs_contract.clone(),
+            lhs_batch: dims.lhs_batch.clone(),
+            rhs_batch: dims.rhs_batch.clone(),
+        };
+        bind1(prim, &[Operand::Array(&a), Operand::Array(&b)])
+    }
+
+    /// The matrix product with numpy's rules: 1-D operands are vectors, leading axes are
+    /// batch axes and broadcast.
+    ///
+    /// ```ignore
+    /// let logits = x.matmul(&w) + &b;   // [batch, in] @ [in, out]
+    /// ```
+    #[track_caller]
+    pub fn matmul(&self, other: &Array) -> Array {
+        let loc = Location::caller();
+        let (a, b) = promoted(self, other);
+        let (ra, rb) = (a.rank(), b.rank());
+        if ra == 0 || rb == 0 {
+            op_error("matmul", "operands must have at least one axis", &[a.aval().clone(), b.aval().clone()], loc);
+        }
+        let k_a = a.shape()[ra - 1];
+        let k_b = if rb == 1 { b.shape()[0] } else { b.shape()[rb - 2] };
+        if k_a != k_b {
+            op_error(
+                "matmul",
+                &format!("contracting dimensions differ ({k_a} vs {k_b})"),
+                &[a.aval().clone(), b.aval().clone()],
+                loc,
+            );
+        }
+        let contract = |lc: usize, rc: usize, lb: Vec<usize>, rb_: Vec<usize>| DotGeneral {
+            lhs_contract: vec![lc],
+            rhs_contract: vec![rc],
+            lhs_batch: lb,
+            rhs_batch: rb_,
+        };
+        if rb <= 2 {
+            // No batch axes on the right: contract directly; a's leading axes stay in front.
+            return bind1(contract(ra - 1, 0, vec![], vec![]), &[Operand::Array(&a), Operand::Array(&b)]);
+        }
+        if ra == 1 {
+            // [k] @ [..., k, m]: contract, giving [..., m].
+            return bind1(contract(0, rb - 2, vec![], vec![]), &[Operand::Array(&a), Operand::Array(&b)]);
+        }
+        if ra == 2 {
+            // [n, k] @ [..., k, m] gives [n, ..., m]: move n behind the batch axes.
+            let y = bind1(contract(1, rb - 2, vec![], vec![]), &[Operand::Array(&a), Operand::Array(&b)]);
+            let mut perm: Vec<usize> = (1..rb - 1).collect();
+            perm.push(0);
+            perm.push(rb - 1);
+            return bind1(Transpose { perm }, &[Operand::Array(&y)]);
+        }
+        // Both batched: broadcast the batch axes, then one batched contraction.
+        let batch = broadcast_shapes(&a.shape()[..ra - 2], &b.shape()[..rb - 2]).unwrap_or_else(|| {
+            op_error("matmul", "batch dimensions cannot be broadcast together", &[a.aval().clone(), b.aval().clone()], loc)
+        });
+        let nb = batch.len();
+        let full = |x: &Array, tail: &[usize]| {
+            let mut s = batch.clone();
+            s.extend_from_slice(tail);
+            x.broadcast_to(&s)
+        };
+        let a = full(&a, &a.shape()[ra - 2..]);
+        let b = full(&b, &b.shape()[rb - 2..]);
+        let bd: Vec<usize> = (0..nb).collect();
+        bind1(contract(nb + 1, nb, bd.clone(), bd), &[Operand::Array(&a), Operand::Array(&b)])
+    }
+}

@@ -1,0 +1,120 @@
+//! Unary math, activations, casts.
+
+use crate::prims::{Convert, IntegerPow, StopGradient, Unary, UnaryOp};
+use crate::trace::{bind1, Operand};
+use crate::{Array, DType};
+
+/// Floating-point ops on integer arrays work on the default float (as `jnp.exp(int_array)`).
+#[track_caller]
+fn float_operand(op: UnaryOp, x: &Array) -> Array {
+    if op.domain() == crate::prims::elementwise::Domain::Float && !x.dtype().is_float() {
+        if x.dtype() == DType::Bool && op == UnaryOp::Not {
+            return x.clone();
+        }
+        return bind1(Convert { dtype: DType::F32, weak: x.is_weak() }, &[Operand::Array(x)]);
+    }
+    x.clone()
+}
+
+macro_rules! unary_methods {
+    ($($(#[$doc:meta])* $method:ident => $op:ident;)*) => {
+        impl Array {
+            $(
+                $(#[$doc])*
+                #[track_caller]
+                pub fn $method(&self) -> Array {
+                    let x = float_operand(UnaryOp::$op, self);
+                    bind1(Unary(UnaryOp::$op), &[Operand::Array(&x)])
+                }
+            )*
+        }
+    };
+}
+
+unary_methods! {
+    /// `e^x`.
+    exp => Exp;
+    /// The natural logarithm.
+    log => Log;
+    /// `log(1 + x)`, accurate near 0.
+    log1p => Log1p;
+    /// `e^x - 1`, accurate near 0.
+    expm1 => Expm1;
+    /// The hyperbolic tangent.
+    tanh => Tanh;
+    /// The sigmoid `1 / (1 + e^-x)`.
+    logistic => Logistic;
+    /// The sine.
+    sin => Sin;
+    /// The cosine.
+    cos => Cos;
+    /// The square root.
+    sqrt => Sqrt;
+    /// `1 / sqrt(x)`.
+    rsqrt => Rsqrt;
+    /// The absolute value.
+    abs => Abs;
+    /// -1, 0 or 1 (and NaN for NaN).
+    sign => Sign;
+    /// Rounds down.
+    floor => Floor;
+    /// Rounds up.
+    ceil => Ceil;
+    /// Rounds half to even (`jnp.round`).
+    round => Round;
+    /// The error function.
+    erf => Erf;
+}
+
+impl Array {
+    /// The sigmoid, an alias of [`Array::logistic`].
+    #[track_caller]
+    pub fn sigmoid(&self) -> Array {
+        self.logistic()
+    }
+
+    /// `x^n` for an integer constant `n`, by multiplications (`lax.integer_pow`).
+    #[track_caller]
+    pub fn powi(&self, n: i32) -> Array {
+        bind1(IntegerPow { n }, &[Operand::Array(self)])
+    }
+
+    /// `max(x, 0)`.
+    #[track_caller]
+    pub fn relu(&self) -> Array {
+        self.maximum(0.0)
+    }
+
+    /// GELU with the tanh approximation (`jax.nn.gelu(x, approximate=True)`).
+    #[track_caller]
+    pub fn gelu(&self) -> Array {
+        let x = float_operand(UnaryOp::Tanh, self);
+        let sqrt_2_over_pi = (2.0 / std::f64::consts::PI).sqrt();
+        let cube = x.powi(3);
+        let inner = (&x + &cube * 0.044715) * sqrt_2_over_pi;
+        &x * 0.5 * (inner.tanh() + 1.0)
+    }
+
+    /// GELU with the exact erf form (`jax.nn.gelu(x, approximate=False)`).
+    #[track_caller]
+    pub fn gelu_exact(&self) -> Array {
+        let x = float_operand(UnaryOp::Erf, self);
+        &x * 0.5 * ((&x * std::f64::consts::FRAC_1_SQRT_2).erf() + 1.0)
+    }
+
+    /// The array converted to `dtype` (`convert_element_type`): floats to integers truncate,
+    /// nonzero is `true`.
+    #[track_caller]
+    pub fn astype(&self, dtype: DType) -> Array {
+        if dtype == self.dtype() && !self.is_weak() {
+            return self.clone();
+        }
+        bind1(Convert { dtype, weak: false }, &[Operand::Array(self)])
+    }
+}
+
+/// The identity, whose gradient is zero (`lax.stop_gradient`).
+#[track_caller]
+pub fn stop_gradient(x: &Array) -> Array {
+    bind1(StopGradient, &[Operand::Array(x)])
+}

@@ -1,0 +1,236 @@
+//! The array API: numpy-style operations on [`Array`], built on the primitives.
+//!
+//! This layer applies numpy's broadcasting and JAX's dtype promotion, then binds primitives
+//! whose operands already agree. Every operation is `#[track_caller]`, so a mistake is
+//! reported at the user's line.
+
+mod arith;
+mod index;
+mod linalg;
+mod math;
+mod reduce;
+mod shape;
+
+pub use arith::where_;
+pub use linalg::DotDims;
+pub use math::stop_gradient;
+
+use crate::aval::{broadcast_shapes, normalize_axis, Aval};
+use crate::ir::{LitValue, Literal};
+use crate::prims::{BroadcastInDim, Convert};
+use crate::trace::{bind1, op_error, Operand};
+use crate::{Array, DType, Element};
+use std::borrow::Cow;
+use std::panic::Location;
+
+/// An operand as the array API accepts it: an array (borrowed or owned) or a Rust scalar.
+pub enum Arg<'a> {
+    Array(Cow<'a, Array>),
+    Scalar(Literal),
+}
+
+impl Arg<'_> {
+    pub(crate) fn aval(&self) -> Aval {
+        match self {
+            Arg::Array(a) => a.aval().clone(),
+            Arg::Scalar(l) => l.aval(),
+        }
+    }
+
+    pub(crate) fn operand(&self) -> Operand<'_> {
+        match self {
+            Arg::Array(a) => Operand::Array(a),
+            Arg::Scalar(l) => Operand::Lit(*l),
+        }
+    }
+}
+
+/// Anything usable as an operand: `Array`, `&Array`, or a Rust scalar (weakly typed).
+pub trait AsArg<'a> {
+    fn as_arg(self) -> Arg<'a>;
+}
+
+impl<'a> AsArg<'a> for &'a Array {
+    fn as_arg(self) -> Arg<'a> {
+        Arg::Array(Cow::Borrowed(self))
+    }
+}
+
+impl<'a> AsArg<'a> for Array {
+    fn as_arg(self) -> Arg<'a> {
+        Arg::Array(Cow::Owned(self))
+    }
+}
+
+impl<'a, 'b> AsArg<'a> for &'b &'a Array {
+    fn as_arg(self) -> Arg<'a> {
+        Arg::Array(Cow::Borrowed(*self))
+    }
+}
+
+/// The weakly typed literal for a Rust scalar (JAX's Python-scalar rule: `f16_array * 2.0`
+/// stays `f16`).
+pub(crate) fn scalar_literal<T: Element>(v: T) -> Literal {
+    let value = match T::DTYPE.kind() {
+        crate::dtype::DTypeKind::Float => LitValue::Float(v.to_f64()),
+        crate::dtype::DTypeKind::Int => LitValue::Int(v.to_f64() as i64),
+        crate::dtype::DTypeKind::Bool => LitValue::Bool(v.to_f64() != 0.0),
+    };
+    Literal { value, dtype: DType::default_of_kind(T::DTYPE.kind()), weak: true }
+}
+
+macro_rules! scalar_arg {
+    ($($t:ty),*) => {$(
+        impl<'a> AsArg<'a> for $t {
+            fn as_arg(self) -> Arg<'a> {
+                Arg::Scalar(scalar_literal(self))
+            }
+        }
+    )*};
+}
+scalar_arg!(f32, f64, i32, i64, u32, u8, i8, bool);
+
+/// Converts an operand to `dtype` (keeping its weak flag) and broadcasts it to `shape`.
+#[track_caller]
+pub(crate) fn coerce<'a>(arg: Arg<'a>, dtype: DType, shape: &[usize]) -> Arg<'a> {
+    let arg = match arg {
+        Arg::Scalar(l) if l.dtype != dtype => Arg::Scalar(l.cast(dtype, l.weak)),
+        Arg::Array(a) if a.dtype() != dtype => {
+            let weak = a.is_weak();
+            Arg::Array(Cow::Owned(bind1(Convert { dtype, weak }, &[Operand::Array(&a)])))
+        }
+        other => other,
+    };
+    if arg.aval().shape == shape {
+        return arg;
+    }
+    let rank_in = arg.aval().rank();
+    let dims: Vec<usize> = (shape.len() - rank_in..shape.len()).collect();
+    let prim = BroadcastInDim { shape: shape.to_vec(), dims };
+    Arg::Array(Cow::Owned(bind1(prim, &[arg.operand()])))
+}
+
+/// Promotes and broadcasts operands to a common dtype and shape (numpy + JAX rules);
+/// `op` names the operation in the error when the shapes do not broadcast.
+#[track_caller]
+pub(crate) fn unify<'a>(op: &str, args: Vec<Arg<'a>>) -> Vec<Arg<'a>> {
+    let avals: Vec<Aval> = args.iter().map(Arg::aval).collect();
+    let (mut dtype, mut weak) = (avals[0].dtype, avals[0].weak);
+    let mut shape = avals[0].shape.clone();
+    for a in &avals[1..] {
+        (dtype, weak) = DType::promote(dtype, weak, a.dtype, a.weak);
+        shape = broadcast_shapes(&shape, &a.shape)
+            .unwrap_or_else(|| op_error(op, "shapes cannot be broadcast together", &avals, Location::caller()));
+    }
+    let _ = weak;
+    // A loop, not a closure: closures drop `#[track_caller]`'s location.
+    let mut out = Vec::with_capacity(args.len());
+    for a in args {
+        out.push(coerce(a, dtype, &shape));
+    }
+    out
+}
+
+/// Normalises an axis, or stops naming the op, the axis and the operand.
+#[track_caller]
+pub(crate) fn axis_of(op: &str, axis: i64, x: &Array) -> usize {
+    normalize_axis(axis, x.rank()).unwrap_or_else(|| {
+        op_error(op, &format!("axis {axis} is out of range for rank {}", x.rank()), &[x.aval().clone()], Location::caller())
+    })
+}
+
+/// Normalises several axes (see [`axis_of`]).
+#[track_caller]
+pub(crate) fn axes_of(op: &str, axes: Vec<i64>, x: &Array) -> Vec<usize> {
+    let mut out = Vec::with_capacity(axes.len());
+    for a in axes {
+        out.push(axis_of(op, a, x));
+    }
+    out
+}
+
+/// A list of integers (dims, axes, a shape with `-1`): `[1, 2]`, `&[1, 2]`, `vec![..]`, of
+/// `i32`, `i64` or `usize`.
+pub trait Dims {
+    fn dims(self) -> Vec<i64>;
+}
+
+macro_rules! dims_impls {
+    ($($t:ty),*) => {$(
+        impl Dims for &[$t] {
+            fn dims(self) -> Vec<i64> {
+                self.iter().map(|&x| x as i64).collect()
+            }
+        }
+        impl<const N: usize> Dims for [$t; N] {
+            fn dims(self) -> Vec<i64> {
+                self.iter().map(|&x| x as i64).collect()
+            }
+        }
+        impl<const N: usize> Dims for &[$t; N] {
+            fn dims(self) -> Vec<i64> {
+                self.iter().map(|&x| x as i64).collect()
+            }
+        }
+        impl Dims for Vec<$t> {
+            fn dims(self) -> Vec<i64> {
+                self.into_iter().map(|x| x as i64).collect()
+            }
+        }
+        impl Dims for &Vec<$t> {
+            fn dims(self) -> Vec<i64> {
+                self.iter().map(|&x| x as i64).collect()
+            }
+        }
+    )*};
+}
+dims_impls!(i32, i64, usize);
+
+/// The axes of a reduction: `None` (all), one axis (`1`, `-1`), or several (`[0, 1]`).
+pub trait Axes {
+    /// `None` means every axis.
+    fn axes(self) -> Option<Vec<i64>>;
+}
+
+impl Axes for Option<i64> {
+    fn axes(self) -> Option<Vec<i64>> {
+        self.map(|a| vec![a])
+    }
+}
+
+macro_rules! axes_impls {
+    ($($t:ty),*) => {$(
+        impl Axes for $t {
+            fn axes(self) -> Option<Vec<i64>> {
+                Some(vec![self as i64])
+            }
+        }
+    )*};
+}
+axes_impls!(i32, i64, usize);
+
+macro_rules! axes_from_dims {
+    ($($t:ty),*) => {$(
+        impl Axes for &[$t] {
+            fn axes(self) -> Option<Vec<i64>> {
+                Some(self.dims())
+            }
+        }
+        impl<const N: usize> Axes for [$t; N] {
+            fn axes(self) -> Option<Vec<i64>> {
+                Some(self.dims())
+            }
+        }
+        impl<const N: usize> Axes for &[$t; N] {
+            fn axes(self) -> Option<Vec<i64>> {
+                Some(self.dims())
+            }
+        }
+        impl Axes for Vec<$t> {
+            fn axes(self) -> Option<Vec<i64>> {
+                Some(self.dims())
+            }
+        }
+    )*};
+}
+axes_from_dims!(i32, i64, usize);

@@ -1,0 +1,176 @@
+//! Reductions and normalisations: sum, mean, max, min, prod, argmax, logsumexp, softmax,
+//! cumulative sums.
+
+use super::{axis_of, Axes};
+use crate::aval::normalize_axis;
+use crate::prims::{Argmax, Cumulative, Reduce, ReduceOp, Reshape};
+use crate::trace::{bind1, op_error, Operand};
+use crate::{stop_gradient, where_, Array, DType};
+use std::panic::Location;
+
+/// Resolves reduction axes to sorted, distinct, non-negative ones.
+#[track_caller]
+fn resolve_axes(op: &str, x: &Array, axes: Option<Vec<i64>>) -> Vec<usize> {
+    let mut out: Vec<usize> = match axes {
+        None => (0..x.rank()).collect(),
+        Some(list) => list
+            .iter()
+            .map(|&a| {
+                normalize_axis(a, x.rank()).unwrap_or_else(|| {
+                    op_error(op, &format!("axis {a} is out of range for rank {}", x.rank()), &[x.aval().clone()], Location::caller())
+                })
+            })
+            .collect(),
+    };
+    out.sort_unstable();
+    if out.windows(2).any(|w| w[0] == w[1]) {
+        op_error(op, "an axis is repeated", &[x.aval().clone()], Location::caller());
+    }
+    out
+}
+
+/// Re-inserts reduced axes as size-1 dims.
+#[track_caller]
+fn keep_dims(y: Array, x_shape: &[usize], axes: &[usize]) -> Array {
+    let shape: Vec<usize> = x_shape.iter().enumerate().map(|(i, &d)| if axes.contains(&i) { 1 } else { d }).collect();
+    bind1(Reshape { shape }, &[Operand::Array(&y)])
+}
+
+#[track_caller]
+fn reduce(op: ReduceOp, name: &str, x: &Array, axes: Option<Vec<i64>>, keepdims: bool) -> Array {
+    let axes = resolve_axes(name, x, axes);
+    let src = match (op, x.dtype()) {
+        // Sums and products of bools count in int32 (numpy's rule).
+        (ReduceOp::Sum | ReduceOp::Prod, DType::Bool) => x.astype(DType::I32),
+        _ => x.clone(),
+    };
+    let y = bind1(Reduce { op, axes: axes.clone() }, &[Operand::Array(&src)]);
+    if keepdims {
+        keep_dims(y, x.shape(), &axes)
+    } else {
+        y
+    }
+}
+
+impl Array {
+    /// The sum over `axes` (`None` for all), optionally keeping them as size-1 dims.
+    ///
+    /// ```ignore
+    /// let total = x.sum(None, false);
+    /// let rows = x.sum(1, true);
+    /// ```
+    #[track_caller]
+    pub fn sum(&self, axes: impl Axes, keepdims: bool) -> Array {
+        reduce(ReduceOp::Sum, "reduce_sum", self, axes.axes(), keepdims)
+    }
+
+    /// The product over `axes`.
+    #[track_caller]
+    pub fn prod(&self, axes: impl Axes, keepdims: bool) -> Array {
+        reduce(ReduceOp::Prod, "reduce_prod", self, axes.axes(), keepdims)
+    }
+
+    /// The maximum over `axes`.
+    #[track_caller]
+    pub fn max(&self, axes: impl Axes, keepdims: bool) -> Array {
+        reduce(ReduceOp::Max, "reduce_max", self, axes.axes(), keepdims)
+    }
+
+    /// The minimum over `axes`.
+    #[track_caller]
+    pub fn min(&self, axes: impl Axes, keepdims: bool) -> Array {
+        reduce(ReduceOp::Min, "reduce_min", self, axes.axes(), keepdims)
+    }
+
+    /// The mean over `axes`; integers average in float32, as in JAX.
+    #[track_caller]
+    pub fn mean(&self, axes: impl Axes, keepdims: bool) -> Array {
+        let axes = resolve_axes("mean", self, axes.axes());
+        let count: usize = axes.iter().map(|&a| self.shape()[a]).product();
+        let x = if self.dtype().is_float() { self.clone() } else { self.astype(DType::F32) };
+        let axes_i: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
+        x.sum(axes_i, keepdims) / count as f64
+    }
+
+    /// The index of the largest element along `axis` (the first on ties), as int32.
+    #[track_caller]
+    pub fn argmax(&self, axis: i64, keepdims: bool) -> Array {
+        self.arg_extreme("argmax", false, axis, keepdims)
+    }
+
+    /// The index of the smallest element along `axis` (the first on ties), as int32.
+    #[track_caller]
+    pub fn argmin(&self, axis: i64, keepdims: bool) -> Array {
+        self.arg_extreme("argmin", true, axis, keepdims)
+    }
+
+    #[track_caller]
+    fn arg_extreme(&self, name: &str, is_min: bool, axis: i64, keepdims: bool) -> Array {
+        let axis = axis_of(name, axis, self);
+        let y = bind1(Argmax { axis, is_min, index_dtype: DType::I32 }, &[Operand::Array(self)]);
+        if keepdims {
+            keep_dims(y, self.shape(), &[axis])
+        } else {
+            y
+        }
+    }
+
+    /// `log(sum(exp(x)))` over `axes`, computed stably (shifted by the max).
+    #[track_caller]
+    pub fn logsumexp(&self, axes: impl Axes, keepdims: bool) -> Array {
+        let axes: Vec<i64> = resolve_axes("logsumexp", self, axes.axes()).into_iter().map(|a| a as i64).collect();
+        let x = if self.dtype().is_float() { self.clone() } else { self.astype(DType::F32) };
+        let max = stop_gradient(&x.max(axes.clone(), true));
+        // An all -inf slice has max -inf; shift by 0 there so the result is -inf, not NaN.
+        let shift = where_(&max.abs().lt(f64::INFINITY), &max, 0.0);
+        let out = (&x - &shift).exp().sum(axes.clone(), true).log() + &shift;
+        if keepdims {
+            out
+        } else {
+            let keep: Vec<usize> = (0..self.rank()).filter(|i| !axes.contains(&(*i as i64))).collect();
+            let shape: Vec<usize> = keep.iter().map(|&i| self.shape()[i]).collect();
+            bind1(Reshape { shape }, &[Operand::Array(&out)])
+        }
+    }
+
+    /// `exp(x) / sum(exp(x))` along `axis`, shifted by the max for stability.
+    #[track_caller]
+    pub fn softmax(&self, axis: i64) -> Array {
+        let axis = axis_of("softmax", axis, self) as i64;
+        let unnormalized = (self - &stop_gradient(&self.max(axis, true))).exp();
+        &unnormalized / &unnormalized.sum(axis, true)
+    }
+
+    /// `x - logsumexp(x)` along `axis`.
+    #[track_caller]
+    pub fn log_softmax(&self, axis: i64) -> Array {
+        let axis = axis_of("log_softmax", axis, self) as i64;
+        let shifted = self - &stop_gradient(&self.max(axis, true));
+        &shifted - &shifted.exp().sum(axis, true).log()
+    }
+
+    /// The running sum along `axis` (`jnp.cumsum`); bools count in int32.
+    #[track_caller]
+    pub fn cumsum(&self, axis: i64) -> Array {
+        self.cumulative("cumsum", ReduceOp::Sum, axis, false)
+    }
+
+    /// The running product along `axis`.
+    #[track_caller]
+    pub fn cumprod(&self, axis: i64) -> Array {
+        self.cumulative("cumprod", ReduceOp::Prod, axis, false)
+    }
+
+    /// The running maximum along `axis`.
+    #[track_caller]
+    pub fn cummax(&self, axis: i64) -> Array {
+        self.cumulative("cummax", ReduceOp::Max, axis, false)
+    }
+
+    #[track_caller]
+    fn cumulative(&self, name: &str, op: ReduceOp, axis: i64, reverse: bool) -> Array {
+        let axis = axis_of(name, axis, self);
+        let x = if self.dtype() == DType::Bool && op == ReduceOp::Sum { self.astype(DType::I32) } else { self.clone() };
+        bind1(Cumulative { op, axis, reverse }, &[Operand::Array(&x)])
+    }
+}

@@ -1,0 +1,182 @@
+//! Shape operations: reshape, transpose, broadcast, expand/squeeze, concatenate, stack,
+//! slice, pad, flip, iota.
+
+use super::{axes_of, axis_of, AsArg, Dims};
+use crate::aval::{broadcast_shapes, normalize_axis};
+use crate::prims::{BroadcastInDim, Concatenate, Iota, Pad, Reshape, Rev, Slice, Transpose};
+use crate::trace::{bind1, op_error, Operand};
+use crate::{Array, DType};
+use std::panic::Location;
+
+impl Array {
+    /// The same elements in a new shape; one entry may be `-1` (inferred).
+    ///
+    /// ```ignore
+    /// let flat = x.reshape([-1]);
+    /// let m = x.reshape([2, 3]);
+    /// ```
+    #[track_caller]
+    pub fn reshape(&self, shape: impl Dims) -> Array {
+        let spec = shape.dims();
+        let loc = Location::caller();
+        let fail = |msg: String| -> ! { op_error("reshape", &msg, &[self.aval().clone()], loc) };
+        let known: i64 = spec.iter().filter(|&&d| d != -1).product();
+        let unknown = spec.iter().filter(|&&d| d == -1).count();
+        if spec.iter().any(|&d| d < -1) || unknown > 1 {
+            fail(format!("{spec:?} is not a shape (one -1 at most, no other negative)"));
+        }
+        let size = self.size() as i64;
+        let shape: Vec<usize> = spec
+            .iter()
+            .map(|&d| {
+                if d != -1 {
+                    d as usize
+                } else if known > 0 && size % known == 0 {
+                    (size / known) as usize
+                } else {
+                    fail(format!("cannot infer the -1 in {spec:?} for {size} elements"))
+                }
+            })
+            .collect();
+        if shape.iter().product::<usize>() as i64 != size {
+            fail(format!("cannot reshape {size} elements into {shape:?}"));
+        }
+        if shape == self.shape() {
+            return self.clone();
+        }
+        bind1(Reshape { shape }, &[Operand::Array(self)])
+    }
+
+    /// Permutes the axes: output axis `i` is input axis `perm[i]` (negative axes count from
+    /// the end).
+    #[track_caller]
+    pub fn transpose(&self, perm: impl Dims) -> Array {
+        let perm = axes_of("transpose", perm.dims(), self);
+        if perm.iter().enumerate().all(|(i, &p)| i == p) && perm.len() == self.rank() {
+            return self.clone();
+        }
+        bind1(Transpose { perm }, &[Operand::Array(self)])
+    }
+
+    /// All axes reversed (`x.T` in numpy).
+    #[track_caller]
+    pub fn t(&self) -> Array {
+        let perm: Vec<usize> = (0..self.rank()).rev().collect();
+        self.transpose(perm)
+    }
+
+    /// Swaps two axes.
+    #[track_caller]
+    pub fn swap_axes(&self, a: i64, b: i64) -> Array {
+        let (a, b) = (axis_of("swap_axes", a, self), axis_of("swap_axes", b, self));
+        let mut perm: Vec<usize> = (0..self.rank()).collect();
+        perm.swap(a, b);
+        self.transpose(perm)
+    }
+
+    /// Broadcasts to `shape` by numpy's rules.
+    #[track_caller]
+    pub fn broadcast_to(&self, shape: &[usize]) -> Array {
+        let ok = self.rank() <= shape.len() && broadcast_shapes(self.shape(), shape).as_deref() == Some(shape);
+        if !ok {
+            op_error("broadcast_to", &format!("cannot broadcast to {shape:?}"), &[self.aval().clone()], Location::caller());
+        }
+        if self.shape() == shape {
+            return self.clone();
+        }
+        let dims: Vec<usize> = (shape.len() - self.rank()..shape.len()).collect();
+        bind1(BroadcastInDim { shape: shape.to_vec(), dims }, &[Operand::Array(self)])
+    }
+
+    /// Inserts a size-1 axis at `axis` (which may be negative, counting in the result).
+    #[track_caller]
+    pub fn expand_dims(&self, axis: i64) -> Array {
+        let axis = normalize_axis(axis, self.rank() + 1).unwrap_or_else(|| {
+            op_error("expand_dims", &format!("axis {axis} is out of range"), &[self.aval().clone()], Location::caller())
+        });
+        let mut shape = self.shape().to_vec();
+        shape.insert(axis, 1);
+        bind1(Reshape { shape }, &[Operand::Array(self)])
+    }
+
+    /// Removes the given size-1 axes.
+    #[track_caller]
+    pub fn squeeze(&self, axes: impl Dims) -> Array {
+        let axes = axes_of("squeeze", axes.dims(), self);
+        if let Some(&a) = axes.iter().find(|&&a| self.shape()[a] != 1) {
+            op_error("squeeze", &format!("axis {a} has size {}, not 1", self.shape()[a]), &[self.aval().clone()], Location::caller());
+        }
+        let shape: Vec<usize> = (0..self.rank()).filter(|i| !axes.contains(i)).map(|i| self.shape()[i]).collect();
+        bind1(Reshape { shape }, &[Operand::Array(self)])
+    }
+
+    /// Joins arrays along an existing axis (dtypes promoted).
+    #[track_caller]
+    pub fn concatenate(arrays: &[Array], axis: i64) -> Array {
+        let loc = Location::caller();
+        let first = arrays.first().unwrap_or_else(|| panic!("concatenate: no arrays given at {}:{}", loc.file(), loc.line()));
+        let axis = axis_of("concatenate", axis, first);
+        let dtype = arrays.iter().skip(1).fold((first.dtype(), first.is_weak()), |(d, w), a| DType::promote(d, w, a.dtype(), a.is_weak())).0;
+        let mut cast = Vec::with_capacity(arrays.len());
+        for a in arrays {
+            cast.push(if a.dtype() == dtype { a.clone() } else { a.astype(dtype) });
+        }
+        let ops: Vec<Operand> = cast.iter().map(Operand::Array).collect();
+        bind1(Concatenate { axis }, &ops)
+    }
+
+    /// Stacks arrays of one shape along a new axis.
+    #[track_caller]
+    pub fn stack(arrays: &[Array], axis: i64) -> Array {
+        let mut expanded = Vec::with_capacity(arrays.len());
+        for a in arrays {
+            expanded.push(a.expand_dims(axis));
+        }
+        let axis = if axis < 0 { axis + expanded.first().map_or(1, Array::rank) as i64 } else { axis };
+        Array::concatenate(&expanded, axis)
+    }
+
+    /// The static slice `x[start:limit:strides]` along every axis (`lax.slice`).
+    #[track_caller]
+    pub fn slice(&self, start: &[usize], limit: &[usize], strides: &[usize]) -> Array {
+        let strides = if strides.is_empty() { vec![1; self.rank()] } else { strides.to_vec() };
+        bind1(Slice { start: start.to_vec(), limit: limit.to_vec(), strides }, &[Operand::Array(self)])
+    }
+
+    /// `x[start..end]` along one axis.
+    #[track_caller]
+    pub fn slice_axis(&self, axis: i64, start: usize, end: usize) -> Array {
+        let axis = axis_of("slice_axis", axis, self);
+        let mut s = vec![0; self.rank()];
+        let mut l = self.shape().to_vec();
+        s[axis] = start;
+        l[axis] = end;
+        self.slice(&s, &l, &[])
+    }
+
+    /// Pads with `value`: `low`/`high` per axis may be negative (cropping), `interior`
+    /// inserts between elements (`lax.pad`).
+    #[track_caller]
+    pub fn pad<'a>(&'a self, low: &[i64], high: &[i64], interior: &[i64], value: impl AsArg<'a>) -> Array {
+        let interior = if interior.is_empty() { vec![0; self.rank()] } else { interior.to_vec() };
+        let value = match value.as_arg() {
+            super::Arg::Scalar(l) => super::Arg::Scalar(l.cast(self.dtype(), false)),
+            super::Arg::Array(a) => super::Arg::Array(std::borrow::Cow::Owned(a.astype(self.dtype()))),
+        };
+        bind1(Pad { low: low.to_vec(), high: high.to_vec(), interior }, &[Operand::Array(self), value.operand()])
+    }
+
+    /// Reverses the order of elements along `axes`.
+    #[track_caller]
+    pub fn flip(&self, axes: impl Dims) -> Array {
+        let mut dims = axes_of("flip", axes.dims(), self);
+        dims.sort_unstable();
+        bind1(Rev { dims }, &[Operand::Array(self)])
+    }
+
+    /// `0, 1, 2, ...` along `dimension` of a new array of `shape` (`lax.iota`).
+    #[track_caller]
+    pub fn iota(dtype: DType, shape: &[usize], dimension: usize) -> Array {
+        bind1(Iota { dtype, shape: shape.to_vec(), dimension }, &[])
+    }
+}

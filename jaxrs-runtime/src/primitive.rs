@@ -1,0 +1,55 @@
+//! The primitive table: each primitive is one type implementing [`Primitive`], with all its
+//! rules side by side (shape/dtype inference, lowering; the autodiff and batching rules join
+//! them in the same impl).
+//!
+//! The primitives themselves live in [`crate::prims`], one module per family.
+
+use crate::aval::Aval;
+use crate::lower::LowerCtx;
+use std::any::Any;
+use std::fmt::Debug;
+use std::sync::Arc;
+
+/// A primitive operation with its parameters (e.g. `reduce_sum[axes=(1,)]`).
+pub trait Primitive: Debug + Send + Sync + 'static {
+    /// The name printed in jaxprs.
+    fn name(&self) -> &'static str;
+
+    /// The parameters as printed in jaxprs (`axes=(1,)`); empty when there are none.
+    fn params_string(&self) -> String {
+        String::new()
+    }
+
+    /// Shape and dtype inference. `Err` carries what is wrong, without the op name or the
+    /// shapes: the caller adds both, and the user's source line.
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String>;
+
+    /// Emits StableHLO for one equation; returns the SSA names of its results.
+    fn lower(&self, cx: &mut LowerCtx, inputs: &[String], in_avals: &[Aval], out_avals: &[Aval]) -> Vec<String>;
+
+    /// For transformations that look for specific primitives.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// A shared primitive, as stored in equations.
+pub type Prim = Arc<dyn Primitive>;
+
+/// Implements `as_any` for a primitive type.
+macro_rules! as_any {
+    () => {
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+    };
+}
+pub(crate) use as_any;
+
+/// Formats `[1, 2]` as `(1, 2)` like JAX's params.
+pub(crate) fn tuple_str<T: std::fmt::Display>(items: &[T]) -> String {
+    let inner: Vec<String> = items.iter().map(|x| x.to_string()).collect();
+    if inner.len() == 1 {
+        format!("({},)", inner[0])
+    } else {
+        format!("({})", inner.join(", "))
+    }
+}

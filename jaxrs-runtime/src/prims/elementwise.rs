@@ -1,0 +1,374 @@
+//! Elementwise primitives: unary math, binary arithmetic, comparisons, select, casts.
+
+use super::{arity, same_shape_dtype};
+use crate::aval::Aval;
+use crate::dtype::DTypeKind;
+use crate::lower::LowerCtx;
+use crate::primitive::{as_any, Primitive};
+use crate::DType;
+
+/// Which dtypes an elementwise op accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Domain {
+    /// Any numeric dtype (not bool).
+    Numeric,
+    /// Floating point only.
+    Float,
+    /// Signed integers and floats.
+    Signed,
+    /// bool and integers (bitwise/logical).
+    BoolOrInt,
+    /// Every dtype.
+    Any,
+}
+
+impl Domain {
+    fn accepts(self, d: DType) -> bool {
+        match self {
+            Domain::Numeric => d != DType::Bool,
+            Domain::Float => d.is_float(),
+            Domain::Signed => d.is_float() || (d.is_int() && !d.is_unsigned()),
+            Domain::BoolOrInt => !d.is_float(),
+            Domain::Any => true,
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Domain::Numeric => "a numeric dtype",
+            Domain::Float => "a floating-point dtype",
+            Domain::Signed => "a signed or floating-point dtype",
+            Domain::BoolOrInt => "bool or an integer dtype",
+            Domain::Any => "any dtype",
+        }
+    }
+}
+
+fn check_domain(domain: Domain, d: DType) -> Result<(), String> {
+    if domain.accepts(d) {
+        Ok(())
+    } else {
+        Err(format!("needs {}, got {}", domain.describe(), d.name()))
+    }
+}
+
+/// One table row per unary op: its name, its domain and the StableHLO op it lowers to.
+macro_rules! unary_table {
+    ($($op:ident => $name:literal, $domain:ident, $mlir:literal;)*) => {
+        /// A unary elementwise operation.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum UnaryOp { $($op),* }
+
+        impl UnaryOp {
+            pub fn name(self) -> &'static str {
+                match self { $(UnaryOp::$op => $name),* }
+            }
+            pub fn domain(self) -> Domain {
+                match self { $(UnaryOp::$op => Domain::$domain),* }
+            }
+            pub fn mlir(self) -> &'static str {
+                match self { $(UnaryOp::$op => $mlir),* }
+            }
+        }
+    };
+}
+
+unary_table! {
+    Neg => "neg", Numeric, "stablehlo.negate";
+    Exp => "exp", Float, "stablehlo.exponential";
+    Log => "log", Float, "stablehlo.log";
+    Log1p => "log1p", Float, "stablehlo.log_plus_one";
+    Expm1 => "expm1", Float, "stablehlo.exponential_minus_one";
+    Tanh => "tanh", Float, "stablehlo.tanh";
+    Logistic => "logistic", Float, "stablehlo.logistic";
+    Sin => "sin", Float, "stablehlo.sine";
+    Cos => "cos", Float, "stablehlo.cosine";
+    Sqrt => "sqrt", Float, "stablehlo.sqrt";
+    Rsqrt => "rsqrt", Float, "stablehlo.rsqrt";
+    Abs => "abs", Signed, "stablehlo.abs";
+    Sign => "sign", Numeric, "stablehlo.sign";
+    Floor => "floor", Float, "stablehlo.floor";
+    Ceil => "ceil", Float, "stablehlo.ceil";
+    Round => "round", Float, "stablehlo.round_nearest_even";
+    Erf => "erf", Float, "chlo.erf";
+    Not => "not", BoolOrInt, "stablehlo.not";
+}
+
+/// `y = op(x)`, elementwise.
+#[derive(Debug, Clone, Copy)]
+pub struct Unary(pub UnaryOp);
+
+impl Primitive for Unary {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        check_domain(self.0.domain(), inputs[0].dtype)?;
+        Ok(vec![inputs[0].clone()])
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        if self.0 == UnaryOp::Sign && in_avals[0].dtype.is_unsigned() {
+            // stablehlo.sign is for signed types; for unsigned it is `x != 0`.
+            let zero = cx.splat(0.0, &in_avals[0]);
+            let ne = cx.op1("stablehlo.compare", &[&ins[0], &zero], &[&in_avals[0], &in_avals[0]], &compare_props(CompareOp::Ne, in_avals[0].dtype), &in_avals[0].with_dtype(DType::Bool));
+            return vec![cx.op1("stablehlo.convert", &[&ne], &[&in_avals[0].with_dtype(DType::Bool)], "", &out[0])];
+        }
+        vec![cx.op1(self.0.mlir(), &[&ins[0]], &[&in_avals[0]], "", &out[0])]
+    }
+    as_any!();
+}
+
+macro_rules! binary_table {
+    ($($op:ident => $name:literal, $domain:ident, $mlir:literal;)*) => {
+        /// A binary elementwise operation on operands of one shape and dtype.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum BinaryOp { $($op),* }
+
+        impl BinaryOp {
+            pub fn name(self) -> &'static str {
+                match self { $(BinaryOp::$op => $name),* }
+            }
+            pub fn domain(self) -> Domain {
+                match self { $(BinaryOp::$op => Domain::$domain),* }
+            }
+            pub fn mlir(self) -> &'static str {
+                match self { $(BinaryOp::$op => $mlir),* }
+            }
+        }
+    };
+}
+
+binary_table! {
+    Add => "add", Any, "stablehlo.add";
+    Sub => "sub", Numeric, "stablehlo.subtract";
+    Mul => "mul", Any, "stablehlo.multiply";
+    Div => "div", Numeric, "stablehlo.divide";
+    Rem => "rem", Numeric, "stablehlo.remainder";
+    Pow => "pow", Float, "stablehlo.power";
+    Max => "max", Any, "stablehlo.maximum";
+    Min => "min", Any, "stablehlo.minimum";
+    And => "and", BoolOrInt, "stablehlo.and";
+    Or => "or", BoolOrInt, "stablehlo.or";
+    Atan2 => "atan2", Float, "stablehlo.atan2";
+}
+
+/// `z = op(x, y)`, elementwise.
+#[derive(Debug, Clone, Copy)]
+pub struct Binary(pub BinaryOp);
+
+impl Primitive for Binary {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 2)?;
+        same_shape_dtype(inputs)?;
+        check_domain(self.0.domain(), inputs[0].dtype)?;
+        Ok(vec![inputs[0].clone().weak(inputs[0].weak && inputs[1].weak)])
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        let name = match (self.0, in_avals[0].dtype) {
+            // On bool, add is or and mul is and (numpy's semantics).
+            (BinaryOp::Add, DType::Bool) => "stablehlo.or",
+            (BinaryOp::Mul, DType::Bool) => "stablehlo.and",
+            (op, _) => op.mlir(),
+        };
+        vec![cx.op1(name, &[&ins[0], &ins[1]], &[&in_avals[0], &in_avals[1]], "", &out[0])]
+    }
+    as_any!();
+}
+
+/// A comparison direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CompareOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CompareOp {
+    fn mlir(self) -> &'static str {
+        match self {
+            CompareOp::Eq => "EQ",
+            CompareOp::Ne => "NE",
+            CompareOp::Lt => "LT",
+            CompareOp::Le => "LE",
+            CompareOp::Gt => "GT",
+            CompareOp::Ge => "GE",
+        }
+    }
+}
+
+/// The properties of `stablehlo.compare` for `op` on `dtype`.
+pub fn compare_props(op: CompareOp, dtype: DType) -> String {
+    let ty = match dtype.kind() {
+        DTypeKind::Float => "FLOAT",
+        DTypeKind::Bool => "UNSIGNED",
+        DTypeKind::Int if dtype.is_unsigned() => "UNSIGNED",
+        DTypeKind::Int => "SIGNED",
+    };
+    format!(
+        "compare_type = #stablehlo<comparison_type {ty}>, comparison_direction = #stablehlo<comparison_direction {}>",
+        op.mlir()
+    )
+}
+
+/// `z = x <op> y` as bool, elementwise.
+#[derive(Debug, Clone, Copy)]
+pub struct Compare(pub CompareOp);
+
+impl Primitive for Compare {
+    fn name(&self) -> &'static str {
+        match self.0 {
+            CompareOp::Eq => "eq",
+            CompareOp::Ne => "ne",
+            CompareOp::Lt => "lt",
+            CompareOp::Le => "le",
+            CompareOp::Gt => "gt",
+            CompareOp::Ge => "ge",
+        }
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 2)?;
+        same_shape_dtype(inputs)?;
+        Ok(vec![Aval::new(inputs[0].shape.clone(), DType::Bool)])
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        let props = compare_props(self.0, in_avals[0].dtype);
+        vec![cx.op1("stablehlo.compare", &[&ins[0], &ins[1]], &[&in_avals[0], &in_avals[1]], &props, &out[0])]
+    }
+    as_any!();
+}
+
+/// `z = pred ? x : y`, elementwise.
+#[derive(Debug, Clone, Copy)]
+pub struct Select;
+
+impl Primitive for Select {
+    fn name(&self) -> &'static str {
+        "select"
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 3)?;
+        if inputs[0].dtype != DType::Bool {
+            return Err(format!("the predicate must be bool, got {}", inputs[0].dtype.name()));
+        }
+        if inputs[0].shape != inputs[1].shape {
+            return Err("the predicate and the operands must have the same shape".into());
+        }
+        same_shape_dtype(&inputs[1..])?;
+        Ok(vec![inputs[1].clone().weak(inputs[1].weak && inputs[2].weak)])
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        let avals: Vec<&Aval> = in_avals.iter().collect();
+        vec![cx.op1("stablehlo.select", &[&ins[0], &ins[1], &ins[2]], &avals, "", &out[0])]
+    }
+    as_any!();
+}
+
+/// `y = x^n` for an integer constant `n`, by repeated squaring (exact, like `lax.integer_pow`).
+#[derive(Debug, Clone, Copy)]
+pub struct IntegerPow {
+    pub n: i32,
+}
+
+impl Primitive for IntegerPow {
+    fn name(&self) -> &'static str {
+        "integer_pow"
+    }
+    fn params_string(&self) -> String {
+        format!("y={}", self.n)
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        check_domain(Domain::Numeric, inputs[0].dtype)?;
+        if self.n < 0 && !inputs[0].dtype.is_float() {
+            return Err("a negative exponent needs a floating-point operand".into());
+        }
+        Ok(vec![inputs[0].clone()])
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        let a = &in_avals[0];
+        if self.n == 0 {
+            return vec![cx.splat(1.0, a)];
+        }
+        let mut k = self.n.unsigned_abs();
+        let mut base = ins[0].clone();
+        let mut acc: Option<String> = None;
+        while k > 0 {
+            if k & 1 == 1 {
+                acc = Some(match acc {
+                    None => base.clone(),
+                    Some(p) => cx.op1("stablehlo.multiply", &[&p, &base], &[a, a], "", a),
+                });
+            }
+            k >>= 1;
+            if k > 0 {
+                base = cx.op1("stablehlo.multiply", &[&base, &base], &[a, a], "", a);
+            }
+        }
+        let pos = acc.expect("n != 0");
+        if self.n > 0 {
+            return vec![pos];
+        }
+        let one = cx.splat(1.0, &out[0]);
+        vec![cx.op1("stablehlo.divide", &[&one, &pos], &[a, a], "", &out[0])]
+    }
+    as_any!();
+}
+
+/// `y = x` converted to another dtype (`convert_element_type`).
+#[derive(Debug, Clone, Copy)]
+pub struct Convert {
+    pub dtype: DType,
+    pub weak: bool,
+}
+
+impl Primitive for Convert {
+    fn name(&self) -> &'static str {
+        "convert_element_type"
+    }
+    fn params_string(&self) -> String {
+        format!("new_dtype={}", self.dtype.name())
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        Ok(vec![Aval::new(inputs[0].shape.clone(), self.dtype).weak(self.weak)])
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        let a = &in_avals[0];
+        if a.dtype == self.dtype {
+            return vec![ins[0].clone()];
+        }
+        if self.dtype == DType::Bool {
+            // Anything nonzero is true (numpy's rule), which a plain convert does not promise.
+            let zero = cx.splat(0.0, a);
+            let props = compare_props(CompareOp::Ne, a.dtype);
+            return vec![cx.op1("stablehlo.compare", &[&ins[0], &zero], &[a, a], &props, &out[0])];
+        }
+        vec![cx.op1("stablehlo.convert", &[&ins[0]], &[a], "", &out[0])]
+    }
+    as_any!();
+}
+
+/// The identity, marking a value whose gradient is zero.
+#[derive(Debug, Clone, Copy)]
+pub struct StopGradient;
+
+impl Primitive for StopGradient {
+    fn name(&self) -> &'static str {
+        "stop_gradient"
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        Ok(vec![inputs[0].clone()])
+    }
+    fn lower(&self, _: &mut LowerCtx, ins: &[String], _: &[Aval], _: &[Aval]) -> Vec<String> {
+        vec![ins[0].clone()]
+    }
+    as_any!();
+}

@@ -1,0 +1,146 @@
+//! Indexing primitives: dynamic slices and gathers along an axis.
+
+use super::arity;
+use super::elementwise::{compare_props, CompareOp};
+use crate::aval::Aval;
+use crate::lower::{dim_list, i64_array, LowerCtx};
+use crate::primitive::{as_any, tuple_str, Primitive};
+use crate::DType;
+
+fn check_starts(starts: &[Aval], rank: usize) -> Result<(), String> {
+    if starts.len() != rank {
+        return Err(format!("needs {rank} start indices, got {}", starts.len()));
+    }
+    if let Some(s) = starts.iter().find(|s| s.rank() != 0 || !s.dtype.is_int()) {
+        return Err(format!("start indices must be integer scalars, got {s}"));
+    }
+    Ok(())
+}
+
+/// Makes negative indices count from the end of a dim of size `n` (`i < 0 ? i + n : i`),
+/// as JAX does before XLA clamps them into range.
+fn wrap_negative(cx: &mut LowerCtx, index: &str, aval: &Aval, n: usize) -> String {
+    if aval.dtype.is_unsigned() {
+        return index.to_string();
+    }
+    let b = aval.with_dtype(DType::Bool).weak(false);
+    let zero = cx.splat(0.0, aval);
+    let size = cx.splat(n as f64, aval);
+    let neg = cx.op1("stablehlo.compare", &[index, &zero], &[aval, aval], &compare_props(CompareOp::Lt, aval.dtype), &b);
+    let shifted = cx.op1("stablehlo.add", &[index, &size], &[aval, aval], "", aval);
+    cx.op1("stablehlo.select", &[&neg, &shifted, index], &[&b, aval, aval], "", aval)
+}
+
+/// `x[i0:i0+s0, i1:i1+s1, ...]` with traced starts (operands: `x, i0, i1, ...`), clamped so
+/// the slice stays in bounds.
+#[derive(Debug, Clone)]
+pub struct DynamicSlice {
+    pub sizes: Vec<usize>,
+}
+
+impl Primitive for DynamicSlice {
+    fn name(&self) -> &'static str {
+        "dynamic_slice"
+    }
+    fn params_string(&self) -> String {
+        format!("slice_sizes={}", tuple_str(&self.sizes))
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        let x = &inputs[0];
+        check_starts(&inputs[1..], x.rank())?;
+        if self.sizes.len() != x.rank() || self.sizes.iter().zip(&x.shape).any(|(s, d)| s > d) {
+            return Err(format!("slice sizes {:?} do not fit shape {:?}", self.sizes, x.shape));
+        }
+        Ok(vec![x.with_shape(self.sizes.clone())])
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        let x = &in_avals[0];
+        let starts: Vec<String> = (1..ins.len()).map(|i| wrap_negative(cx, &ins[i], &in_avals[i], x.shape[i - 1])).collect();
+        let mut names: Vec<&str> = vec![&ins[0]];
+        names.extend(starts.iter().map(String::as_str));
+        let avals: Vec<&Aval> = in_avals.iter().collect();
+        let props = format!("slice_sizes = {}", i64_array(self.sizes.iter().map(|&s| s as i64)));
+        vec![cx.op1("stablehlo.dynamic_slice", &names, &avals, &props, &out[0])]
+    }
+    as_any!();
+}
+
+/// Writes `update` into `x` at traced starts (operands: `x, update, i0, i1, ...`), clamped.
+#[derive(Debug, Clone)]
+pub struct DynamicUpdateSlice;
+
+impl Primitive for DynamicUpdateSlice {
+    fn name(&self) -> &'static str {
+        "dynamic_update_slice"
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        if inputs.len() < 2 {
+            return Err("needs an operand and an update".into());
+        }
+        let (x, u) = (&inputs[0], &inputs[1]);
+        check_starts(&inputs[2..], x.rank())?;
+        if u.dtype != x.dtype || u.rank() != x.rank() || u.shape.iter().zip(&x.shape).any(|(a, b)| a > b) {
+            return Err(format!("update {u} does not fit into {x}"));
+        }
+        Ok(vec![x.clone()])
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        let x = &in_avals[0];
+        let starts: Vec<String> = (2..ins.len()).map(|i| wrap_negative(cx, &ins[i], &in_avals[i], x.shape[i - 2])).collect();
+        let mut names: Vec<&str> = vec![&ins[0], &ins[1]];
+        names.extend(starts.iter().map(String::as_str));
+        let avals: Vec<&Aval> = in_avals.iter().collect();
+        vec![cx.op1("stablehlo.dynamic_update_slice", &names, &avals, "", &out[0])]
+    }
+    as_any!();
+}
+
+/// `x.take(indices, axis)`: the result has shape `x[..axis] + indices.shape + x[axis+1..]`
+/// (an embedding lookup along axis 0). Negative indices count from the end; indices out of
+/// range are clamped (XLA's gather semantics).
+#[derive(Debug, Clone)]
+pub struct Take {
+    pub axis: usize,
+}
+
+impl Primitive for Take {
+    fn name(&self) -> &'static str {
+        "take"
+    }
+    fn params_string(&self) -> String {
+        format!("axis={}", self.axis)
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 2)?;
+        let (x, idx) = (&inputs[0], &inputs[1]);
+        if self.axis >= x.rank() {
+            return Err(format!("axis {} is out of range for rank {}", self.axis, x.rank()));
+        }
+        if !idx.dtype.is_int() {
+            return Err(format!("indices must be integers, got {}", idx.dtype.name()));
+        }
+        if x.shape[self.axis] == 0 && idx.size() > 0 {
+            return Err("cannot take from an empty axis".into());
+        }
+        let mut shape = x.shape[..self.axis].to_vec();
+        shape.extend(&idx.shape);
+        shape.extend(&x.shape[self.axis + 1..]);
+        Ok(vec![x.with_shape(shape)])
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        let (x, idx) = (&in_avals[0], &in_avals[1]);
+        let wrapped = wrap_negative(cx, &ins[1], idx, x.shape[self.axis]);
+        let k = idx.rank();
+        let a = self.axis;
+        let offset_dims: Vec<usize> = (0..a).chain(a + k..x.rank() + k - 1).collect();
+        let mut slice_sizes = x.shape.clone();
+        slice_sizes[a] = 1;
+        let props = format!(
+            "dimension_numbers = #stablehlo.gather<offset_dims = {}, collapsed_slice_dims = [{a}], start_index_map = [{a}], index_vector_dim = {k}>, indices_are_sorted = false, slice_sizes = {}",
+            dim_list(&offset_dims),
+            i64_array(slice_sizes.iter().map(|&s| s as i64))
+        );
+        vec![cx.op1("stablehlo.gather", &[&ins[0], &wrapped], &[x, idx], &props, &out[0])]
+    }
+    as_any!();
+}

@@ -1,0 +1,40 @@
+//! The primitives, one module per family. Each primitive is a type implementing
+//! [`Primitive`](crate::primitive::Primitive): its inference and lowering (and, as they are
+//! added, its autodiff and batching rules) sit together in its impl.
+
+pub mod elementwise;
+pub mod index;
+pub mod linalg;
+pub mod reduce;
+pub mod shape;
+
+pub use elementwise::{Binary, BinaryOp, Compare, CompareOp, Convert, IntegerPow, Select, StopGradient, Unary, UnaryOp};
+pub use index::{DynamicSlice, DynamicUpdateSlice, Take};
+pub use linalg::DotGeneral;
+pub use reduce::{Argmax, Cumulative, Reduce, ReduceOp};
+pub use shape::{BroadcastInDim, Concatenate, Iota, Pad, Reshape, Rev, Slice, Transpose};
+
+use crate::aval::Aval;
+
+/// Checks that all operands have one shape and one dtype (elementwise primitives: the Array
+/// layer broadcasts and promotes before binding them).
+pub(crate) fn same_shape_dtype(inputs: &[Aval]) -> Result<(), String> {
+    let first = &inputs[0];
+    for a in &inputs[1..] {
+        if a.shape != first.shape {
+            return Err("operands must have the same shape".into());
+        }
+        if a.dtype != first.dtype {
+            return Err("operands must have the same dtype".into());
+        }
+    }
+    Ok(())
+}
+
+/// Checks the operand count.
+pub(crate) fn arity(inputs: &[Aval], n: usize) -> Result<(), String> {
+    if inputs.len() != n {
+        return Err(format!("expected {n} operands, got {}", inputs.len()));
+    }
+    Ok(())
+}

@@ -1,0 +1,230 @@
+//! Reductions: reduce over axes, argmax/argmin, cumulative sums.
+
+use super::arity;
+use super::elementwise::{compare_props, CompareOp};
+use crate::aval::Aval;
+use crate::lower::{i64_array, LowerCtx};
+use crate::primitive::{as_any, tuple_str, Primitive};
+use crate::DType;
+
+/// The monoid a reduction folds with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    Sum,
+    Prod,
+    Max,
+    Min,
+    And,
+    Or,
+}
+
+impl ReduceOp {
+    /// The StableHLO op combining two elements of `dtype`.
+    fn combiner(self, dtype: DType) -> &'static str {
+        match (self, dtype) {
+            (ReduceOp::Sum, DType::Bool) | (ReduceOp::Max, DType::Bool) | (ReduceOp::Or, _) => "stablehlo.or",
+            (ReduceOp::Prod, DType::Bool) | (ReduceOp::Min, DType::Bool) | (ReduceOp::And, _) => "stablehlo.and",
+            (ReduceOp::Sum, _) => "stablehlo.add",
+            (ReduceOp::Prod, _) => "stablehlo.multiply",
+            (ReduceOp::Max, _) => "stablehlo.maximum",
+            (ReduceOp::Min, _) => "stablehlo.minimum",
+        }
+    }
+
+    /// The identity element, as f64 (converted to the dtype when emitted).
+    fn identity(self, dtype: DType) -> f64 {
+        let (lowest, highest) = match dtype {
+            DType::Bool => (0.0, 1.0),
+            DType::I8 => (i8::MIN as f64, i8::MAX as f64),
+            DType::I32 => (i32::MIN as f64, i32::MAX as f64),
+            DType::I64 => (i64::MIN as f64, i64::MAX as f64),
+            DType::U8 => (0.0, u8::MAX as f64),
+            DType::U32 => (0.0, u32::MAX as f64),
+            _ => (f64::NEG_INFINITY, f64::INFINITY),
+        };
+        match self {
+            ReduceOp::Sum | ReduceOp::Or => 0.0,
+            ReduceOp::Prod | ReduceOp::And => 1.0,
+            ReduceOp::Max => lowest,
+            ReduceOp::Min => highest,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "reduce_sum",
+            ReduceOp::Prod => "reduce_prod",
+            ReduceOp::Max => "reduce_max",
+            ReduceOp::Min => "reduce_min",
+            ReduceOp::And => "reduce_and",
+            ReduceOp::Or => "reduce_or",
+        }
+    }
+}
+
+/// Emits the two-argument combiner region of a reduction.
+fn combiner_region(cx: &mut LowerCtx, op: ReduceOp, dtype: DType) -> String {
+    let s = Aval::scalar(dtype);
+    cx.region(&[s.clone(), s.clone()], |cx, args| {
+        let r = cx.op1(op.combiner(dtype), &[&args[0], &args[1]], &[&s, &s], "", &s);
+        vec![(r, s.clone())]
+    })
+}
+
+/// Folds `axes` (sorted, distinct) away with `op`.
+#[derive(Debug, Clone)]
+pub struct Reduce {
+    pub op: ReduceOp,
+    pub axes: Vec<usize>,
+}
+
+impl Primitive for Reduce {
+    fn name(&self) -> &'static str {
+        self.op.name()
+    }
+    fn params_string(&self) -> String {
+        format!("axes={}", tuple_str(&self.axes))
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        let a = &inputs[0];
+        if self.axes.iter().any(|&x| x >= a.rank()) || self.axes.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(format!("axes {:?} must be distinct, sorted and below rank {}", self.axes, a.rank()));
+        }
+        let shape: Vec<usize> = (0..a.rank()).filter(|i| !self.axes.contains(i)).map(|i| a.shape[i]).collect();
+        Ok(vec![a.with_shape(shape)])
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        let a = &in_avals[0];
+        let s = Aval::scalar(a.dtype);
+        let init = cx.splat(self.op.identity(a.dtype), &s);
+        let region = combiner_region(cx, self.op, a.dtype);
+        let props = format!("dimensions = {}", i64_array(self.axes.iter().map(|&x| x as i64)));
+        cx.op_with_regions("stablehlo.reduce", &[&ins[0], &init], &[a, &s], &props, &[region], &[&out[0]])
+    }
+    as_any!();
+}
+
+/// The index of the largest (or smallest) element along `axis`; the first one on ties, and a
+/// NaN counts as the extreme (as in JAX).
+#[derive(Debug, Clone)]
+pub struct Argmax {
+    pub axis: usize,
+    pub is_min: bool,
+    pub index_dtype: DType,
+}
+
+impl Primitive for Argmax {
+    fn name(&self) -> &'static str {
+        if self.is_min {
+            "argmin"
+        } else {
+            "argmax"
+        }
+    }
+    fn params_string(&self) -> String {
+        format!("axes=({},) index_dtype={}", self.axis, self.index_dtype.name())
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        let a = &inputs[0];
+        if self.axis >= a.rank() {
+            return Err(format!("axis {} is out of range for rank {}", self.axis, a.rank()));
+        }
+        if a.shape[self.axis] == 0 {
+            return Err("cannot take the arg-extreme of an empty axis".into());
+        }
+        let shape: Vec<usize> = (0..a.rank()).filter(|&i| i != self.axis).map(|i| a.shape[i]).collect();
+        Ok(vec![Aval::new(shape, self.index_dtype)])
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        let a = &in_avals[0];
+        let idx_aval = a.with_dtype(self.index_dtype).weak(false);
+        let iota = cx.op1("stablehlo.iota", &[], &[], &format!("iota_dimension = {} : i64", self.axis), &idx_aval);
+        let (sv, si) = (Aval::scalar(a.dtype), Aval::scalar(self.index_dtype));
+        let init_v = cx.splat(if self.is_min { f64::INFINITY } else { f64::NEG_INFINITY }, &sv);
+        let init_v = if a.dtype.is_float() { init_v } else { cx.splat(if self.is_min { ReduceOp::Min.identity(a.dtype) } else { ReduceOp::Max.identity(a.dtype) }, &sv) };
+        let init_i = cx.splat(0.0, &si);
+        let dir = if self.is_min { CompareOp::Lt } else { CompareOp::Gt };
+        let b = Aval::scalar(DType::Bool);
+        let region = cx.region(&[sv.clone(), si.clone(), sv.clone(), si.clone()], |cx, r| {
+            let better = cx.op1("stablehlo.compare", &[&r[0], &r[2]], &[&sv, &sv], &compare_props(dir, a.dtype), &b);
+            let pick_a = if a.dtype.is_float() {
+                let nan = cx.op1("stablehlo.compare", &[&r[0], &r[0]], &[&sv, &sv], &compare_props(CompareOp::Ne, a.dtype), &b);
+                cx.op1("stablehlo.or", &[&better, &nan], &[&b, &b], "", &b)
+            } else {
+                better
+            };
+            let eq = cx.op1("stablehlo.compare", &[&r[0], &r[2]], &[&sv, &sv], &compare_props(CompareOp::Eq, a.dtype), &b);
+            let lower_idx = cx.op1("stablehlo.compare", &[&r[1], &r[3]], &[&si, &si], &compare_props(CompareOp::Lt, self.index_dtype), &b);
+            let tie = cx.op1("stablehlo.and", &[&eq, &lower_idx], &[&b, &b], "", &b);
+            let pick_i = cx.op1("stablehlo.or", &[&pick_a, &tie], &[&b, &b], "", &b);
+            let v = cx.op1("stablehlo.select", &[&pick_a, &r[0], &r[2]], &[&b, &sv, &sv], "", &sv);
+            let i = cx.op1("stablehlo.select", &[&pick_i, &r[1], &r[3]], &[&b, &si, &si], "", &si);
+            vec![(v, sv.clone()), (i, si.clone())]
+        });
+        let props = format!("dimensions = {}", i64_array([self.axis as i64]));
+        let vals_out = out[0].with_dtype(a.dtype);
+        let res = cx.op_with_regions("stablehlo.reduce", &[&ins[0], &iota, &init_v, &init_i], &[a, &idx_aval, &sv, &si], &props, &[region], &[&vals_out, &out[0]]);
+        vec![res[1].clone()]
+    }
+    as_any!();
+}
+
+/// An inclusive prefix fold (cumsum, cumprod, cummax, cummin) along `axis`.
+#[derive(Debug, Clone)]
+pub struct Cumulative {
+    pub op: ReduceOp,
+    pub axis: usize,
+    pub reverse: bool,
+}
+
+impl Primitive for Cumulative {
+    fn name(&self) -> &'static str {
+        match self.op {
+            ReduceOp::Sum => "cumsum",
+            ReduceOp::Prod => "cumprod",
+            ReduceOp::Max => "cummax",
+            ReduceOp::Min => "cummin",
+            ReduceOp::And => "cumand",
+            ReduceOp::Or => "cumor",
+        }
+    }
+    fn params_string(&self) -> String {
+        format!("axis={} reverse={}", self.axis, self.reverse)
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        if self.axis >= inputs[0].rank() {
+            return Err(format!("axis {} is out of range for rank {}", self.axis, inputs[0].rank()));
+        }
+        Ok(vec![inputs[0].clone()])
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        let a = &in_avals[0];
+        if a.size() == 0 {
+            return vec![ins[0].clone()];
+        }
+        let n = a.shape[self.axis];
+        let s = Aval::scalar(a.dtype);
+        let init = cx.splat(self.op.identity(a.dtype), &s);
+        let region = combiner_region(cx, self.op, a.dtype);
+        let r = a.rank();
+        let window: Vec<i64> = (0..r).map(|i| if i == self.axis { n as i64 } else { 1 }).collect();
+        let pads: Vec<String> = (0..r)
+            .map(|i| match (i == self.axis, self.reverse) {
+                (false, _) => "[0, 0]".to_string(),
+                (true, false) => format!("[{}, 0]", n - 1),
+                (true, true) => format!("[0, {}]", n - 1),
+            })
+            .collect();
+        let ones = i64_array(std::iter::repeat_n(1i64, r));
+        let props = format!(
+            "base_dilations = {ones}, padding = dense<[{}]> : tensor<{r}x2xi64>, window_dilations = {ones}, window_dimensions = {}, window_strides = {ones}",
+            pads.join(", "),
+            i64_array(window)
+        );
+        cx.op_with_regions("stablehlo.reduce_window", &[&ins[0], &init], &[a, &s], &props, &[region], &[&out[0]])
+    }
+    as_any!();
+}

@@ -1,0 +1,293 @@
+//! Shape primitives: reshape, transpose, broadcast, concatenate, slice, pad, reverse, iota.
+
+use super::arity;
+use crate::aval::Aval;
+use crate::lower::{i64_array, LowerCtx};
+use crate::primitive::{as_any, tuple_str, Primitive};
+use crate::DType;
+
+/// Same elements, new shape (row-major order).
+#[derive(Debug, Clone)]
+pub struct Reshape {
+    pub shape: Vec<usize>,
+}
+
+impl Primitive for Reshape {
+    fn name(&self) -> &'static str {
+        "reshape"
+    }
+    fn params_string(&self) -> String {
+        format!("new_sizes={}", tuple_str(&self.shape))
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        let n: usize = self.shape.iter().product();
+        if n != inputs[0].size() {
+            return Err(format!("cannot reshape {} elements into shape {:?}", inputs[0].size(), self.shape));
+        }
+        Ok(vec![inputs[0].with_shape(self.shape.clone())])
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        vec![cx.op1("stablehlo.reshape", &[&ins[0]], &[&in_avals[0]], "", &out[0])]
+    }
+    as_any!();
+}
+
+/// Permutes dimensions: output dim `i` is input dim `perm[i]`.
+#[derive(Debug, Clone)]
+pub struct Transpose {
+    pub perm: Vec<usize>,
+}
+
+impl Primitive for Transpose {
+    fn name(&self) -> &'static str {
+        "transpose"
+    }
+    fn params_string(&self) -> String {
+        format!("permutation={}", tuple_str(&self.perm))
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        let r = inputs[0].rank();
+        let mut seen = vec![false; r];
+        if self.perm.len() != r || self.perm.iter().any(|&p| p >= r || std::mem::replace(&mut seen[p], true)) {
+            return Err(format!("{:?} is not a permutation of {r} axes", self.perm));
+        }
+        Ok(vec![inputs[0].with_shape(self.perm.iter().map(|&p| inputs[0].shape[p]).collect::<Vec<_>>())])
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        let props = format!("permutation = {}", i64_array(self.perm.iter().map(|&p| p as i64)));
+        vec![cx.op1("stablehlo.transpose", &[&ins[0]], &[&in_avals[0]], &props, &out[0])]
+    }
+    as_any!();
+}
+
+/// Broadcasts to `shape`; input dim `i` becomes output dim `dims[i]` (of equal size, or 1).
+#[derive(Debug, Clone)]
+pub struct BroadcastInDim {
+    pub shape: Vec<usize>,
+    pub dims: Vec<usize>,
+}
+
+impl Primitive for BroadcastInDim {
+    fn name(&self) -> &'static str {
+        "broadcast_in_dim"
+    }
+    fn params_string(&self) -> String {
+        format!("shape={} broadcast_dimensions={}", tuple_str(&self.shape), tuple_str(&self.dims))
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        let a = &inputs[0];
+        if self.dims.len() != a.rank() {
+            return Err(format!("broadcast_dimensions {:?} must list one output dim per operand dim", self.dims));
+        }
+        for (i, &d) in self.dims.iter().enumerate() {
+            if d >= self.shape.len() || (a.shape[i] != 1 && a.shape[i] != self.shape[d]) || (i > 0 && d <= self.dims[i - 1]) {
+                return Err(format!("cannot broadcast shape {:?} to {:?} along {:?}", a.shape, self.shape, self.dims));
+            }
+        }
+        Ok(vec![a.with_shape(self.shape.clone())])
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        let props = format!("broadcast_dimensions = {}", i64_array(self.dims.iter().map(|&d| d as i64)));
+        vec![cx.op1("stablehlo.broadcast_in_dim", &[&ins[0]], &[&in_avals[0]], &props, &out[0])]
+    }
+    as_any!();
+}
+
+/// Joins operands along `axis`.
+#[derive(Debug, Clone)]
+pub struct Concatenate {
+    pub axis: usize,
+}
+
+impl Primitive for Concatenate {
+    fn name(&self) -> &'static str {
+        "concatenate"
+    }
+    fn params_string(&self) -> String {
+        format!("dimension={}", self.axis)
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        if inputs.is_empty() {
+            return Err("needs at least one operand".into());
+        }
+        let first = &inputs[0];
+        if self.axis >= first.rank() {
+            return Err(format!("axis {} is out of range for rank {}", self.axis, first.rank()));
+        }
+        let mut total = 0;
+        for a in inputs {
+            if a.dtype != first.dtype {
+                return Err("operands must have the same dtype".into());
+            }
+            let same_elsewhere = a.rank() == first.rank()
+                && (0..a.rank()).all(|i| i == self.axis || a.shape[i] == first.shape[i]);
+            if !same_elsewhere {
+                return Err(format!("operands must agree on every dim but {}", self.axis));
+            }
+            total += a.shape[self.axis];
+        }
+        let mut shape = first.shape.clone();
+        shape[self.axis] = total;
+        Ok(vec![first.with_shape(shape).weak(inputs.iter().all(|a| a.weak))])
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        let names: Vec<&str> = ins.iter().map(String::as_str).collect();
+        let avals: Vec<&Aval> = in_avals.iter().collect();
+        vec![cx.op1("stablehlo.concatenate", &names, &avals, &format!("dimension = {} : i64", self.axis), &out[0])]
+    }
+    as_any!();
+}
+
+/// A static strided slice `x[start:limit:strides]`.
+#[derive(Debug, Clone)]
+pub struct Slice {
+    pub start: Vec<usize>,
+    pub limit: Vec<usize>,
+    pub strides: Vec<usize>,
+}
+
+impl Primitive for Slice {
+    fn name(&self) -> &'static str {
+        "slice"
+    }
+    fn params_string(&self) -> String {
+        format!("start_indices={} limit_indices={} strides={}", tuple_str(&self.start), tuple_str(&self.limit), tuple_str(&self.strides))
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        let a = &inputs[0];
+        let r = a.rank();
+        if self.start.len() != r || self.limit.len() != r || self.strides.len() != r {
+            return Err(format!("start, limit and strides need {r} entries each"));
+        }
+        let mut shape = Vec::with_capacity(r);
+        for i in 0..r {
+            let (s, l, st) = (self.start[i], self.limit[i], self.strides[i]);
+            if st == 0 || s > l || l > a.shape[i] {
+                return Err(format!("dim {i}: [{s}:{l}:{st}] does not fit size {}", a.shape[i]));
+            }
+            shape.push((l - s).div_ceil(st));
+        }
+        Ok(vec![a.with_shape(shape)])
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        let arr = |v: &[usize]| i64_array(v.iter().map(|&x| x as i64));
+        let props = format!("limit_indices = {}, start_indices = {}, strides = {}", arr(&self.limit), arr(&self.start), arr(&self.strides));
+        vec![cx.op1("stablehlo.slice", &[&ins[0]], &[&in_avals[0]], &props, &out[0])]
+    }
+    as_any!();
+}
+
+/// Pads with a scalar operand: `low`/`high` may be negative (cropping), `interior` inserts
+/// between elements. Operands: `x`, `padding_value` (0-d).
+#[derive(Debug, Clone)]
+pub struct Pad {
+    pub low: Vec<i64>,
+    pub high: Vec<i64>,
+    pub interior: Vec<i64>,
+}
+
+impl Primitive for Pad {
+    fn name(&self) -> &'static str {
+        "pad"
+    }
+    fn params_string(&self) -> String {
+        let cfg: Vec<String> = (0..self.low.len()).map(|i| format!("({}, {}, {})", self.low[i], self.high[i], self.interior[i])).collect();
+        format!("padding_config=({})", cfg.join(", "))
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 2)?;
+        let (a, v) = (&inputs[0], &inputs[1]);
+        if v.rank() != 0 || v.dtype != a.dtype {
+            return Err("the padding value must be a scalar of the operand's dtype".into());
+        }
+        let r = a.rank();
+        if self.low.len() != r || self.high.len() != r || self.interior.len() != r {
+            return Err(format!("low, high and interior need {r} entries each"));
+        }
+        let mut shape = Vec::with_capacity(r);
+        for i in 0..r {
+            let n = a.shape[i] as i64;
+            if self.interior[i] < 0 {
+                return Err("interior padding must be non-negative".into());
+            }
+            let size = self.low[i] + self.high[i] + n + (n - 1).max(0) * self.interior[i];
+            if size < 0 {
+                return Err(format!("dim {i} would have negative size {size}"));
+            }
+            shape.push(size as usize);
+        }
+        Ok(vec![a.with_shape(shape)])
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        let props = format!(
+            "edge_padding_high = {}, edge_padding_low = {}, interior_padding = {}",
+            i64_array(self.high.iter().copied()),
+            i64_array(self.low.iter().copied()),
+            i64_array(self.interior.iter().copied())
+        );
+        vec![cx.op1("stablehlo.pad", &[&ins[0], &ins[1]], &[&in_avals[0], &in_avals[1]], &props, &out[0])]
+    }
+    as_any!();
+}
+
+/// Reverses the order of elements along `dims`.
+#[derive(Debug, Clone)]
+pub struct Rev {
+    pub dims: Vec<usize>,
+}
+
+impl Primitive for Rev {
+    fn name(&self) -> &'static str {
+        "rev"
+    }
+    fn params_string(&self) -> String {
+        format!("dimensions={}", tuple_str(&self.dims))
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        if self.dims.iter().any(|&d| d >= inputs[0].rank()) {
+            return Err(format!("dims {:?} out of range for rank {}", self.dims, inputs[0].rank()));
+        }
+        Ok(vec![inputs[0].clone()])
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        let props = format!("dimensions = {}", i64_array(self.dims.iter().map(|&d| d as i64)));
+        vec![cx.op1("stablehlo.reverse", &[&ins[0]], &[&in_avals[0]], &props, &out[0])]
+    }
+    as_any!();
+}
+
+/// `0, 1, 2, ...` along `dimension` of an array of `shape`.
+#[derive(Debug, Clone)]
+pub struct Iota {
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+    pub dimension: usize,
+}
+
+impl Primitive for Iota {
+    fn name(&self) -> &'static str {
+        "iota"
+    }
+    fn params_string(&self) -> String {
+        format!("dtype={} shape={} dimension={}", self.dtype.name(), tuple_str(&self.shape), self.dimension)
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 0)?;
+        if self.dimension >= self.shape.len() {
+            return Err(format!("dimension {} out of range for shape {:?}", self.dimension, self.shape));
+        }
+        if self.dtype == DType::Bool {
+            return Err("iota of bool is not defined".into());
+        }
+        Ok(vec![Aval::new(self.shape.clone(), self.dtype)])
+    }
+    fn lower(&self, cx: &mut LowerCtx, _: &[String], _: &[Aval], out: &[Aval]) -> Vec<String> {
+        vec![cx.op1("stablehlo.iota", &[], &[], &format!("iota_dimension = {} : i64", self.dimension), &out[0])]
+    }
+    as_any!();
+}

@@ -1,0 +1,212 @@
+//! Tracing: while a trace is open, every operation on arrays is recorded as an equation of a
+//! jaxpr instead of running. Traces nest (a thread-local stack); an operation always goes to
+//! the innermost one, and a concrete array or a tracer of an outer trace met there is lifted
+//! into a constant input of the inner jaxpr (never pasted in as a literal).
+
+use crate::array::{Repr, Tracer};
+use crate::aval::{avals_to_string, Aval};
+use crate::ir::{Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var};
+use crate::primitive::Prim;
+use crate::Array;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::panic::Location;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// An operand of an operation: an array (concrete or traced) or a Rust scalar.
+#[derive(Clone, Copy)]
+pub enum Operand<'a> {
+    Array(&'a Array),
+    Lit(Literal),
+}
+
+impl Operand<'_> {
+    pub fn aval(&self) -> Aval {
+        match self {
+            Operand::Array(a) => a.aval().clone(),
+            Operand::Lit(l) => l.aval(),
+        }
+    }
+}
+
+struct Frame {
+    id: u64,
+    jaxpr: Jaxpr,
+    consts: Vec<Array>,
+    const_vars: HashMap<usize, Var>,
+}
+
+thread_local! {
+    static STACK: RefCell<Vec<Frame>> = const { RefCell::new(Vec::new()) };
+}
+
+static NEXT_TRACE_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Is any trace open on this thread?
+pub fn is_tracing() -> bool {
+    STACK.with(|s| !s.borrow().is_empty())
+}
+
+/// Stops with the message every programmer error in an operation carries: the op, what is
+/// wrong, the operands' types and the user's source line.
+#[track_caller]
+pub fn op_error(op: &str, msg: &str, avals: &[Aval], loc: &Location<'_>) -> ! {
+    panic!("{op}: {msg} (operands: {}) at {}:{}:{}", avals_to_string(avals), loc.file(), loc.line(), loc.column())
+}
+
+/// Applies a primitive: records it in the innermost trace, or runs it now when none is open.
+#[track_caller]
+pub fn bind(prim: Prim, inputs: &[Operand]) -> Vec<Array> {
+    bind_at(prim, inputs, Location::caller())
+}
+
+/// [`bind`], attributing the operation to `loc`.
+pub fn bind_at(prim: Prim, inputs: &[Operand], loc: &'static Location<'static>) -> Vec<Array> {
+    let in_avals: Vec<Aval> = inputs.iter().map(Operand::aval).collect();
+    let out_avals = match prim.abstract_eval(&in_avals) {
+        Ok(a) => a,
+        Err(msg) => op_error(prim.name(), &msg, &in_avals, loc),
+    };
+    if is_tracing() {
+        record(prim, inputs, out_avals, loc)
+    } else {
+        crate::eager::execute(&prim, inputs, &in_avals, &out_avals)
+    }
+}
+
+/// Binds a primitive with one result.
+#[track_caller]
+pub fn bind1(prim: impl crate::primitive::Primitive, inputs: &[Operand]) -> Array {
+    bind_at(Arc::new(prim), inputs, Location::caller()).remove(0)
+}
+
+fn record(prim: Prim, inputs: &[Operand], out_avals: Vec<Aval>, loc: &'static Location<'static>) -> Vec<Array> {
+    STACK.with(|s| {
+        let mut stack = s.borrow_mut();
+        let depth = stack.len();
+        let atoms: Vec<Atom> = inputs.iter().map(|op| atom_in(&mut stack, depth - 1, op)).collect();
+        let frame = stack.last_mut().expect("a trace is open");
+        let outputs: Vec<Var> = out_avals.iter().map(|a| frame.jaxpr.new_var(a.clone())).collect();
+        frame.jaxpr.eqns.push(Eqn { prim, inputs: atoms, outputs: outputs.clone(), loc });
+        let id = frame.id;
+        outputs
+            .into_iter()
+            .zip(out_avals)
+            .map(|(var, aval)| Array::from_tracer(Tracer { aval, trace_id: id, var }))
+            .collect()
+    })
+}
+
+/// The atom standing for `op` in frame `level`, lifting outside values into constants.
+fn atom_in(stack: &mut [Frame], level: usize, op: &Operand) -> Atom {
+    let a = match op {
+        Operand::Lit(l) => return Atom::Lit(*l),
+        Operand::Array(a) => *a,
+    };
+    let frame_id = stack[level].id;
+    if let Repr::Traced(t) = &*a.0 {
+        if t.trace_id == frame_id {
+            return Atom::Var(t.var);
+        }
+        if !stack[..level].iter().any(|f| f.id == t.trace_id) {
+            panic!(
+                "a traced value ({}) was used outside the transformation that created it: \
+                 a tracer leaked (e.g. stored in a variable that outlived a jit/grad/vmap call)",
+                t.aval
+            );
+        }
+    }
+    let frame = &mut stack[level];
+    let key = Arc::as_ptr(&a.0) as usize;
+    if let Some(v) = frame.const_vars.get(&key) {
+        return Atom::Var(*v);
+    }
+    let v = frame.jaxpr.new_var(a.aval().clone());
+    frame.jaxpr.constvars.push(v);
+    frame.consts.push(a.clone());
+    frame.const_vars.insert(key, v);
+    Atom::Var(v)
+}
+
+/// Pops the frame even when the traced function panics.
+struct FrameGuard {
+    id: u64,
+    popped: bool,
+}
+
+impl Drop for FrameGuard {
+    fn drop(&mut self) {
+        if !self.popped {
+            STACK.with(|s| {
+                let mut s = s.borrow_mut();
+                if s.last().is_some_and(|f| f.id == self.id) {
+                    s.pop();
+                }
+            });
+        }
+    }
+}
+
+/// Traces `f` on fresh tracers of `in_avals` into a closed jaxpr.
+///
+/// Outputs that are not tracers of this trace (a captured array returned as is, an input of
+/// an outer trace) become constants of the jaxpr.
+pub fn trace_to_jaxpr(in_avals: &[Aval], f: impl FnOnce(Vec<Array>) -> Vec<Array>) -> ClosedJaxpr {
+    let id = NEXT_TRACE_ID.fetch_add(1, Ordering::Relaxed);
+    let mut jaxpr = Jaxpr::default();
+    let mut tracers = Vec::with_capacity(in_avals.len());
+    for aval in in_avals {
+        let var = jaxpr.new_var(aval.clone());
+        jaxpr.invars.push(var);
+        tracers.push(Array::from_tracer(Tracer { aval: aval.clone(), trace_id: id, var }));
+    }
+    STACK.with(|s| s.borrow_mut().push(Frame { id, jaxpr, consts: vec![], const_vars: HashMap::new() }));
+    let mut guard = FrameGuard { id, popped: false };
+    let outs = f(tracers);
+    let frame = STACK.with(|s| {
+        let mut stack = s.borrow_mut();
+        let level = stack.len() - 1;
+        assert_eq!(stack[level].id, id, "trace stack out of order");
+        let atoms: Vec<Atom> = outs.iter().map(|o| atom_in(&mut stack, level, &Operand::Array(o))).collect();
+        let mut frame = stack.pop().expect("frame");
+        frame.jaxpr.outvars = atoms;
+        frame
+    });
+    guard.popped = true;
+    let closed = ClosedJaxpr { jaxpr: frame.jaxpr, consts: frame.consts };
+    debug_assert!(closed.jaxpr.typecheck().map_err(|e| panic!("traced jaxpr fails typecheck: {e}\n{}", closed.jaxpr)).is_ok());
+    closed
+}
+
+/// Runs a jaxpr on `args` (constants first, then inputs) by binding each equation: eagerly
+/// when no trace is open, or recording into the innermost trace (inlining it).
+pub fn eval_jaxpr(jaxpr: &Jaxpr, consts: &[Array], args: &[Array]) -> Vec<Array> {
+    let mut env: Vec<Option<Array>> = vec![None; jaxpr.avals.len()];
+    for (v, a) in jaxpr.constvars.iter().zip(consts).chain(jaxpr.invars.iter().zip(args)) {
+        env[v.0 as usize] = Some(a.clone());
+    }
+    assert_eq!(consts.len() + args.len(), jaxpr.constvars.len() + jaxpr.invars.len(), "eval_jaxpr: argument count");
+    let read = |env: &Vec<Option<Array>>, a: &Atom| -> Array {
+        match a {
+            Atom::Var(v) => env[v.0 as usize].clone().unwrap_or_else(|| panic!("eval_jaxpr: v{} unbound", v.0)),
+            Atom::Lit(l) => Array::from_literal(*l),
+        }
+    };
+    for e in &jaxpr.eqns {
+        let held: Vec<Option<Array>> = e.inputs.iter().map(|a| match a {
+            Atom::Var(v) => env[v.0 as usize].clone(),
+            Atom::Lit(_) => None,
+        }).collect();
+        let ops: Vec<Operand> = e.inputs.iter().zip(&held).map(|(a, h)| match (a, h) {
+            (Atom::Lit(l), _) => Operand::Lit(*l),
+            (_, Some(arr)) => Operand::Array(arr),
+            (Atom::Var(v), None) => panic!("eval_jaxpr: v{} unbound", v.0),
+        }).collect();
+        let outs = bind_at(e.prim.clone(), &ops, e.loc);
+        for (v, o) in e.outputs.iter().zip(outs) {
+            env[v.0 as usize] = Some(o);
+        }
+    }
+    jaxpr.outvars.iter().map(|a| read(&env, a)).collect()
+}
