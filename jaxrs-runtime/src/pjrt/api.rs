@@ -1,0 +1,325 @@
+//! A loaded plugin: the library, its `PJRT_Api` table, and the error plumbing every call uses.
+
+use super::sys;
+use crate::{Error, ErrorCode, Result};
+use std::mem::ManuallyDrop;
+use std::path::{Path, PathBuf};
+use std::ptr;
+use std::sync::{Arc, Mutex};
+
+/// A non-null table entry: `PJRT_Error* f(Args*)`.
+pub(crate) type Call<A> = unsafe extern "C" fn(*mut A) -> *mut sys::PJRT_Error;
+type VoidCall<A> = unsafe extern "C" fn(*mut A);
+
+/// The table entries jaxrs calls, checked non-null once at load time.
+pub(crate) struct Fns {
+    pub error_destroy: VoidCall<sys::PJRT_Error_Destroy_Args>,
+    pub error_message: VoidCall<sys::PJRT_Error_Message_Args>,
+    pub error_get_code: Call<sys::PJRT_Error_GetCode_Args>,
+    pub event_destroy: Call<sys::PJRT_Event_Destroy_Args>,
+    pub event_await: Call<sys::PJRT_Event_Await_Args>,
+    pub client_create: Call<sys::PJRT_Client_Create_Args>,
+    pub client_destroy: Call<sys::PJRT_Client_Destroy_Args>,
+    pub client_platform_name: Call<sys::PJRT_Client_PlatformName_Args>,
+    pub client_addressable_devices: Call<sys::PJRT_Client_AddressableDevices_Args>,
+    pub client_compile: Call<sys::PJRT_Client_Compile_Args>,
+    pub client_buffer_from_host_buffer: Call<sys::PJRT_Client_BufferFromHostBuffer_Args>,
+    pub device_description_id: Call<sys::PJRT_DeviceDescription_Id_Args>,
+    pub device_description_kind: Call<sys::PJRT_DeviceDescription_Kind_Args>,
+    pub device_get_description: Call<sys::PJRT_Device_GetDescription_Args>,
+    /// Optional in practice: some plugins leave it null.
+    pub device_local_hardware_id: Option<Call<sys::PJRT_Device_LocalHardwareId_Args>>,
+    pub executable_destroy: Call<sys::PJRT_Executable_Destroy_Args>,
+    pub executable_num_outputs: Call<sys::PJRT_Executable_NumOutputs_Args>,
+    pub executable_get_compiled_memory_stats:
+        Option<Call<sys::PJRT_Executable_GetCompiledMemoryStats_Args>>,
+    pub loaded_executable_destroy: Call<sys::PJRT_LoadedExecutable_Destroy_Args>,
+    pub loaded_executable_get_executable: Call<sys::PJRT_LoadedExecutable_GetExecutable_Args>,
+    pub loaded_executable_addressable_devices:
+        Call<sys::PJRT_LoadedExecutable_AddressableDevices_Args>,
+    pub loaded_executable_execute: Call<sys::PJRT_LoadedExecutable_Execute_Args>,
+    pub buffer_destroy: Call<sys::PJRT_Buffer_Destroy_Args>,
+    pub buffer_element_type: Call<sys::PJRT_Buffer_ElementType_Args>,
+    pub buffer_dimensions: Call<sys::PJRT_Buffer_Dimensions_Args>,
+    pub buffer_device: Call<sys::PJRT_Buffer_Device_Args>,
+    pub buffer_is_deleted: Call<sys::PJRT_Buffer_IsDeleted_Args>,
+    pub buffer_ready_event: Call<sys::PJRT_Buffer_ReadyEvent_Args>,
+    pub buffer_copy_raw_to_host: Call<sys::PJRT_Buffer_CopyRawToHost_Args>,
+}
+
+/// A loaded PJRT plugin.
+///
+/// The shared library is never unloaded: a plugin keeps threads and static state alive (as in
+/// JAX, which never unloads one either), so `dlclose` while anything might still run inside it
+/// is not safe. Loading the same file twice returns the same `Api` (and initializes the plugin
+/// once).
+pub struct Api {
+    path: PathBuf,
+    version: (i32, i32),
+    pub(crate) f: Fns,
+    _lib: ManuallyDrop<libloading::Library>,
+}
+
+// SAFETY: the table is immutable, process-lifetime data of the plugin; PJRT's entry points are
+// thread-safe (the C API requires it).
+unsafe impl Send for Api {}
+unsafe impl Sync for Api {}
+
+impl std::fmt::Debug for Api {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Api")
+            .field("path", &self.path)
+            .field("version", &self.version)
+            .finish()
+    }
+}
+
+/// Plugins loaded so far, by canonical path.
+static LOADED: Mutex<Vec<(PathBuf, Arc<Api>)>> = Mutex::new(Vec::new());
+
+impl Api {
+    /// Loads a PJRT plugin: `dlopen`, `GetPjrtApi`, version and table-size checks,
+    /// `PJRT_Plugin_Initialize`. Any failure is [`Error::PluginLoad`].
+    pub fn load(path: &Path) -> Result<Arc<Api>> {
+        let load_err = |reason: String| Error::PluginLoad {
+            path: path.display().to_string(),
+            reason,
+        };
+        let canonical = path
+            .canonicalize()
+            .map_err(|e| load_err(format!("cannot open the file: {e}")))?;
+        let mut loaded = LOADED.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, api)) = loaded.iter().find(|(p, _)| *p == canonical) {
+            return Ok(api.clone());
+        }
+        let api = Arc::new(Api::load_uncached(&canonical).map_err(load_err)?);
+        loaded.push((canonical, api.clone()));
+        Ok(api)
+    }
+
+    fn load_uncached(path: &Path) -> std::result::Result<Api, String> {
+        // SAFETY: loading a library runs its initializers; a PJRT plugin is meant to be loaded.
+        let lib = unsafe { libloading::Library::new(path) }.map_err(|e| e.to_string())?;
+        // SAFETY: `GetPjrtApi` has this signature in every PJRT plugin.
+        let get: libloading::Symbol<sys::GetPjrtApiFn> = unsafe { lib.get(b"GetPjrtApi\0") }
+            .map_err(|e| format!("not a PJRT plugin (no GetPjrtApi symbol): {e}"))?;
+        // SAFETY: calling the plugin's entry point, which returns a pointer to static data.
+        let raw = unsafe { get() };
+        if raw.is_null() {
+            return Err("GetPjrtApi returned null".into());
+        }
+        // Read the header fields first, through raw pointers: the table may be shorter than
+        // ours, and only after the size check may the whole struct be read.
+        // SAFETY: every PJRT_Api starts with struct_size, extension_start, pjrt_api_version.
+        let (struct_size, version) = unsafe {
+            (
+                ptr::addr_of!((*raw).struct_size).read(),
+                ptr::addr_of!((*raw).pjrt_api_version).read(),
+            )
+        };
+        let (major, minor) = (version.major_version, version.minor_version);
+        if major != sys::PJRT_API_MAJOR {
+            return Err(format!(
+                "PJRT API version {major}.{minor} is incompatible: jaxrs speaks major version {}",
+                sys::PJRT_API_MAJOR
+            ));
+        }
+        if struct_size < sys::PJRT_Api_STRUCT_SIZE {
+            return Err(format!(
+                "PJRT API {major}.{minor} is too old: its function table has {struct_size} bytes, \
+                 jaxrs needs {} (API 0.{} or newer)",
+                sys::PJRT_Api_STRUCT_SIZE,
+                sys::PJRT_API_MINOR
+            ));
+        }
+        // SAFETY: the plugin's table covers every field we declare.
+        let t: &sys::PJRT_Api = unsafe { &*raw };
+        let f = fns(t)?;
+        let init = t
+            .PJRT_Plugin_Initialize
+            .ok_or("PJRT_Plugin_Initialize is missing")?;
+        let api = Api {
+            path: path.to_path_buf(),
+            version: (major, minor),
+            f,
+            _lib: ManuallyDrop::new(lib),
+        };
+        let mut args = sys::PJRT_Plugin_Initialize_Args {
+            struct_size: sys::PJRT_Plugin_Initialize_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+        };
+        // SAFETY: valid args; called once per plugin (guarded by LOADED).
+        let err = unsafe { init(&mut args) };
+        if let Err(e) = api.check(err, "PJRT_Plugin_Initialize") {
+            return Err(format!("plugin initialization failed: {e}"));
+        }
+        Ok(api)
+    }
+
+    /// The plugin's PJRT C API version (major, minor).
+    pub fn version(&self) -> (i32, i32) {
+        self.version
+    }
+
+    /// The file the plugin was loaded from (canonical).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Turns a returned `PJRT_Error*` into a `Result`, reading and destroying the error.
+    #[inline]
+    pub(crate) fn check(&self, err: *mut sys::PJRT_Error, context: &'static str) -> Result<()> {
+        if err.is_null() {
+            Ok(())
+        } else {
+            Err(self.take_error(err, context))
+        }
+    }
+
+    /// Reads the code and message of a non-null error, destroys it, and maps it to an `Error`.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn take_error(&self, err: *mut sys::PJRT_Error, context: &'static str) -> Error {
+        let (code, message) = self.take_status(err);
+        map_status(code, context, message)
+    }
+
+    /// Reads and destroys a non-null error.
+    #[cold]
+    pub(crate) fn take_status(&self, err: *mut sys::PJRT_Error) -> (ErrorCode, String) {
+        let mut m = sys::PJRT_Error_Message_Args {
+            struct_size: sys::PJRT_Error_Message_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            error: err,
+            message: ptr::null(),
+            message_size: 0,
+        };
+        // SAFETY: `err` is a live error returned by the plugin.
+        unsafe { (self.f.error_message)(&mut m) };
+        let message = if m.message.is_null() {
+            String::new()
+        } else {
+            // SAFETY: the plugin returns `message_size` bytes that live as long as `err`.
+            let bytes =
+                unsafe { std::slice::from_raw_parts(m.message.cast::<u8>(), m.message_size) };
+            String::from_utf8_lossy(bytes).into_owned()
+        };
+        let mut c = sys::PJRT_Error_GetCode_Args {
+            struct_size: sys::PJRT_Error_GetCode_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            error: err,
+            code: 2,
+        };
+        // SAFETY: as above. GetCode returns an error only for a bad argument: drop it too.
+        let cerr = unsafe { (self.f.error_get_code)(&mut c) };
+        if !cerr.is_null() {
+            self.destroy_error(cerr);
+            c.code = 2;
+        }
+        self.destroy_error(err);
+        (ErrorCode::from_raw(c.code), message)
+    }
+
+    pub(crate) fn destroy_error(&self, err: *mut sys::PJRT_Error) {
+        let mut d = sys::PJRT_Error_Destroy_Args {
+            struct_size: sys::PJRT_Error_Destroy_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            error: err,
+        };
+        // SAFETY: `err` is owned by us and destroyed exactly once.
+        unsafe { (self.f.error_destroy)(&mut d) };
+    }
+
+    /// Destroys an event (null is fine). A failure to destroy is logged, not returned.
+    pub(crate) fn destroy_event(&self, event: *mut sys::PJRT_Event) {
+        if event.is_null() {
+            return;
+        }
+        let mut d = sys::PJRT_Event_Destroy_Args {
+            struct_size: sys::PJRT_Event_Destroy_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            event,
+        };
+        // SAFETY: `event` is owned by us and destroyed exactly once.
+        let err = unsafe { (self.f.event_destroy)(&mut d) };
+        if let Err(e) = self.check(err, "PJRT_Event_Destroy") {
+            log::warn!("{e}");
+        }
+    }
+
+    /// Waits for an event, destroys it, and returns its status.
+    pub(crate) fn await_event(
+        &self,
+        event: *mut sys::PJRT_Event,
+        context: &'static str,
+    ) -> Result<()> {
+        if event.is_null() {
+            return Ok(());
+        }
+        let mut a = sys::PJRT_Event_Await_Args {
+            struct_size: sys::PJRT_Event_Await_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            event,
+        };
+        // SAFETY: `event` is a live event we own.
+        let err = unsafe { (self.f.event_await)(&mut a) };
+        self.destroy_event(event);
+        self.check(err, context)
+    }
+}
+
+/// Maps PJRT's status to jaxrs's error: memory exhaustion and use of a donated buffer get
+/// their own variants.
+pub(crate) fn map_status(code: ErrorCode, context: &'static str, message: String) -> Error {
+    if code == ErrorCode::ResourceExhausted {
+        Error::OutOfMemory { context, message }
+    } else if message.contains("deleted or donated") {
+        Error::DonatedBufferUsed(message)
+    } else {
+        Error::Pjrt {
+            code,
+            context,
+            message,
+        }
+    }
+}
+
+fn fns(t: &sys::PJRT_Api) -> std::result::Result<Fns, String> {
+    macro_rules! need {
+        ($field:ident) => {
+            t.$field
+                .ok_or(concat!("the plugin lacks ", stringify!($field)))?
+        };
+    }
+    Ok(Fns {
+        error_destroy: need!(PJRT_Error_Destroy),
+        error_message: need!(PJRT_Error_Message),
+        error_get_code: need!(PJRT_Error_GetCode),
+        event_destroy: need!(PJRT_Event_Destroy),
+        event_await: need!(PJRT_Event_Await),
+        client_create: need!(PJRT_Client_Create),
+        client_destroy: need!(PJRT_Client_Destroy),
+        client_platform_name: need!(PJRT_Client_PlatformName),
+        client_addressable_devices: need!(PJRT_Client_AddressableDevices),
+        client_compile: need!(PJRT_Client_Compile),
+        client_buffer_from_host_buffer: need!(PJRT_Client_BufferFromHostBuffer),
+        device_description_id: need!(PJRT_DeviceDescription_Id),
+        device_description_kind: need!(PJRT_DeviceDescription_Kind),
+        device_get_description: need!(PJRT_Device_GetDescription),
+        device_local_hardware_id: t.PJRT_Device_LocalHardwareId,
+        executable_destroy: need!(PJRT_Executable_Destroy),
+        executable_num_outputs: need!(PJRT_Executable_NumOutputs),
+        executable_get_compiled_memory_stats: t.PJRT_Executable_GetCompiledMemoryStats,
+        loaded_executable_destroy: need!(PJRT_LoadedExecutable_Destroy),
+        loaded_executable_get_executable: need!(PJRT_LoadedExecutable_GetExecutable),
+        loaded_executable_addressable_devices: need!(PJRT_LoadedExecutable_AddressableDevices),
+        loaded_executable_execute: need!(PJRT_LoadedExecutable_Execute),
+        buffer_destroy: need!(PJRT_Buffer_Destroy),
+        buffer_element_type: need!(PJRT_Buffer_ElementType),
+        buffer_dimensions: need!(PJRT_Buffer_Dimensions),
+        buffer_device: need!(PJRT_Buffer_Device),
+        buffer_is_deleted: need!(PJRT_Buffer_IsDeleted),
+        buffer_ready_event: need!(PJRT_Buffer_ReadyEvent),
+        buffer_copy_raw_to_host: need!(PJRT_Buffer_CopyRawToHost),
+    })
+}

@@ -1,0 +1,362 @@
+//! `LoadedExecutable`: a compiled program, ready to run on its devices.
+
+use super::buffer::Buffer;
+use super::client::{invalid, raw_slice, Client, Device};
+use super::sys;
+use crate::{Error, ErrorCode, Result};
+use std::ptr::{self, NonNull};
+use std::sync::Arc;
+
+/// A compiled program loaded on its devices. Owns the `PJRT_LoadedExecutable` and the
+/// `PJRT_Executable` view of it; both are destroyed on drop.
+pub struct LoadedExecutable {
+    raw: NonNull<sys::PJRT_LoadedExecutable>,
+    executable: NonNull<sys::PJRT_Executable>,
+    num_outputs: usize,
+    devices: Vec<Device>,
+    client: Arc<Client>,
+}
+
+// SAFETY: PJRT executables may be executed concurrently from any thread (the C API's contract);
+// the handles are owned exclusively and destroyed once.
+unsafe impl Send for LoadedExecutable {}
+unsafe impl Sync for LoadedExecutable {}
+
+impl std::fmt::Debug for LoadedExecutable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadedExecutable")
+            .field("num_outputs", &self.num_outputs)
+            .field("devices", &self.devices)
+            .finish()
+    }
+}
+
+/// What XLA's compiler says a program needs, in bytes (device memory).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryStats {
+    pub argument_bytes: i64,
+    pub output_bytes: i64,
+    /// Argument bytes reused for outputs (donation).
+    pub alias_bytes: i64,
+    pub temp_bytes: i64,
+    pub generated_code_bytes: i64,
+    pub peak_bytes: i64,
+}
+
+/// A short array on the stack, or on the heap when longer than `N`.
+struct Scratch<T: Copy, const N: usize> {
+    inline: [T; N],
+    heap: Vec<T>,
+    len: usize,
+}
+
+impl<T: Copy, const N: usize> Scratch<T, N> {
+    #[inline]
+    fn new(len: usize, fill: T) -> Self {
+        let heap = if len > N { vec![fill; len] } else { Vec::new() };
+        Scratch {
+            inline: [fill; N],
+            heap,
+            len,
+        }
+    }
+
+    #[inline]
+    fn as_mut_slice(&mut self) -> &mut [T] {
+        if self.len > N {
+            &mut self.heap
+        } else {
+            &mut self.inline[..self.len]
+        }
+    }
+}
+
+impl LoadedExecutable {
+    /// Takes ownership of a freshly compiled executable and reads what `execute` needs.
+    ///
+    /// # Safety
+    /// `raw` must be a live executable of `client`, owned by nobody else.
+    pub(crate) unsafe fn from_raw(
+        raw: NonNull<sys::PJRT_LoadedExecutable>,
+        client: Arc<Client>,
+    ) -> Result<LoadedExecutable> {
+        let api = client.api().clone();
+        let mut g = sys::PJRT_LoadedExecutable_GetExecutable_Args {
+            struct_size: sys::PJRT_LoadedExecutable_GetExecutable_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            loaded_executable: raw.as_ptr(),
+            executable: ptr::null_mut(),
+        };
+        let err = (api.f.loaded_executable_get_executable)(&mut g);
+        let executable = match api
+            .check(err, "PJRT_LoadedExecutable_GetExecutable")
+            .and_then(|()| {
+                NonNull::new(g.executable).ok_or_else(|| Error::Pjrt {
+                    code: ErrorCode::Internal,
+                    context: "PJRT_LoadedExecutable_GetExecutable",
+                    message: "the plugin returned no executable".into(),
+                })
+            }) {
+            Ok(e) => e,
+            Err(e) => {
+                destroy_loaded(&client, raw);
+                return Err(e);
+            }
+        };
+        // From here on, dropping `exe` frees both handles.
+        let mut exe = LoadedExecutable {
+            raw,
+            executable,
+            num_outputs: 0,
+            devices: Vec::new(),
+            client,
+        };
+        let mut n = sys::PJRT_Executable_NumOutputs_Args {
+            struct_size: sys::PJRT_Executable_NumOutputs_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            executable: executable.as_ptr(),
+            num_outputs: 0,
+        };
+        let err = (api.f.executable_num_outputs)(&mut n);
+        api.check(err, "PJRT_Executable_NumOutputs")?;
+        exe.num_outputs = n.num_outputs;
+        let mut d = sys::PJRT_LoadedExecutable_AddressableDevices_Args {
+            struct_size: sys::PJRT_LoadedExecutable_AddressableDevices_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            executable: raw.as_ptr(),
+            addressable_devices: ptr::null(),
+            num_addressable_devices: 0,
+        };
+        let err = (api.f.loaded_executable_addressable_devices)(&mut d);
+        api.check(err, "PJRT_LoadedExecutable_AddressableDevices")?;
+        exe.devices = raw_slice(d.addressable_devices, d.num_addressable_devices)
+            .iter()
+            .map(|&p| {
+                exe.client.device_of(p).ok_or_else(|| Error::Pjrt {
+                    code: ErrorCode::Internal,
+                    context: "PJRT_LoadedExecutable_AddressableDevices",
+                    message: "the executable runs on a device its client does not list".into(),
+                })
+            })
+            .collect::<Result<_>>()?;
+        Ok(exe)
+    }
+
+    /// Outputs per device.
+    pub fn num_outputs(&self) -> usize {
+        self.num_outputs
+    }
+
+    /// The devices the program runs on: `execute`'s `args[d]` goes to `devices()[d]`.
+    pub fn devices(&self) -> &[Device] {
+        &self.devices
+    }
+
+    /// The client the program was compiled by.
+    pub fn client(&self) -> &Arc<Client> {
+        &self.client
+    }
+
+    /// Runs the program: `args[d][i]` is argument `i` on addressable device `d`; returns
+    /// `outputs[d][j]`. `non_donatable` lists argument indices that must not be donated even
+    /// where the program marks them as donors.
+    ///
+    /// The launch is asynchronous: the outputs are returned at once and an execution failure
+    /// surfaces when they are read or waited on. A donated argument is deleted by the call.
+    pub fn execute(
+        &self,
+        args: &[Vec<&Buffer>],
+        non_donatable: &[i64],
+    ) -> Result<Vec<Vec<Buffer>>> {
+        const CTX: &str = "PJRT_LoadedExecutable_Execute";
+        let num_devices = self.devices.len();
+        if args.len() != num_devices {
+            return Err(invalid(
+                CTX,
+                format!(
+                    "{} argument lists for a program on {num_devices} devices",
+                    args.len()
+                ),
+            ));
+        }
+        let num_args = args.first().map_or(0, Vec::len);
+        let client_raw = self.client.raw();
+        let mut flat =
+            Scratch::<*mut sys::PJRT_Buffer, 16>::new(num_devices * num_args, ptr::null_mut());
+        {
+            let flat = flat.as_mut_slice();
+            for (d, list) in args.iter().enumerate() {
+                if list.len() != num_args {
+                    return Err(invalid(
+                        CTX,
+                        format!(
+                            "device {d} has {} arguments, device 0 has {num_args}",
+                            list.len()
+                        ),
+                    ));
+                }
+                for (i, b) in list.iter().enumerate() {
+                    if b.client().raw() != client_raw {
+                        return Err(invalid(
+                            CTX,
+                            format!("argument {i} of device {d} belongs to another client"),
+                        ));
+                    }
+                    flat[d * num_args + i] = b.raw();
+                }
+            }
+        }
+        let num_outputs = self.num_outputs;
+        let mut outs =
+            Scratch::<*mut sys::PJRT_Buffer, 16>::new(num_devices * num_outputs, ptr::null_mut());
+        let mut arg_rows =
+            Scratch::<*const *mut sys::PJRT_Buffer, 4>::new(num_devices, ptr::null());
+        let mut out_rows =
+            Scratch::<*mut *mut sys::PJRT_Buffer, 4>::new(num_devices, ptr::null_mut());
+        {
+            let flat_ptr = flat.as_mut_slice().as_mut_ptr();
+            let outs_ptr = outs.as_mut_slice().as_mut_ptr();
+            let arg_rows = arg_rows.as_mut_slice();
+            let out_rows = out_rows.as_mut_slice();
+            for d in 0..num_devices {
+                // `wrapping_add`: with zero arguments or outputs the rows are never read.
+                arg_rows[d] = flat_ptr.wrapping_add(d * num_args);
+                out_rows[d] = outs_ptr.wrapping_add(d * num_outputs);
+            }
+        }
+        let mut options = sys::PJRT_ExecuteOptions {
+            struct_size: sys::PJRT_ExecuteOptions_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            send_callbacks: ptr::null_mut(),
+            recv_callbacks: ptr::null_mut(),
+            num_send_ops: 0,
+            num_recv_ops: 0,
+            launch_id: 0,
+            non_donatable_input_indices: if non_donatable.is_empty() {
+                ptr::null()
+            } else {
+                non_donatable.as_ptr()
+            },
+            num_non_donatable_input_indices: non_donatable.len(),
+            context: ptr::null_mut(),
+            call_location: ptr::null(),
+            num_tasks: 0,
+            task_ids: ptr::null_mut(),
+            incarnation_ids: ptr::null_mut(),
+        };
+        let mut exec = sys::PJRT_LoadedExecutable_Execute_Args {
+            struct_size: sys::PJRT_LoadedExecutable_Execute_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            executable: self.raw.as_ptr(),
+            options: &mut options,
+            argument_lists: arg_rows.as_mut_slice().as_ptr(),
+            num_devices,
+            num_args,
+            output_lists: out_rows.as_mut_slice().as_ptr(),
+            // No completion events: failures surface through the outputs' ready events.
+            device_complete_events: ptr::null_mut(),
+            execute_device: ptr::null_mut(),
+        };
+        let api = self.client.api();
+        // SAFETY: the argument and output arrays have the sizes given, live for the call, and
+        // hold live buffers of this client; the options point to `non_donatable`, also live.
+        let err = unsafe { (api.f.loaded_executable_execute)(&mut exec) };
+        // Take ownership of whatever outputs came back before looking at the error, so none
+        // leaks.
+        let outs = outs.as_mut_slice();
+        let mut result = Vec::with_capacity(num_devices);
+        let mut missing = false;
+        for d in 0..num_devices {
+            let mut row = Vec::with_capacity(num_outputs);
+            for &p in &outs[d * num_outputs..(d + 1) * num_outputs] {
+                match NonNull::new(p) {
+                    // SAFETY: an output buffer of this client, now owned by us alone.
+                    Some(p) => row.push(unsafe { Buffer::from_raw(p, self.client.clone()) }),
+                    None => missing = true,
+                }
+            }
+            result.push(row);
+        }
+        api.check(err, CTX)?;
+        if missing {
+            return Err(Error::Pjrt {
+                code: ErrorCode::Internal,
+                context: CTX,
+                message: "the plugin returned fewer outputs than the program has".into(),
+            });
+        }
+        Ok(result)
+    }
+
+    /// XLA's memory estimate for one execution (`PJRT_Executable_GetCompiledMemoryStats`).
+    pub fn compiled_memory_stats(&self) -> Result<MemoryStats> {
+        const CTX: &str = "PJRT_Executable_GetCompiledMemoryStats";
+        let api = self.client.api();
+        let f = api
+            .f
+            .executable_get_compiled_memory_stats
+            .ok_or_else(|| Error::Pjrt {
+                code: ErrorCode::Unimplemented,
+                context: CTX,
+                message: "the plugin does not provide compiled memory stats".into(),
+            })?;
+        let mut a = sys::PJRT_Executable_GetCompiledMemoryStats_Args {
+            struct_size: sys::PJRT_Executable_GetCompiledMemoryStats_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            executable: self.executable.as_ptr(),
+            generated_code_size_in_bytes: 0,
+            argument_size_in_bytes: 0,
+            output_size_in_bytes: 0,
+            alias_size_in_bytes: 0,
+            temp_size_in_bytes: 0,
+            host_generated_code_size_in_bytes: 0,
+            host_argument_size_in_bytes: 0,
+            host_output_size_in_bytes: 0,
+            host_alias_size_in_bytes: 0,
+            host_temp_size_in_bytes: 0,
+            peak_memory_in_bytes: 0,
+        };
+        // SAFETY: valid args on a live executable.
+        let err = unsafe { f(&mut a) };
+        api.check(err, CTX)?;
+        Ok(MemoryStats {
+            argument_bytes: a.argument_size_in_bytes,
+            output_bytes: a.output_size_in_bytes,
+            alias_bytes: a.alias_size_in_bytes,
+            temp_bytes: a.temp_size_in_bytes,
+            generated_code_bytes: a.generated_code_size_in_bytes,
+            peak_bytes: a.peak_memory_in_bytes,
+        })
+    }
+}
+
+fn destroy_loaded(client: &Client, raw: NonNull<sys::PJRT_LoadedExecutable>) {
+    let api = client.api();
+    let mut args = sys::PJRT_LoadedExecutable_Destroy_Args {
+        struct_size: sys::PJRT_LoadedExecutable_Destroy_Args_STRUCT_SIZE,
+        extension_start: ptr::null_mut(),
+        executable: raw.as_ptr(),
+    };
+    // SAFETY: we own the executable and destroy it once.
+    let err = unsafe { (api.f.loaded_executable_destroy)(&mut args) };
+    if let Err(e) = api.check(err, "PJRT_LoadedExecutable_Destroy") {
+        log::warn!("{e}");
+    }
+}
+
+impl Drop for LoadedExecutable {
+    fn drop(&mut self) {
+        let api = self.client.api();
+        let mut args = sys::PJRT_Executable_Destroy_Args {
+            struct_size: sys::PJRT_Executable_Destroy_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            executable: self.executable.as_ptr(),
+        };
+        // SAFETY: we own the executable view and destroy it once.
+        let err = unsafe { (api.f.executable_destroy)(&mut args) };
+        if let Err(e) = api.check(err, "PJRT_Executable_Destroy") {
+            log::warn!("{e}");
+        }
+        destroy_loaded(&self.client, self.raw);
+    }
+}
