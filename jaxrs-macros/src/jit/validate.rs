@@ -56,13 +56,16 @@ pub enum Passing {
     /// `x: T`
     Value,
     /// `x: &T` (never `&mut`). `static_lifetime`: written `&'static T`.
-    Ref { inner: Type, static_lifetime: bool },
+    Ref {
+        inner: Box<Type>,
+        static_lifetime: bool,
+    },
 }
 
 /// The declared return type.
 pub enum Output {
     /// A nameable type: the closure of the expansion is annotated with it.
-    Concrete(Type),
+    Concrete(Box<Type>),
     /// `impl Trait` somewhere in it: it cannot be written on a closure, so it is inferred.
     Opaque,
 }
@@ -291,7 +294,7 @@ fn check_output(cx: &mut Ctxt, sig: &Signature) -> Output {
             } else if contains_impl_trait(ty) {
                 Output::Opaque
             } else {
-                Output::Concrete((**ty).clone())
+                Output::Concrete(ty.clone())
             }
         }
     }
@@ -311,14 +314,20 @@ fn check_params(cx: &mut Ctxt, sig: &mut Signature) -> Vec<Param> {
         };
         let passing = check_param_type(cx, &name, &ty);
         let Pat::Ident(pat) = &mut *pat_type.pat else {
-            cx.error_spanned_by(
-                &pat_type.pat,
+            let message = if matches!(&*pat_type.pat, Pat::Wild(_)) {
+                format!(
+                    "give this parameter a name, e.g. `_unused: {}`: #[jit] passes each \
+                     parameter to the runtime by its name",
+                    type_string(&ty)
+                )
+            } else {
                 format!(
                     "give this parameter a name, e.g. `arg: {}`, and destructure it inside \
                      the body: #[jit] passes each parameter to the runtime by its name",
                     type_string(&ty)
-                ),
-            );
+                )
+            };
+            cx.error_spanned_by(&pat_type.pat, message);
             continue;
         };
         if pat.by_ref.is_some() || pat.subpat.is_some() {
@@ -369,7 +378,7 @@ fn check_param_type(cx: &mut Ctxt, name: &str, ty: &Type) -> Option<Passing> {
             None
         }
         Type::Reference(r) => Some(Passing::Ref {
-            inner: (*r.elem).clone(),
+            inner: r.elem.clone(),
             static_lifetime: r.lifetime.as_ref().is_some_and(|l| l.ident == "static"),
         }),
         _ => Some(Passing::Value),
