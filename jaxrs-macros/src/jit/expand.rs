@@ -151,6 +151,10 @@ pub fn expand(f: &JitFn) -> TokenStream {
         });
     }
 
+    if !checks.is_empty() {
+        checks = quote!({ #checks });
+    }
+
     let statics_pat = if static_keys.is_empty() {
         quote!(_)
     } else {
@@ -159,7 +163,9 @@ pub fn expand(f: &JitFn) -> TokenStream {
     let track_caller = if attrs.iter().any(|a| a.path().is_ident("track_caller")) {
         TokenStream::new()
     } else {
-        quote!(#[track_caller])
+        // At the user's span: an item whose first token came from the macro counts as
+        // generated, and rustc then keeps quiet about it (dead code, unreachable `pub`).
+        quote_spanned!(sig.fn_token.span=> #[track_caller])
     };
     let Group {
         args: donated_args,
@@ -173,25 +179,32 @@ pub fn expand(f: &JitFn) -> TokenStream {
     } = kept;
     let companion = companion_module(attrs, vis, name);
 
+    let body = quote! {
+        #(#inner_attrs)*
+        #checks
+        #private::jit_call(
+            #name::jit_site(),
+            (#(#donated_args,)*),
+            (#(#kept_args,)*),
+            (#(#static_keys,)*),
+            |(#(#donated_pats,)*): (#(#donated_types,)*),
+             (#(#kept_pats,)*): (#(#kept_types,)*),
+             #statics_pat: &(#(#static_types,)*)| #ret {
+                #(#lets)*
+                #block
+            },
+        )
+    };
+    // The body's braces keep the user's span: rustc judges whether an item was written by
+    // the user from its first and last tokens, and keeps quiet about generated items (no
+    // dead-code or unreachable-`pub` warning for a jitted function nobody calls).
+    let mut body = proc_macro2::Group::new(proc_macro2::Delimiter::Brace, body);
+    body.set_span(block.brace_token.span.join());
+
     quote! {
         #(#attrs)*
         #track_caller
-        #vis #sig {
-            #(#inner_attrs)*
-            { #checks }
-            #private::jit_call(
-                #name::jit_site(),
-                (#(#donated_args,)*),
-                (#(#kept_args,)*),
-                (#(#static_keys,)*),
-                |(#(#donated_pats,)*): (#(#donated_types,)*),
-                 (#(#kept_pats,)*): (#(#kept_types,)*),
-                 #statics_pat: &(#(#static_types,)*)| #ret {
-                    #(#lets)*
-                    #block
-                },
-            )
-        }
+        #vis #sig #body
         #companion
     }
 }
@@ -213,13 +226,19 @@ pub fn companion_module(fn_attrs: &[Attribute], vis: &Visibility, name: &Ident) 
          it last recompiled."
     );
     let site = format_ident!("SITE");
+    // As visible as the function; `pub(crate)` rather than `pub` inside a private module, so
+    // that `unreachable_pub` has nothing to say.
+    let site_vis = match vis {
+        Visibility::Public(_) => quote!(pub),
+        _ => quote!(pub(crate)),
+    };
     quote! {
         #(#cfgs)*
         #[doc = #mod_doc]
         #vis mod #name {
             #[doc = #fn_doc]
             #[allow(dead_code)]
-            pub fn jit_site() -> &'static #private::JitSite {
+            #site_vis fn jit_site() -> &'static #private::JitSite {
                 static #site: #private::JitSite = #private::JitSite::new(
                     #name_str,
                     ::core::concat!(::core::file!(), ":", ::core::line!()),

@@ -189,7 +189,7 @@ mod tests {
         }
         // The item follows the errors unchanged, then its companion module.
         assert!(out.to_string().contains(&item.to_string()));
-        assert!(out.to_string().contains("pub fn jit_site"));
+        assert!(out.to_string().contains("pub (crate) fn jit_site"));
     }
 
     #[test]

@@ -138,5 +138,6 @@ fn main() {
     let _: for<'a> fn(&'a Array, u8) -> Array = lifetimes;
     let _ = opaque;
     let _: fn(Array) -> Array = inner;
+    let _: fn(Array) -> Array = already_track_caller;
     let _: fn(&Array) -> Array = layers::backward;
 }
