@@ -77,6 +77,12 @@ fn lifetimes<'a>(x: &'a Array, mode: u8) -> Array {
     x.clone()
 }
 
+/// No parameters: every argument tuple is `()`.
+#[jit]
+fn constant() -> Array {
+    unimplemented!("needs the runtime's array constructors")
+}
+
 #[jit]
 fn opaque(x: Array) -> impl Tree {
     (x,)
@@ -137,6 +143,7 @@ fn main() {
     let _: fn(&[Array], &f32, i32, Option<Array>) -> Vec<Array> = refs_and_scalars;
     let _: for<'a> fn(&'a Array, u8) -> Array = lifetimes;
     let _ = opaque;
+    let _: fn() -> Array = constant;
     let _: fn(Array) -> Array = inner;
     let _: fn(Array) -> Array = already_track_caller;
     let _: fn(&Array) -> Array = layers::backward;
