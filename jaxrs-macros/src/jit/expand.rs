@@ -65,8 +65,6 @@ pub fn expand(f: &JitFn) -> TokenStream {
     let mut static_checks = Vec::new();
 
     for p in params {
-        let ident = &p.ident;
-        let mutability = &p.mutability;
         let span = p.ty.span();
         match p.role {
             Role::Donated | Role::Kept => {
@@ -75,32 +73,13 @@ pub fn expand(f: &JitFn) -> TokenStream {
                 } else {
                     &mut kept
                 };
-                let value_ty = match &p.passing {
-                    Passing::Value => {
-                        group.args.push(quote!(#ident));
-                        group.pats.push(quote!(#mutability #ident));
-                        &p.ty
-                    }
-                    Passing::Ref { inner, .. } => {
-                        let owned = to_owned(inner, ident);
-                        group.args.push(owned.expr);
-                        group.pats.push(quote!(#ident));
-                        let borrowed = traced(inner);
-                        lets.push(quote!(let #mutability #ident: &#borrowed = &#ident;));
-                        // The closure's tuple holds the owned value; Vec<T> for &[T].
-                        group.types.push(traced(&owned.ty));
-                        if scalar_type(inner).is_none() {
-                            let ty = &owned.ty;
-                            tree_checks
-                                .push(quote_spanned!(span=> let _: fn() = #assert_tree::<#ty>;));
-                        }
-                        continue;
-                    }
-                };
-                group.types.push(traced(value_ty));
-                if scalar_type(value_ty).is_none() {
-                    tree_checks
-                        .push(quote_spanned!(span=> let _: fn() = #assert_tree::<#value_ty>;));
+                let arg = traced_arg(p);
+                group.args.push(arg.value);
+                group.pats.push(arg.pat);
+                group.types.push(arg.ty);
+                lets.extend(arg.rebinding);
+                if let Some(ty) = arg.check {
+                    tree_checks.push(quote_spanned!(span=> let _: fn() = #assert_tree::<#ty>;));
                 }
             }
             Role::Static => {
@@ -297,6 +276,48 @@ fn to_owned(inner: &Type, ident: &Ident) -> Owned {
             expr: quote_spanned!(span=> <#inner as ::core::clone::Clone>::clone(#ident)),
             ty: inner.clone(),
         },
+    }
+}
+
+/// How a traced (donated or kept) argument is passed and bound in the body.
+struct TracedArg {
+    /// The value in the `donated` or `kept` tuple.
+    value: TokenStream,
+    /// Its binding in the closure's tuple pattern.
+    pat: TokenStream,
+    /// Its type there: Rust scalars become arrays.
+    ty: TokenStream,
+    /// `let x: &T = &x;` at the top of the body, for a parameter taken by reference.
+    rebinding: Option<TokenStream>,
+    /// The type that must be a `Tree`, if it is not a Rust scalar.
+    check: Option<TokenStream>,
+}
+
+fn traced_arg(p: &Param) -> TracedArg {
+    let ident = &p.ident;
+    let mutability = &p.mutability;
+    let check = |ty: &Type| scalar_type(ty).is_none().then(|| quote!(#ty));
+    match &p.passing {
+        Passing::Value => TracedArg {
+            value: quote!(#ident),
+            pat: quote!(#mutability #ident),
+            ty: traced(&p.ty),
+            rebinding: None,
+            check: check(&p.ty),
+        },
+        // The tuple holds an owned copy (an `Arc` clone for arrays, a `Vec` for a slice),
+        // and the body borrows it back under the parameter's name.
+        Passing::Ref { inner, .. } => {
+            let owned = to_owned(inner, ident);
+            let borrowed = traced(inner);
+            TracedArg {
+                value: owned.expr,
+                pat: quote!(#ident),
+                ty: traced(&owned.ty),
+                rebinding: Some(quote!(let #mutability #ident: &#borrowed = &#ident;)),
+                check: check(&owned.ty),
+            }
+        }
     }
 }
 
