@@ -57,10 +57,8 @@ pub fn parse(cx: &mut Ctxt, tokens: TokenStream) -> JitAttr {
     let errors_before = cx.error_count();
     let mut attr = JitAttr::default();
     for entry in split_top_level_commas(cx, tokens) {
-        let parsed = (|input: ParseStream| parse_option(input)).parse2(entry);
-        match parsed {
-            Ok(Some((key, args))) => attr.set(cx, key, args),
-            Ok(None) => {}
+        match parse_option.parse2(entry) {
+            Ok((key, args)) => attr.set(cx, key, args),
             Err(e) => cx.syn_error(e),
         }
     }
@@ -117,8 +115,8 @@ fn split_top_level_commas(cx: &mut Ctxt, tokens: TokenStream) -> Vec<TokenStream
     entries
 }
 
-/// Parses one `key = value`. `Ok(None)`: the key was unknown, already reported.
-fn parse_option(input: ParseStream) -> syn::Result<Option<(Ident, Vec<ArgRef>)>> {
+/// Parses one `key = value`.
+fn parse_option(input: ParseStream) -> syn::Result<(Ident, Vec<ArgRef>)> {
     let key = match input.call(Ident::parse_any) {
         Ok(key) => key,
         Err(_) => {
@@ -148,7 +146,7 @@ fn parse_option(input: ParseStream) -> syn::Result<Option<(Ident, Vec<ArgRef>)>>
              and list several parameters in parentheses: `{name} = (0, 1)`"
         )));
     }
-    Ok(Some((key, args)))
+    Ok((key, args))
 }
 
 fn list_keys_with_examples() -> &'static str {
