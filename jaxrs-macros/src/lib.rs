@@ -1,14 +1,102 @@
-//! The macros of jaxrs. Each parses its input into typed options, validates them, then expands.
+//! The macros of jaxrs: `#[jit]` and `#[derive(Tree)]`.
+//!
+//! Each parses its input into typed options, validates them (collecting every error, each at
+//! its token), then expands into calls of the runtime through `::jaxrs::__private`. This crate
+//! holds no runtime logic.
+
+mod ctxt;
+mod jit;
+mod tree_derive;
+
 use proc_macro::TokenStream;
 
-/// Jit-compiles a function: see the `jaxrs` crate docs.
+/// Jit-compiles a function: the first call for given input shapes and dtypes traces the body
+/// into an XLA program and compiles it; later calls with the same shapes, dtypes and static
+/// values run the compiled program directly.
+///
+/// ```ignore
+/// use jaxrs::prelude::*;
+///
+/// #[derive(Tree, Clone)]
+/// struct Params { w: Array, b: Array }
+///
+/// /// One step of training.
+/// #[jit(donate = params, static = n)]
+/// pub fn step(params: Params, x: &Array, lr: f32, n: usize) -> (Params, Array) {
+///     // ...
+/// #   unimplemented!()
+/// }
+///
+/// let (params, loss) = step(params, &x, 0.1, 4);
+/// println!("{}", step::jit_site().name());
+/// ```
+///
+/// # Parameters
+///
+/// Every parameter is *traced* (the body sees an abstract [`Array`]-like value, not data)
+/// unless it is `static`:
+///
+/// - an `Array` or any other `Tree` (a struct with `#[derive(Tree)]`, tuples, `Vec`, ...) is
+///   traced leaf by leaf; take it by value or by shared reference (`&Array`, `&[Array]`);
+/// - a Rust scalar (`f32 f64 i32 i64 u32 u8 i8 bool`) is traced as a weakly typed 0-d
+///   `Array`, as JAX does with Python scalars: inside the body `lr: f32` **is an `Array`**, and
+///   a new value of `lr` does not recompile;
+/// - a `static` parameter is part of the cache key: the body sees its Rust value (use it for
+///   sizes, flags, loop counts), and each new value compiles anew. Its type must be
+///   `Hash + Eq + Debug + Clone + Send + Sync + 'static`; `f32`/`f64` are compared by bits.
+///
+/// `&mut` parameters are rejected: a jitted function is pure, it returns its results.
+///
+/// # Options
+///
+/// - `donate = <params>`: XLA may reuse these arguments' buffers for the outputs. A donated
+///   parameter is taken by value, so Rust itself stops the caller from using it again.
+/// - `static = <params>`: these arguments are static (see above).
+///
+/// `<params>` is one parameter, by position counted from 0 or by name, or a parenthesised list:
+/// `#[jit(donate = 0)]`, `#[jit(donate = (params, opt_state))]`, `#[jit(static = (1, n))]`,
+/// `#[jit(donate = params, static = n)]`.
+///
+/// # What it generates
+///
+/// The function keeps its name, visibility, attributes and signature; its body becomes a call
+/// of the runtime's `jit_call` (the function is `#[track_caller]`, so the runtime sees the
+/// caller's line). Next to it, a module of the same name gives the compile cache:
+/// `step::jit_site()` returns the `JitSite` with its counters.
+///
+/// `#[jit]` applies to free functions with concrete types, at module level or nested in a
+/// function body: not to methods or associated functions (an `impl` block cannot hold the
+/// companion module), `async`/`const`/`extern` functions, or functions with type or const
+/// parameters (the cache is one `static`). Each mistake is a compile error at its token.
+///
+/// [`Array`]: https://docs.rs/jaxrs/latest/jaxrs/struct.Array.html
 #[proc_macro_attribute]
-pub fn jit(_attr: TokenStream, item: TokenStream) -> TokenStream {
-    item
+pub fn jit(attr: TokenStream, item: TokenStream) -> TokenStream {
+    jit::jit(attr.into(), item.into()).into()
 }
 
-/// Derives `jaxrs::Tree` for a struct whose fields are all trees.
+/// Derives `jaxrs::Tree` for a struct: its leaves are its fields' leaves, in field order.
+///
+/// Works for structs with named fields, tuple structs (fields named `0`, `1`, ...) and unit
+/// structs, generic ones included (each type parameter gets a `Tree` bound). Every field must
+/// be a `Tree`. The structure records the struct's name and field names, and rebuilding checks
+/// them.
+///
+/// ```ignore
+/// use jaxrs::prelude::*;
+///
+/// #[derive(Tree, Clone)]
+/// struct Linear { w: Array, b: Array }
+///
+/// #[derive(Tree, Clone)]
+/// struct Mlp<L> { layers: Vec<L>, scale: Option<Array> }
+///
+/// // TreeDef::Struct { name: "Linear", fields: vec![("w", TreeDef::Leaf), ("b", TreeDef::Leaf)] }
+/// let def = layer.structure();
+/// ```
+///
+/// Enums and unions are rejected: implement `Tree` by hand for them.
 #[proc_macro_derive(Tree)]
-pub fn derive_tree(_item: TokenStream) -> TokenStream {
-    TokenStream::new()
+pub fn derive_tree(item: TokenStream) -> TokenStream {
+    tree_derive::derive(item.into()).into()
 }

@@ -1,0 +1,9 @@
+use jaxrs::prelude::*;
+
+#[derive(Tree)]
+struct Params {
+    w: Array,
+    name: String,
+}
+
+fn main() {}

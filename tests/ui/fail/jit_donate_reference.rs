@@ -1,0 +1,8 @@
+use jaxrs::prelude::*;
+
+#[jit(donate = x)]
+fn f(x: &Array) -> Array {
+    x.clone()
+}
+
+fn main() {}

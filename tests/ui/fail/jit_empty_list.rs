@@ -1,0 +1,8 @@
+use jaxrs::prelude::*;
+
+#[jit(static = ())]
+fn f(x: Array) -> Array {
+    x
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use jaxrs::prelude::*;
+
+#[jit]
+fn f<T: Tree>(x: T) -> T {
+    x
+}
+
+fn main() {}

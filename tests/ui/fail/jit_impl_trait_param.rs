@@ -1,0 +1,9 @@
+use jaxrs::prelude::*;
+
+#[jit]
+fn f(x: impl Tree) -> Array {
+    let _ = x;
+    unimplemented!()
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use jaxrs::prelude::*;
+
+#[jit]
+struct Params {
+    w: Array,
+}
+
+fn main() {}

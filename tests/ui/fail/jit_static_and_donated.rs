@@ -1,0 +1,8 @@
+use jaxrs::prelude::*;
+
+#[jit(donate = x, static = 0)]
+fn f(x: Array) -> Array {
+    x
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use jaxrs::prelude::*;
+
+#[jit]
+fn first(x: Array, _: Array) -> Array {
+    x
+}
+
+fn main() {}
