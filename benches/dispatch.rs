@@ -1,1 +1,115 @@
-fn main() {}
+//! Dispatch latency: µs per cached call of a tiny jitted function (`x + 1` on f32[4]),
+//! beside the raw PJRT floor (execute + await of the same kind of executable, no jaxrs) and,
+//! when Python with JAX 0.10.2 is available, JAX's `f(x).block_until_ready()`.
+//!
+//! Run: `cargo bench --bench dispatch`. Set `JAXRS_BENCH_PYTHON` to a Python that has
+//! `jax==0.10.2` (default `python3`) to get the JAX figure in the same run. The ratios are
+//! printed at the end (best of several rounds, so noise on a shared machine inflates neither
+//! side more than the other).
+
+use criterion::{criterion_group, Criterion};
+use jaxrs::pjrt::{default_client, Buffer, CompileOptions, LoadedExecutable};
+use jaxrs::{jit, Array, DType};
+use std::hint::black_box;
+use std::time::Instant;
+
+const MODULE: &str = r#"module @floor {
+  func.func public @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %one = stablehlo.constant dense<1.0> : tensor<4xf32>
+    %y = stablehlo.add %x, %one : tensor<4xf32>
+    return %y : tensor<4xf32>
+  }
+}"#;
+
+struct Floor {
+    exe: LoadedExecutable,
+    input: Buffer,
+}
+
+impl Floor {
+    fn new() -> Floor {
+        let client = default_client().expect("PJRT client");
+        let exe = client.compile(MODULE, &CompileOptions::single_device()).expect("compile");
+        let bytes: Vec<u8> = [0.0f32, 1.0, 2.0, 3.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let input = client.buffer_from_host(&bytes, DType::F32, &[4], &client.devices()[0]).expect("upload");
+        Floor { exe, input }
+    }
+
+    /// One execute, awaiting the result, then freeing it: the least any jit call must do.
+    fn call(&self) {
+        let out = self.exe.execute(&[vec![&self.input]], &[]).expect("execute");
+        out[0][0].block_until_ready().expect("await");
+    }
+}
+
+fn jaxrs_call(f: &jaxrs::Jitted<impl Fn(Array) -> Array>, x: &Array) {
+    let y: Array = f.call(x.clone());
+    y.block_until_ready().expect("await");
+}
+
+fn bench(c: &mut Criterion) {
+    let floor = Floor::new();
+    let f = jit(|x: Array| &x + 1.0);
+    let x = Array::from_vec(vec![0.0f32, 1.0, 2.0, 3.0], &[4]);
+    jaxrs_call(&f, &x);
+    let mut g = c.benchmark_group("dispatch");
+    g.bench_function("pjrt_floor_execute_await", |b| b.iter(|| floor.call()));
+    g.bench_function("jaxrs_jit_call_block_until_ready", |b| b.iter(|| jaxrs_call(&f, black_box(&x))));
+    g.finish();
+}
+
+/// µs per call: the best of `rounds` rounds of `calls` calls.
+fn best_us(rounds: usize, calls: usize, mut f: impl FnMut()) -> f64 {
+    (0..rounds)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..calls {
+                f();
+            }
+            t.elapsed().as_secs_f64() * 1e6 / calls as f64
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+fn jax_us(calls: usize) -> Option<f64> {
+    let python = std::env::var("JAXRS_BENCH_PYTHON").unwrap_or_else(|_| "python3".into());
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/peer/dispatch_jax.py");
+    let out = std::process::Command::new(python).arg(script).arg(calls.to_string()).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .find_map(|l| l.strip_prefix("jax_call_block_until_ready_us: "))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+fn ratios() {
+    let (rounds, calls) = (7, 20_000);
+    let floor = Floor::new();
+    let f = jit(|x: Array| &x + 1.0);
+    let x = Array::from_vec(vec![0.0f32, 1.0, 2.0, 3.0], &[4]);
+    jaxrs_call(&f, &x);
+    // Interleave so both see the same machine state.
+    let mut floor_us = f64::INFINITY;
+    let mut jaxrs_us = f64::INFINITY;
+    for _ in 0..3 {
+        floor_us = floor_us.min(best_us(rounds, calls, || floor.call()));
+        jaxrs_us = jaxrs_us.min(best_us(rounds, calls, || jaxrs_call(&f, &x)));
+    }
+    println!("\ndispatch summary (best of {rounds} rounds x {calls} calls, x + 1 on f32[4]):");
+    println!("  raw PJRT execute+await floor: {floor_us:8.2} µs");
+    println!("  jaxrs jit call + await:       {jaxrs_us:8.2} µs   ratio to floor: {:.2}x", jaxrs_us / floor_us);
+    match jax_us(calls) {
+        Some(j) => println!("  JAX 0.10.2 f(x).block_until_ready(): {j:8.2} µs   jaxrs is {:.2}x faster", j / jaxrs_us),
+        None => println!("  JAX: not measured (set JAXRS_BENCH_PYTHON to a Python with jax==0.10.2)"),
+    }
+}
+
+criterion_group!(benches, bench);
+
+fn main() {
+    benches();
+    criterion::Criterion::default().configure_from_args().final_summary();
+    ratios();
+}

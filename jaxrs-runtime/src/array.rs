@@ -135,7 +135,13 @@ impl Array {
     pub fn arange(start: f64, stop: f64, step: f64, dtype: DType) -> Array {
         assert!(step != 0.0, "arange: step must not be zero");
         let n = ((stop - start) / step).ceil().max(0.0) as usize;
-        let values: Vec<f64> = (0..n).map(|i| start + i as f64 * step).collect();
+        // Computed in the dtype's own precision, as JAX does (`arange(0, 1, 0.3, f32)` ends at
+        // 0.90000004, not at the f32 nearest 0.9).
+        let values: Vec<f64> = match dtype {
+            DType::F64 => (0..n).map(|i| start + i as f64 * step).collect(),
+            d if d.is_float() => (0..n).map(|i| (start as f32 + i as f32 * step as f32) as f64).collect(),
+            _ => (0..n).map(|i| start + i as f64 * step).collect(),
+        };
         Array::from_f64s(&values, &[n], dtype)
     }
 

@@ -136,13 +136,15 @@ pub fn where_<'a>(cond: impl AsArg<'a>, x: impl AsArg<'a>, y: impl AsArg<'a>) ->
     let xy = unify("where", vec![x.as_arg(), y.as_arg()]);
     let mut xy = xy.into_iter();
     let (x, y) = (xy.next().expect("x"), xy.next().expect("y"));
+    let loc = Location::caller();
     let shape = crate::aval::broadcast_shapes(&cond.aval().shape, &x.aval().shape).unwrap_or_else(|| {
-        op_error("where", "shapes cannot be broadcast together", &[cond.aval(), x.aval(), y.aval()], Location::caller())
+        op_error("where", "shapes cannot be broadcast together", &[cond.aval(), x.aval(), y.aval()], loc)
     });
-    let cond = super::coerce(cond, DType::Bool, &shape);
-    let (dt, x_shape) = (x.aval().dtype, shape.clone());
-    let x = super::coerce(x, dt, &x_shape);
-    let y = super::coerce(y, dt, &shape);
+    let cond = super::coerce(cond, DType::Bool, false, &shape);
+    let (dt, weak) = (x.aval().dtype, x.aval().weak);
+    let x = super::coerce(x, dt, weak, &shape);
+    let y_weak = y.aval().weak;
+    let y = super::coerce(y, dt, y_weak, &shape);
     bind1(Select, &[cond.operand(), x.operand(), y.operand()])
 }
 

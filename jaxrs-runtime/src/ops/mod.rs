@@ -62,6 +62,12 @@ impl<'a> AsArg<'a> for Array {
     }
 }
 
+impl<'a> AsArg<'a> for Arg<'a> {
+    fn as_arg(self) -> Arg<'a> {
+        self
+    }
+}
+
 impl<'a, 'b> AsArg<'a> for &'b &'a Array {
     fn as_arg(self) -> Arg<'a> {
         Arg::Array(Cow::Borrowed(*self))
@@ -90,15 +96,14 @@ macro_rules! scalar_arg {
 }
 scalar_arg!(f32, f64, i32, i64, u32, u8, i8, bool);
 
-/// Converts an operand to `dtype` (keeping its weak flag) and broadcasts it to `shape`.
+/// Converts an operand to `dtype` and broadcasts it to `shape`.
 #[track_caller]
-pub(crate) fn coerce<'a>(arg: Arg<'a>, dtype: DType, shape: &[usize]) -> Arg<'a> {
+pub(crate) fn coerce<'a>(arg: Arg<'a>, dtype: DType, weak: bool, shape: &[usize]) -> Arg<'a> {
+    // A converted operand takes the promoted type whole, weakness included (JAX's rule:
+    // `int32_array > 0.5` compares two weak float32s).
     let arg = match arg {
-        Arg::Scalar(l) if l.dtype != dtype => Arg::Scalar(l.cast(dtype, l.weak)),
-        Arg::Array(a) if a.dtype() != dtype => {
-            let weak = a.is_weak();
-            Arg::Array(Cow::Owned(bind1(Convert { dtype, weak }, &[Operand::Array(&a)])))
-        }
+        Arg::Scalar(l) if l.dtype != dtype => Arg::Scalar(l.cast(dtype, weak)),
+        Arg::Array(a) if a.dtype() != dtype => Arg::Array(Cow::Owned(bind1(Convert { dtype, weak }, &[Operand::Array(&a)]))),
         other => other,
     };
     if arg.aval().shape == shape {
@@ -117,16 +122,16 @@ pub(crate) fn unify<'a>(op: &str, args: Vec<Arg<'a>>) -> Vec<Arg<'a>> {
     let avals: Vec<Aval> = args.iter().map(Arg::aval).collect();
     let (mut dtype, mut weak) = (avals[0].dtype, avals[0].weak);
     let mut shape = avals[0].shape.clone();
+    let loc = Location::caller();
     for a in &avals[1..] {
         (dtype, weak) = DType::promote(dtype, weak, a.dtype, a.weak);
         shape = broadcast_shapes(&shape, &a.shape)
-            .unwrap_or_else(|| op_error(op, "shapes cannot be broadcast together", &avals, Location::caller()));
+            .unwrap_or_else(|| op_error(op, "shapes cannot be broadcast together", &avals, loc));
     }
-    let _ = weak;
     // A loop, not a closure: closures drop `#[track_caller]`'s location.
     let mut out = Vec::with_capacity(args.len());
     for a in args {
-        out.push(coerce(a, dtype, &shape));
+        out.push(coerce(a, dtype, weak, &shape));
     }
     out
 }
@@ -134,8 +139,9 @@ pub(crate) fn unify<'a>(op: &str, args: Vec<Arg<'a>>) -> Vec<Arg<'a>> {
 /// Normalises an axis, or stops naming the op, the axis and the operand.
 #[track_caller]
 pub(crate) fn axis_of(op: &str, axis: i64, x: &Array) -> usize {
+    let loc = Location::caller();
     normalize_axis(axis, x.rank()).unwrap_or_else(|| {
-        op_error(op, &format!("axis {axis} is out of range for rank {}", x.rank()), &[x.aval().clone()], Location::caller())
+        op_error(op, &format!("axis {axis} is out of range for rank {}", x.rank()), &[x.aval().clone()], loc)
     })
 }
 

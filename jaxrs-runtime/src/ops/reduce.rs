@@ -11,20 +11,21 @@ use std::panic::Location;
 /// Resolves reduction axes to sorted, distinct, non-negative ones.
 #[track_caller]
 fn resolve_axes(op: &str, x: &Array, axes: Option<Vec<i64>>) -> Vec<usize> {
+    let loc = Location::caller();
     let mut out: Vec<usize> = match axes {
         None => (0..x.rank()).collect(),
         Some(list) => list
             .iter()
             .map(|&a| {
                 normalize_axis(a, x.rank()).unwrap_or_else(|| {
-                    op_error(op, &format!("axis {a} is out of range for rank {}", x.rank()), &[x.aval().clone()], Location::caller())
+                    op_error(op, &format!("axis {a} is out of range for rank {}", x.rank()), &[x.aval().clone()], loc)
                 })
             })
             .collect(),
     };
     out.sort_unstable();
     if out.windows(2).any(|w| w[0] == w[1]) {
-        op_error(op, "an axis is repeated", &[x.aval().clone()], Location::caller());
+        op_error(op, "an axis is repeated", &[x.aval().clone()], loc);
     }
     out
 }

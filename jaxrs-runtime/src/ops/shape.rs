@@ -91,8 +91,9 @@ impl Array {
     /// Inserts a size-1 axis at `axis` (which may be negative, counting in the result).
     #[track_caller]
     pub fn expand_dims(&self, axis: i64) -> Array {
+        let loc = Location::caller();
         let axis = normalize_axis(axis, self.rank() + 1).unwrap_or_else(|| {
-            op_error("expand_dims", &format!("axis {axis} is out of range"), &[self.aval().clone()], Location::caller())
+            op_error("expand_dims", &format!("axis {axis} is out of range"), &[self.aval().clone()], loc)
         });
         let mut shape = self.shape().to_vec();
         shape.insert(axis, 1);

@@ -168,6 +168,9 @@ impl Primitive for Binary {
         Ok(vec![inputs[0].clone().weak(inputs[0].weak && inputs[1].weak)])
     }
     fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        if matches!(self.0, BinaryOp::Max | BinaryOp::Min) && in_avals[0].dtype.is_float() {
+            return vec![nan_propagating_extreme(cx, self.0 == BinaryOp::Min, &ins[0], &ins[1], &in_avals[0])];
+        }
         let name = match (self.0, in_avals[0].dtype) {
             // On bool, add is or and mul is and (numpy's semantics).
             (BinaryOp::Add, DType::Bool) => "stablehlo.or",
@@ -177,6 +180,19 @@ impl Primitive for Binary {
         vec![cx.op1(name, &[&ins[0], &ins[1]], &[&in_avals[0], &in_avals[1]], "", &out[0])]
     }
     as_any!();
+}
+
+/// `max(a, b)` (or `min`) where a NaN operand wins, as JAX and the StableHLO spec say; XLA's
+/// CPU backend may otherwise return the other operand.
+pub(crate) fn nan_propagating_extreme(cx: &mut LowerCtx, is_min: bool, a: &str, b: &str, aval: &Aval) -> String {
+    let op = if is_min { "stablehlo.minimum" } else { "stablehlo.maximum" };
+    let m = cx.op1(op, &[a, b], &[aval, aval], "", aval);
+    let flags = aval.with_dtype(DType::Bool).weak(false);
+    let ne = compare_props(CompareOp::Ne, aval.dtype);
+    let a_nan = cx.op1("stablehlo.compare", &[a, a], &[aval, aval], &ne, &flags);
+    let b_nan = cx.op1("stablehlo.compare", &[b, b], &[aval, aval], &ne, &flags);
+    let b_or_m = cx.op1("stablehlo.select", &[&b_nan, b, &m], &[&flags, aval, aval], "", aval);
+    cx.op1("stablehlo.select", &[&a_nan, a, &b_or_m], &[&flags, aval, aval], "", aval)
 }
 
 /// A comparison direction.
@@ -235,7 +251,7 @@ impl Primitive for Compare {
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 2)?;
         same_shape_dtype(inputs)?;
-        Ok(vec![Aval::new(inputs[0].shape.clone(), DType::Bool)])
+        Ok(vec![Aval::new(inputs[0].shape.clone(), DType::Bool).weak(inputs[0].weak && inputs[1].weak)])
     }
     fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
         let props = compare_props(self.0, in_avals[0].dtype);

@@ -1,7 +1,7 @@
 //! Reductions: reduce over axes, argmax/argmin, cumulative sums.
 
 use super::arity;
-use super::elementwise::{compare_props, CompareOp};
+use super::elementwise::{compare_props, nan_propagating_extreme, CompareOp};
 use crate::aval::Aval;
 use crate::lower::{i64_array, LowerCtx};
 use crate::primitive::{as_any, tuple_str, Primitive};
@@ -66,7 +66,12 @@ impl ReduceOp {
 fn combiner_region(cx: &mut LowerCtx, op: ReduceOp, dtype: DType) -> String {
     let s = Aval::scalar(dtype);
     cx.region(&[s.clone(), s.clone()], |cx, args| {
-        let r = cx.op1(op.combiner(dtype), &[&args[0], &args[1]], &[&s, &s], "", &s);
+        let r = match op {
+            ReduceOp::Max | ReduceOp::Min if dtype.is_float() => {
+                nan_propagating_extreme(cx, op == ReduceOp::Min, &args[0], &args[1], &s)
+            }
+            _ => cx.op1(op.combiner(dtype), &[&args[0], &args[1]], &[&s, &s], "", &s),
+        };
         vec![(r, s.clone())]
     })
 }
@@ -142,8 +147,8 @@ impl Primitive for Argmax {
         let idx_aval = a.with_dtype(self.index_dtype).weak(false);
         let iota = cx.op1("stablehlo.iota", &[], &[], &format!("iota_dimension = {} : i64", self.axis), &idx_aval);
         let (sv, si) = (Aval::scalar(a.dtype), Aval::scalar(self.index_dtype));
-        let init_v = cx.splat(if self.is_min { f64::INFINITY } else { f64::NEG_INFINITY }, &sv);
-        let init_v = if a.dtype.is_float() { init_v } else { cx.splat(if self.is_min { ReduceOp::Min.identity(a.dtype) } else { ReduceOp::Max.identity(a.dtype) }, &sv) };
+        let extreme = if self.is_min { ReduceOp::Min } else { ReduceOp::Max };
+        let init_v = cx.splat(extreme.identity(a.dtype), &sv);
         let init_i = cx.splat(0.0, &si);
         let dir = if self.is_min { CompareOp::Lt } else { CompareOp::Gt };
         let b = Aval::scalar(DType::Bool);

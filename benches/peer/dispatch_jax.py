@@ -1,0 +1,29 @@
+"""JAX's side of benches/dispatch.rs: microseconds per cached call of the same tiny function.
+
+Run: python benches/peer/dispatch_jax.py [calls]   (needs `pip install jax==0.10.2`)
+Prints one line per measurement, `name: <µs per call>`; the Rust bench parses them.
+"""
+import sys
+import time
+
+import jax
+import jax.numpy as jnp
+
+
+def main() -> None:
+    calls = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
+    f = jax.jit(lambda x: x + 1.0)
+    x = jnp.arange(4, dtype=jnp.float32)
+    f(x).block_until_ready()  # compile
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            f(x).block_until_ready()
+        best = min(best, (time.perf_counter() - t0) / calls * 1e6)
+    print(f"jax_call_block_until_ready_us: {best:.3f}")
+    print(f"jax_version: {jax.__version__}")
+
+
+if __name__ == "__main__":
+    main()

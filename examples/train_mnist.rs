@@ -1,0 +1,134 @@
+//! Trains a two-layer MLP on 5,000 MNIST digits (`../shared/data/mnist_5k.csv.gz`): one jitted
+//! training step with the parameters donated, minibatch SGD, test accuracy each epoch.
+//!
+//! Run: `cargo run --release --example train_mnist [-- PATH_TO_mnist_5k.csv.gz]`
+//! (or set `JAXRS_DATA_DIR` to the folder holding the data sets).
+
+use jaxrs::prelude::*;
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::time::Instant;
+
+const HIDDEN: usize = 128;
+const CLASSES: usize = 10;
+const BATCH: usize = 100;
+const EPOCHS: usize = 8;
+const LEARNING_RATE: f32 = 0.1;
+
+#[derive(Tree, Clone)]
+struct Mlp {
+    w1: Array,
+    b1: Array,
+    w2: Array,
+    b2: Array,
+}
+
+/// One SGD step on the softmax cross-entropy of the MLP; returns the new parameters and the
+/// batch loss. The backward pass is written out by hand.
+#[jit(donate = params)]
+fn train_step(params: Mlp, x: &Array, labels: &Array, lr: f32) -> (Mlp, Array) {
+    let targets = Array::one_hot(labels, CLASSES, DType::F32);
+    let pre = x.matmul(&params.w1) + &params.b1;
+    let hidden = pre.relu();
+    let logits = hidden.matmul(&params.w2) + &params.b2;
+    let log_probs = logits.log_softmax(-1);
+    let loss = -(&targets * &log_probs).sum(-1, false).mean(None, false);
+
+    let n = x.shape()[0] as f32;
+    let d_logits = (log_probs.exp() - &targets) / n;
+    let d_w2 = hidden.t().matmul(&d_logits);
+    let d_b2 = d_logits.sum(0, false);
+    let d_hidden = d_logits.matmul(&params.w2.t()) * pre.gt(0.0).astype(DType::F32);
+    let d_w1 = x.t().matmul(&d_hidden);
+    let d_b1 = d_hidden.sum(0, false);
+    let updated = Mlp {
+        w1: &params.w1 - d_w1 * lr,
+        b1: &params.b1 - d_b1 * lr,
+        w2: &params.w2 - d_w2 * lr,
+        b2: &params.b2 - d_b2 * lr,
+    };
+    (updated, loss)
+}
+
+#[jit]
+fn accuracy(params: &Mlp, x: &Array, labels: &Array) -> Array {
+    let hidden = (x.matmul(&params.w1) + &params.b1).relu();
+    let logits = hidden.matmul(&params.w2) + &params.b2;
+    logits.argmax(-1, false).eq(labels).astype(DType::F32).mean(None, false)
+}
+
+/// Deterministic normal samples (xorshift + Box-Muller), so runs are reproducible.
+fn normal(n: usize, scale: f32, seed: &mut u64) -> Vec<f32> {
+    let mut uniform = || {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        ((*seed >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    };
+    (0..n)
+        .map(|_| {
+            let (u, v) = (uniform(), uniform());
+            ((-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()) as f32 * scale
+        })
+        .collect()
+}
+
+fn data_path() -> PathBuf {
+    if let Some(p) = std::env::args().nth(1) {
+        return p.into();
+    }
+    let dir = std::env::var("JAXRS_DATA_DIR").map(PathBuf::from).unwrap_or_else(|_| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data")));
+    dir.join("mnist_5k.csv.gz")
+}
+
+/// Pixels scaled to [0, 1] and labels, from the gzip CSV (784 pixels then the label).
+fn load(path: &PathBuf) -> (Vec<f32>, Vec<i32>) {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("cannot open {}: {e}", path.display()));
+    let (mut pixels, mut labels) = (Vec::new(), Vec::new());
+    for line in BufReader::new(flate2::read::GzDecoder::new(file)).lines() {
+        let line = line.expect("gzip CSV");
+        let values: Vec<f32> = line.split(',').map(|v| v.trim().parse().expect("number")).collect();
+        assert_eq!(values.len(), 785, "expected 784 pixels and a label");
+        pixels.extend(values[..784].iter().map(|p| p / 255.0));
+        labels.push(values[784] as i32);
+    }
+    (pixels, labels)
+}
+
+fn main() {
+    let path = data_path();
+    let (pixels, labels) = load(&path);
+    let n = labels.len();
+    let n_test = n / 10;
+    let n_train = n - n_test;
+    println!("MNIST: {n} digits from {} ({n_train} train, {n_test} test)", path.display());
+    let test_x = Array::from_slice(&pixels[n_train * 784..], &[n_test, 784]);
+    let test_y = Array::from_slice(&labels[n_train..], &[n_test]);
+
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut params = Mlp {
+        w1: Array::from_vec(normal(784 * HIDDEN, (2.0f32 / 784.0).sqrt(), &mut seed), &[784, HIDDEN]),
+        b1: Array::zeros(&[HIDDEN], DType::F32),
+        w2: Array::from_vec(normal(HIDDEN * CLASSES, (1.0f32 / HIDDEN as f32).sqrt(), &mut seed), &[HIDDEN, CLASSES]),
+        b2: Array::zeros(&[CLASSES], DType::F32),
+    };
+    let start = Instant::now();
+    for epoch in 1..=EPOCHS {
+        let mut total = 0.0;
+        for b in 0..n_train / BATCH {
+            let rows = b * BATCH..(b + 1) * BATCH;
+            let x = Array::from_slice(&pixels[rows.start * 784..rows.end * 784], &[BATCH, 784]);
+            let y = Array::from_slice(&labels[rows], &[BATCH]);
+            let (p, loss) = train_step(params, &x, &y, LEARNING_RATE);
+            params = p;
+            total += loss.item::<f32>();
+        }
+        let acc = accuracy(&params, &test_x, &test_y).item::<f32>();
+        println!("epoch {epoch}: train loss {:.4}, test accuracy {:.1}%", total / (n_train / BATCH) as f32, acc * 100.0);
+    }
+    println!(
+        "{EPOCHS} epochs in {:.2?}; train_step compiled {} time(s)",
+        start.elapsed(),
+        train_step::jit_site().cache_misses()
+    );
+}

@@ -1,0 +1,217 @@
+//! `#[jit]` and `jit(f)`: caching, retracing and its explanation, static and traced scalars,
+//! donation, threads, error messages.
+
+use jaxrs::prelude::*;
+use jaxrs::{make_jaxpr, stablehlo};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+fn arr(v: &[f32]) -> Array {
+    Array::from_slice(v, &[v.len()])
+}
+
+#[jit]
+fn affine(x: &Array, scale: f32) -> Array {
+    x * scale + 1.0
+}
+
+#[test]
+fn same_avals_hit_the_cache_and_a_new_shape_retraces_with_a_reason() {
+    let before = affine::jit_site().cache_misses();
+    assert_eq!(affine(&arr(&[1.0, 2.0, 3.0]), 2.0).to_vec::<f32>(), vec![3.0, 5.0, 7.0]);
+    // A new value of a traced scalar is not a new signature.
+    assert_eq!(affine(&arr(&[1.0, 2.0, 3.0]), 3.0).to_vec::<f32>(), vec![4.0, 7.0, 10.0]);
+    assert_eq!(affine(&arr(&[0.0, 0.0, 0.0]), 0.5).to_vec::<f32>(), vec![1.0, 1.0, 1.0]);
+    assert_eq!(affine::jit_site().cache_misses(), before + 1);
+    assert_eq!(affine(&arr(&[1.0, 2.0, 3.0, 4.0]), 1.0).to_vec::<f32>(), vec![2.0, 3.0, 4.0, 5.0]);
+    assert_eq!(affine::jit_site().cache_misses(), before + 2);
+    let why = affine::jit_site().last_miss_explanation().expect("explained");
+    assert!(why.contains("f32[3]") && why.contains("f32[4]"), "{why}");
+    assert!(why.contains("affine"), "{why}");
+}
+
+#[jit(static = n)]
+fn power_sum(x: &Array, n: i32) -> Array {
+    x.powi(n).sum(None, false)
+}
+
+#[test]
+fn a_new_static_value_retraces_and_says_so() {
+    let x = arr(&[1.0, 2.0]);
+    assert_eq!(power_sum(&x, 2).item::<f32>(), 5.0);
+    assert_eq!(power_sum(&x, 2).item::<f32>(), 5.0);
+    assert_eq!(power_sum::jit_site().cache_misses(), 1);
+    assert_eq!(power_sum(&x, 3).item::<f32>(), 9.0);
+    assert_eq!(power_sum::jit_site().cache_misses(), 2);
+    let why = power_sum::jit_site().last_miss_explanation().unwrap();
+    assert!(why.contains("static") && why.contains('2') && why.contains('3'), "{why}");
+}
+
+#[jit(static = lr)]
+fn scaled(x: &Array, lr: f64) -> Array {
+    x * lr
+}
+
+#[test]
+fn float_statics_are_keyed_by_value() {
+    let x = arr(&[2.0]);
+    assert_eq!(scaled(&x, 0.5).item::<f32>(), 1.0);
+    assert_eq!(scaled(&x, 0.5).item::<f32>(), 1.0);
+    assert_eq!(scaled(&x, 0.25).item::<f32>(), 0.5);
+    assert_eq!(scaled::jit_site().cache_misses(), 2);
+}
+
+#[jit(donate = x)]
+fn double_in_place(x: Array) -> Array {
+    &x * 2.0
+}
+
+#[test]
+fn a_donated_unshared_buffer_is_reused_for_the_output() {
+    let x = Array::from_vec(vec![1.0f32; 1024], &[1024]);
+    let y = double_in_place(x);
+    assert_eq!(y.to_vec::<f32>(), vec![2.0f32; 1024]);
+    let stats = double_in_place::jit_site().last_compiled_memory_stats().expect("stats");
+    assert_eq!(stats.alias_bytes, 4096, "{stats:?}");
+    // And the buffer really goes: donate one we can still observe through the executable's
+    // own view (the output of a previous call, moved in).
+    let z = double_in_place(y);
+    assert_eq!(z.to_vec::<f32>(), vec![4.0f32; 1024]);
+}
+
+#[test]
+fn a_donated_buffer_shared_with_a_clone_stays_readable() {
+    let x = Array::from_vec(vec![3.0f32; 8], &[8]);
+    let keep = x.clone();
+    let y = double_in_place(x);
+    assert_eq!(y.to_vec::<f32>(), vec![6.0f32; 8]);
+    assert!(!keep.is_deleted());
+    assert_eq!(keep.to_vec::<f32>(), vec![3.0f32; 8]);
+}
+
+#[test]
+fn closures_donate_through_jit_with_ownership() {
+    let f = jit(|x: Array| &x + 1.0).donate_argument();
+    let x = Array::from_vec(vec![1.0f32; 16], &[16]);
+    let y: Array = f.call(x);
+    assert_eq!(y.to_vec::<f32>(), vec![2.0f32; 16]);
+    assert_eq!(f.site().last_compiled_memory_stats().unwrap().alias_bytes, 64);
+}
+
+#[derive(Tree, Clone, Debug)]
+struct Linear {
+    w: Array,
+    b: Array,
+}
+
+#[jit(donate = params)]
+fn sgd_step(params: Linear, x: &Array, y: &Array, lr: f32) -> (Linear, Array) {
+    // Least squares on a linear model, with its gradient written out.
+    let pred = x.matmul(&params.w) + &params.b;
+    let err = &pred - y;
+    let n = x.shape()[0] as f32;
+    let loss = (&err * &err).mean(None, false);
+    let gw = x.t().matmul(&err) * (2.0 / n);
+    let gb = err.sum(0, false) * (2.0 / n);
+    let updated = Linear { w: &params.w - &gw * lr, b: &params.b - &gb * lr };
+    (updated, loss)
+}
+
+#[test]
+fn a_tree_of_parameters_is_donated_and_updated() {
+    let x = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2]);
+    let y = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3, 1]);
+    let mut params = Linear { w: Array::zeros(&[2, 1], DType::F32), b: Array::zeros(&[1], DType::F32) };
+    let mut losses = vec![];
+    for _ in 0..50 {
+        let (p, loss) = sgd_step(params, &x, &y, 0.02);
+        params = p;
+        losses.push(loss.item::<f32>());
+    }
+    assert_eq!(sgd_step::jit_site().cache_misses(), 1);
+    assert!(losses[49] < losses[0] * 0.05, "{losses:?}");
+    // The same steps run eagerly give the same numbers.
+    let mut eager = Linear { w: Array::zeros(&[2, 1], DType::F32), b: Array::zeros(&[1], DType::F32) };
+    for (step, want) in losses.iter().enumerate().take(5) {
+        let pred = x.matmul(&eager.w) + &eager.b;
+        let err = &pred - &y;
+        let loss = (&err * &err).mean(None, false).item::<f32>();
+        assert!((loss - want).abs() <= 1e-6 * want.abs().max(1.0), "step {step}: {loss} vs {want}");
+        let gw = x.t().matmul(&err) * (2.0 / 3.0);
+        let gb = err.sum(0, false) * (2.0 / 3.0);
+        eager = Linear { w: &eager.w - &gw * 0.02, b: &eager.b - &gb * 0.02 };
+    }
+}
+
+#[jit]
+fn mlp(x: &Array, w1: &Array, w2: &Array) -> Array {
+    x.matmul(w1).gelu().matmul(w2).log_softmax(-1)
+}
+
+#[test]
+fn jit_equals_eager() {
+    let x = Array::from_vec((0..12).map(|i| i as f32 * 0.1 - 0.5).collect(), &[3, 4]);
+    let w1 = Array::from_vec((0..20).map(|i| ((i * 7) % 11) as f32 * 0.1 - 0.5).collect(), &[4, 5]);
+    let w2 = Array::from_vec((0..10).map(|i| ((i * 3) % 7) as f32 * 0.2 - 0.6).collect(), &[5, 2]);
+    let jitted = mlp(&x, &w1, &w2).to_vec::<f32>();
+    let eager = x.matmul(&w1).gelu().matmul(&w2).log_softmax(-1).to_vec::<f32>();
+    for (a, b) in jitted.iter().zip(&eager) {
+        assert!((a - b).abs() <= 1e-6, "{jitted:?} vs {eager:?}");
+    }
+}
+
+#[test]
+fn four_threads_share_one_jitted_function() {
+    let handles: Vec<_> = (0..4)
+        .map(|t| {
+            std::thread::spawn(move || {
+                for i in 0..50 {
+                    let v = (t * 100 + i) as f32;
+                    let y = affine(&arr(&[v, v + 1.0]), 2.0);
+                    assert_eq!(y.to_vec::<f32>(), vec![2.0 * v + 1.0, 2.0 * v + 3.0]);
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().expect("thread");
+    }
+}
+
+const MISMATCH_LINE: u32 = line!() + 3;
+#[jit]
+fn mismatched(a: &Array, b: &Array) -> Array {
+    a + b
+}
+
+#[test]
+fn a_shape_mismatch_names_the_op_the_shapes_and_the_users_line() {
+    let line = MISMATCH_LINE;
+    let err = catch_unwind(AssertUnwindSafe(|| mismatched(&arr(&[1.0, 2.0, 3.0]), &arr(&[1.0; 4]))))
+        .expect_err("must panic");
+    let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(msg.contains("add"), "{msg}");
+    assert!(msg.contains("f32[3]") && msg.contains("f32[4]"), "{msg}");
+    assert!(msg.contains(&format!("tests/jit.rs:{line}")), "{msg}");
+}
+
+#[test]
+fn ir_and_stablehlo_can_be_printed_with_source_lines() {
+    let x = arr(&[1.0, 2.0]);
+    let jaxpr = make_jaxpr(|x: Array| affine(&x, 3.0).exp(), &x);
+    let text = jaxpr.to_string();
+    assert!(text.contains("mul") && text.contains("add") && text.contains("exp"), "{text}");
+    let hlo = stablehlo(|x: Array| affine(&x, 3.0).exp(), &x);
+    assert!(hlo.contains("stablehlo.exponential"), "{hlo}");
+    assert!(hlo.contains("tests/jit.rs"), "{hlo}");
+}
+
+#[test]
+fn captured_arrays_become_inputs_not_literals() {
+    let big = Array::from_vec(vec![1.5f32; 1000], &[1000]);
+    let hlo = stablehlo(|x: Array| &x + &big, &Array::zeros(&[1000], DType::F32));
+    assert!(!hlo.contains("1.5"), "the captured array was pasted in");
+    assert!(hlo.contains("%arg1: tensor<1000xf32>"), "{hlo}");
+    let f = jit(|x: Array| &x + &big);
+    let y: Array = f.call(Array::ones(&[1000], DType::F32));
+    assert_eq!(y.to_vec::<f32>(), vec![2.5f32; 1000]);
+}
