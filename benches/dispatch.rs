@@ -29,15 +29,25 @@ struct Floor {
 impl Floor {
     fn new() -> Floor {
         let client = default_client().expect("PJRT client");
-        let exe = client.compile(MODULE, &CompileOptions::single_device()).expect("compile");
-        let bytes: Vec<u8> = [0.0f32, 1.0, 2.0, 3.0].iter().flat_map(|v| v.to_le_bytes()).collect();
-        let input = client.buffer_from_host(&bytes, DType::F32, &[4], &client.devices()[0]).expect("upload");
+        let exe = client
+            .compile(MODULE, &CompileOptions::single_device())
+            .expect("compile");
+        let bytes: Vec<u8> = [0.0f32, 1.0, 2.0, 3.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let input = client
+            .buffer_from_host(&bytes, DType::F32, &[4], &client.devices()[0])
+            .expect("upload");
         Floor { exe, input }
     }
 
     /// One execute, awaiting the result, then freeing it: the least any jit call must do.
     fn call(&self) {
-        let out = self.exe.execute(&[vec![&self.input]], &[]).expect("execute");
+        let out = self
+            .exe
+            .execute(&[vec![&self.input]], &[])
+            .expect("execute");
         out[0][0].block_until_ready().expect("await");
     }
 }
@@ -54,7 +64,9 @@ fn bench(c: &mut Criterion) {
     jaxrs_call(&f, &x);
     let mut g = c.benchmark_group("dispatch");
     g.bench_function("pjrt_floor_execute_await", |b| b.iter(|| floor.call()));
-    g.bench_function("jaxrs_jit_call_block_until_ready", |b| b.iter(|| jaxrs_call(&f, black_box(&x))));
+    g.bench_function("jaxrs_jit_call_block_until_ready", |b| {
+        b.iter(|| jaxrs_call(&f, black_box(&x)))
+    });
     g.finish();
 }
 
@@ -74,7 +86,11 @@ fn best_us(rounds: usize, calls: usize, mut f: impl FnMut()) -> f64 {
 fn jax_us(calls: usize) -> Option<f64> {
     let python = std::env::var("JAXRS_BENCH_PYTHON").unwrap_or_else(|_| "python3".into());
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/peer/dispatch_jax.py");
-    let out = std::process::Command::new(python).arg(script).arg(calls.to_string()).output().ok()?;
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .arg(calls.to_string())
+        .output()
+        .ok()?;
     if !out.status.success() {
         return None;
     }
@@ -99,10 +115,18 @@ fn ratios() {
     }
     println!("\ndispatch summary (best of {rounds} rounds x {calls} calls, x + 1 on f32[4]):");
     println!("  raw PJRT execute+await floor: {floor_us:8.2} µs");
-    println!("  jaxrs jit call + await:       {jaxrs_us:8.2} µs   ratio to floor: {:.2}x", jaxrs_us / floor_us);
+    println!(
+        "  jaxrs jit call + await:       {jaxrs_us:8.2} µs   ratio to floor: {:.2}x",
+        jaxrs_us / floor_us
+    );
     match jax_us(calls) {
-        Some(j) => println!("  JAX 0.10.2 f(x).block_until_ready(): {j:8.2} µs   jaxrs is {:.2}x faster", j / jaxrs_us),
-        None => println!("  JAX: not measured (set JAXRS_BENCH_PYTHON to a Python with jax==0.10.2)"),
+        Some(j) => println!(
+            "  JAX 0.10.2 f(x).block_until_ready(): {j:8.2} µs   jaxrs is {:.2}x faster",
+            j / jaxrs_us
+        ),
+        None => {
+            println!("  JAX: not measured (set JAXRS_BENCH_PYTHON to a Python with jax==0.10.2)")
+        }
     }
 }
 
@@ -110,6 +134,8 @@ criterion_group!(benches, bench);
 
 fn main() {
     benches();
-    criterion::Criterion::default().configure_from_args().final_summary();
+    criterion::Criterion::default()
+        .configure_from_args()
+        .final_summary();
     ratios();
 }

@@ -46,11 +46,19 @@ fn dtype(v: &Value) -> DType {
 }
 
 fn shape(v: &Value) -> Vec<usize> {
-    v.as_array().expect("shape").iter().map(|d| d.as_u64().expect("dim") as usize).collect()
+    v.as_array()
+        .expect("shape")
+        .iter()
+        .map(|d| d.as_u64().expect("dim") as usize)
+        .collect()
 }
 
 fn ints(v: &Value) -> Vec<i64> {
-    v.as_array().expect("ints").iter().map(|d| d.as_i64().expect("int")).collect()
+    v.as_array()
+        .expect("ints")
+        .iter()
+        .map(|d| d.as_i64().expect("int"))
+        .collect()
 }
 
 fn usizes(v: &Value) -> Vec<usize> {
@@ -58,7 +66,12 @@ fn usizes(v: &Value) -> Vec<usize> {
 }
 
 fn array(v: &Value) -> Array {
-    let values: Vec<f64> = v["data"].as_array().expect("data").iter().map(number).collect();
+    let values: Vec<f64> = v["data"]
+        .as_array()
+        .expect("data")
+        .iter()
+        .map(number)
+        .collect();
     Array::from_f64s(&values, &shape(&v["shape"]), dtype(&v["dtype"]))
 }
 
@@ -162,10 +175,19 @@ fn apply(c: &Case, x: &[In]) -> Array {
             }
         };
     }
-    let all: Vec<Array> = x.iter().filter_map(|i| if let In::Arr(a) = i { Some(a.clone()) } else { None }).collect();
+    let all: Vec<Array> = x
+        .iter()
+        .filter_map(|i| {
+            if let In::Arr(a) = i {
+                Some(a.clone())
+            } else {
+                None
+            }
+        })
+        .collect();
     match c.op.as_str() {
-        "add" | "sub" | "mul" | "div" | "rem" | "pow" | "maximum" | "minimum" | "eq" | "ne" | "lt" | "le" | "gt"
-        | "ge" | "logical_and" | "logical_or" => binary(&c.op, &x[0], &x[1]),
+        "add" | "sub" | "mul" | "div" | "rem" | "pow" | "maximum" | "minimum" | "eq" | "ne"
+        | "lt" | "le" | "gt" | "ge" | "logical_and" | "logical_or" => binary(&c.op, &x[0], &x[1]),
         "neg" => -arr(&x[0]),
         "exp" => arr(&x[0]).exp(),
         "log" => arr(&x[0]).log(),
@@ -191,9 +213,9 @@ fn apply(c: &Case, x: &[In]) -> Array {
         "where" => {
             let pick = |i: &In| match i {
                 In::Arr(a) => jaxrs::ops::Arg::Array(std::borrow::Cow::Owned(a.clone())),
-                In::Float(s) => jaxrs::AsArg::as_arg(*s),
-                In::Int(s) => jaxrs::AsArg::as_arg(*s),
-                In::Bool(s) => jaxrs::AsArg::as_arg(*s),
+                In::Float(s) => jaxrs::IntoArg::into_arg(*s),
+                In::Int(s) => jaxrs::IntoArg::into_arg(*s),
+                In::Bool(s) => jaxrs::IntoArg::into_arg(*s),
             };
             where_(arr(&x[0]), pick(&x[1]), pick(&x[2]))
         }
@@ -215,12 +237,25 @@ fn apply(c: &Case, x: &[In]) -> Array {
         "squeeze" => arr(&x[0]).squeeze(ints(&p["axes"])),
         "concatenate" => Array::concatenate(&all, axis()),
         "stack" => Array::stack(&all, axis()),
-        "slice" => arr(&x[0]).slice(&usizes(&p["start"]), &usizes(&p["limit"]), &usizes(&p["strides"])),
-        "pad" => arr(&x[0]).pad(&ints(&p["low"]), &ints(&p["high"]), &ints(&p["interior"]), number(&p["value"])),
+        "slice" => arr(&x[0]).slice(
+            &usizes(&p["start"]),
+            &usizes(&p["limit"]),
+            &usizes(&p["strides"]),
+        ),
+        "pad" => arr(&x[0]).pad(
+            &ints(&p["low"]),
+            &ints(&p["high"]),
+            &ints(&p["interior"]),
+            number(&p["value"]),
+        ),
         "dynamic_slice" => all[0].dynamic_slice(&all[1..], &usizes(&p["sizes"])),
         "dynamic_update_slice" => all[0].dynamic_update_slice(&all[1], &all[2..]),
         "take" => all[0].take(&all[1], axis()),
-        "one_hot" => Array::one_hot(&all[0], p["num_classes"].as_u64().unwrap() as usize, dtype(&p["dtype"])),
+        "one_hot" => Array::one_hot(
+            &all[0],
+            p["num_classes"].as_u64().unwrap() as usize,
+            dtype(&p["dtype"]),
+        ),
         "matmul" => all[0].matmul(&all[1]),
         "dot_general" => {
             let (c_, b_) = (&p["contracting"], &p["batch"]);
@@ -232,24 +267,57 @@ fn apply(c: &Case, x: &[In]) -> Array {
             };
             all[0].dot_general(&all[1], &dims)
         }
-        "iota" => Array::iota(dtype(&p["dtype"]), &usizes(&p["shape"]), p["dimension"].as_u64().unwrap() as usize),
+        "iota" => Array::iota(
+            dtype(&p["dtype"]),
+            &usizes(&p["shape"]),
+            p["dimension"].as_u64().unwrap() as usize,
+        ),
         "astype" => all[0].astype(dtype(&p["dtype"])),
         "stop_gradient" => stop_gradient(&all[0]),
-        "arange" => Array::arange(number(&p["start"]), number(&p["stop"]), number(&p["step"]), dtype(&p["dtype"])),
+        "arange" => Array::arange(
+            number(&p["start"]),
+            number(&p["stop"]),
+            number(&p["step"]),
+            dtype(&p["dtype"]),
+        ),
         "eye" => Array::eye(p["n"].as_u64().unwrap() as usize, dtype(&p["dtype"])),
         "zeros" => Array::zeros(&usizes(&p["shape"]), dtype(&p["dtype"])),
         "ones" => Array::ones(&usizes(&p["shape"]), dtype(&p["dtype"])),
-        "full" => Array::full(&usizes(&p["shape"]), number(&p["value"]), dtype(&p["dtype"])),
+        "full" => Array::full(
+            &usizes(&p["shape"]),
+            number(&p["value"]),
+            dtype(&p["dtype"]),
+        ),
         other => panic!("no Rust mapping for op {other}"),
     }
 }
 
 /// Runs `c` under `jit`: its array operands become the jitted function's inputs.
 fn apply_jit(c: &Case) -> Array {
-    let arrays: Vec<Array> = c.inputs.iter().filter_map(|i| if let In::Arr(a) = i { Some(a.clone()) } else { None }).collect();
+    let arrays: Vec<Array> = c
+        .inputs
+        .iter()
+        .filter_map(|i| {
+            if let In::Arr(a) = i {
+                Some(a.clone())
+            } else {
+                None
+            }
+        })
+        .collect();
     let f = jit(|xs: Vec<Array>| {
         let mut it = xs.into_iter();
-        let ins: Vec<In> = c.inputs.iter().map(|i| if let In::Arr(_) = i { In::Arr(it.next().unwrap()) } else { i.clone() }).collect();
+        let ins: Vec<In> = c
+            .inputs
+            .iter()
+            .map(|i| {
+                if let In::Arr(_) = i {
+                    In::Arr(it.next().unwrap())
+                } else {
+                    i.clone()
+                }
+            })
+            .collect();
         apply(c, &ins)
     });
     f.call(arrays)
@@ -259,14 +327,26 @@ fn check(c: &Case, got: &Array, mode: &str) -> Result<(), String> {
     let want_dtype = dtype(&c.want["dtype"]);
     let want_shape = shape(&c.want["shape"]);
     if got.dtype() != want_dtype || got.shape() != want_shape.as_slice() {
-        return Err(format!("{mode}: got {:?}, want {}{want_shape:?}", got.aval(), want_dtype.name()));
+        return Err(format!(
+            "{mode}: got {:?}, want {}{want_shape:?}",
+            got.aval(),
+            want_dtype.name()
+        ));
     }
     if let Some(w) = c.want_weak {
         if got.is_weak() != w {
-            return Err(format!("{mode}: weak type {} but JAX says {w}", got.is_weak()));
+            return Err(format!(
+                "{mode}: weak type {} but JAX says {w}",
+                got.is_weak()
+            ));
         }
     }
-    let want: Vec<f64> = c.want["data"].as_array().unwrap().iter().map(number).collect();
+    let want: Vec<f64> = c.want["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(number)
+        .collect();
     let got_v = got.to_f64_vec();
     for (i, (g, w)) in got_v.iter().zip(&want).enumerate() {
         let ok = if w.is_nan() {
@@ -277,7 +357,10 @@ fn check(c: &Case, got: &Array, mode: &str) -> Result<(), String> {
             (g - w).abs() <= c.atol + c.rtol * w.abs()
         };
         if !ok {
-            return Err(format!("{mode}: element {i}: got {g}, want {w} (rtol {}, atol {})", c.rtol, c.atol));
+            return Err(format!(
+                "{mode}: element {i}: got {g}, want {w} (rtol {}, atol {})",
+                c.rtol, c.atol
+            ));
         }
     }
     Ok(())
@@ -298,8 +381,15 @@ fn run_file(file: &str) {
                     }
                 }
                 Err(p) => {
-                    let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
-                    failures.push(format!("{}: {mode} panicked: {}", c.name, msg.unwrap_or_default()));
+                    let msg = p
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
+                    failures.push(format!(
+                        "{}: {mode} panicked: {}",
+                        c.name,
+                        msg.unwrap_or_default()
+                    ));
                 }
             }
         }
@@ -309,7 +399,12 @@ fn run_file(file: &str) {
         "{} of {} cases in {file} differ from JAX:\n{}",
         failures.len(),
         cases.len(),
-        failures.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
+        failures
+            .iter()
+            .take(40)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
 

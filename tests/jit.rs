@@ -17,14 +17,28 @@ fn affine(x: &Array, scale: f32) -> Array {
 #[test]
 fn same_avals_hit_the_cache_and_a_new_shape_retraces_with_a_reason() {
     let before = affine::jit_site().cache_misses();
-    assert_eq!(affine(&arr(&[1.0, 2.0, 3.0]), 2.0).to_vec::<f32>(), vec![3.0, 5.0, 7.0]);
+    assert_eq!(
+        affine(&arr(&[1.0, 2.0, 3.0]), 2.0).to_vec::<f32>(),
+        vec![3.0, 5.0, 7.0]
+    );
     // A new value of a traced scalar is not a new signature.
-    assert_eq!(affine(&arr(&[1.0, 2.0, 3.0]), 3.0).to_vec::<f32>(), vec![4.0, 7.0, 10.0]);
-    assert_eq!(affine(&arr(&[0.0, 0.0, 0.0]), 0.5).to_vec::<f32>(), vec![1.0, 1.0, 1.0]);
+    assert_eq!(
+        affine(&arr(&[1.0, 2.0, 3.0]), 3.0).to_vec::<f32>(),
+        vec![4.0, 7.0, 10.0]
+    );
+    assert_eq!(
+        affine(&arr(&[0.0, 0.0, 0.0]), 0.5).to_vec::<f32>(),
+        vec![1.0, 1.0, 1.0]
+    );
     assert_eq!(affine::jit_site().cache_misses(), before + 1);
-    assert_eq!(affine(&arr(&[1.0, 2.0, 3.0, 4.0]), 1.0).to_vec::<f32>(), vec![2.0, 3.0, 4.0, 5.0]);
+    assert_eq!(
+        affine(&arr(&[1.0, 2.0, 3.0, 4.0]), 1.0).to_vec::<f32>(),
+        vec![2.0, 3.0, 4.0, 5.0]
+    );
     assert_eq!(affine::jit_site().cache_misses(), before + 2);
-    let why = affine::jit_site().last_miss_explanation().expect("explained");
+    let why = affine::jit_site()
+        .last_miss_explanation()
+        .expect("explained");
     assert!(why.contains("f32[3]") && why.contains("f32[4]"), "{why}");
     assert!(why.contains("affine"), "{why}");
 }
@@ -43,7 +57,10 @@ fn a_new_static_value_retraces_and_says_so() {
     assert_eq!(power_sum(&x, 3).item::<f32>(), 9.0);
     assert_eq!(power_sum::jit_site().cache_misses(), 2);
     let why = power_sum::jit_site().last_miss_explanation().unwrap();
-    assert!(why.contains("static") && why.contains('2') && why.contains('3'), "{why}");
+    assert!(
+        why.contains("static") && why.contains('2') && why.contains('3'),
+        "{why}"
+    );
 }
 
 #[jit(static = lr)]
@@ -70,7 +87,9 @@ fn a_donated_unshared_buffer_is_reused_for_the_output() {
     let x = Array::from_vec(vec![1.0f32; 1024], &[1024]);
     let y = double_in_place(x);
     assert_eq!(y.to_vec::<f32>(), vec![2.0f32; 1024]);
-    let stats = double_in_place::jit_site().last_compiled_memory_stats().expect("stats");
+    let stats = double_in_place::jit_site()
+        .last_compiled_memory_stats()
+        .expect("stats");
     assert_eq!(stats.alias_bytes, 4096, "{stats:?}");
     // And the buffer really goes: donate one we can still observe through the executable's
     // own view (the output of a previous call, moved in).
@@ -94,7 +113,10 @@ fn closures_donate_through_jit_with_ownership() {
     let x = Array::from_vec(vec![1.0f32; 16], &[16]);
     let y: Array = f.call(x);
     assert_eq!(y.to_vec::<f32>(), vec![2.0f32; 16]);
-    assert_eq!(f.site().last_compiled_memory_stats().unwrap().alias_bytes, 64);
+    assert_eq!(
+        f.site().last_compiled_memory_stats().unwrap().alias_bytes,
+        64
+    );
 }
 
 #[derive(Tree, Clone, Debug)]
@@ -112,7 +134,10 @@ fn sgd_step(params: Linear, x: &Array, y: &Array, lr: f32) -> (Linear, Array) {
     let loss = (&err * &err).mean(None, false);
     let gw = x.t().matmul(&err) * (2.0 / n);
     let gb = err.sum(0, false) * (2.0 / n);
-    let updated = Linear { w: &params.w - &gw * lr, b: &params.b - &gb * lr };
+    let updated = Linear {
+        w: &params.w - &gw * lr,
+        b: &params.b - &gb * lr,
+    };
     (updated, loss)
 }
 
@@ -120,7 +145,10 @@ fn sgd_step(params: Linear, x: &Array, y: &Array, lr: f32) -> (Linear, Array) {
 fn a_tree_of_parameters_is_donated_and_updated() {
     let x = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2]);
     let y = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3, 1]);
-    let mut params = Linear { w: Array::zeros(&[2, 1], DType::F32), b: Array::zeros(&[1], DType::F32) };
+    let mut params = Linear {
+        w: Array::zeros(&[2, 1], DType::F32),
+        b: Array::zeros(&[1], DType::F32),
+    };
     let mut losses = vec![];
     for _ in 0..50 {
         let (p, loss) = sgd_step(params, &x, &y, 0.02);
@@ -130,15 +158,24 @@ fn a_tree_of_parameters_is_donated_and_updated() {
     assert_eq!(sgd_step::jit_site().cache_misses(), 1);
     assert!(losses[49] < losses[0] * 0.05, "{losses:?}");
     // The same steps run eagerly give the same numbers.
-    let mut eager = Linear { w: Array::zeros(&[2, 1], DType::F32), b: Array::zeros(&[1], DType::F32) };
+    let mut eager = Linear {
+        w: Array::zeros(&[2, 1], DType::F32),
+        b: Array::zeros(&[1], DType::F32),
+    };
     for (step, want) in losses.iter().enumerate().take(5) {
         let pred = x.matmul(&eager.w) + &eager.b;
         let err = &pred - &y;
         let loss = (&err * &err).mean(None, false).item::<f32>();
-        assert!((loss - want).abs() <= 1e-6 * want.abs().max(1.0), "step {step}: {loss} vs {want}");
+        assert!(
+            (loss - want).abs() <= 1e-6 * want.abs().max(1.0),
+            "step {step}: {loss} vs {want}"
+        );
         let gw = x.t().matmul(&err) * (2.0 / 3.0);
         let gb = err.sum(0, false) * (2.0 / 3.0);
-        eager = Linear { w: &eager.w - &gw * 0.02, b: &eager.b - &gb * 0.02 };
+        eager = Linear {
+            w: &eager.w - &gw * 0.02,
+            b: &eager.b - &gb * 0.02,
+        };
     }
 }
 
@@ -150,10 +187,21 @@ fn mlp(x: &Array, w1: &Array, w2: &Array) -> Array {
 #[test]
 fn jit_equals_eager() {
     let x = Array::from_vec((0..12).map(|i| i as f32 * 0.1 - 0.5).collect(), &[3, 4]);
-    let w1 = Array::from_vec((0..20).map(|i| ((i * 7) % 11) as f32 * 0.1 - 0.5).collect(), &[4, 5]);
-    let w2 = Array::from_vec((0..10).map(|i| ((i * 3) % 7) as f32 * 0.2 - 0.6).collect(), &[5, 2]);
+    let w1 = Array::from_vec(
+        (0..20).map(|i| ((i * 7) % 11) as f32 * 0.1 - 0.5).collect(),
+        &[4, 5],
+    );
+    let w2 = Array::from_vec(
+        (0..10).map(|i| ((i * 3) % 7) as f32 * 0.2 - 0.6).collect(),
+        &[5, 2],
+    );
     let jitted = mlp(&x, &w1, &w2).to_vec::<f32>();
-    let eager = x.matmul(&w1).gelu().matmul(&w2).log_softmax(-1).to_vec::<f32>();
+    let eager = x
+        .matmul(&w1)
+        .gelu()
+        .matmul(&w2)
+        .log_softmax(-1)
+        .to_vec::<f32>();
     for (a, b) in jitted.iter().zip(&eager) {
         assert!((a - b).abs() <= 1e-6, "{jitted:?} vs {eager:?}");
     }
@@ -186,8 +234,10 @@ fn mismatched(a: &Array, b: &Array) -> Array {
 #[test]
 fn a_shape_mismatch_names_the_op_the_shapes_and_the_users_line() {
     let line = MISMATCH_LINE;
-    let err = catch_unwind(AssertUnwindSafe(|| mismatched(&arr(&[1.0, 2.0, 3.0]), &arr(&[1.0; 4]))))
-        .expect_err("must panic");
+    let err = catch_unwind(AssertUnwindSafe(|| {
+        mismatched(&arr(&[1.0, 2.0, 3.0]), &arr(&[1.0; 4]))
+    }))
+    .expect_err("must panic");
     let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(msg.contains("add"), "{msg}");
     assert!(msg.contains("f32[3]") && msg.contains("f32[4]"), "{msg}");
@@ -199,7 +249,10 @@ fn ir_and_stablehlo_can_be_printed_with_source_lines() {
     let x = arr(&[1.0, 2.0]);
     let jaxpr = make_jaxpr(|x: Array| affine(&x, 3.0).exp(), &x);
     let text = jaxpr.to_string();
-    assert!(text.contains("mul") && text.contains("add") && text.contains("exp"), "{text}");
+    assert!(
+        text.contains("mul") && text.contains("add") && text.contains("exp"),
+        "{text}"
+    );
     let hlo = stablehlo(|x: Array| affine(&x, 3.0).exp(), &x);
     assert!(hlo.contains("stablehlo.exponential"), "{hlo}");
     assert!(hlo.contains("tests/jit.rs"), "{hlo}");

@@ -29,7 +29,20 @@ fn model() -> Model {
     let mut extra = BTreeMap::new();
     extra.insert("z".to_string(), v(9.0));
     extra.insert("a".to_string(), v(7.0));
-    Model { layers: vec![Layer { w: v(1.0), b: v(2.0) }, Layer { w: v(3.0), b: v(4.0) }], scale: Some(v(5.0)), extra }
+    Model {
+        layers: vec![
+            Layer {
+                w: v(1.0),
+                b: v(2.0),
+            },
+            Layer {
+                w: v(3.0),
+                b: v(4.0),
+            },
+        ],
+        scale: Some(v(5.0)),
+        extra,
+    }
 }
 
 #[test]
@@ -43,7 +56,10 @@ fn leaves_come_in_field_order_and_rebuild() {
     assert_eq!(back.layers[1].b.to_vec::<f32>(), vec![4.0, 5.0]);
     assert_eq!(back.extra["z"].to_vec::<f32>(), vec![9.0, 10.0]);
     let text = def.to_string();
-    assert!(text.starts_with("Model { layers: vec![Layer { w: *, b: * }"), "{text}");
+    assert!(
+        text.starts_with("Model { layers: vec![Layer { w: *, b: * }"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -67,12 +83,17 @@ fn tree_map2_zips_two_trees() {
 fn a_structure_mismatch_names_both_structures() {
     let a = (v(1.0), v(2.0));
     let b = (v(1.0), vec![v(2.0)]);
-    let err = catch_unwind(AssertUnwindSafe(|| tree_map2(&a, &b, |x, y| x + y))).expect_err("mismatch");
+    let err =
+        catch_unwind(AssertUnwindSafe(|| tree_map2(&a, &b, |x, y| x + y))).expect_err("mismatch");
     let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
-    assert!(msg.contains("(*, *)") && msg.contains("(*, vec![*])"), "{msg}");
+    assert!(
+        msg.contains("(*, *)") && msg.contains("(*, vec![*])"),
+        "{msg}"
+    );
 
     let def = TreeDef::Tuple(vec![TreeDef::Leaf, TreeDef::Leaf]);
-    let wrong = jaxrs::tree::try_tree_unflatten::<Layer<Array>>(&def, vec![v(1.0), v(2.0)]).unwrap_err();
+    let wrong =
+        jaxrs::tree::try_tree_unflatten::<Layer<Array>>(&def, vec![v(1.0), v(2.0)]).unwrap_err();
     assert!(wrong.to_string().contains("Layer"), "{wrong}");
 }
 

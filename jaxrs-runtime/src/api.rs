@@ -16,7 +16,8 @@ pub fn make_jaxpr<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, example: &A) -> Clos
     let (leaves, def) = example.flatten();
     let avals: Vec<Aval> = leaves.iter().map(|l| l.aval().clone()).collect();
     trace_to_jaxpr(&avals, |tracers| {
-        let args = crate::tree::try_tree_unflatten::<A>(&def, tracers).unwrap_or_else(|e| panic!("make_jaxpr: {e}"));
+        let args = crate::tree::try_tree_unflatten::<A>(&def, tracers)
+            .unwrap_or_else(|e| panic!("make_jaxpr: {e}"));
         f(args).flatten().0
     })
 }
@@ -25,5 +26,11 @@ pub fn make_jaxpr<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, example: &A) -> Clos
 /// first, then the leaves of `example`), with each op located at its Rust source line.
 pub fn stablehlo<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, example: &A) -> String {
     let closed = make_jaxpr(f, example);
-    lower_jaxpr(&closed.jaxpr, &LowerOptions { with_locations: true, ..Default::default() })
+    lower_jaxpr(
+        &closed.jaxpr,
+        &LowerOptions {
+            with_locations: true,
+            ..Default::default()
+        },
+    )
 }

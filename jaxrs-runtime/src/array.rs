@@ -58,14 +58,20 @@ impl Array {
     }
 
     pub(crate) fn from_buffer(buffer: Buffer, aval: Aval) -> Array {
-        Array(Arc::new(Repr::Concrete(Concrete { aval, buffers: vec![buffer], sharding: Sharding::SingleDevice(0) })))
+        Array(Arc::new(Repr::Concrete(Concrete {
+            aval,
+            buffers: vec![buffer],
+            sharding: Sharding::SingleDevice(0),
+        })))
     }
 
     fn from_host_bytes(bytes: &[u8], aval: Aval) -> Array {
         let client = client();
         let dims: Vec<i64> = aval.shape.iter().map(|&d| d as i64).collect();
         let device = &client.devices()[0];
-        let buffer = client.buffer_from_host(bytes, aval.dtype, &dims, device).unwrap_or_else(|e| fail(e));
+        let buffer = client
+            .buffer_from_host(bytes, aval.dtype, &dims, device)
+            .unwrap_or_else(|e| fail(e));
         Array::from_buffer(buffer, aval)
     }
 
@@ -83,7 +89,12 @@ impl Array {
         let n: usize = shape.iter().product();
         if data.len() != n {
             let loc = std::panic::Location::caller();
-            panic!("from_slice: {} elements do not fill shape {shape:?} ({n} elements) at {}:{}", data.len(), loc.file(), loc.line());
+            panic!(
+                "from_slice: {} elements do not fill shape {shape:?} ({n} elements) at {}:{}",
+                data.len(),
+                loc.file(),
+                loc.line()
+            );
         }
         Array::from_host_bytes(as_bytes(data), Aval::new(shape.to_vec(), T::DTYPE))
     }
@@ -96,7 +107,11 @@ impl Array {
     /// A weakly typed 0-d array: a Rust scalar, whose dtype defers to the other operand's in
     /// promotion (as Python scalars do in JAX).
     pub fn weak_scalar<T: Element>(v: T) -> Array {
-        let lit = Literal { value: lit_value(v), dtype: T::DTYPE, weak: true };
+        let lit = Literal {
+            value: lit_value(v),
+            dtype: T::DTYPE,
+            weak: true,
+        };
         let lit = lit.cast(DType::default_of_kind(T::DTYPE.kind()), true);
         Array::from_literal(lit)
     }
@@ -119,7 +134,12 @@ impl Array {
     /// An array of `shape` filled with `value` converted to `dtype`.
     pub fn full(shape: &[usize], value: f64, dtype: DType) -> Array {
         let n: usize = shape.iter().product();
-        let lit = Literal { value: LitValue::Float(value), dtype: DType::F64, weak: false }.cast(dtype, false);
+        let lit = Literal {
+            value: LitValue::Float(value),
+            dtype: DType::F64,
+            weak: false,
+        }
+        .cast(dtype, false);
         let one = host_bytes_of(lit);
         let bytes: Vec<u8> = one.iter().copied().cycle().take(one.len() * n).collect();
         Array::from_host_bytes(&bytes, Aval::new(shape.to_vec(), dtype))
@@ -139,7 +159,9 @@ impl Array {
         // 0.90000004, not at the f32 nearest 0.9).
         let values: Vec<f64> = match dtype {
             DType::F64 => (0..n).map(|i| start + i as f64 * step).collect(),
-            d if d.is_float() => (0..n).map(|i| (start as f32 + i as f32 * step as f32) as f64).collect(),
+            d if d.is_float() => (0..n)
+                .map(|i| (start as f32 + i as f32 * step as f32) as f64)
+                .collect(),
             _ => (0..n).map(|i| start + i as f64 * step).collect(),
         };
         Array::from_f64s(&values, &[n], dtype)
@@ -147,7 +169,9 @@ impl Array {
 
     /// The `n x n` identity matrix.
     pub fn eye(n: usize, dtype: DType) -> Array {
-        let values: Vec<f64> = (0..n * n).map(|i| if i / n == i % n { 1.0 } else { 0.0 }).collect();
+        let values: Vec<f64> = (0..n * n)
+            .map(|i| if i / n == i % n { 1.0 } else { 0.0 })
+            .collect();
         Array::from_f64s(&values, &[n, n], dtype)
     }
 
@@ -155,7 +179,12 @@ impl Array {
     pub fn from_f64s(values: &[f64], shape: &[usize], dtype: DType) -> Array {
         let mut bytes = Vec::with_capacity(values.len() * dtype.size_in_bytes());
         for &v in values {
-            let lit = Literal { value: LitValue::Float(v), dtype: DType::F64, weak: false }.cast(dtype, false);
+            let lit = Literal {
+                value: LitValue::Float(v),
+                dtype: DType::F64,
+                weak: false,
+            }
+            .cast(dtype, false);
             bytes.extend(host_bytes_of(lit));
         }
         Array::from_host_bytes(&bytes, Aval::new(shape.to_vec(), dtype))
@@ -257,7 +286,12 @@ impl Array {
         let n = self.size();
         if n != 1 {
             let loc = std::panic::Location::caller();
-            panic!("item: the array has {n} elements ({}), not one, at {}:{}", self.aval(), loc.file(), loc.line());
+            panic!(
+                "item: the array has {n} elements ({}), not one, at {}:{}",
+                self.aval(),
+                loc.file(),
+                loc.line()
+            );
         }
         self.to_vec::<T>()[0]
     }
@@ -322,7 +356,10 @@ fn bytes_to_vec<T: Element>(bytes: &[u8]) -> Vec<T> {
     let size = std::mem::size_of::<T>();
     if T::DTYPE == DType::Bool {
         // A device PRED is one byte; map it rather than trusting it is 0 or 1.
-        return bytes.iter().map(|&b| T::from_f64((b != 0) as u8 as f64)).collect();
+        return bytes
+            .iter()
+            .map(|&b| T::from_f64((b != 0) as u8 as f64))
+            .collect();
     }
     let n = bytes.len() / size;
     let mut out = Vec::<T>::with_capacity(n);
@@ -359,15 +396,42 @@ impl Array {
             c.buffers[0].copy_to_host(&mut bytes)?;
         }
         Ok(match c.aval.dtype {
-            DType::Bool => bytes_to_vec::<bool>(&bytes).into_iter().map(Element::to_f64).collect(),
-            DType::I8 => bytes_to_vec::<i8>(&bytes).into_iter().map(Element::to_f64).collect(),
-            DType::I32 => bytes_to_vec::<i32>(&bytes).into_iter().map(Element::to_f64).collect(),
-            DType::I64 => bytes_to_vec::<i64>(&bytes).into_iter().map(Element::to_f64).collect(),
-            DType::U8 => bytes_to_vec::<u8>(&bytes).into_iter().map(Element::to_f64).collect(),
-            DType::U32 => bytes_to_vec::<u32>(&bytes).into_iter().map(Element::to_f64).collect(),
-            DType::BF16 => bytes_to_vec::<half::bf16>(&bytes).into_iter().map(Element::to_f64).collect(),
-            DType::F16 => bytes_to_vec::<half::f16>(&bytes).into_iter().map(Element::to_f64).collect(),
-            DType::F32 => bytes_to_vec::<f32>(&bytes).into_iter().map(Element::to_f64).collect(),
+            DType::Bool => bytes_to_vec::<bool>(&bytes)
+                .into_iter()
+                .map(Element::to_f64)
+                .collect(),
+            DType::I8 => bytes_to_vec::<i8>(&bytes)
+                .into_iter()
+                .map(Element::to_f64)
+                .collect(),
+            DType::I32 => bytes_to_vec::<i32>(&bytes)
+                .into_iter()
+                .map(Element::to_f64)
+                .collect(),
+            DType::I64 => bytes_to_vec::<i64>(&bytes)
+                .into_iter()
+                .map(Element::to_f64)
+                .collect(),
+            DType::U8 => bytes_to_vec::<u8>(&bytes)
+                .into_iter()
+                .map(Element::to_f64)
+                .collect(),
+            DType::U32 => bytes_to_vec::<u32>(&bytes)
+                .into_iter()
+                .map(Element::to_f64)
+                .collect(),
+            DType::BF16 => bytes_to_vec::<half::bf16>(&bytes)
+                .into_iter()
+                .map(Element::to_f64)
+                .collect(),
+            DType::F16 => bytes_to_vec::<half::f16>(&bytes)
+                .into_iter()
+                .map(Element::to_f64)
+                .collect(),
+            DType::F32 => bytes_to_vec::<f32>(&bytes)
+                .into_iter()
+                .map(Element::to_f64)
+                .collect(),
             DType::F64 => bytes_to_vec::<f64>(&bytes),
         })
     }

@@ -116,8 +116,16 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
     let rank = a.len().max(b.len());
     let mut out = vec![0; rank];
     for i in 0..rank {
-        let da = if i + a.len() >= rank { a[i + a.len() - rank] } else { 1 };
-        let db = if i + b.len() >= rank { b[i + b.len() - rank] } else { 1 };
+        let da = if i + a.len() >= rank {
+            a[i + a.len() - rank]
+        } else {
+            1
+        };
+        let db = if i + b.len() >= rank {
+            b[i + b.len() - rank]
+        } else {
+            1
+        };
         out[i] = match (da, db) {
             (x, y) if x == y => x,
             (1, y) => y,
@@ -137,5 +145,9 @@ pub fn normalize_axis(axis: i64, rank: usize) -> Option<usize> {
 
 /// Formats a list of avals for error messages: `f32[3,4], f32[5]`.
 pub fn avals_to_string(avals: &[Aval]) -> String {
-    avals.iter().map(Aval::to_string).collect::<Vec<_>>().join(", ")
+    avals
+        .iter()
+        .map(Aval::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }

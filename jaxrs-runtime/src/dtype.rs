@@ -68,7 +68,9 @@ impl DType {
 
     /// The dtype of a `PJRT_Buffer_Type` value, if jaxrs supports it.
     pub fn from_pjrt_element_type(code: i32) -> Option<DType> {
-        DType::ALL.into_iter().find(|d| d.pjrt_element_type() == code)
+        DType::ALL
+            .into_iter()
+            .find(|d| d.pjrt_element_type() == code)
     }
 
     /// The MLIR element type name used in StableHLO (`f32`, `i1`, `ui8`, ...).

@@ -23,13 +23,27 @@ pub(crate) fn compile_cached(text: String) -> Arc<LoadedExecutable> {
     if let Some(exe) = cache().lock().expect("eager cache").get(&text) {
         return exe.clone();
     }
-    let exe = Arc::new(client().compile(&text, &CompileOptions::single_device()).unwrap_or_else(|e| fail(e)));
-    cache().lock().expect("eager cache").entry(text).or_insert(exe).clone()
+    let exe = Arc::new(
+        client()
+            .compile(&text, &CompileOptions::single_device())
+            .unwrap_or_else(|e| fail(e)),
+    );
+    cache()
+        .lock()
+        .expect("eager cache")
+        .entry(text)
+        .or_insert(exe)
+        .clone()
 }
 
 /// Runs one primitive on concrete operands. Rust scalars become device scalars (inputs, not
 /// constants), so a loop over changing scalars does not recompile.
-pub(crate) fn execute(prim: &Prim, inputs: &[Operand], in_avals: &[Aval], out_avals: &[Aval]) -> Vec<Array> {
+pub(crate) fn execute(
+    prim: &Prim,
+    inputs: &[Operand],
+    in_avals: &[Aval],
+    out_avals: &[Aval],
+) -> Vec<Array> {
     let mut jaxpr = Jaxpr::default();
     let mut held: Vec<Array> = Vec::with_capacity(inputs.len());
     let mut atoms = Vec::with_capacity(inputs.len());
@@ -44,10 +58,22 @@ pub(crate) fn execute(prim: &Prim, inputs: &[Operand], in_avals: &[Aval], out_av
     }
     let outputs: Vec<_> = out_avals.iter().map(|a| jaxpr.new_var(a.clone())).collect();
     jaxpr.outvars = outputs.iter().map(|v| Atom::Var(*v)).collect();
-    jaxpr.eqns.push(Eqn { prim: prim.clone(), inputs: atoms, outputs, loc: Location::caller() });
+    jaxpr.eqns.push(Eqn {
+        prim: prim.clone(),
+        inputs: atoms,
+        outputs,
+        loc: Location::caller(),
+    });
     let text = lower_jaxpr(&jaxpr, &LowerOptions::default());
     let exe = compile_cached(text);
-    let args: Vec<&Buffer> = held.iter().map(|a| &a.concrete(prim.name()).buffers[0]).collect();
+    let args: Vec<&Buffer> = held
+        .iter()
+        .map(|a| &a.concrete(prim.name()).buffers[0])
+        .collect();
     let mut outs = exe.execute(&[args], &[]).unwrap_or_else(|e| fail(e));
-    outs.swap_remove(0).into_iter().zip(out_avals).map(|(b, a)| Array::from_buffer(b, a.clone())).collect()
+    outs.swap_remove(0)
+        .into_iter()
+        .zip(out_avals)
+        .map(|(b, a)| Array::from_buffer(b, a.clone()))
+        .collect()
 }

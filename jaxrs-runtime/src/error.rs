@@ -71,13 +71,20 @@ pub enum Error {
     Compile { message: String },
     /// The device ran out of memory.
     #[error("out of device memory in {context}: {message}")]
-    OutOfMemory { context: &'static str, message: String },
+    OutOfMemory {
+        context: &'static str,
+        message: String,
+    },
     /// A buffer that was donated to a computation was used again.
     #[error("a donated array was used again: {0}")]
     DonatedBufferUsed(String),
     /// Any other error reported by PJRT.
     #[error("PJRT error {code:?} in {context}: {message}")]
-    Pjrt { code: ErrorCode, context: &'static str, message: String },
+    Pjrt {
+        code: ErrorCode,
+        context: &'static str,
+        message: String,
+    },
     /// An I/O failure (cache folder, lock file, plugin file).
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),

@@ -48,11 +48,7 @@ impl Literal {
             (v, crate::dtype::DTypeKind::Int) => LitValue::Int(v.as_f64() as i64),
             (v, crate::dtype::DTypeKind::Bool) => LitValue::Bool(v.as_f64() != 0.0),
         };
-        Literal {
-            value,
-            dtype,
-            weak,
-        }
+        Literal { value, dtype, weak }
     }
 
     pub fn aval(&self) -> Aval {
@@ -153,7 +149,11 @@ impl Jaxpr {
             for a in &e.inputs {
                 if let Atom::Var(v) = a {
                     if !defined_now.get(v.0 as usize).copied().unwrap_or(false) {
-                        return Err(format!("eqn {i} ({}) uses v{} before its definition", e.prim.name(), v.0));
+                        return Err(format!(
+                            "eqn {i} ({}) uses v{} before its definition",
+                            e.prim.name(),
+                            v.0
+                        ));
                     }
                 }
             }
@@ -163,13 +163,26 @@ impl Jaxpr {
                 .abstract_eval(&in_avals)
                 .map_err(|m| format!("eqn {i} ({}): {m}", e.prim.name()))?;
             if out.len() != e.outputs.len() {
-                return Err(format!("eqn {i} ({}): {} outputs, rule gives {}", e.prim.name(), e.outputs.len(), out.len()));
+                return Err(format!(
+                    "eqn {i} ({}): {} outputs, rule gives {}",
+                    e.prim.name(),
+                    e.outputs.len(),
+                    out.len()
+                ));
             }
             for (v, a) in e.outputs.iter().zip(&out) {
                 if !self.aval(*v).same_type(a) {
-                    return Err(format!("eqn {i} ({}): output v{} is {} but the rule gives {}", e.prim.name(), v.0, self.aval(*v), a));
+                    return Err(format!(
+                        "eqn {i} ({}): output v{} is {} but the rule gives {}",
+                        e.prim.name(),
+                        v.0,
+                        self.aval(*v),
+                        a
+                    ));
                 }
-                let slot = defined_now.get_mut(v.0 as usize).ok_or("output var out of range")?;
+                let slot = defined_now
+                    .get_mut(v.0 as usize)
+                    .ok_or("output var out of range")?;
                 if *slot {
                     return Err(format!("v{} defined twice (eqn {i})", v.0));
                 }
@@ -198,7 +211,14 @@ impl fmt::Display for Jaxpr {
         };
         let decl = |v: &Var| format!("{}:{}", name(*v), self.aval(*v));
         f.write_str("{ lambda ")?;
-        f.write_str(&self.constvars.iter().map(decl).collect::<Vec<_>>().join(" "))?;
+        f.write_str(
+            &self
+                .constvars
+                .iter()
+                .map(decl)
+                .collect::<Vec<_>>()
+                .join(" "),
+        )?;
         f.write_str(" ; ")?;
         f.write_str(&self.invars.iter().map(decl).collect::<Vec<_>>().join(" "))?;
         f.write_str(". let\n")?;

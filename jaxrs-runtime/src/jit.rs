@@ -47,6 +47,10 @@ impl JitSite {
 /// Values of static arguments: part of the cache key, compared by value.
 ///
 /// Floats are wrapped in [`FloatKey`] (hashed by bits) by the `#[jit]` macro.
+#[diagnostic::on_unimplemented(
+    message = "static arguments must be Hash + Eq + Debug + Clone + Send + Sync + 'static",
+    note = "a static argument is part of the compile-cache key; arrays are traced, not static"
+)]
 pub trait StaticArgs: Hash + Eq + Debug + Clone + Send + Sync + 'static {}
 impl<T: Hash + Eq + Debug + Clone + Send + Sync + 'static> StaticArgs for T {}
 

@@ -45,7 +45,13 @@ struct Entry {
 }
 
 impl Entry {
-    fn matches<S: StaticArgs>(&self, dd: &TreeDef, kd: &TreeDef, leaves: &[Array], statics: &S) -> bool {
+    fn matches<S: StaticArgs>(
+        &self,
+        dd: &TreeDef,
+        kd: &TreeDef,
+        leaves: &[Array],
+        statics: &S,
+    ) -> bool {
         self.in_avals.len() == leaves.len()
             && self.in_avals.iter().zip(leaves).all(|(a, l)| a == l.aval())
             && self.statics.as_any().downcast_ref::<S>() == Some(statics)
@@ -76,13 +82,20 @@ impl JitSite {
 
     /// Why the most recent cache miss happened (`None` before the first call).
     pub fn last_miss_explanation(&self) -> Option<String> {
-        self.cache().explanations.lock().expect("jit cache").last().cloned()
+        self.cache()
+            .explanations
+            .lock()
+            .expect("jit cache")
+            .last()
+            .cloned()
     }
 
     /// The compiled memory statistics of the most recently compiled specialisation.
     pub fn last_compiled_memory_stats(&self) -> Option<crate::pjrt::MemoryStats> {
         let entries = self.cache().entries.read().expect("jit cache");
-        entries.last().and_then(|e| e.exe.compiled_memory_stats().ok())
+        entries
+            .last()
+            .and_then(|e| e.exe.compiled_memory_stats().ok())
     }
 }
 
@@ -132,7 +145,10 @@ pub(crate) fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>
             keep_alive.push((entry.consts.len() + i) as i64);
         }
     }
-    let outs = entry.exe.execute(&[args], &keep_alive).unwrap_or_else(|e| fail(e));
+    let outs = entry
+        .exe
+        .execute(&[args], &keep_alive)
+        .unwrap_or_else(|e| fail(e));
     drop(leaves);
     let arrays: Vec<Array> = outs
         .into_iter()
@@ -146,13 +162,27 @@ pub(crate) fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>
         .unwrap_or_else(|e| panic!("jit `{}`: cannot rebuild the result: {e}", site.name()))
 }
 
-fn lookup<S: StaticArgs>(cache: &JitCache, dd: &TreeDef, kd: &TreeDef, leaves: &[Array], statics: &S) -> Option<Arc<Entry>> {
+fn lookup<S: StaticArgs>(
+    cache: &JitCache,
+    dd: &TreeDef,
+    kd: &TreeDef,
+    leaves: &[Array],
+    statics: &S,
+) -> Option<Arc<Entry>> {
     let entries = cache.entries.read().expect("jit cache");
     // Most recent first: a training loop hits the entry it just added.
-    entries.iter().rev().find(|e| e.matches(dd, kd, leaves, statics)).cloned()
+    entries
+        .iter()
+        .rev()
+        .find(|e| e.matches(dd, kd, leaves, statics))
+        .cloned()
 }
 
-fn unflatten_or_panic<T: Tree>(site: &JitSite, def: &TreeDef, it: &mut dyn Iterator<Item = Array>) -> T {
+fn unflatten_or_panic<T: Tree>(
+    site: &JitSite,
+    def: &TreeDef,
+    it: &mut dyn Iterator<Item = Array>,
+) -> T {
     T::unflatten_from(def, it).unwrap_or_else(|e| panic!("jit `{}`: {e}", site.name()))
 }
 
@@ -180,15 +210,29 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
     });
     let mut donated = vec![false; closed.consts.len()];
     donated.extend((0..leaves.len()).map(|i| i < num_donated));
-    let text = lower_jaxpr(&closed.jaxpr, &LowerOptions { donated, with_locations: true, num_replicas: 1, num_partitions: 1 });
-    let exe = client().compile(&text, &CompileOptions::single_device()).unwrap_or_else(|e| fail(e));
+    let text = lower_jaxpr(
+        &closed.jaxpr,
+        &LowerOptions {
+            donated,
+            with_locations: true,
+            num_replicas: 1,
+            num_partitions: 1,
+        },
+    );
+    let exe = client()
+        .compile(&text, &CompileOptions::single_device())
+        .unwrap_or_else(|e| fail(e));
     let n = cache.misses.fetch_add(1, Ordering::Relaxed) + 1;
     if n > 1 {
         log::info!(target: "jaxrs::jit", "{explanation}");
     } else {
         log::debug!(target: "jaxrs::jit", "{explanation}");
     }
-    cache.explanations.lock().expect("jit cache").push(explanation);
+    cache
+        .explanations
+        .lock()
+        .expect("jit cache")
+        .push(explanation);
     let entry = Arc::new(Entry {
         donated_def: dd,
         kept_def: kd,
@@ -199,33 +243,63 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         consts: closed.consts,
         out_def: out_def.expect("traced"),
     });
-    cache.entries.write().expect("jit cache").push(entry.clone());
+    cache
+        .entries
+        .write()
+        .expect("jit cache")
+        .push(entry.clone());
     entry
 }
 
 /// Says what differs between this call and the closest cached specialisation.
-fn explain_miss<S: StaticArgs>(site: &JitSite, cache: &JitCache, dd: &TreeDef, kd: &TreeDef, avals: &[Aval], statics: &S) -> String {
-    let head = format!("jit `{}` ({}): tracing and compiling", site.name(), site.location());
+fn explain_miss<S: StaticArgs>(
+    site: &JitSite,
+    cache: &JitCache,
+    dd: &TreeDef,
+    kd: &TreeDef,
+    avals: &[Aval],
+    statics: &S,
+) -> String {
+    let head = format!(
+        "jit `{}` ({}): tracing and compiling",
+        site.name(),
+        site.location()
+    );
     let entries = cache.entries.read().expect("jit cache");
     let Some(prev) = entries.last() else {
         return format!("{head} for the first time");
     };
     let mut why = String::new();
     if &prev.donated_def != dd {
-        let _ = write!(why, "; donated arguments' structure changed from {} to {}", prev.donated_def, dd);
+        let _ = write!(
+            why,
+            "; donated arguments' structure changed from {} to {}",
+            prev.donated_def, dd
+        );
     }
     if &prev.kept_def != kd {
-        let _ = write!(why, "; arguments' structure changed from {} to {}", prev.kept_def, kd);
+        let _ = write!(
+            why,
+            "; arguments' structure changed from {} to {}",
+            prev.kept_def, kd
+        );
     }
     if why.is_empty() {
-        let paths = leaf_paths(dd, "donated").into_iter().chain(leaf_paths(kd, "arg"));
+        let paths = leaf_paths(dd, "donated")
+            .into_iter()
+            .chain(leaf_paths(kd, "arg"));
         for ((path, old), new) in paths.zip(&prev.in_avals).zip(avals) {
             if old != new {
                 let _ = write!(why, "; {path} changed from {old} to {new}");
             }
         }
         if prev.statics.as_any().downcast_ref::<S>() != Some(statics) {
-            let _ = write!(why, "; static arguments changed from {} to {:?}", prev.statics.describe(), statics);
+            let _ = write!(
+                why,
+                "; static arguments changed from {} to {:?}",
+                prev.statics.describe(),
+                statics
+            );
         }
     }
     if why.is_empty() {

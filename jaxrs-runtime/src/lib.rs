@@ -29,6 +29,6 @@ pub use dtype::{DType, Element};
 pub use error::{Error, ErrorCode, Result};
 pub use ir::{ClosedJaxpr, Jaxpr};
 pub use jit::{jit, jit_call, FloatKey, JitSite, Jitted, StaticArgs};
-pub use ops::{stop_gradient, where_, AsArg, Axes, Dims, DotDims};
+pub use ops::{stop_gradient, where_, Axes, Dims, DotDims, IntoArg};
 pub use runtime::try_run;
 pub use tree::{tree_leaves, tree_map, tree_map2, tree_unflatten, Tree, TreeDef, TreeMismatch};

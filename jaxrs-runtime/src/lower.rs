@@ -22,7 +22,12 @@ pub struct LowerOptions {
 /// Lowers `jaxpr` to a StableHLO module whose `main` takes the constants then the inputs.
 pub fn lower_jaxpr(jaxpr: &Jaxpr, opts: &LowerOptions) -> String {
     let mut cx = LowerCtx::new(opts.with_locations);
-    let args: Vec<_> = jaxpr.constvars.iter().chain(&jaxpr.invars).copied().collect();
+    let args: Vec<_> = jaxpr
+        .constvars
+        .iter()
+        .chain(&jaxpr.invars)
+        .copied()
+        .collect();
     let mut sig = Vec::with_capacity(args.len());
     for (i, v) in args.iter().enumerate() {
         let name = format!("%arg{i}");
@@ -112,7 +117,12 @@ impl LowerCtx {
     /// outputs' SSA names. Used for `main` and for the bodies of regions (loops, branches).
     pub fn lower_body(&mut self, jaxpr: &Jaxpr, inputs: &[String]) -> Vec<String> {
         if !inputs.is_empty() {
-            let vars: Vec<_> = jaxpr.constvars.iter().chain(&jaxpr.invars).copied().collect();
+            let vars: Vec<_> = jaxpr
+                .constvars
+                .iter()
+                .chain(&jaxpr.invars)
+                .copied()
+                .collect();
             for (v, n) in vars.into_iter().zip(inputs) {
                 self.bind(v, n.clone());
             }
@@ -157,13 +167,28 @@ impl LowerCtx {
 
     /// Emits `results = "name"(operands) <{props}> : (types) -> result types`, returning
     /// one SSA name per result.
-    pub fn op(&mut self, name: &str, operands: &[&str], operand_avals: &[&Aval], props: &str, results: &[&Aval]) -> Vec<String> {
+    pub fn op(
+        &mut self,
+        name: &str,
+        operands: &[&str],
+        operand_avals: &[&Aval],
+        props: &str,
+        results: &[&Aval],
+    ) -> Vec<String> {
         self.op_with_regions(name, operands, operand_avals, props, &[], results)
     }
 
     /// Like [`LowerCtx::op`], with one result.
-    pub fn op1(&mut self, name: &str, operands: &[&str], operand_avals: &[&Aval], props: &str, result: &Aval) -> String {
-        self.op(name, operands, operand_avals, props, &[result]).remove(0)
+    pub fn op1(
+        &mut self,
+        name: &str,
+        operands: &[&str],
+        operand_avals: &[&Aval],
+        props: &str,
+        result: &Aval,
+    ) -> String {
+        self.op(name, operands, operand_avals, props, &[result])
+            .remove(0)
     }
 
     /// An op with regions, each given as already lowered text (see [`LowerCtx::region`]).
@@ -214,23 +239,38 @@ impl LowerCtx {
 
     /// Builds a region `{ ^bb0(args): body; "stablehlo.return"(...) }` whose body is written
     /// by `body` with fresh block arguments; returns its text for `op_with_regions`.
-    pub fn region(&mut self, arg_avals: &[Aval], body: impl FnOnce(&mut LowerCtx, &[String]) -> Vec<(String, Aval)>) -> String {
+    pub fn region(
+        &mut self,
+        arg_avals: &[Aval],
+        body: impl FnOnce(&mut LowerCtx, &[String]) -> Vec<(String, Aval)>,
+    ) -> String {
         let saved_body = std::mem::take(&mut self.body);
         let saved_indent = self.indent;
         let saved_loc = self.loc.clone();
         self.indent += 4;
-        let args: Vec<String> = arg_avals.iter().map(|_| {
-            self.next += 1;
-            format!("%r{}", self.next - 1)
-        }).collect();
+        let args: Vec<String> = arg_avals
+            .iter()
+            .map(|_| {
+                self.next += 1;
+                format!("%r{}", self.next - 1)
+            })
+            .collect();
         let results = body(self, &args);
         let names: Vec<&str> = results.iter().map(|(n, _)| n.as_str()).collect();
         let types: Vec<String> = results.iter().map(|(_, a)| a.mlir_type()).collect();
-        self.line(&format!("\"stablehlo.return\"({}) : ({}) -> ()", names.join(", "), types.join(", ")));
+        self.line(&format!(
+            "\"stablehlo.return\"({}) : ({}) -> ()",
+            names.join(", "),
+            types.join(", ")
+        ));
         let inner = std::mem::replace(&mut self.body, saved_body);
         self.indent = saved_indent;
         self.loc = saved_loc;
-        let header: Vec<String> = args.iter().zip(arg_avals).map(|(n, a)| format!("{n}: {}", a.mlir_type())).collect();
+        let header: Vec<String> = args
+            .iter()
+            .zip(arg_avals)
+            .map(|(n, a)| format!("{n}: {}", a.mlir_type()))
+            .collect();
         let pad = " ".repeat(self.indent);
         format!("{{\n{pad}^bb0({}):\n{inner}{pad}}}", header.join(", "))
     }
@@ -239,14 +279,31 @@ impl LowerCtx {
     pub fn literal(&mut self, l: &Literal) -> String {
         let aval = l.aval();
         let v = dense_scalar(l.value, l.dtype);
-        self.op1("stablehlo.constant", &[], &[], &format!("value = dense<{v}> : {}", aval.mlir_type()), &aval)
+        self.op1(
+            "stablehlo.constant",
+            &[],
+            &[],
+            &format!("value = dense<{v}> : {}", aval.mlir_type()),
+            &aval,
+        )
     }
 
     /// A constant of `aval`'s type filled with `value`.
     pub fn splat(&mut self, value: f64, aval: &Aval) -> String {
-        let lit = Literal { value: LitValue::Float(value), dtype: aval.dtype, weak: false }.cast(aval.dtype, false);
+        let lit = Literal {
+            value: LitValue::Float(value),
+            dtype: aval.dtype,
+            weak: false,
+        }
+        .cast(aval.dtype, false);
         let v = dense_scalar(lit.value, aval.dtype);
-        self.op1("stablehlo.constant", &[], &[], &format!("value = dense<{v}> : {}", aval.mlir_type()), aval)
+        self.op1(
+            "stablehlo.constant",
+            &[],
+            &[],
+            &format!("value = dense<{v}> : {}", aval.mlir_type()),
+            aval,
+        )
     }
 }
 

@@ -25,7 +25,13 @@ pub trait Primitive: Debug + Send + Sync + 'static {
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String>;
 
     /// Emits StableHLO for one equation; returns the SSA names of its results.
-    fn lower(&self, cx: &mut LowerCtx, inputs: &[String], in_avals: &[Aval], out_avals: &[Aval]) -> Vec<String>;
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        inputs: &[String],
+        in_avals: &[Aval],
+        out_avals: &[Aval],
+    ) -> Vec<String>;
 
     /// For transformations that look for specific primitives.
     fn as_any(&self) -> &dyn Any;

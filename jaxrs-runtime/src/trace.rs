@@ -52,7 +52,13 @@ pub fn is_tracing() -> bool {
 /// wrong, the operands' types and the user's source line.
 #[track_caller]
 pub fn op_error(op: &str, msg: &str, avals: &[Aval], loc: &Location<'_>) -> ! {
-    panic!("{op}: {msg} (operands: {}) at {}:{}:{}", avals_to_string(avals), loc.file(), loc.line(), loc.column())
+    panic!(
+        "{op}: {msg} (operands: {}) at {}:{}:{}",
+        avals_to_string(avals),
+        loc.file(),
+        loc.line(),
+        loc.column()
+    )
 }
 
 /// Applies a primitive: records it in the innermost trace, or runs it now when none is open.
@@ -81,19 +87,41 @@ pub fn bind1(prim: impl crate::primitive::Primitive, inputs: &[Operand]) -> Arra
     bind_at(Arc::new(prim), inputs, Location::caller()).remove(0)
 }
 
-fn record(prim: Prim, inputs: &[Operand], out_avals: Vec<Aval>, loc: &'static Location<'static>) -> Vec<Array> {
+fn record(
+    prim: Prim,
+    inputs: &[Operand],
+    out_avals: Vec<Aval>,
+    loc: &'static Location<'static>,
+) -> Vec<Array> {
     STACK.with(|s| {
         let mut stack = s.borrow_mut();
         let depth = stack.len();
-        let atoms: Vec<Atom> = inputs.iter().map(|op| atom_in(&mut stack, depth - 1, op)).collect();
+        let atoms: Vec<Atom> = inputs
+            .iter()
+            .map(|op| atom_in(&mut stack, depth - 1, op))
+            .collect();
         let frame = stack.last_mut().expect("a trace is open");
-        let outputs: Vec<Var> = out_avals.iter().map(|a| frame.jaxpr.new_var(a.clone())).collect();
-        frame.jaxpr.eqns.push(Eqn { prim, inputs: atoms, outputs: outputs.clone(), loc });
+        let outputs: Vec<Var> = out_avals
+            .iter()
+            .map(|a| frame.jaxpr.new_var(a.clone()))
+            .collect();
+        frame.jaxpr.eqns.push(Eqn {
+            prim,
+            inputs: atoms,
+            outputs: outputs.clone(),
+            loc,
+        });
         let id = frame.id;
         outputs
             .into_iter()
             .zip(out_avals)
-            .map(|(var, aval)| Array::from_tracer(Tracer { aval, trace_id: id, var }))
+            .map(|(var, aval)| {
+                Array::from_tracer(Tracer {
+                    aval,
+                    trace_id: id,
+                    var,
+                })
+            })
             .collect()
     })
 }
@@ -159,23 +187,44 @@ pub fn trace_to_jaxpr(in_avals: &[Aval], f: impl FnOnce(Vec<Array>) -> Vec<Array
     for aval in in_avals {
         let var = jaxpr.new_var(aval.clone());
         jaxpr.invars.push(var);
-        tracers.push(Array::from_tracer(Tracer { aval: aval.clone(), trace_id: id, var }));
+        tracers.push(Array::from_tracer(Tracer {
+            aval: aval.clone(),
+            trace_id: id,
+            var,
+        }));
     }
-    STACK.with(|s| s.borrow_mut().push(Frame { id, jaxpr, consts: vec![], const_vars: HashMap::new() }));
+    STACK.with(|s| {
+        s.borrow_mut().push(Frame {
+            id,
+            jaxpr,
+            consts: vec![],
+            const_vars: HashMap::new(),
+        })
+    });
     let mut guard = FrameGuard { id, popped: false };
     let outs = f(tracers);
     let frame = STACK.with(|s| {
         let mut stack = s.borrow_mut();
         let level = stack.len() - 1;
         assert_eq!(stack[level].id, id, "trace stack out of order");
-        let atoms: Vec<Atom> = outs.iter().map(|o| atom_in(&mut stack, level, &Operand::Array(o))).collect();
+        let atoms: Vec<Atom> = outs
+            .iter()
+            .map(|o| atom_in(&mut stack, level, &Operand::Array(o)))
+            .collect();
         let mut frame = stack.pop().expect("frame");
         frame.jaxpr.outvars = atoms;
         frame
     });
     guard.popped = true;
-    let closed = ClosedJaxpr { jaxpr: frame.jaxpr, consts: frame.consts };
-    debug_assert!(closed.jaxpr.typecheck().map_err(|e| panic!("traced jaxpr fails typecheck: {e}\n{}", closed.jaxpr)).is_ok());
+    let closed = ClosedJaxpr {
+        jaxpr: frame.jaxpr,
+        consts: frame.consts,
+    };
+    debug_assert!(closed
+        .jaxpr
+        .typecheck()
+        .map_err(|e| panic!("traced jaxpr fails typecheck: {e}\n{}", closed.jaxpr))
+        .is_ok());
     closed
 }
 
@@ -183,26 +232,46 @@ pub fn trace_to_jaxpr(in_avals: &[Aval], f: impl FnOnce(Vec<Array>) -> Vec<Array
 /// when no trace is open, or recording into the innermost trace (inlining it).
 pub fn eval_jaxpr(jaxpr: &Jaxpr, consts: &[Array], args: &[Array]) -> Vec<Array> {
     let mut env: Vec<Option<Array>> = vec![None; jaxpr.avals.len()];
-    for (v, a) in jaxpr.constvars.iter().zip(consts).chain(jaxpr.invars.iter().zip(args)) {
+    for (v, a) in jaxpr
+        .constvars
+        .iter()
+        .zip(consts)
+        .chain(jaxpr.invars.iter().zip(args))
+    {
         env[v.0 as usize] = Some(a.clone());
     }
-    assert_eq!(consts.len() + args.len(), jaxpr.constvars.len() + jaxpr.invars.len(), "eval_jaxpr: argument count");
+    assert_eq!(
+        consts.len() + args.len(),
+        jaxpr.constvars.len() + jaxpr.invars.len(),
+        "eval_jaxpr: argument count"
+    );
     let read = |env: &Vec<Option<Array>>, a: &Atom| -> Array {
         match a {
-            Atom::Var(v) => env[v.0 as usize].clone().unwrap_or_else(|| panic!("eval_jaxpr: v{} unbound", v.0)),
+            Atom::Var(v) => env[v.0 as usize]
+                .clone()
+                .unwrap_or_else(|| panic!("eval_jaxpr: v{} unbound", v.0)),
             Atom::Lit(l) => Array::from_literal(*l),
         }
     };
     for e in &jaxpr.eqns {
-        let held: Vec<Option<Array>> = e.inputs.iter().map(|a| match a {
-            Atom::Var(v) => env[v.0 as usize].clone(),
-            Atom::Lit(_) => None,
-        }).collect();
-        let ops: Vec<Operand> = e.inputs.iter().zip(&held).map(|(a, h)| match (a, h) {
-            (Atom::Lit(l), _) => Operand::Lit(*l),
-            (_, Some(arr)) => Operand::Array(arr),
-            (Atom::Var(v), None) => panic!("eval_jaxpr: v{} unbound", v.0),
-        }).collect();
+        let held: Vec<Option<Array>> = e
+            .inputs
+            .iter()
+            .map(|a| match a {
+                Atom::Var(v) => env[v.0 as usize].clone(),
+                Atom::Lit(_) => None,
+            })
+            .collect();
+        let ops: Vec<Operand> = e
+            .inputs
+            .iter()
+            .zip(&held)
+            .map(|(a, h)| match (a, h) {
+                (Atom::Lit(l), _) => Operand::Lit(*l),
+                (_, Some(arr)) => Operand::Array(arr),
+                (Atom::Var(v), None) => panic!("eval_jaxpr: v{} unbound", v.0),
+            })
+            .collect();
         let outs = bind_at(e.prim.clone(), &ops, e.loc);
         for (v, o) in e.outputs.iter().zip(outs) {
             env[v.0 as usize] = Some(o);

@@ -124,6 +124,11 @@ impl TreeMismatch {
 /// A value made of arrays: it can be flattened to its leaves and rebuilt from new ones.
 ///
 /// Derive it for your structs with `#[derive(Tree)]`; every field must be a `Tree`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tree of arrays",
+    label = "not a `jaxrs::Tree`",
+    note = "jit, grad and vmap take arrays, Rust scalars, tuples, Vec, [T; N], Option and BTreeMap<String, _> of them, and structs with #[derive(Tree)]; pass anything else as a static argument (`#[jit(static = name)]`)"
+)]
 pub trait Tree: Sized {
     /// Appends this value's leaves, depth first, in field order.
     fn flatten_into(&self, leaves: &mut Vec<Array>);
@@ -324,7 +329,11 @@ impl<T: Tree> Tree for BTreeMap<String, T> {
         self.values().for_each(|t| t.flatten_into(leaves));
     }
     fn structure(&self) -> TreeDef {
-        TreeDef::Map(self.iter().map(|(k, v)| (k.clone(), v.structure())).collect())
+        TreeDef::Map(
+            self.iter()
+                .map(|(k, v)| (k.clone(), v.structure()))
+                .collect(),
+        )
     }
     fn unflatten_from(
         def: &TreeDef,
@@ -384,11 +393,7 @@ pub fn tree_map<T: Tree>(tree: &T, mut f: impl FnMut(&Array) -> Array) -> T {
 /// let updated = tree_map2(&params, &grads, |p, g| p - g * lr);
 /// ```
 #[track_caller]
-pub fn tree_map2<T: Tree, U: Tree>(
-    a: &T,
-    b: &U,
-    mut f: impl FnMut(&Array, &Array) -> Array,
-) -> T {
+pub fn tree_map2<T: Tree, U: Tree>(a: &T, b: &U, mut f: impl FnMut(&Array, &Array) -> Array) -> T {
     let (la, da) = a.flatten();
     let (lb, db) = b.flatten();
     if da != db {

@@ -299,14 +299,15 @@ fn traced_arg(p: &Param) -> TracedArg {
     let check = |ty: &Type| scalar_type(ty).is_none().then(|| quote!(#ty));
     match &p.passing {
         // A traced Rust scalar arrives as an array; the body sees a `&Array`, which is `Copy`
-        // like the scalar it stands for, so `w - g * lr` can use `lr` more than once.
-        Passing::Value if scalar_type(&p.ty).is_some() => {
+        // like the scalar it stands for, so `w - g * lr` can use `lr` more than once. A `mut`
+        // one stays an owned `Array`, so it can be reassigned.
+        Passing::Value if scalar_type(&p.ty).is_some() && p.mutability.is_none() => {
             let private = private();
             TracedArg {
                 value: quote!(#ident),
                 pat: quote!(#ident),
                 ty: traced(&p.ty),
-                rebinding: Some(quote!(let #mutability #ident: &#private::Array = &#ident;)),
+                rebinding: Some(quote!(let #ident: &#private::Array = &#ident;)),
                 check: None,
             }
         }

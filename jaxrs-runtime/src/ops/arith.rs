@@ -1,6 +1,6 @@
 //! Binary arithmetic, comparisons, logical ops and `where_`, with operator overloading.
 
-use super::{unify, Arg, AsArg};
+use super::{unify, Arg, IntoArg};
 use crate::prims::{Binary, BinaryOp, Compare, CompareOp, Convert, Select, Unary, UnaryOp};
 use crate::trace::{bind1, op_error, Operand};
 use crate::{Array, DType};
@@ -30,9 +30,13 @@ impl Compare {
 #[track_caller]
 fn to_bool<'a>(x: Arg<'a>) -> Arg<'a> {
     match x {
-        Arg::Array(a) if a.dtype() != DType::Bool => {
-            Arg::Array(std::borrow::Cow::Owned(bind1(Convert { dtype: DType::Bool, weak: false }, &[Operand::Array(&a)])))
-        }
+        Arg::Array(a) if a.dtype() != DType::Bool => Arg::Array(std::borrow::Cow::Owned(bind1(
+            Convert {
+                dtype: DType::Bool,
+                weak: false,
+            },
+            &[Operand::Array(&a)],
+        ))),
         Arg::Scalar(l) if l.dtype != DType::Bool => Arg::Scalar(l.cast(DType::Bool, l.weak)),
         other => other,
     }
@@ -44,8 +48,8 @@ macro_rules! binary_methods {
             $(
                 $(#[$doc])*
                 #[track_caller]
-                pub fn $method<'a>(&'a self, other: impl AsArg<'a>) -> Array {
-                    binary(BinaryOp::$op, self.as_arg(), other.as_arg())
+                pub fn $method<'a>(&'a self, other: impl IntoArg<'a>) -> Array {
+                    binary(BinaryOp::$op, self.into_arg(), other.into_arg())
                 }
             )*
         }
@@ -79,8 +83,8 @@ macro_rules! compare_methods {
             $(
                 $(#[$doc])*
                 #[track_caller]
-                pub fn $method<'a>(&'a self, other: impl AsArg<'a>) -> Array {
-                    compare(CompareOp::$op, self.as_arg(), other.as_arg())
+                pub fn $method<'a>(&'a self, other: impl IntoArg<'a>) -> Array {
+                    compare(CompareOp::$op, self.into_arg(), other.into_arg())
                 }
             )*
         }
@@ -105,22 +109,34 @@ compare_methods! {
 impl Array {
     /// Elementwise `and` (operands converted to bool).
     #[track_caller]
-    pub fn logical_and<'a>(&'a self, other: impl AsArg<'a>) -> Array {
-        let args = unify("logical_and", vec![to_bool(self.as_arg()), to_bool(other.as_arg())]);
-        bind1(Binary(BinaryOp::And), &[args[0].operand(), args[1].operand()])
+    pub fn logical_and<'a>(&'a self, other: impl IntoArg<'a>) -> Array {
+        let args = unify(
+            "logical_and",
+            vec![to_bool(self.into_arg()), to_bool(other.into_arg())],
+        );
+        bind1(
+            Binary(BinaryOp::And),
+            &[args[0].operand(), args[1].operand()],
+        )
     }
 
     /// Elementwise `or` (operands converted to bool).
     #[track_caller]
-    pub fn logical_or<'a>(&'a self, other: impl AsArg<'a>) -> Array {
-        let args = unify("logical_or", vec![to_bool(self.as_arg()), to_bool(other.as_arg())]);
-        bind1(Binary(BinaryOp::Or), &[args[0].operand(), args[1].operand()])
+    pub fn logical_or<'a>(&'a self, other: impl IntoArg<'a>) -> Array {
+        let args = unify(
+            "logical_or",
+            vec![to_bool(self.into_arg()), to_bool(other.into_arg())],
+        );
+        bind1(
+            Binary(BinaryOp::Or),
+            &[args[0].operand(), args[1].operand()],
+        )
     }
 
     /// Elementwise `not` (the operand converted to bool).
     #[track_caller]
     pub fn logical_not(&self) -> Array {
-        let x = to_bool(self.as_arg());
+        let x = to_bool(self.into_arg());
         bind1(Unary(UnaryOp::Not), &[x.operand()])
     }
 }
@@ -131,15 +147,21 @@ impl Array {
 /// let relu = where_(&x.gt(0.0), &x, 0.0);
 /// ```
 #[track_caller]
-pub fn where_<'a>(cond: impl AsArg<'a>, x: impl AsArg<'a>, y: impl AsArg<'a>) -> Array {
-    let cond = to_bool(cond.as_arg());
-    let xy = unify("where", vec![x.as_arg(), y.as_arg()]);
+pub fn where_<'a>(cond: impl IntoArg<'a>, x: impl IntoArg<'a>, y: impl IntoArg<'a>) -> Array {
+    let cond = to_bool(cond.into_arg());
+    let xy = unify("where", vec![x.into_arg(), y.into_arg()]);
     let mut xy = xy.into_iter();
     let (x, y) = (xy.next().expect("x"), xy.next().expect("y"));
     let loc = Location::caller();
-    let shape = crate::aval::broadcast_shapes(&cond.aval().shape, &x.aval().shape).unwrap_or_else(|| {
-        op_error("where", "shapes cannot be broadcast together", &[cond.aval(), x.aval(), y.aval()], loc)
-    });
+    let shape =
+        crate::aval::broadcast_shapes(&cond.aval().shape, &x.aval().shape).unwrap_or_else(|| {
+            op_error(
+                "where",
+                "shapes cannot be broadcast together",
+                &[cond.aval(), x.aval(), y.aval()],
+                loc,
+            )
+        });
     let cond = super::coerce(cond, DType::Bool, false, &shape);
     let (dt, weak) = (x.aval().dtype, x.aval().weak);
     let x = super::coerce(x, dt, weak, &shape);
@@ -150,18 +172,18 @@ pub fn where_<'a>(cond: impl AsArg<'a>, x: impl AsArg<'a>, y: impl AsArg<'a>) ->
 
 macro_rules! operator {
     ($trait:ident, $method:ident, $op:ident) => {
-        impl<'a, R: AsArg<'a>> ops::$trait<R> for &'a Array {
+        impl<'a, R: IntoArg<'a>> ops::$trait<R> for &'a Array {
             type Output = Array;
             #[track_caller]
             fn $method(self, rhs: R) -> Array {
-                binary(BinaryOp::$op, self.as_arg(), rhs.as_arg())
+                binary(BinaryOp::$op, self.into_arg(), rhs.into_arg())
             }
         }
-        impl<'a, R: AsArg<'a>> ops::$trait<R> for Array {
+        impl<'a, R: IntoArg<'a>> ops::$trait<R> for Array {
             type Output = Array;
             #[track_caller]
             fn $method(self, rhs: R) -> Array {
-                binary(BinaryOp::$op, self.as_arg(), rhs.as_arg())
+                binary(BinaryOp::$op, self.into_arg(), rhs.into_arg())
             }
         }
         operator!(@scalars $trait, $method, $op, f32, f64, i32, i64, u32, u8, i8);
@@ -171,14 +193,14 @@ macro_rules! operator {
             type Output = Array;
             #[track_caller]
             fn $method(self, rhs: &'a Array) -> Array {
-                binary(BinaryOp::$op, self.as_arg(), rhs.as_arg())
+                binary(BinaryOp::$op, self.into_arg(), rhs.into_arg())
             }
         }
         impl ops::$trait<Array> for $t {
             type Output = Array;
             #[track_caller]
             fn $method(self, rhs: Array) -> Array {
-                binary(BinaryOp::$op, self.as_arg(), rhs.as_arg())
+                binary(BinaryOp::$op, self.into_arg(), rhs.into_arg())
             }
         }
     )*};

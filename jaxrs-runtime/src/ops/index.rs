@@ -14,13 +14,22 @@ impl Array {
     pub fn dynamic_slice(&self, starts: &[Array], sizes: &[usize]) -> Array {
         let mut ops = vec![Operand::Array(self)];
         ops.extend(starts.iter().map(Operand::Array));
-        bind1(DynamicSlice { sizes: sizes.to_vec() }, &ops)
+        bind1(
+            DynamicSlice {
+                sizes: sizes.to_vec(),
+            },
+            &ops,
+        )
     }
 
     /// `self` with `update` written at `starts` (clamped), as `lax.dynamic_update_slice`.
     #[track_caller]
     pub fn dynamic_update_slice(&self, update: &Array, starts: &[Array]) -> Array {
-        let update = if update.dtype() == self.dtype() { update.clone() } else { update.astype(self.dtype()) };
+        let update = if update.dtype() == self.dtype() {
+            update.clone()
+        } else {
+            update.astype(self.dtype())
+        };
         let mut ops = vec![Operand::Array(self), Operand::Array(&update)];
         ops.extend(starts.iter().map(Operand::Array));
         bind1(DynamicUpdateSlice, &ops)
@@ -33,7 +42,10 @@ impl Array {
     #[track_caller]
     pub fn take(&self, indices: &Array, axis: i64) -> Array {
         let axis = axis_of("take", axis, self);
-        bind1(Take { axis }, &[Operand::Array(self), Operand::Array(indices)])
+        bind1(
+            Take { axis },
+            &[Operand::Array(self), Operand::Array(indices)],
+        )
     }
 
     /// One-hot encoding of integer `indices` over `num_classes` classes, as `dtype`
@@ -41,11 +53,16 @@ impl Array {
     #[track_caller]
     pub fn one_hot(indices: &Array, num_classes: usize, dtype: DType) -> Array {
         if !indices.dtype().is_int() {
-            op_error("one_hot", "indices must be integers", &[indices.aval().clone()], Location::caller());
+            op_error(
+                "one_hot",
+                "indices must be integers",
+                &[indices.aval().clone()],
+                Location::caller(),
+            );
         }
         let mut shape = indices.shape().to_vec();
         shape.push(num_classes);
         let classes = Array::iota(indices.dtype(), &shape, indices.rank());
-        classes.eq(&indices.expand_dims(-1)).astype(dtype)
+        classes.eq(indices.expand_dims(-1)).astype(dtype)
     }
 }

@@ -29,7 +29,13 @@ impl Array {
         if self.dtype() == dtype {
             self.clone()
         } else {
-            bind1(crate::prims::Convert { dtype, weak: self.is_weak() }, &[Operand::Array(self)])
+            bind1(
+                crate::prims::Convert {
+                    dtype,
+                    weak: self.is_weak(),
+                },
+                &[Operand::Array(self)],
+            )
         }
     }
 
@@ -59,10 +65,19 @@ impl Array {
         let (a, b) = promoted(self, other);
         let (ra, rb) = (a.rank(), b.rank());
         if ra == 0 || rb == 0 {
-            op_error("matmul", "operands must have at least one axis", &[a.aval().clone(), b.aval().clone()], loc);
+            op_error(
+                "matmul",
+                "operands must have at least one axis",
+                &[a.aval().clone(), b.aval().clone()],
+                loc,
+            );
         }
         let k_a = a.shape()[ra - 1];
-        let k_b = if rb == 1 { b.shape()[0] } else { b.shape()[rb - 2] };
+        let k_b = if rb == 1 {
+            b.shape()[0]
+        } else {
+            b.shape()[rb - 2]
+        };
         if k_a != k_b {
             op_error(
                 "matmul",
@@ -79,24 +94,39 @@ impl Array {
         };
         if rb <= 2 {
             // No batch axes on the right: contract directly; a's leading axes stay in front.
-            return bind1(contract(ra - 1, 0, vec![], vec![]), &[Operand::Array(&a), Operand::Array(&b)]);
+            return bind1(
+                contract(ra - 1, 0, vec![], vec![]),
+                &[Operand::Array(&a), Operand::Array(&b)],
+            );
         }
         if ra == 1 {
             // [k] @ [..., k, m]: contract, giving [..., m].
-            return bind1(contract(0, rb - 2, vec![], vec![]), &[Operand::Array(&a), Operand::Array(&b)]);
+            return bind1(
+                contract(0, rb - 2, vec![], vec![]),
+                &[Operand::Array(&a), Operand::Array(&b)],
+            );
         }
         if ra == 2 {
             // [n, k] @ [..., k, m] gives [n, ..., m]: move n behind the batch axes.
-            let y = bind1(contract(1, rb - 2, vec![], vec![]), &[Operand::Array(&a), Operand::Array(&b)]);
+            let y = bind1(
+                contract(1, rb - 2, vec![], vec![]),
+                &[Operand::Array(&a), Operand::Array(&b)],
+            );
             let mut perm: Vec<usize> = (1..rb - 1).collect();
             perm.push(0);
             perm.push(rb - 1);
             return bind1(Transpose { perm }, &[Operand::Array(&y)]);
         }
         // Both batched: broadcast the batch axes, then one batched contraction.
-        let batch = broadcast_shapes(&a.shape()[..ra - 2], &b.shape()[..rb - 2]).unwrap_or_else(|| {
-            op_error("matmul", "batch dimensions cannot be broadcast together", &[a.aval().clone(), b.aval().clone()], loc)
-        });
+        let batch =
+            broadcast_shapes(&a.shape()[..ra - 2], &b.shape()[..rb - 2]).unwrap_or_else(|| {
+                op_error(
+                    "matmul",
+                    "batch dimensions cannot be broadcast together",
+                    &[a.aval().clone(), b.aval().clone()],
+                    loc,
+                )
+            });
         let nb = batch.len();
         let full = |x: &Array, tail: &[usize]| {
             let mut s = batch.clone();
@@ -106,6 +136,9 @@ impl Array {
         let a = full(&a, &a.shape()[ra - 2..]);
         let b = full(&b, &b.shape()[rb - 2..]);
         let bd: Vec<usize> = (0..nb).collect();
-        bind1(contract(nb + 1, nb, bd.clone(), bd), &[Operand::Array(&a), Operand::Array(&b)])
+        bind1(
+            contract(nb + 1, nb, bd.clone(), bd),
+            &[Operand::Array(&a), Operand::Array(&b)],
+        )
     }
 }

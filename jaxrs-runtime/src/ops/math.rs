@@ -11,7 +11,13 @@ fn float_operand(op: UnaryOp, x: &Array) -> Array {
         if x.dtype() == DType::Bool && op == UnaryOp::Not {
             return x.clone();
         }
-        return bind1(Convert { dtype: DType::F32, weak: x.is_weak() }, &[Operand::Array(x)]);
+        return bind1(
+            Convert {
+                dtype: DType::F32,
+                weak: x.is_weak(),
+            },
+            &[Operand::Array(x)],
+        );
     }
     x.clone()
 }

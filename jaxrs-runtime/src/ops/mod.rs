@@ -46,30 +46,30 @@ impl Arg<'_> {
 }
 
 /// Anything usable as an operand: `Array`, `&Array`, or a Rust scalar (weakly typed).
-pub trait AsArg<'a> {
-    fn as_arg(self) -> Arg<'a>;
+pub trait IntoArg<'a> {
+    fn into_arg(self) -> Arg<'a>;
 }
 
-impl<'a> AsArg<'a> for &'a Array {
-    fn as_arg(self) -> Arg<'a> {
+impl<'a> IntoArg<'a> for &'a Array {
+    fn into_arg(self) -> Arg<'a> {
         Arg::Array(Cow::Borrowed(self))
     }
 }
 
-impl<'a> AsArg<'a> for Array {
-    fn as_arg(self) -> Arg<'a> {
+impl<'a> IntoArg<'a> for Array {
+    fn into_arg(self) -> Arg<'a> {
         Arg::Array(Cow::Owned(self))
     }
 }
 
-impl<'a> AsArg<'a> for Arg<'a> {
-    fn as_arg(self) -> Arg<'a> {
+impl<'a> IntoArg<'a> for Arg<'a> {
+    fn into_arg(self) -> Arg<'a> {
         self
     }
 }
 
-impl<'a, 'b> AsArg<'a> for &'b &'a Array {
-    fn as_arg(self) -> Arg<'a> {
+impl<'a> IntoArg<'a> for &&'a Array {
+    fn into_arg(self) -> Arg<'a> {
         Arg::Array(Cow::Borrowed(*self))
     }
 }
@@ -82,13 +82,17 @@ pub(crate) fn scalar_literal<T: Element>(v: T) -> Literal {
         crate::dtype::DTypeKind::Int => LitValue::Int(v.to_f64() as i64),
         crate::dtype::DTypeKind::Bool => LitValue::Bool(v.to_f64() != 0.0),
     };
-    Literal { value, dtype: DType::default_of_kind(T::DTYPE.kind()), weak: true }
+    Literal {
+        value,
+        dtype: DType::default_of_kind(T::DTYPE.kind()),
+        weak: true,
+    }
 }
 
 macro_rules! scalar_arg {
     ($($t:ty),*) => {$(
-        impl<'a> AsArg<'a> for $t {
-            fn as_arg(self) -> Arg<'a> {
+        impl<'a> IntoArg<'a> for $t {
+            fn into_arg(self) -> Arg<'a> {
                 Arg::Scalar(scalar_literal(self))
             }
         }
@@ -103,7 +107,10 @@ pub(crate) fn coerce<'a>(arg: Arg<'a>, dtype: DType, weak: bool, shape: &[usize]
     // `int32_array > 0.5` compares two weak float32s).
     let arg = match arg {
         Arg::Scalar(l) if l.dtype != dtype => Arg::Scalar(l.cast(dtype, weak)),
-        Arg::Array(a) if a.dtype() != dtype => Arg::Array(Cow::Owned(bind1(Convert { dtype, weak }, &[Operand::Array(&a)]))),
+        Arg::Array(a) if a.dtype() != dtype => Arg::Array(Cow::Owned(bind1(
+            Convert { dtype, weak },
+            &[Operand::Array(&a)],
+        ))),
         other => other,
     };
     if arg.aval().shape == shape {
@@ -111,7 +118,10 @@ pub(crate) fn coerce<'a>(arg: Arg<'a>, dtype: DType, weak: bool, shape: &[usize]
     }
     let rank_in = arg.aval().rank();
     let dims: Vec<usize> = (shape.len() - rank_in..shape.len()).collect();
-    let prim = BroadcastInDim { shape: shape.to_vec(), dims };
+    let prim = BroadcastInDim {
+        shape: shape.to_vec(),
+        dims,
+    };
     Arg::Array(Cow::Owned(bind1(prim, &[arg.operand()])))
 }
 
@@ -141,7 +151,12 @@ pub(crate) fn unify<'a>(op: &str, args: Vec<Arg<'a>>) -> Vec<Arg<'a>> {
 pub(crate) fn axis_of(op: &str, axis: i64, x: &Array) -> usize {
     let loc = Location::caller();
     normalize_axis(axis, x.rank()).unwrap_or_else(|| {
-        op_error(op, &format!("axis {axis} is out of range for rank {}", x.rank()), &[x.aval().clone()], loc)
+        op_error(
+            op,
+            &format!("axis {axis} is out of range for rank {}", x.rank()),
+            &[x.aval().clone()],
+            loc,
+        )
     })
 }
 

@@ -18,7 +18,12 @@ fn resolve_axes(op: &str, x: &Array, axes: Option<Vec<i64>>) -> Vec<usize> {
             .iter()
             .map(|&a| {
                 normalize_axis(a, x.rank()).unwrap_or_else(|| {
-                    op_error(op, &format!("axis {a} is out of range for rank {}", x.rank()), &[x.aval().clone()], loc)
+                    op_error(
+                        op,
+                        &format!("axis {a} is out of range for rank {}", x.rank()),
+                        &[x.aval().clone()],
+                        loc,
+                    )
                 })
             })
             .collect(),
@@ -33,7 +38,11 @@ fn resolve_axes(op: &str, x: &Array, axes: Option<Vec<i64>>) -> Vec<usize> {
 /// Re-inserts reduced axes as size-1 dims.
 #[track_caller]
 fn keep_dims(y: Array, x_shape: &[usize], axes: &[usize]) -> Array {
-    let shape: Vec<usize> = x_shape.iter().enumerate().map(|(i, &d)| if axes.contains(&i) { 1 } else { d }).collect();
+    let shape: Vec<usize> = x_shape
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| if axes.contains(&i) { 1 } else { d })
+        .collect();
     bind1(Reshape { shape }, &[Operand::Array(&y)])
 }
 
@@ -45,7 +54,13 @@ fn reduce(op: ReduceOp, name: &str, x: &Array, axes: Option<Vec<i64>>, keepdims:
         (ReduceOp::Sum | ReduceOp::Prod, DType::Bool) => x.astype(DType::I32),
         _ => x.clone(),
     };
-    let y = bind1(Reduce { op, axes: axes.clone() }, &[Operand::Array(&src)]);
+    let y = bind1(
+        Reduce {
+            op,
+            axes: axes.clone(),
+        },
+        &[Operand::Array(&src)],
+    );
     if keepdims {
         keep_dims(y, x.shape(), &axes)
     } else {
@@ -88,7 +103,11 @@ impl Array {
     pub fn mean(&self, axes: impl Axes, keepdims: bool) -> Array {
         let axes = resolve_axes("mean", self, axes.axes());
         let count: usize = axes.iter().map(|&a| self.shape()[a]).product();
-        let x = if self.dtype().is_float() { self.clone() } else { self.astype(DType::F32) };
+        let x = if self.dtype().is_float() {
+            self.clone()
+        } else {
+            self.astype(DType::F32)
+        };
         let axes_i: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
         x.sum(axes_i, keepdims) / count as f64
     }
@@ -108,7 +127,14 @@ impl Array {
     #[track_caller]
     fn arg_extreme(&self, name: &str, is_min: bool, axis: i64, keepdims: bool) -> Array {
         let axis = axis_of(name, axis, self);
-        let y = bind1(Argmax { axis, is_min, index_dtype: DType::I32 }, &[Operand::Array(self)]);
+        let y = bind1(
+            Argmax {
+                axis,
+                is_min,
+                index_dtype: DType::I32,
+            },
+            &[Operand::Array(self)],
+        );
         if keepdims {
             keep_dims(y, self.shape(), &[axis])
         } else {
@@ -119,16 +145,25 @@ impl Array {
     /// `log(sum(exp(x)))` over `axes`, computed stably (shifted by the max).
     #[track_caller]
     pub fn logsumexp(&self, axes: impl Axes, keepdims: bool) -> Array {
-        let axes: Vec<i64> = resolve_axes("logsumexp", self, axes.axes()).into_iter().map(|a| a as i64).collect();
-        let x = if self.dtype().is_float() { self.clone() } else { self.astype(DType::F32) };
+        let axes: Vec<i64> = resolve_axes("logsumexp", self, axes.axes())
+            .into_iter()
+            .map(|a| a as i64)
+            .collect();
+        let x = if self.dtype().is_float() {
+            self.clone()
+        } else {
+            self.astype(DType::F32)
+        };
         let max = stop_gradient(&x.max(axes.clone(), true));
         // An all -inf slice has max -inf; shift by 0 there so the result is -inf, not NaN.
-        let shift = where_(&max.abs().lt(f64::INFINITY), &max, 0.0);
+        let shift = where_(max.abs().lt(f64::INFINITY), &max, 0.0);
         let out = (&x - &shift).exp().sum(axes.clone(), true).log() + &shift;
         if keepdims {
             out
         } else {
-            let keep: Vec<usize> = (0..self.rank()).filter(|i| !axes.contains(&(*i as i64))).collect();
+            let keep: Vec<usize> = (0..self.rank())
+                .filter(|i| !axes.contains(&(*i as i64)))
+                .collect();
             let shape: Vec<usize> = keep.iter().map(|&i| self.shape()[i]).collect();
             bind1(Reshape { shape }, &[Operand::Array(&out)])
         }
@@ -171,7 +206,11 @@ impl Array {
     #[track_caller]
     fn cumulative(&self, name: &str, op: ReduceOp, axis: i64, reverse: bool) -> Array {
         let axis = axis_of(name, axis, self);
-        let x = if self.dtype() == DType::Bool && op == ReduceOp::Sum { self.astype(DType::I32) } else { self.clone() };
+        let x = if self.dtype() == DType::Bool && op == ReduceOp::Sum {
+            self.astype(DType::I32)
+        } else {
+            self.clone()
+        };
         bind1(Cumulative { op, axis, reverse }, &[Operand::Array(&x)])
     }
 }

@@ -1,7 +1,7 @@
 //! Shape operations: reshape, transpose, broadcast, expand/squeeze, concatenate, stack,
 //! slice, pad, flip, iota.
 
-use super::{axes_of, axis_of, AsArg, Dims};
+use super::{axes_of, axis_of, Dims, IntoArg};
 use crate::aval::{broadcast_shapes, normalize_axis};
 use crate::prims::{BroadcastInDim, Concatenate, Iota, Pad, Reshape, Rev, Slice, Transpose};
 use crate::trace::{bind1, op_error, Operand};
@@ -23,7 +23,9 @@ impl Array {
         let known: i64 = spec.iter().filter(|&&d| d != -1).product();
         let unknown = spec.iter().filter(|&&d| d == -1).count();
         if spec.iter().any(|&d| d < -1) || unknown > 1 {
-            fail(format!("{spec:?} is not a shape (one -1 at most, no other negative)"));
+            fail(format!(
+                "{spec:?} is not a shape (one -1 at most, no other negative)"
+            ));
         }
         let size = self.size() as i64;
         let shape: Vec<usize> = spec
@@ -34,7 +36,9 @@ impl Array {
                 } else if known > 0 && size % known == 0 {
                     (size / known) as usize
                 } else {
-                    fail(format!("cannot infer the -1 in {spec:?} for {size} elements"))
+                    fail(format!(
+                        "cannot infer the -1 in {spec:?} for {size} elements"
+                    ))
                 }
             })
             .collect();
@@ -77,15 +81,27 @@ impl Array {
     /// Broadcasts to `shape` by numpy's rules.
     #[track_caller]
     pub fn broadcast_to(&self, shape: &[usize]) -> Array {
-        let ok = self.rank() <= shape.len() && broadcast_shapes(self.shape(), shape).as_deref() == Some(shape);
+        let ok = self.rank() <= shape.len()
+            && broadcast_shapes(self.shape(), shape).as_deref() == Some(shape);
         if !ok {
-            op_error("broadcast_to", &format!("cannot broadcast to {shape:?}"), &[self.aval().clone()], Location::caller());
+            op_error(
+                "broadcast_to",
+                &format!("cannot broadcast to {shape:?}"),
+                &[self.aval().clone()],
+                Location::caller(),
+            );
         }
         if self.shape() == shape {
             return self.clone();
         }
         let dims: Vec<usize> = (shape.len() - self.rank()..shape.len()).collect();
-        bind1(BroadcastInDim { shape: shape.to_vec(), dims }, &[Operand::Array(self)])
+        bind1(
+            BroadcastInDim {
+                shape: shape.to_vec(),
+                dims,
+            },
+            &[Operand::Array(self)],
+        )
     }
 
     /// Inserts a size-1 axis at `axis` (which may be negative, counting in the result).
@@ -93,7 +109,12 @@ impl Array {
     pub fn expand_dims(&self, axis: i64) -> Array {
         let loc = Location::caller();
         let axis = normalize_axis(axis, self.rank() + 1).unwrap_or_else(|| {
-            op_error("expand_dims", &format!("axis {axis} is out of range"), &[self.aval().clone()], loc)
+            op_error(
+                "expand_dims",
+                &format!("axis {axis} is out of range"),
+                &[self.aval().clone()],
+                loc,
+            )
         });
         let mut shape = self.shape().to_vec();
         shape.insert(axis, 1);
@@ -105,9 +126,17 @@ impl Array {
     pub fn squeeze(&self, axes: impl Dims) -> Array {
         let axes = axes_of("squeeze", axes.dims(), self);
         if let Some(&a) = axes.iter().find(|&&a| self.shape()[a] != 1) {
-            op_error("squeeze", &format!("axis {a} has size {}, not 1", self.shape()[a]), &[self.aval().clone()], Location::caller());
+            op_error(
+                "squeeze",
+                &format!("axis {a} has size {}, not 1", self.shape()[a]),
+                &[self.aval().clone()],
+                Location::caller(),
+            );
         }
-        let shape: Vec<usize> = (0..self.rank()).filter(|i| !axes.contains(i)).map(|i| self.shape()[i]).collect();
+        let shape: Vec<usize> = (0..self.rank())
+            .filter(|i| !axes.contains(i))
+            .map(|i| self.shape()[i])
+            .collect();
         bind1(Reshape { shape }, &[Operand::Array(self)])
     }
 
@@ -115,12 +144,28 @@ impl Array {
     #[track_caller]
     pub fn concatenate(arrays: &[Array], axis: i64) -> Array {
         let loc = Location::caller();
-        let first = arrays.first().unwrap_or_else(|| panic!("concatenate: no arrays given at {}:{}", loc.file(), loc.line()));
+        let first = arrays.first().unwrap_or_else(|| {
+            panic!(
+                "concatenate: no arrays given at {}:{}",
+                loc.file(),
+                loc.line()
+            )
+        });
         let axis = axis_of("concatenate", axis, first);
-        let dtype = arrays.iter().skip(1).fold((first.dtype(), first.is_weak()), |(d, w), a| DType::promote(d, w, a.dtype(), a.is_weak())).0;
+        let dtype = arrays
+            .iter()
+            .skip(1)
+            .fold((first.dtype(), first.is_weak()), |(d, w), a| {
+                DType::promote(d, w, a.dtype(), a.is_weak())
+            })
+            .0;
         let mut cast = Vec::with_capacity(arrays.len());
         for a in arrays {
-            cast.push(if a.dtype() == dtype { a.clone() } else { a.astype(dtype) });
+            cast.push(if a.dtype() == dtype {
+                a.clone()
+            } else {
+                a.astype(dtype)
+            });
         }
         let ops: Vec<Operand> = cast.iter().map(Operand::Array).collect();
         bind1(Concatenate { axis }, &ops)
@@ -133,15 +178,30 @@ impl Array {
         for a in arrays {
             expanded.push(a.expand_dims(axis));
         }
-        let axis = if axis < 0 { axis + expanded.first().map_or(1, Array::rank) as i64 } else { axis };
+        let axis = if axis < 0 {
+            axis + expanded.first().map_or(1, Array::rank) as i64
+        } else {
+            axis
+        };
         Array::concatenate(&expanded, axis)
     }
 
     /// The static slice `x[start:limit:strides]` along every axis (`lax.slice`).
     #[track_caller]
     pub fn slice(&self, start: &[usize], limit: &[usize], strides: &[usize]) -> Array {
-        let strides = if strides.is_empty() { vec![1; self.rank()] } else { strides.to_vec() };
-        bind1(Slice { start: start.to_vec(), limit: limit.to_vec(), strides }, &[Operand::Array(self)])
+        let strides = if strides.is_empty() {
+            vec![1; self.rank()]
+        } else {
+            strides.to_vec()
+        };
+        bind1(
+            Slice {
+                start: start.to_vec(),
+                limit: limit.to_vec(),
+                strides,
+            },
+            &[Operand::Array(self)],
+        )
     }
 
     /// `x[start..end]` along one axis.
@@ -158,13 +218,32 @@ impl Array {
     /// Pads with `value`: `low`/`high` per axis may be negative (cropping), `interior`
     /// inserts between elements (`lax.pad`).
     #[track_caller]
-    pub fn pad<'a>(&'a self, low: &[i64], high: &[i64], interior: &[i64], value: impl AsArg<'a>) -> Array {
-        let interior = if interior.is_empty() { vec![0; self.rank()] } else { interior.to_vec() };
-        let value = match value.as_arg() {
-            super::Arg::Scalar(l) => super::Arg::Scalar(l.cast(self.dtype(), false)),
-            super::Arg::Array(a) => super::Arg::Array(std::borrow::Cow::Owned(a.astype(self.dtype()))),
+    pub fn pad<'a>(
+        &'a self,
+        low: &[i64],
+        high: &[i64],
+        interior: &[i64],
+        value: impl IntoArg<'a>,
+    ) -> Array {
+        let interior = if interior.is_empty() {
+            vec![0; self.rank()]
+        } else {
+            interior.to_vec()
         };
-        bind1(Pad { low: low.to_vec(), high: high.to_vec(), interior }, &[Operand::Array(self), value.operand()])
+        let value = match value.into_arg() {
+            super::Arg::Scalar(l) => super::Arg::Scalar(l.cast(self.dtype(), false)),
+            super::Arg::Array(a) => {
+                super::Arg::Array(std::borrow::Cow::Owned(a.astype(self.dtype())))
+            }
+        };
+        bind1(
+            Pad {
+                low: low.to_vec(),
+                high: high.to_vec(),
+                interior,
+            },
+            &[Operand::Array(self), value.operand()],
+        )
     }
 
     /// Reverses the order of elements along `axes`.
@@ -178,6 +257,13 @@ impl Array {
     /// `0, 1, 2, ...` along `dimension` of a new array of `shape` (`lax.iota`).
     #[track_caller]
     pub fn iota(dtype: DType, shape: &[usize], dimension: usize) -> Array {
-        bind1(Iota { dtype, shape: shape.to_vec(), dimension }, &[])
+        bind1(
+            Iota {
+                dtype,
+                shape: shape.to_vec(),
+                dimension,
+            },
+            &[],
+        )
     }
 }

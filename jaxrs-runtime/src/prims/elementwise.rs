@@ -107,12 +107,30 @@ impl Primitive for Unary {
         check_domain(self.0.domain(), inputs[0].dtype)?;
         Ok(vec![inputs[0].clone()])
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
         if self.0 == UnaryOp::Sign && in_avals[0].dtype.is_unsigned() {
             // stablehlo.sign is for signed types; for unsigned it is `x != 0`.
             let zero = cx.splat(0.0, &in_avals[0]);
-            let ne = cx.op1("stablehlo.compare", &[&ins[0], &zero], &[&in_avals[0], &in_avals[0]], &compare_props(CompareOp::Ne, in_avals[0].dtype), &in_avals[0].with_dtype(DType::Bool));
-            return vec![cx.op1("stablehlo.convert", &[&ne], &[&in_avals[0].with_dtype(DType::Bool)], "", &out[0])];
+            let ne = cx.op1(
+                "stablehlo.compare",
+                &[&ins[0], &zero],
+                &[&in_avals[0], &in_avals[0]],
+                &compare_props(CompareOp::Ne, in_avals[0].dtype),
+                &in_avals[0].with_dtype(DType::Bool),
+            );
+            return vec![cx.op1(
+                "stablehlo.convert",
+                &[&ne],
+                &[&in_avals[0].with_dtype(DType::Bool)],
+                "",
+                &out[0],
+            )];
         }
         vec![cx.op1(self.0.mlir(), &[&ins[0]], &[&in_avals[0]], "", &out[0])]
     }
@@ -165,11 +183,25 @@ impl Primitive for Binary {
         arity(inputs, 2)?;
         same_shape_dtype(inputs)?;
         check_domain(self.0.domain(), inputs[0].dtype)?;
-        Ok(vec![inputs[0].clone().weak(inputs[0].weak && inputs[1].weak)])
+        Ok(vec![inputs[0]
+            .clone()
+            .weak(inputs[0].weak && inputs[1].weak)])
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
         if matches!(self.0, BinaryOp::Max | BinaryOp::Min) && in_avals[0].dtype.is_float() {
-            return vec![nan_propagating_extreme(cx, self.0 == BinaryOp::Min, &ins[0], &ins[1], &in_avals[0])];
+            return vec![nan_propagating_extreme(
+                cx,
+                self.0 == BinaryOp::Min,
+                &ins[0],
+                &ins[1],
+                &in_avals[0],
+            )];
         }
         let name = match (self.0, in_avals[0].dtype) {
             // On bool, add is or and mul is and (numpy's semantics).
@@ -177,22 +209,50 @@ impl Primitive for Binary {
             (BinaryOp::Mul, DType::Bool) => "stablehlo.and",
             (op, _) => op.mlir(),
         };
-        vec![cx.op1(name, &[&ins[0], &ins[1]], &[&in_avals[0], &in_avals[1]], "", &out[0])]
+        vec![cx.op1(
+            name,
+            &[&ins[0], &ins[1]],
+            &[&in_avals[0], &in_avals[1]],
+            "",
+            &out[0],
+        )]
     }
     as_any!();
 }
 
 /// `max(a, b)` (or `min`) where a NaN operand wins, as JAX and the StableHLO spec say; XLA's
 /// CPU backend may otherwise return the other operand.
-pub(crate) fn nan_propagating_extreme(cx: &mut LowerCtx, is_min: bool, a: &str, b: &str, aval: &Aval) -> String {
-    let op = if is_min { "stablehlo.minimum" } else { "stablehlo.maximum" };
+pub(crate) fn nan_propagating_extreme(
+    cx: &mut LowerCtx,
+    is_min: bool,
+    a: &str,
+    b: &str,
+    aval: &Aval,
+) -> String {
+    let op = if is_min {
+        "stablehlo.minimum"
+    } else {
+        "stablehlo.maximum"
+    };
     let m = cx.op1(op, &[a, b], &[aval, aval], "", aval);
     let flags = aval.with_dtype(DType::Bool).weak(false);
     let ne = compare_props(CompareOp::Ne, aval.dtype);
     let a_nan = cx.op1("stablehlo.compare", &[a, a], &[aval, aval], &ne, &flags);
     let b_nan = cx.op1("stablehlo.compare", &[b, b], &[aval, aval], &ne, &flags);
-    let b_or_m = cx.op1("stablehlo.select", &[&b_nan, b, &m], &[&flags, aval, aval], "", aval);
-    cx.op1("stablehlo.select", &[&a_nan, a, &b_or_m], &[&flags, aval, aval], "", aval)
+    let b_or_m = cx.op1(
+        "stablehlo.select",
+        &[&b_nan, b, &m],
+        &[&flags, aval, aval],
+        "",
+        aval,
+    );
+    cx.op1(
+        "stablehlo.select",
+        &[&a_nan, a, &b_or_m],
+        &[&flags, aval, aval],
+        "",
+        aval,
+    )
 }
 
 /// A comparison direction.
@@ -251,11 +311,25 @@ impl Primitive for Compare {
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 2)?;
         same_shape_dtype(inputs)?;
-        Ok(vec![Aval::new(inputs[0].shape.clone(), DType::Bool).weak(inputs[0].weak && inputs[1].weak)])
+        Ok(vec![
+            Aval::new(inputs[0].shape.clone(), DType::Bool).weak(inputs[0].weak && inputs[1].weak)
+        ])
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
         let props = compare_props(self.0, in_avals[0].dtype);
-        vec![cx.op1("stablehlo.compare", &[&ins[0], &ins[1]], &[&in_avals[0], &in_avals[1]], &props, &out[0])]
+        vec![cx.op1(
+            "stablehlo.compare",
+            &[&ins[0], &ins[1]],
+            &[&in_avals[0], &in_avals[1]],
+            &props,
+            &out[0],
+        )]
     }
     as_any!();
 }
@@ -271,17 +345,34 @@ impl Primitive for Select {
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 3)?;
         if inputs[0].dtype != DType::Bool {
-            return Err(format!("the predicate must be bool, got {}", inputs[0].dtype.name()));
+            return Err(format!(
+                "the predicate must be bool, got {}",
+                inputs[0].dtype.name()
+            ));
         }
         if inputs[0].shape != inputs[1].shape {
             return Err("the predicate and the operands must have the same shape".into());
         }
         same_shape_dtype(&inputs[1..])?;
-        Ok(vec![inputs[1].clone().weak(inputs[1].weak && inputs[2].weak)])
+        Ok(vec![inputs[1]
+            .clone()
+            .weak(inputs[1].weak && inputs[2].weak)])
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
         let avals: Vec<&Aval> = in_avals.iter().collect();
-        vec![cx.op1("stablehlo.select", &[&ins[0], &ins[1], &ins[2]], &avals, "", &out[0])]
+        vec![cx.op1(
+            "stablehlo.select",
+            &[&ins[0], &ins[1], &ins[2]],
+            &avals,
+            "",
+            &out[0],
+        )]
     }
     as_any!();
 }
@@ -307,7 +398,13 @@ impl Primitive for IntegerPow {
         }
         Ok(vec![inputs[0].clone()])
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
         let a = &in_avals[0];
         if self.n == 0 {
             return vec![cx.splat(1.0, a)];
@@ -353,9 +450,17 @@ impl Primitive for Convert {
     }
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 1)?;
-        Ok(vec![Aval::new(inputs[0].shape.clone(), self.dtype).weak(self.weak)])
+        Ok(vec![
+            Aval::new(inputs[0].shape.clone(), self.dtype).weak(self.weak)
+        ])
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
         let a = &in_avals[0];
         if a.dtype == self.dtype {
             return vec![ins[0].clone()];
@@ -364,7 +469,13 @@ impl Primitive for Convert {
             // Anything nonzero is true (numpy's rule), which a plain convert does not promise.
             let zero = cx.splat(0.0, a);
             let props = compare_props(CompareOp::Ne, a.dtype);
-            return vec![cx.op1("stablehlo.compare", &[&ins[0], &zero], &[a, a], &props, &out[0])];
+            return vec![cx.op1(
+                "stablehlo.compare",
+                &[&ins[0], &zero],
+                &[a, a],
+                &props,
+                &out[0],
+            )];
         }
         vec![cx.op1("stablehlo.convert", &[&ins[0]], &[a], "", &out[0])]
     }

@@ -26,9 +26,21 @@ fn wrap_negative(cx: &mut LowerCtx, index: &str, aval: &Aval, n: usize) -> Strin
     let b = aval.with_dtype(DType::Bool).weak(false);
     let zero = cx.splat(0.0, aval);
     let size = cx.splat(n as f64, aval);
-    let neg = cx.op1("stablehlo.compare", &[index, &zero], &[aval, aval], &compare_props(CompareOp::Lt, aval.dtype), &b);
+    let neg = cx.op1(
+        "stablehlo.compare",
+        &[index, &zero],
+        &[aval, aval],
+        &compare_props(CompareOp::Lt, aval.dtype),
+        &b,
+    );
     let shifted = cx.op1("stablehlo.add", &[index, &size], &[aval, aval], "", aval);
-    cx.op1("stablehlo.select", &[&neg, &shifted, index], &[&b, aval, aval], "", aval)
+    cx.op1(
+        "stablehlo.select",
+        &[&neg, &shifted, index],
+        &[&b, aval, aval],
+        "",
+        aval,
+    )
 }
 
 /// `x[i0:i0+s0, i1:i1+s1, ...]` with traced starts (operands: `x, i0, i1, ...`), clamped so
@@ -49,17 +61,31 @@ impl Primitive for DynamicSlice {
         let x = &inputs[0];
         check_starts(&inputs[1..], x.rank())?;
         if self.sizes.len() != x.rank() || self.sizes.iter().zip(&x.shape).any(|(s, d)| s > d) {
-            return Err(format!("slice sizes {:?} do not fit shape {:?}", self.sizes, x.shape));
+            return Err(format!(
+                "slice sizes {:?} do not fit shape {:?}",
+                self.sizes, x.shape
+            ));
         }
         Ok(vec![x.with_shape(self.sizes.clone())])
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
         let x = &in_avals[0];
-        let starts: Vec<String> = (1..ins.len()).map(|i| wrap_negative(cx, &ins[i], &in_avals[i], x.shape[i - 1])).collect();
+        let starts: Vec<String> = (1..ins.len())
+            .map(|i| wrap_negative(cx, &ins[i], &in_avals[i], x.shape[i - 1]))
+            .collect();
         let mut names: Vec<&str> = vec![&ins[0]];
         names.extend(starts.iter().map(String::as_str));
         let avals: Vec<&Aval> = in_avals.iter().collect();
-        let props = format!("slice_sizes = {}", i64_array(self.sizes.iter().map(|&s| s as i64)));
+        let props = format!(
+            "slice_sizes = {}",
+            i64_array(self.sizes.iter().map(|&s| s as i64))
+        );
         vec![cx.op1("stablehlo.dynamic_slice", &names, &avals, &props, &out[0])]
     }
     as_any!();
@@ -79,18 +105,35 @@ impl Primitive for DynamicUpdateSlice {
         }
         let (x, u) = (&inputs[0], &inputs[1]);
         check_starts(&inputs[2..], x.rank())?;
-        if u.dtype != x.dtype || u.rank() != x.rank() || u.shape.iter().zip(&x.shape).any(|(a, b)| a > b) {
+        if u.dtype != x.dtype
+            || u.rank() != x.rank()
+            || u.shape.iter().zip(&x.shape).any(|(a, b)| a > b)
+        {
             return Err(format!("update {u} does not fit into {x}"));
         }
         Ok(vec![x.clone()])
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
         let x = &in_avals[0];
-        let starts: Vec<String> = (2..ins.len()).map(|i| wrap_negative(cx, &ins[i], &in_avals[i], x.shape[i - 2])).collect();
+        let starts: Vec<String> = (2..ins.len())
+            .map(|i| wrap_negative(cx, &ins[i], &in_avals[i], x.shape[i - 2]))
+            .collect();
         let mut names: Vec<&str> = vec![&ins[0], &ins[1]];
         names.extend(starts.iter().map(String::as_str));
         let avals: Vec<&Aval> = in_avals.iter().collect();
-        vec![cx.op1("stablehlo.dynamic_update_slice", &names, &avals, "", &out[0])]
+        vec![cx.op1(
+            "stablehlo.dynamic_update_slice",
+            &names,
+            &avals,
+            "",
+            &out[0],
+        )]
     }
     as_any!();
 }
@@ -114,10 +157,17 @@ impl Primitive for Take {
         arity(inputs, 2)?;
         let (x, idx) = (&inputs[0], &inputs[1]);
         if self.axis >= x.rank() {
-            return Err(format!("axis {} is out of range for rank {}", self.axis, x.rank()));
+            return Err(format!(
+                "axis {} is out of range for rank {}",
+                self.axis,
+                x.rank()
+            ));
         }
         if !idx.dtype.is_int() {
-            return Err(format!("indices must be integers, got {}", idx.dtype.name()));
+            return Err(format!(
+                "indices must be integers, got {}",
+                idx.dtype.name()
+            ));
         }
         if x.shape[self.axis] == 0 && idx.size() > 0 {
             return Err("cannot take from an empty axis".into());
@@ -127,7 +177,13 @@ impl Primitive for Take {
         shape.extend(&x.shape[self.axis + 1..]);
         Ok(vec![x.with_shape(shape)])
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
         let (x, idx) = (&in_avals[0], &in_avals[1]);
         let wrapped = wrap_negative(cx, &ins[1], idx, x.shape[self.axis]);
         let k = idx.rank();
@@ -140,7 +196,13 @@ impl Primitive for Take {
             dim_list(&offset_dims),
             i64_array(slice_sizes.iter().map(|&s| s as i64))
         );
-        vec![cx.op1("stablehlo.gather", &[&ins[0], &wrapped], &[x, idx], &props, &out[0])]
+        vec![cx.op1(
+            "stablehlo.gather",
+            &[&ins[0], &wrapped],
+            &[x, idx],
+            &props,
+            &out[0],
+        )]
     }
     as_any!();
 }

@@ -18,7 +18,9 @@ pub struct DotGeneral {
 impl DotGeneral {
     /// The free (neither batch nor contracted) dims of an operand of rank `rank`.
     pub fn free_dims(rank: usize, contract: &[usize], batch: &[usize]) -> Vec<usize> {
-        (0..rank).filter(|d| !contract.contains(d) && !batch.contains(d)).collect()
+        (0..rank)
+            .filter(|d| !contract.contains(d) && !batch.contains(d))
+            .collect()
     }
 }
 
@@ -44,40 +46,90 @@ impl Primitive for DotGeneral {
         if l.dtype == crate::DType::Bool {
             return Err("dot_general is not defined on bool".into());
         }
-        if self.lhs_contract.len() != self.rhs_contract.len() || self.lhs_batch.len() != self.rhs_batch.len() {
+        if self.lhs_contract.len() != self.rhs_contract.len()
+            || self.lhs_batch.len() != self.rhs_batch.len()
+        {
             return Err("contracting and batch dims must pair up".into());
         }
         let in_range = |dims: &[usize], rank: usize| dims.iter().all(|&d| d < rank);
-        if !in_range(&self.lhs_contract, l.rank()) || !in_range(&self.lhs_batch, l.rank()) || !in_range(&self.rhs_contract, r.rank()) || !in_range(&self.rhs_batch, r.rank()) {
-            return Err(format!("dimension numbers {} out of range", self.params_string()));
+        if !in_range(&self.lhs_contract, l.rank())
+            || !in_range(&self.lhs_batch, l.rank())
+            || !in_range(&self.rhs_contract, r.rank())
+            || !in_range(&self.rhs_batch, r.rank())
+        {
+            return Err(format!(
+                "dimension numbers {} out of range",
+                self.params_string()
+            ));
         }
         for (&a, &b) in self.lhs_contract.iter().zip(&self.rhs_contract) {
             if l.shape[a] != r.shape[b] {
-                return Err(format!("contracting dims differ: lhs dim {a} is {} but rhs dim {b} is {}", l.shape[a], r.shape[b]));
+                return Err(format!(
+                    "contracting dims differ: lhs dim {a} is {} but rhs dim {b} is {}",
+                    l.shape[a], r.shape[b]
+                ));
             }
         }
         for (&a, &b) in self.lhs_batch.iter().zip(&self.rhs_batch) {
             if l.shape[a] != r.shape[b] {
-                return Err(format!("batch dims differ: lhs dim {a} is {} but rhs dim {b} is {}", l.shape[a], r.shape[b]));
+                return Err(format!(
+                    "batch dims differ: lhs dim {a} is {} but rhs dim {b} is {}",
+                    l.shape[a], r.shape[b]
+                ));
             }
         }
         let mut shape: Vec<usize> = self.lhs_batch.iter().map(|&d| l.shape[d]).collect();
-        shape.extend(DotGeneral::free_dims(l.rank(), &self.lhs_contract, &self.lhs_batch).iter().map(|&d| l.shape[d]));
-        shape.extend(DotGeneral::free_dims(r.rank(), &self.rhs_contract, &self.rhs_batch).iter().map(|&d| r.shape[d]));
+        shape.extend(
+            DotGeneral::free_dims(l.rank(), &self.lhs_contract, &self.lhs_batch)
+                .iter()
+                .map(|&d| l.shape[d]),
+        );
+        shape.extend(
+            DotGeneral::free_dims(r.rank(), &self.rhs_contract, &self.rhs_batch)
+                .iter()
+                .map(|&d| r.shape[d]),
+        );
         Ok(vec![l.with_shape(shape).weak(l.weak && r.weak)])
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
         let mut fields = Vec::new();
         if !self.lhs_batch.is_empty() {
-            fields.push(format!("lhs_batching_dimensions = {}", dim_list(&self.lhs_batch)));
-            fields.push(format!("rhs_batching_dimensions = {}", dim_list(&self.rhs_batch)));
+            fields.push(format!(
+                "lhs_batching_dimensions = {}",
+                dim_list(&self.lhs_batch)
+            ));
+            fields.push(format!(
+                "rhs_batching_dimensions = {}",
+                dim_list(&self.rhs_batch)
+            ));
         }
         if !self.lhs_contract.is_empty() {
-            fields.push(format!("lhs_contracting_dimensions = {}", dim_list(&self.lhs_contract)));
-            fields.push(format!("rhs_contracting_dimensions = {}", dim_list(&self.rhs_contract)));
+            fields.push(format!(
+                "lhs_contracting_dimensions = {}",
+                dim_list(&self.lhs_contract)
+            ));
+            fields.push(format!(
+                "rhs_contracting_dimensions = {}",
+                dim_list(&self.rhs_contract)
+            ));
         }
-        let props = format!("dot_dimension_numbers = #stablehlo.dot<{}>", fields.join(", "));
-        vec![cx.op1("stablehlo.dot_general", &[&ins[0], &ins[1]], &[&in_avals[0], &in_avals[1]], &props, &out[0])]
+        let props = format!(
+            "dot_dimension_numbers = #stablehlo.dot<{}>",
+            fields.join(", ")
+        );
+        vec![cx.op1(
+            "stablehlo.dot_general",
+            &[&ins[0], &ins[1]],
+            &[&in_avals[0], &in_avals[1]],
+            &props,
+            &out[0],
+        )]
     }
     as_any!();
 }

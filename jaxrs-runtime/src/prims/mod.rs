@@ -8,7 +8,9 @@ pub mod linalg;
 pub mod reduce;
 pub mod shape;
 
-pub use elementwise::{Binary, BinaryOp, Compare, CompareOp, Convert, IntegerPow, Select, StopGradient, Unary, UnaryOp};
+pub use elementwise::{
+    Binary, BinaryOp, Compare, CompareOp, Convert, IntegerPow, Select, StopGradient, Unary, UnaryOp,
+};
 pub use index::{DynamicSlice, DynamicUpdateSlice, Take};
 pub use linalg::DotGeneral;
 pub use reduce::{Argmax, Cumulative, Reduce, ReduceOp};

@@ -22,8 +22,12 @@ impl ReduceOp {
     /// The StableHLO op combining two elements of `dtype`.
     fn combiner(self, dtype: DType) -> &'static str {
         match (self, dtype) {
-            (ReduceOp::Sum, DType::Bool) | (ReduceOp::Max, DType::Bool) | (ReduceOp::Or, _) => "stablehlo.or",
-            (ReduceOp::Prod, DType::Bool) | (ReduceOp::Min, DType::Bool) | (ReduceOp::And, _) => "stablehlo.and",
+            (ReduceOp::Sum, DType::Bool) | (ReduceOp::Max, DType::Bool) | (ReduceOp::Or, _) => {
+                "stablehlo.or"
+            }
+            (ReduceOp::Prod, DType::Bool) | (ReduceOp::Min, DType::Bool) | (ReduceOp::And, _) => {
+                "stablehlo.and"
+            }
             (ReduceOp::Sum, _) => "stablehlo.add",
             (ReduceOp::Prod, _) => "stablehlo.multiply",
             (ReduceOp::Max, _) => "stablehlo.maximum",
@@ -94,18 +98,41 @@ impl Primitive for Reduce {
         arity(inputs, 1)?;
         let a = &inputs[0];
         if self.axes.iter().any(|&x| x >= a.rank()) || self.axes.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(format!("axes {:?} must be distinct, sorted and below rank {}", self.axes, a.rank()));
+            return Err(format!(
+                "axes {:?} must be distinct, sorted and below rank {}",
+                self.axes,
+                a.rank()
+            ));
         }
-        let shape: Vec<usize> = (0..a.rank()).filter(|i| !self.axes.contains(i)).map(|i| a.shape[i]).collect();
+        let shape: Vec<usize> = (0..a.rank())
+            .filter(|i| !self.axes.contains(i))
+            .map(|i| a.shape[i])
+            .collect();
         Ok(vec![a.with_shape(shape)])
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
         let a = &in_avals[0];
         let s = Aval::scalar(a.dtype);
         let init = cx.splat(self.op.identity(a.dtype), &s);
         let region = combiner_region(cx, self.op, a.dtype);
-        let props = format!("dimensions = {}", i64_array(self.axes.iter().map(|&x| x as i64)));
-        cx.op_with_regions("stablehlo.reduce", &[&ins[0], &init], &[a, &s], &props, &[region], &[&out[0]])
+        let props = format!(
+            "dimensions = {}",
+            i64_array(self.axes.iter().map(|&x| x as i64))
+        );
+        cx.op_with_regions(
+            "stablehlo.reduce",
+            &[&ins[0], &init],
+            &[a, &s],
+            &props,
+            &[region],
+            &[&out[0]],
+        )
     }
     as_any!();
 }
@@ -128,49 +155,126 @@ impl Primitive for Argmax {
         }
     }
     fn params_string(&self) -> String {
-        format!("axes=({},) index_dtype={}", self.axis, self.index_dtype.name())
+        format!(
+            "axes=({},) index_dtype={}",
+            self.axis,
+            self.index_dtype.name()
+        )
     }
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 1)?;
         let a = &inputs[0];
         if self.axis >= a.rank() {
-            return Err(format!("axis {} is out of range for rank {}", self.axis, a.rank()));
+            return Err(format!(
+                "axis {} is out of range for rank {}",
+                self.axis,
+                a.rank()
+            ));
         }
         if a.shape[self.axis] == 0 {
             return Err("cannot take the arg-extreme of an empty axis".into());
         }
-        let shape: Vec<usize> = (0..a.rank()).filter(|&i| i != self.axis).map(|i| a.shape[i]).collect();
+        let shape: Vec<usize> = (0..a.rank())
+            .filter(|&i| i != self.axis)
+            .map(|i| a.shape[i])
+            .collect();
         Ok(vec![Aval::new(shape, self.index_dtype)])
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
         let a = &in_avals[0];
         let idx_aval = a.with_dtype(self.index_dtype).weak(false);
-        let iota = cx.op1("stablehlo.iota", &[], &[], &format!("iota_dimension = {} : i64", self.axis), &idx_aval);
+        let iota = cx.op1(
+            "stablehlo.iota",
+            &[],
+            &[],
+            &format!("iota_dimension = {} : i64", self.axis),
+            &idx_aval,
+        );
         let (sv, si) = (Aval::scalar(a.dtype), Aval::scalar(self.index_dtype));
-        let extreme = if self.is_min { ReduceOp::Min } else { ReduceOp::Max };
+        let extreme = if self.is_min {
+            ReduceOp::Min
+        } else {
+            ReduceOp::Max
+        };
         let init_v = cx.splat(extreme.identity(a.dtype), &sv);
         let init_i = cx.splat(0.0, &si);
-        let dir = if self.is_min { CompareOp::Lt } else { CompareOp::Gt };
+        let dir = if self.is_min {
+            CompareOp::Lt
+        } else {
+            CompareOp::Gt
+        };
         let b = Aval::scalar(DType::Bool);
-        let region = cx.region(&[sv.clone(), si.clone(), sv.clone(), si.clone()], |cx, r| {
-            let better = cx.op1("stablehlo.compare", &[&r[0], &r[2]], &[&sv, &sv], &compare_props(dir, a.dtype), &b);
-            let pick_a = if a.dtype.is_float() {
-                let nan = cx.op1("stablehlo.compare", &[&r[0], &r[0]], &[&sv, &sv], &compare_props(CompareOp::Ne, a.dtype), &b);
-                cx.op1("stablehlo.or", &[&better, &nan], &[&b, &b], "", &b)
-            } else {
-                better
-            };
-            let eq = cx.op1("stablehlo.compare", &[&r[0], &r[2]], &[&sv, &sv], &compare_props(CompareOp::Eq, a.dtype), &b);
-            let lower_idx = cx.op1("stablehlo.compare", &[&r[1], &r[3]], &[&si, &si], &compare_props(CompareOp::Lt, self.index_dtype), &b);
-            let tie = cx.op1("stablehlo.and", &[&eq, &lower_idx], &[&b, &b], "", &b);
-            let pick_i = cx.op1("stablehlo.or", &[&pick_a, &tie], &[&b, &b], "", &b);
-            let v = cx.op1("stablehlo.select", &[&pick_a, &r[0], &r[2]], &[&b, &sv, &sv], "", &sv);
-            let i = cx.op1("stablehlo.select", &[&pick_i, &r[1], &r[3]], &[&b, &si, &si], "", &si);
-            vec![(v, sv.clone()), (i, si.clone())]
-        });
+        let region = cx.region(
+            &[sv.clone(), si.clone(), sv.clone(), si.clone()],
+            |cx, r| {
+                let better = cx.op1(
+                    "stablehlo.compare",
+                    &[&r[0], &r[2]],
+                    &[&sv, &sv],
+                    &compare_props(dir, a.dtype),
+                    &b,
+                );
+                let pick_a = if a.dtype.is_float() {
+                    let nan = cx.op1(
+                        "stablehlo.compare",
+                        &[&r[0], &r[0]],
+                        &[&sv, &sv],
+                        &compare_props(CompareOp::Ne, a.dtype),
+                        &b,
+                    );
+                    cx.op1("stablehlo.or", &[&better, &nan], &[&b, &b], "", &b)
+                } else {
+                    better
+                };
+                let eq = cx.op1(
+                    "stablehlo.compare",
+                    &[&r[0], &r[2]],
+                    &[&sv, &sv],
+                    &compare_props(CompareOp::Eq, a.dtype),
+                    &b,
+                );
+                let lower_idx = cx.op1(
+                    "stablehlo.compare",
+                    &[&r[1], &r[3]],
+                    &[&si, &si],
+                    &compare_props(CompareOp::Lt, self.index_dtype),
+                    &b,
+                );
+                let tie = cx.op1("stablehlo.and", &[&eq, &lower_idx], &[&b, &b], "", &b);
+                let pick_i = cx.op1("stablehlo.or", &[&pick_a, &tie], &[&b, &b], "", &b);
+                let v = cx.op1(
+                    "stablehlo.select",
+                    &[&pick_a, &r[0], &r[2]],
+                    &[&b, &sv, &sv],
+                    "",
+                    &sv,
+                );
+                let i = cx.op1(
+                    "stablehlo.select",
+                    &[&pick_i, &r[1], &r[3]],
+                    &[&b, &si, &si],
+                    "",
+                    &si,
+                );
+                vec![(v, sv.clone()), (i, si.clone())]
+            },
+        );
         let props = format!("dimensions = {}", i64_array([self.axis as i64]));
         let vals_out = out[0].with_dtype(a.dtype);
-        let res = cx.op_with_regions("stablehlo.reduce", &[&ins[0], &iota, &init_v, &init_i], &[a, &idx_aval, &sv, &si], &props, &[region], &[&vals_out, &out[0]]);
+        let res = cx.op_with_regions(
+            "stablehlo.reduce",
+            &[&ins[0], &iota, &init_v, &init_i],
+            &[a, &idx_aval, &sv, &si],
+            &props,
+            &[region],
+            &[&vals_out, &out[0]],
+        );
         vec![res[1].clone()]
     }
     as_any!();
@@ -201,11 +305,21 @@ impl Primitive for Cumulative {
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 1)?;
         if self.axis >= inputs[0].rank() {
-            return Err(format!("axis {} is out of range for rank {}", self.axis, inputs[0].rank()));
+            return Err(format!(
+                "axis {} is out of range for rank {}",
+                self.axis,
+                inputs[0].rank()
+            ));
         }
         Ok(vec![inputs[0].clone()])
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
         let a = &in_avals[0];
         if a.size() == 0 {
             return vec![ins[0].clone()];
@@ -215,7 +329,9 @@ impl Primitive for Cumulative {
         let init = cx.splat(self.op.identity(a.dtype), &s);
         let region = combiner_region(cx, self.op, a.dtype);
         let r = a.rank();
-        let window: Vec<i64> = (0..r).map(|i| if i == self.axis { n as i64 } else { 1 }).collect();
+        let window: Vec<i64> = (0..r)
+            .map(|i| if i == self.axis { n as i64 } else { 1 })
+            .collect();
         let pads: Vec<String> = (0..r)
             .map(|i| match (i == self.axis, self.reverse) {
                 (false, _) => "[0, 0]".to_string(),
@@ -229,7 +345,14 @@ impl Primitive for Cumulative {
             pads.join(", "),
             i64_array(window)
         );
-        cx.op_with_regions("stablehlo.reduce_window", &[&ins[0], &init], &[a, &s], &props, &[region], &[&out[0]])
+        cx.op_with_regions(
+            "stablehlo.reduce_window",
+            &[&ins[0], &init],
+            &[a, &s],
+            &props,
+            &[region],
+            &[&out[0]],
+        )
     }
     as_any!();
 }

@@ -23,12 +23,28 @@ impl Primitive for Reshape {
         arity(inputs, 1)?;
         let n: usize = self.shape.iter().product();
         if n != inputs[0].size() {
-            return Err(format!("cannot reshape {} elements into shape {:?}", inputs[0].size(), self.shape));
+            return Err(format!(
+                "cannot reshape {} elements into shape {:?}",
+                inputs[0].size(),
+                self.shape
+            ));
         }
         Ok(vec![inputs[0].with_shape(self.shape.clone())])
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
-        vec![cx.op1("stablehlo.reshape", &[&ins[0]], &[&in_avals[0]], "", &out[0])]
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
+        vec![cx.op1(
+            "stablehlo.reshape",
+            &[&ins[0]],
+            &[&in_avals[0]],
+            "",
+            &out[0],
+        )]
     }
     as_any!();
 }
@@ -50,14 +66,39 @@ impl Primitive for Transpose {
         arity(inputs, 1)?;
         let r = inputs[0].rank();
         let mut seen = vec![false; r];
-        if self.perm.len() != r || self.perm.iter().any(|&p| p >= r || std::mem::replace(&mut seen[p], true)) {
+        if self.perm.len() != r
+            || self
+                .perm
+                .iter()
+                .any(|&p| p >= r || std::mem::replace(&mut seen[p], true))
+        {
             return Err(format!("{:?} is not a permutation of {r} axes", self.perm));
         }
-        Ok(vec![inputs[0].with_shape(self.perm.iter().map(|&p| inputs[0].shape[p]).collect::<Vec<_>>())])
+        Ok(vec![inputs[0].with_shape(
+            self.perm
+                .iter()
+                .map(|&p| inputs[0].shape[p])
+                .collect::<Vec<_>>(),
+        )])
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
-        let props = format!("permutation = {}", i64_array(self.perm.iter().map(|&p| p as i64)));
-        vec![cx.op1("stablehlo.transpose", &[&ins[0]], &[&in_avals[0]], &props, &out[0])]
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
+        let props = format!(
+            "permutation = {}",
+            i64_array(self.perm.iter().map(|&p| p as i64))
+        );
+        vec![cx.op1(
+            "stablehlo.transpose",
+            &[&ins[0]],
+            &[&in_avals[0]],
+            &props,
+            &out[0],
+        )]
     }
     as_any!();
 }
@@ -74,24 +115,52 @@ impl Primitive for BroadcastInDim {
         "broadcast_in_dim"
     }
     fn params_string(&self) -> String {
-        format!("shape={} broadcast_dimensions={}", tuple_str(&self.shape), tuple_str(&self.dims))
+        format!(
+            "shape={} broadcast_dimensions={}",
+            tuple_str(&self.shape),
+            tuple_str(&self.dims)
+        )
     }
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 1)?;
         let a = &inputs[0];
         if self.dims.len() != a.rank() {
-            return Err(format!("broadcast_dimensions {:?} must list one output dim per operand dim", self.dims));
+            return Err(format!(
+                "broadcast_dimensions {:?} must list one output dim per operand dim",
+                self.dims
+            ));
         }
         for (i, &d) in self.dims.iter().enumerate() {
-            if d >= self.shape.len() || (a.shape[i] != 1 && a.shape[i] != self.shape[d]) || (i > 0 && d <= self.dims[i - 1]) {
-                return Err(format!("cannot broadcast shape {:?} to {:?} along {:?}", a.shape, self.shape, self.dims));
+            if d >= self.shape.len()
+                || (a.shape[i] != 1 && a.shape[i] != self.shape[d])
+                || (i > 0 && d <= self.dims[i - 1])
+            {
+                return Err(format!(
+                    "cannot broadcast shape {:?} to {:?} along {:?}",
+                    a.shape, self.shape, self.dims
+                ));
             }
         }
         Ok(vec![a.with_shape(self.shape.clone())])
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
-        let props = format!("broadcast_dimensions = {}", i64_array(self.dims.iter().map(|&d| d as i64)));
-        vec![cx.op1("stablehlo.broadcast_in_dim", &[&ins[0]], &[&in_avals[0]], &props, &out[0])]
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
+        let props = format!(
+            "broadcast_dimensions = {}",
+            i64_array(self.dims.iter().map(|&d| d as i64))
+        );
+        vec![cx.op1(
+            "stablehlo.broadcast_in_dim",
+            &[&ins[0]],
+            &[&in_avals[0]],
+            &props,
+            &out[0],
+        )]
     }
     as_any!();
 }
@@ -115,7 +184,11 @@ impl Primitive for Concatenate {
         }
         let first = &inputs[0];
         if self.axis >= first.rank() {
-            return Err(format!("axis {} is out of range for rank {}", self.axis, first.rank()));
+            return Err(format!(
+                "axis {} is out of range for rank {}",
+                self.axis,
+                first.rank()
+            ));
         }
         let mut total = 0;
         for a in inputs {
@@ -125,18 +198,35 @@ impl Primitive for Concatenate {
             let same_elsewhere = a.rank() == first.rank()
                 && (0..a.rank()).all(|i| i == self.axis || a.shape[i] == first.shape[i]);
             if !same_elsewhere {
-                return Err(format!("operands must agree on every dim but {}", self.axis));
+                return Err(format!(
+                    "operands must agree on every dim but {}",
+                    self.axis
+                ));
             }
             total += a.shape[self.axis];
         }
         let mut shape = first.shape.clone();
         shape[self.axis] = total;
-        Ok(vec![first.with_shape(shape).weak(inputs.iter().all(|a| a.weak))])
+        Ok(vec![first
+            .with_shape(shape)
+            .weak(inputs.iter().all(|a| a.weak))])
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
         let names: Vec<&str> = ins.iter().map(String::as_str).collect();
         let avals: Vec<&Aval> = in_avals.iter().collect();
-        vec![cx.op1("stablehlo.concatenate", &names, &avals, &format!("dimension = {} : i64", self.axis), &out[0])]
+        vec![cx.op1(
+            "stablehlo.concatenate",
+            &names,
+            &avals,
+            &format!("dimension = {} : i64", self.axis),
+            &out[0],
+        )]
     }
     as_any!();
 }
@@ -154,7 +244,12 @@ impl Primitive for Slice {
         "slice"
     }
     fn params_string(&self) -> String {
-        format!("start_indices={} limit_indices={} strides={}", tuple_str(&self.start), tuple_str(&self.limit), tuple_str(&self.strides))
+        format!(
+            "start_indices={} limit_indices={} strides={}",
+            tuple_str(&self.start),
+            tuple_str(&self.limit),
+            tuple_str(&self.strides)
+        )
     }
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 1)?;
@@ -167,16 +262,36 @@ impl Primitive for Slice {
         for i in 0..r {
             let (s, l, st) = (self.start[i], self.limit[i], self.strides[i]);
             if st == 0 || s > l || l > a.shape[i] {
-                return Err(format!("dim {i}: [{s}:{l}:{st}] does not fit size {}", a.shape[i]));
+                return Err(format!(
+                    "dim {i}: [{s}:{l}:{st}] does not fit size {}",
+                    a.shape[i]
+                ));
             }
             shape.push((l - s).div_ceil(st));
         }
         Ok(vec![a.with_shape(shape)])
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
         let arr = |v: &[usize]| i64_array(v.iter().map(|&x| x as i64));
-        let props = format!("limit_indices = {}, start_indices = {}, strides = {}", arr(&self.limit), arr(&self.start), arr(&self.strides));
-        vec![cx.op1("stablehlo.slice", &[&ins[0]], &[&in_avals[0]], &props, &out[0])]
+        let props = format!(
+            "limit_indices = {}, start_indices = {}, strides = {}",
+            arr(&self.limit),
+            arr(&self.start),
+            arr(&self.strides)
+        );
+        vec![cx.op1(
+            "stablehlo.slice",
+            &[&ins[0]],
+            &[&in_avals[0]],
+            &props,
+            &out[0],
+        )]
     }
     as_any!();
 }
@@ -195,7 +310,9 @@ impl Primitive for Pad {
         "pad"
     }
     fn params_string(&self) -> String {
-        let cfg: Vec<String> = (0..self.low.len()).map(|i| format!("({}, {}, {})", self.low[i], self.high[i], self.interior[i])).collect();
+        let cfg: Vec<String> = (0..self.low.len())
+            .map(|i| format!("({}, {}, {})", self.low[i], self.high[i], self.interior[i]))
+            .collect();
         format!("padding_config=({})", cfg.join(", "))
     }
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
@@ -222,14 +339,26 @@ impl Primitive for Pad {
         }
         Ok(vec![a.with_shape(shape)])
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
         let props = format!(
             "edge_padding_high = {}, edge_padding_low = {}, interior_padding = {}",
             i64_array(self.high.iter().copied()),
             i64_array(self.low.iter().copied()),
             i64_array(self.interior.iter().copied())
         );
-        vec![cx.op1("stablehlo.pad", &[&ins[0], &ins[1]], &[&in_avals[0], &in_avals[1]], &props, &out[0])]
+        vec![cx.op1(
+            "stablehlo.pad",
+            &[&ins[0], &ins[1]],
+            &[&in_avals[0], &in_avals[1]],
+            &props,
+            &out[0],
+        )]
     }
     as_any!();
 }
@@ -250,13 +379,32 @@ impl Primitive for Rev {
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 1)?;
         if self.dims.iter().any(|&d| d >= inputs[0].rank()) {
-            return Err(format!("dims {:?} out of range for rank {}", self.dims, inputs[0].rank()));
+            return Err(format!(
+                "dims {:?} out of range for rank {}",
+                self.dims,
+                inputs[0].rank()
+            ));
         }
         Ok(vec![inputs[0].clone()])
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
-        let props = format!("dimensions = {}", i64_array(self.dims.iter().map(|&d| d as i64)));
-        vec![cx.op1("stablehlo.reverse", &[&ins[0]], &[&in_avals[0]], &props, &out[0])]
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
+        let props = format!(
+            "dimensions = {}",
+            i64_array(self.dims.iter().map(|&d| d as i64))
+        );
+        vec![cx.op1(
+            "stablehlo.reverse",
+            &[&ins[0]],
+            &[&in_avals[0]],
+            &props,
+            &out[0],
+        )]
     }
     as_any!();
 }
@@ -274,12 +422,20 @@ impl Primitive for Iota {
         "iota"
     }
     fn params_string(&self) -> String {
-        format!("dtype={} shape={} dimension={}", self.dtype.name(), tuple_str(&self.shape), self.dimension)
+        format!(
+            "dtype={} shape={} dimension={}",
+            self.dtype.name(),
+            tuple_str(&self.shape),
+            self.dimension
+        )
     }
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 0)?;
         if self.dimension >= self.shape.len() {
-            return Err(format!("dimension {} out of range for shape {:?}", self.dimension, self.shape));
+            return Err(format!(
+                "dimension {} out of range for shape {:?}",
+                self.dimension, self.shape
+            ));
         }
         if self.dtype == DType::Bool {
             return Err("iota of bool is not defined".into());
@@ -287,7 +443,13 @@ impl Primitive for Iota {
         Ok(vec![Aval::new(self.shape.clone(), self.dtype)])
     }
     fn lower(&self, cx: &mut LowerCtx, _: &[String], _: &[Aval], out: &[Aval]) -> Vec<String> {
-        vec![cx.op1("stablehlo.iota", &[], &[], &format!("iota_dimension = {} : i64", self.dimension), &out[0])]
+        vec![cx.op1(
+            "stablehlo.iota",
+            &[],
+            &[],
+            &format!("iota_dimension = {} : i64", self.dimension),
+            &out[0],
+        )]
     }
     as_any!();
 }
