@@ -379,7 +379,7 @@ impl fmt::Debug for Array {
             Repr::Concrete(c) => {
                 write!(f, "Array({}, ", c.aval)?;
                 match self.try_f64s() {
-                    Ok(v) => fmt_nested(f, &v, &c.aval.shape)?,
+                    Ok(v) => fmt_nested(f, &v, &c.aval.shape, c.aval.dtype)?,
                     Err(e) => write!(f, "<{e}>")?,
                 }
                 f.write_str(")")
@@ -437,9 +437,19 @@ impl Array {
     }
 }
 
-fn fmt_nested(f: &mut fmt::Formatter<'_>, v: &[f64], shape: &[usize]) -> fmt::Result {
+/// Prints at the dtype's own precision (`0.1` for an f32, not `0.10000000149011612`).
+fn fmt_elem(f: &mut fmt::Formatter<'_>, v: f64, dtype: DType) -> fmt::Result {
+    match dtype {
+        DType::Bool => write!(f, "{}", v != 0.0),
+        DType::F64 => write!(f, "{v:?}"),
+        d if d.is_float() => write!(f, "{:?}", v as f32),
+        _ => write!(f, "{}", v as i64),
+    }
+}
+
+fn fmt_nested(f: &mut fmt::Formatter<'_>, v: &[f64], shape: &[usize], dtype: DType) -> fmt::Result {
     match shape.split_first() {
-        None => write!(f, "{}", v.first().copied().unwrap_or(f64::NAN)),
+        None => fmt_elem(f, v.first().copied().unwrap_or(f64::NAN), dtype),
         Some((&n, rest)) => {
             let stride: usize = rest.iter().product();
             f.write_str("[")?;
@@ -454,7 +464,7 @@ fn fmt_nested(f: &mut fmt::Formatter<'_>, v: &[f64], shape: &[usize]) -> fmt::Re
                 if n > 8 && i > 3 && i < n - 3 {
                     continue;
                 }
-                fmt_nested(f, &v[i * stride..(i + 1) * stride], rest)?;
+                fmt_nested(f, &v[i * stride..(i + 1) * stride], rest, dtype)?;
             }
             f.write_str("]")
         }
