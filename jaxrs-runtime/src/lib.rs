@@ -4,8 +4,10 @@
 //! described in DESIGN.md: a user function is traced ([`trace`]) into a [`ir::Jaxpr`],
 //! transformed by passes, lowered ([`lower`]) to StableHLO and run through [`pjrt`].
 
+pub mod ad;
 pub mod api;
 pub mod array;
+pub mod autodiff;
 pub mod aval;
 pub mod dtype;
 mod eager;
@@ -19,12 +21,15 @@ pub mod pjrt;
 pub mod primitive;
 pub mod prims;
 pub mod runtime;
+pub mod testing;
 pub mod trace;
 pub mod tree;
 
 pub use api::{make_jaxpr, stablehlo};
 pub use array::{Array, Sharding};
+pub use autodiff::{custom_vjp, grad, jvp, value_and_grad, value_and_grad_aux, value_and_grad_argnums, vjp, Argnum, Argnums, CustomVjp, Pullback};
 pub use aval::Aval;
+pub use testing::{check_grads, check_grads_with, Modes};
 pub use dtype::{DType, Element};
 pub use error::{Error, ErrorCode, Result};
 pub use ir::{ClosedJaxpr, Jaxpr};

@@ -151,6 +151,21 @@ impl LowerCtx {
         outvars.iter().map(|a| self.atom(jaxpr, a)).collect()
     }
 
+    /// Lowers another jaxpr (the body of a call, a branch) inline, with its own variables:
+    /// `inputs` bind its constants then its inputs; returns its outputs' names.
+    pub fn lower_inline(&mut self, jaxpr: &Jaxpr, inputs: &[String]) -> Vec<String> {
+        let outer = std::mem::take(&mut self.names);
+        let vars: Vec<_> = jaxpr.constvars.iter().chain(&jaxpr.invars).copied().collect();
+        for (v, n) in vars.into_iter().zip(inputs) {
+            self.bind(v, n.clone());
+        }
+        let saved_loc = self.loc.clone();
+        let outs = self.lower_body(jaxpr, &[]);
+        self.loc = saved_loc;
+        self.names = outer;
+        outs
+    }
+
     fn fresh(&mut self) -> String {
         self.next += 1;
         format!("%{}", self.next - 1)

@@ -6,6 +6,8 @@
 
 use crate::aval::Aval;
 use crate::lower::LowerCtx;
+use crate::ops::Arg;
+use crate::Array;
 use std::any::Any;
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -23,6 +25,21 @@ pub trait Primitive: Debug + Send + Sync + 'static {
     /// Shape and dtype inference. `Err` carries what is wrong, without the op name or the
     /// shapes: the caller adds both, and the user's source line.
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String>;
+
+    /// Forward mode: the tangents of the outputs, given the primal inputs, their tangents
+    /// (`None` is a zero tangent: a constant, or an integer value) and the primal outputs.
+    /// Written with array operations, so the rule is itself traced and differentiable.
+    fn jvp(&self, primals: &[Arg], tangents: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
+        let _ = (primals, tangents, outs);
+        panic!("{}: no forward-mode differentiation rule", self.name())
+    }
+
+    /// Reverse mode: the cotangents of the inputs, given the primal inputs and outputs and the
+    /// outputs' cotangents (`None` is zero). `None` for an input means a zero cotangent.
+    fn vjp(&self, primals: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+        let _ = (primals, outs, cts);
+        panic!("{}: no reverse-mode differentiation rule", self.name())
+    }
 
     /// Emits StableHLO for one equation; returns the SSA names of its results.
     fn lower(

@@ -99,6 +99,7 @@ mod tests {
                      (x, lr,): (Array, ::jaxrs::__private::Array,),
                      __jaxrs_statics: &(usize,)| -> (Params, Array) {
                         let x: &Array = &x;
+                        let lr: &::jaxrs::__private::Array = &lr;
                         let n: usize = ::core::clone::Clone::clone(&__jaxrs_statics.0);
                         {
                             body(params, x, lr, n)

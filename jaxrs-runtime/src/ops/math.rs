@@ -124,3 +124,24 @@ impl Array {
 pub fn stop_gradient(x: &Array) -> Array {
     bind1(StopGradient, &[Operand::Array(x)])
 }
+
+impl Array {
+    /// The Euclidean (L2) norm of all elements, with a gradient that is `x / |x|` and zero
+    /// (not NaN, as the chain rule through `sqrt` gives) at `x = 0`: the case gradient
+    /// clipping meets when every gradient is zero. Built with [`crate::custom_vjp`].
+    #[track_caller]
+    pub fn norm(&self) -> Array {
+        let f = crate::custom_vjp(
+            "norm",
+            |x: Array| {
+                let n = (&x * &x).sum(None, false).sqrt();
+                (n.clone(), (x, n))
+            },
+            |(x, n): (Array, Array), g: Array| {
+                let safe = crate::where_(n.eq(0.0), 1.0, &n);
+                crate::where_(n.eq(0.0), 0.0, &x * (g / safe))
+            },
+        );
+        f.call(self.clone())
+    }
+}

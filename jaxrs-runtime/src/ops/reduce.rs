@@ -191,18 +191,6 @@ impl Array {
         self.cumulative("cumsum", ReduceOp::Sum, axis, false)
     }
 
-    /// The running product along `axis`.
-    #[track_caller]
-    pub fn cumprod(&self, axis: i64) -> Array {
-        self.cumulative("cumprod", ReduceOp::Prod, axis, false)
-    }
-
-    /// The running maximum along `axis`.
-    #[track_caller]
-    pub fn cummax(&self, axis: i64) -> Array {
-        self.cumulative("cummax", ReduceOp::Max, axis, false)
-    }
-
     #[track_caller]
     fn cumulative(&self, name: &str, op: ReduceOp, axis: i64, reverse: bool) -> Array {
         let axis = axis_of(name, axis, self);

@@ -5,7 +5,9 @@ use crate::aval::Aval;
 use crate::dtype::DTypeKind;
 use crate::lower::LowerCtx;
 use crate::primitive::{as_any, Primitive};
-use crate::DType;
+use crate::ad::{arg_array, differentiable, or_zeros, zeros};
+use crate::ops::Arg;
+use crate::{where_, Array, DType};
 
 /// Which dtypes an elementwise op accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,9 +54,12 @@ fn check_domain(domain: Domain, d: DType) -> Result<(), String> {
     }
 }
 
-/// One table row per unary op: its name, its domain and the StableHLO op it lowers to.
+/// One table row per unary op: its name, its domain, the StableHLO op it lowers to, and its
+/// derivative as `|x, y, t| t * f'(x)` (`y = f(x)`; `None` where the derivative is zero).
+/// The same expression serves both modes: for an elementwise op, pulling a cotangent back is
+/// pushing it forward.
 macro_rules! unary_table {
-    ($($op:ident => $name:literal, $domain:ident, $mlir:literal;)*) => {
+    ($($op:ident => $name:literal, $domain:ident, $mlir:literal, $deriv:expr;)*) => {
         /// A unary elementwise operation.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum UnaryOp { $($op),* }
@@ -69,29 +74,33 @@ macro_rules! unary_table {
             pub fn mlir(self) -> &'static str {
                 match self { $(UnaryOp::$op => $mlir),* }
             }
+            /// `t * f'(x)`, given `y = f(x)`.
+            pub fn derivative(self, x: &Array, y: &Array, t: &Array) -> Option<Array> {
+                match self { $(UnaryOp::$op => ($deriv)(x, y, t)),* }
+            }
         }
     };
 }
 
 unary_table! {
-    Neg => "neg", Numeric, "stablehlo.negate";
-    Exp => "exp", Float, "stablehlo.exponential";
-    Log => "log", Float, "stablehlo.log";
-    Log1p => "log1p", Float, "stablehlo.log_plus_one";
-    Expm1 => "expm1", Float, "stablehlo.exponential_minus_one";
-    Tanh => "tanh", Float, "stablehlo.tanh";
-    Logistic => "logistic", Float, "stablehlo.logistic";
-    Sin => "sin", Float, "stablehlo.sine";
-    Cos => "cos", Float, "stablehlo.cosine";
-    Sqrt => "sqrt", Float, "stablehlo.sqrt";
-    Rsqrt => "rsqrt", Float, "stablehlo.rsqrt";
-    Abs => "abs", Signed, "stablehlo.abs";
-    Sign => "sign", Numeric, "stablehlo.sign";
-    Floor => "floor", Float, "stablehlo.floor";
-    Ceil => "ceil", Float, "stablehlo.ceil";
-    Round => "round", Float, "stablehlo.round_nearest_even";
-    Erf => "erf", Float, "chlo.erf";
-    Not => "not", BoolOrInt, "stablehlo.not";
+    Neg => "neg", Numeric, "stablehlo.negate", |_x, _y, t: &Array| Some(-t);
+    Exp => "exp", Float, "stablehlo.exponential", |_x, y: &Array, t: &Array| Some(t * y);
+    Log => "log", Float, "stablehlo.log", |x: &Array, _y, t: &Array| Some(t / x);
+    Log1p => "log1p", Float, "stablehlo.log_plus_one", |x: &Array, _y, t: &Array| Some(t / (x + 1.0));
+    Expm1 => "expm1", Float, "stablehlo.exponential_minus_one", |_x, y: &Array, t: &Array| Some(t * (y + 1.0));
+    Tanh => "tanh", Float, "stablehlo.tanh", |_x, y: &Array, t: &Array| Some(t * (1.0 - y * y));
+    Logistic => "logistic", Float, "stablehlo.logistic", |_x, y: &Array, t: &Array| Some(t * y * (1.0 - y));
+    Sin => "sin", Float, "stablehlo.sine", |x: &Array, _y, t: &Array| Some(t * x.cos());
+    Cos => "cos", Float, "stablehlo.cosine", |x: &Array, _y, t: &Array| Some(-(t * x.sin()));
+    Sqrt => "sqrt", Float, "stablehlo.sqrt", |_x, y: &Array, t: &Array| Some(t / (y * 2.0));
+    Rsqrt => "rsqrt", Float, "stablehlo.rsqrt", |x: &Array, y: &Array, t: &Array| Some(t * (y / x) * -0.5);
+    Abs => "abs", Signed, "stablehlo.abs", |x: &Array, _y, t: &Array| Some(where_(x.ge(0.0), t, -t));
+    Sign => "sign", Numeric, "stablehlo.sign", |_x, _y, _t| None;
+    Floor => "floor", Float, "stablehlo.floor", |_x, _y, _t| None;
+    Ceil => "ceil", Float, "stablehlo.ceil", |_x, _y, _t| None;
+    Round => "round", Float, "stablehlo.round_nearest_even", |_x, _y, _t| None;
+    Erf => "erf", Float, "chlo.erf", |x: &Array, _y, t: &Array| Some(t * (-(x * x)).exp() * std::f64::consts::FRAC_2_SQRT_PI);
+    Not => "not", BoolOrInt, "stablehlo.not", |_x, _y, _t| None;
 }
 
 /// `y = op(x)`, elementwise.
@@ -106,6 +115,14 @@ impl Primitive for Unary {
         arity(inputs, 1)?;
         check_domain(self.0.domain(), inputs[0].dtype)?;
         Ok(vec![inputs[0].clone()])
+    }
+    fn jvp(&self, p: &[Arg], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
+        let t = t[0].as_ref().expect("a tangent");
+        vec![self.0.derivative(&arg_array(&p[0]), &outs[0], t)]
+    }
+    fn vjp(&self, p: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+        let g = cts[0].as_ref().expect("a cotangent");
+        vec![self.0.derivative(&arg_array(&p[0]), &outs[0], g)]
     }
     fn lower(
         &self,
@@ -171,6 +188,69 @@ binary_table! {
     Atan2 => "atan2", Float, "stablehlo.atan2";
 }
 
+/// A partial derivative, kept symbolic where that saves work.
+pub enum Partial {
+    Zero,
+    One,
+    MinusOne,
+    Times(Array),
+}
+
+impl Partial {
+    /// `t * d`, or `None` for a zero derivative.
+    fn apply(&self, t: &Array) -> Option<Array> {
+        match self {
+            Partial::Zero => None,
+            Partial::One => Some(t.clone()),
+            Partial::MinusOne => Some(-t),
+            Partial::Times(d) => Some(t * d),
+        }
+    }
+}
+
+impl BinaryOp {
+    /// The partial derivatives `(dz/dx, dz/dy)` at `x, y` with `z = op(x, y)`. Ties of
+    /// max/min split the derivative evenly, as in JAX.
+    pub fn partials(self, x: &Array, y: &Array, z: &Array) -> (Partial, Partial) {
+        use Partial::{MinusOne, One, Times, Zero};
+        match self {
+            BinaryOp::Add => (One, One),
+            BinaryOp::Sub => (One, MinusOne),
+            BinaryOp::Mul => (Times(y.clone()), Times(x.clone())),
+            BinaryOp::Div => (Times(1.0 / y), Times(-(z / y))),
+            BinaryOp::Rem => (One, Times(-(x / y).sign() * (x / y).abs().floor())),
+            BinaryOp::Pow => {
+                // y * x^(y-1), zero where y == 0; log(x) * x^y, with log(0) read as 0.
+                let dx = where_(y.eq(0.0), 0.0, y * x.pow(y - 1.0));
+                let safe_x = where_(x.eq(0.0), 1.0, x);
+                (Times(dx), Times(safe_x.log() * z))
+            }
+            BinaryOp::Max | BinaryOp::Min => {
+                let (wins, loses) = if self == BinaryOp::Max { (x.gt(y), x.lt(y)) } else { (x.lt(y), x.gt(y)) };
+                let half = where_(x.eq(y), 0.5, 0.0);
+                let dx = wins.astype(x.dtype()) + &half;
+                let dy = loses.astype(x.dtype()) + &half;
+                (Times(dx), Times(dy))
+            }
+            BinaryOp::Atan2 => {
+                let denom = x * x + y * y;
+                (Times(y / &denom), Times(-(x / &denom)))
+            }
+            BinaryOp::And | BinaryOp::Or => (Zero, Zero),
+        }
+    }
+}
+
+impl IntegerPow {
+    fn derivative(&self, x: &Array, t: &Array) -> Option<Array> {
+        match self.n {
+            0 => None,
+            1 => Some(t.clone()),
+            n => Some(t * x.powi(n - 1) * n as f64),
+        }
+    }
+}
+
 /// `z = op(x, y)`, elementwise.
 #[derive(Debug, Clone, Copy)]
 pub struct Binary(pub BinaryOp);
@@ -186,6 +266,19 @@ impl Primitive for Binary {
         Ok(vec![inputs[0]
             .clone()
             .weak(inputs[0].weak && inputs[1].weak)])
+    }
+    fn jvp(&self, p: &[Arg], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
+        let (dx, dy) = self.0.partials(&arg_array(&p[0]), &arg_array(&p[1]), &outs[0]);
+        let term = |t: &Option<Array>, d: &Partial| t.as_ref().and_then(|t| d.apply(t));
+        match (term(&t[0], &dx), term(&t[1], &dy)) {
+            (Some(a), Some(b)) => vec![Some(a + b)],
+            (a, b) => vec![a.or(b)],
+        }
+    }
+    fn vjp(&self, p: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+        let g = cts[0].as_ref().expect("a cotangent");
+        let (dx, dy) = self.0.partials(&arg_array(&p[0]), &arg_array(&p[1]), &outs[0]);
+        vec![dx.apply(g), dy.apply(g)]
     }
     fn lower(
         &self,
@@ -315,6 +408,12 @@ impl Primitive for Compare {
             Aval::new(inputs[0].shape.clone(), DType::Bool).weak(inputs[0].weak && inputs[1].weak)
         ])
     }
+    fn jvp(&self, _: &[Arg], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        vec![None]
+    }
+    fn vjp(&self, _: &[Arg], _: &[Array], _: &[Option<Array>]) -> Vec<Option<Array>> {
+        vec![None, None]
+    }
     fn lower(
         &self,
         cx: &mut LowerCtx,
@@ -358,6 +457,19 @@ impl Primitive for Select {
             .clone()
             .weak(inputs[1].weak && inputs[2].weak)])
     }
+    fn jvp(&self, p: &[Arg], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
+        if t[1].is_none() && t[2].is_none() {
+            return vec![None];
+        }
+        let aval = outs[0].aval();
+        vec![Some(where_(&*arg_array(&p[0]), or_zeros(&t[1], aval), or_zeros(&t[2], aval)))]
+    }
+    fn vjp(&self, p: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+        let g = cts[0].as_ref().expect("a cotangent");
+        let pred = arg_array(&p[0]);
+        let zero = zeros(outs[0].aval());
+        vec![None, Some(where_(&*pred, g, &zero)), Some(where_(&*pred, &zero, g))]
+    }
     fn lower(
         &self,
         cx: &mut LowerCtx,
@@ -397,6 +509,12 @@ impl Primitive for IntegerPow {
             return Err("a negative exponent needs a floating-point operand".into());
         }
         Ok(vec![inputs[0].clone()])
+    }
+    fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        vec![t[0].as_ref().and_then(|t| self.derivative(&arg_array(&p[0]), t))]
+    }
+    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+        vec![cts[0].as_ref().and_then(|g| self.derivative(&arg_array(&p[0]), g))]
     }
     fn lower(
         &self,
@@ -454,6 +572,15 @@ impl Primitive for Convert {
             Aval::new(inputs[0].shape.clone(), self.dtype).weak(self.weak)
         ])
     }
+    fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        let float_to_float = p[0].aval().dtype.is_float() && self.dtype.is_float();
+        vec![t[0].as_ref().filter(|_| float_to_float).map(|t| t.astype(self.dtype))]
+    }
+    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+        let from = p[0].aval();
+        let float_to_float = from.dtype.is_float() && self.dtype.is_float();
+        vec![cts[0].as_ref().filter(|_| float_to_float && differentiable(&from)).map(|g| g.astype(from.dtype))]
+    }
     fn lower(
         &self,
         cx: &mut LowerCtx,
@@ -493,6 +620,12 @@ impl Primitive for StopGradient {
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 1)?;
         Ok(vec![inputs[0].clone()])
+    }
+    fn jvp(&self, _: &[Arg], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        vec![None]
+    }
+    fn vjp(&self, _: &[Arg], _: &[Array], _: &[Option<Array>]) -> Vec<Option<Array>> {
+        vec![None]
     }
     fn lower(&self, _: &mut LowerCtx, ins: &[String], _: &[Aval], _: &[Aval]) -> Vec<String> {
         vec![ins[0].clone()]

@@ -5,7 +5,10 @@ use super::elementwise::{compare_props, CompareOp};
 use crate::aval::Aval;
 use crate::lower::{dim_list, i64_array, LowerCtx};
 use crate::primitive::{as_any, tuple_str, Primitive};
-use crate::DType;
+use crate::ad::{arg_array, or_zeros, zeros};
+use crate::ops::Arg;
+use crate::trace::{bind1, Operand};
+use crate::{Array, DType};
 
 fn check_starts(starts: &[Aval], rank: usize) -> Result<(), String> {
     if starts.len() != rank {
@@ -68,6 +71,19 @@ impl Primitive for DynamicSlice {
         }
         Ok(vec![x.with_shape(self.sizes.clone())])
     }
+    fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        let Some(t) = &t[0] else { return vec![None] };
+        let starts: Vec<Array> = p[1..].iter().map(|a| arg_array(a).into_owned()).collect();
+        vec![Some(t.dynamic_slice(&starts, &self.sizes))]
+    }
+    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+        let mut out = vec![None; p.len()];
+        if let Some(g) = &cts[0] {
+            let starts: Vec<Array> = p[1..].iter().map(|a| arg_array(a).into_owned()).collect();
+            out[0] = Some(zeros(&p[0].aval()).dynamic_update_slice(g, &starts));
+        }
+        out
+    }
     fn lower(
         &self,
         cx: &mut LowerCtx,
@@ -112,6 +128,25 @@ impl Primitive for DynamicUpdateSlice {
             return Err(format!("update {u} does not fit into {x}"));
         }
         Ok(vec![x.clone()])
+    }
+    fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        if t[0].is_none() && t[1].is_none() {
+            return vec![None];
+        }
+        let starts: Vec<Array> = p[2..].iter().map(|a| arg_array(a).into_owned()).collect();
+        let tx = or_zeros(&t[0], &p[0].aval());
+        let tu = or_zeros(&t[1], &p[1].aval());
+        vec![Some(tx.dynamic_update_slice(&tu, &starts))]
+    }
+    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+        let mut out = vec![None; p.len()];
+        if let Some(g) = &cts[0] {
+            let starts: Vec<Array> = p[2..].iter().map(|a| arg_array(a).into_owned()).collect();
+            let update = p[1].aval();
+            out[0] = Some(g.dynamic_update_slice(&zeros(&update), &starts));
+            out[1] = Some(g.dynamic_slice(&starts, &update.shape));
+        }
+        out
     }
     fn lower(
         &self,
@@ -177,6 +212,14 @@ impl Primitive for Take {
         shape.extend(&x.shape[self.axis + 1..]);
         Ok(vec![x.with_shape(shape)])
     }
+    fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        vec![t[0].as_ref().map(|t| bind1(self.clone(), &[Operand::Array(t), p[1].operand()]))]
+    }
+    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+        let Some(g) = &cts[0] else { return vec![None, None] };
+        let base = zeros(&p[0].aval());
+        vec![Some(bind1(IndexAdd { axis: self.axis }, &[Operand::Array(&base), p[1].operand(), Operand::Array(g)])), None]
+    }
     fn lower(
         &self,
         cx: &mut LowerCtx,
@@ -203,6 +246,70 @@ impl Primitive for Take {
             &props,
             &out[0],
         )]
+    }
+    as_any!();
+}
+
+/// `x` with `updates` added at `indices` along `axis` (repeated indices accumulate): the
+/// transpose of [`Take`]. Operands: `x`, `indices`, `updates` of shape
+/// `x[..axis] + indices.shape + x[axis+1..]`. Indices are wrapped and clamped as `Take` does.
+#[derive(Debug, Clone)]
+pub struct IndexAdd {
+    pub axis: usize,
+}
+
+impl Primitive for IndexAdd {
+    fn name(&self) -> &'static str {
+        "index_add"
+    }
+    fn params_string(&self) -> String {
+        format!("axis={}", self.axis)
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 3)?;
+        let (x, idx, u) = (&inputs[0], &inputs[1], &inputs[2]);
+        let taken = Take { axis: self.axis }.abstract_eval(&inputs[..2])?;
+        if !u.same_type(&taken[0]) {
+            return Err(format!("updates must be {} to go into {x} at {idx}", taken[0]));
+        }
+        Ok(vec![x.clone()])
+    }
+    fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        if t[0].is_none() && t[2].is_none() {
+            return vec![None];
+        }
+        let tx = or_zeros(&t[0], &p[0].aval());
+        let tu = or_zeros(&t[2], &p[2].aval());
+        vec![Some(bind1(self.clone(), &[Operand::Array(&tx), p[1].operand(), Operand::Array(&tu)]))]
+    }
+    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+        let Some(g) = &cts[0] else { return vec![None, None, None] };
+        let taken = bind1(Take { axis: self.axis }, &[Operand::Array(g), p[1].operand()]);
+        vec![Some(g.clone()), None, Some(taken)]
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+        let (x, idx, u) = (&in_avals[0], &in_avals[1], &in_avals[2]);
+        let n = x.shape[self.axis];
+        let wrapped = wrap_negative(cx, &ins[1], idx, n);
+        // Clamp like gather does, so that index_add is exactly take's transpose (a scatter
+        // would otherwise drop out-of-range updates).
+        let s = Aval::scalar(idx.dtype);
+        let lo = cx.splat(0.0, &s);
+        let hi = cx.splat(n.saturating_sub(1) as f64, &s);
+        let clamped = cx.op1("stablehlo.clamp", &[&lo, &wrapped, &hi], &[&s, idx, &s], "", idx);
+        let k = idx.rank();
+        let a = self.axis;
+        let window_dims: Vec<usize> = (0..a).chain(a + k..x.rank() + k - 1).collect();
+        let props = format!(
+            "indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = {}, inserted_window_dims = [{a}], scatter_dims_to_operand_dims = [{a}], index_vector_dim = {k}>, unique_indices = false",
+            dim_list(&window_dims)
+        );
+        let sx = Aval::scalar(x.dtype);
+        let region = cx.region(&[sx.clone(), sx.clone()], |cx, r| {
+            let op = if x.dtype == DType::Bool { "stablehlo.or" } else { "stablehlo.add" };
+            vec![(cx.op1(op, &[&r[0], &r[1]], &[&sx, &sx], "", &sx), sx.clone())]
+        });
+        cx.op_with_regions("stablehlo.scatter", &[&ins[0], &clamped, &ins[2]], &[x, idx, u], &props, &[region], &[&out[0]])
     }
     as_any!();
 }

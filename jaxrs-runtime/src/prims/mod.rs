@@ -2,16 +2,18 @@
 //! [`Primitive`](crate::primitive::Primitive): its inference and lowering (and, as they are
 //! added, its autodiff and batching rules) sit together in its impl.
 
+pub mod custom;
 pub mod elementwise;
 pub mod index;
 pub mod linalg;
 pub mod reduce;
 pub mod shape;
 
+pub use custom::CustomVjpCall;
 pub use elementwise::{
     Binary, BinaryOp, Compare, CompareOp, Convert, IntegerPow, Select, StopGradient, Unary, UnaryOp,
 };
-pub use index::{DynamicSlice, DynamicUpdateSlice, Take};
+pub use index::{DynamicSlice, DynamicUpdateSlice, IndexAdd, Take};
 pub use linalg::DotGeneral;
 pub use reduce::{Argmax, Cumulative, Reduce, ReduceOp};
 pub use shape::{BroadcastInDim, Concatenate, Iota, Pad, Reshape, Rev, Slice, Transpose};

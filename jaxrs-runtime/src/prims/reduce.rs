@@ -5,7 +5,10 @@ use super::elementwise::{compare_props, nan_propagating_extreme, CompareOp};
 use crate::aval::Aval;
 use crate::lower::{i64_array, LowerCtx};
 use crate::primitive::{as_any, tuple_str, Primitive};
-use crate::DType;
+use crate::ad::arg_array;
+use crate::ops::Arg;
+use crate::trace::{bind1, Operand};
+use crate::{Array, DType};
 
 /// The monoid a reduction folds with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -80,6 +83,55 @@ fn combiner_region(cx: &mut LowerCtx, op: ReduceOp, dtype: DType) -> String {
     })
 }
 
+impl Reduce {
+    /// Broadcasts a reduced value back over the reduced axes of `shape`.
+    fn expand(&self, y: &Array, shape: &[usize]) -> Array {
+        let dims: Vec<usize> = (0..shape.len()).filter(|d| !self.axes.contains(d)).collect();
+        bind1(super::BroadcastInDim { shape: shape.to_vec(), dims }, &[Operand::Array(y)])
+    }
+
+    /// `d out / d x` per element of `x`, for the multiplicative and selecting reductions.
+    fn local_derivative(&self, x: &Array, y: &Array) -> Array {
+        match self.op {
+            // The derivative goes to the elements equal to the extreme, split evenly on ties.
+            ReduceOp::Max | ReduceOp::Min => {
+                let location = x.eq(self.expand(y, x.shape())).astype(x.dtype());
+                let counts = bind1(Reduce { op: ReduceOp::Sum, axes: self.axes.clone() }, &[Operand::Array(&location)]);
+                location / self.expand(&counts, x.shape())
+            }
+            // The product of the other elements, exact with zeros and differentiable again:
+            // along the reduced axes flattened to one of length n, an [n, n] grid that holds x
+            // off the diagonal and 1 on it, multiplied across.
+            ReduceOp::Prod => {
+                let rank = x.rank();
+                let kept: Vec<usize> = (0..rank).filter(|d| !self.axes.contains(d)).collect();
+                let perm: Vec<usize> = kept.iter().chain(&self.axes).copied().collect();
+                let mut flat_shape: Vec<usize> = kept.iter().map(|&d| x.shape()[d]).collect();
+                let n: usize = self.axes.iter().map(|&d| x.shape()[d]).product();
+                flat_shape.push(n);
+                let flat = x.transpose(perm.clone()).reshape(flat_shape.clone());
+                let mut grid_shape = flat_shape.clone();
+                grid_shape.push(n);
+                let k = flat_shape.len();
+                // grid[..., i, j] = x[..., j]
+                let dims: Vec<usize> = (0..k - 1).chain([k]).collect();
+                let grid = bind1(super::BroadcastInDim { shape: grid_shape.clone(), dims }, &[Operand::Array(&flat)]);
+                let rows = Array::iota(DType::I32, &grid_shape, k - 1);
+                let cols = Array::iota(DType::I32, &grid_shape, k);
+                let masked = crate::where_(rows.eq(&cols), 1.0, &grid);
+                let others = bind1(Reduce { op: ReduceOp::Prod, axes: vec![k] }, &[Operand::Array(&masked)]);
+                let mut inverse = vec![0; rank];
+                for (i, &p) in perm.iter().enumerate() {
+                    inverse[p] = i;
+                }
+                let moved_shape: Vec<usize> = perm.iter().map(|&d| x.shape()[d]).collect();
+                others.reshape(moved_shape).transpose(inverse)
+            }
+            ReduceOp::Sum | ReduceOp::And | ReduceOp::Or => unreachable!("handled by the rules"),
+        }
+    }
+}
+
 /// Folds `axes` (sorted, distinct) away with `op`.
 #[derive(Debug, Clone)]
 pub struct Reduce {
@@ -109,6 +161,24 @@ impl Primitive for Reduce {
             .map(|i| a.shape[i])
             .collect();
         Ok(vec![a.with_shape(shape)])
+    }
+    fn jvp(&self, p: &[Arg], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
+        let t = t[0].as_ref().expect("a tangent");
+        let sum = |v: &Array| bind1(Reduce { op: ReduceOp::Sum, axes: self.axes.clone() }, &[Operand::Array(v)]);
+        match self.op {
+            ReduceOp::Sum => vec![Some(sum(t))],
+            ReduceOp::And | ReduceOp::Or => vec![None],
+            _ => vec![Some(sum(&(t * self.local_derivative(&arg_array(&p[0]), &outs[0]))))],
+        }
+    }
+    fn vjp(&self, p: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+        let g = cts[0].as_ref().expect("a cotangent");
+        let x = arg_array(&p[0]);
+        match self.op {
+            ReduceOp::Sum => vec![Some(self.expand(g, x.shape()))],
+            ReduceOp::And | ReduceOp::Or => vec![None],
+            _ => vec![Some(self.expand(g, x.shape()) * self.local_derivative(&x, &outs[0]))],
+        }
     }
     fn lower(
         &self,
@@ -179,6 +249,12 @@ impl Primitive for Argmax {
             .map(|i| a.shape[i])
             .collect();
         Ok(vec![Aval::new(shape, self.index_dtype)])
+    }
+    fn jvp(&self, _: &[Arg], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        vec![None]
+    }
+    fn vjp(&self, _: &[Arg], _: &[Array], _: &[Option<Array>]) -> Vec<Option<Array>> {
+        vec![None]
     }
     fn lower(
         &self,
@@ -312,6 +388,24 @@ impl Primitive for Cumulative {
             ));
         }
         Ok(vec![inputs[0].clone()])
+    }
+    fn jvp(&self, p: &[Arg], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
+        let t = t[0].as_ref().expect("a tangent");
+        match self.op {
+            ReduceOp::Sum => vec![Some(bind1(self.clone(), &[Operand::Array(t)]))],
+            _ => {
+                let _ = (p, outs);
+                panic!("{}: only cumsum is differentiable", self.name())
+            }
+        }
+    }
+    fn vjp(&self, _: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+        let g = cts[0].as_ref().expect("a cotangent");
+        match self.op {
+            // The transpose of a running sum is the running sum the other way.
+            ReduceOp::Sum => vec![Some(bind1(Cumulative { reverse: !self.reverse, ..self.clone() }, &[Operand::Array(g)]))],
+            _ => panic!("{}: only cumsum is differentiable", self.name()),
+        }
     }
     fn lower(
         &self,

@@ -4,7 +4,19 @@ use super::arity;
 use crate::aval::Aval;
 use crate::lower::{i64_array, LowerCtx};
 use crate::primitive::{as_any, tuple_str, Primitive};
-use crate::DType;
+use crate::ad::{or_zeros, zeros};
+use crate::ops::Arg;
+use crate::trace::{bind1, Operand};
+use crate::{Array, DType};
+
+/// A linear primitive's tangent: the primitive applied to the tangent.
+macro_rules! linear_jvp {
+    () => {
+        fn jvp(&self, _: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+            vec![t[0].as_ref().map(|t| bind1(self.clone(), &[Operand::Array(t)]))]
+        }
+    };
+}
 
 /// Same elements, new shape (row-major order).
 #[derive(Debug, Clone)]
@@ -30,6 +42,11 @@ impl Primitive for Reshape {
             ));
         }
         Ok(vec![inputs[0].with_shape(self.shape.clone())])
+    }
+    linear_jvp!();
+    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+        let shape = p[0].aval().shape;
+        vec![cts[0].as_ref().map(|g| bind1(Reshape { shape }, &[Operand::Array(g)]))]
     }
     fn lower(
         &self,
@@ -80,6 +97,14 @@ impl Primitive for Transpose {
                 .map(|&p| inputs[0].shape[p])
                 .collect::<Vec<_>>(),
         )])
+    }
+    linear_jvp!();
+    fn vjp(&self, _: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+        let mut inverse = vec![0; self.perm.len()];
+        for (i, &p) in self.perm.iter().enumerate() {
+            inverse[p] = i;
+        }
+        vec![cts[0].as_ref().map(|g| bind1(Transpose { perm: inverse }, &[Operand::Array(g)]))]
     }
     fn lower(
         &self,
@@ -142,6 +167,24 @@ impl Primitive for BroadcastInDim {
             }
         }
         Ok(vec![a.with_shape(self.shape.clone())])
+    }
+    linear_jvp!();
+    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+        let Some(g) = &cts[0] else { return vec![None] };
+        let in_shape = p[0].aval().shape;
+        // Sum over the new dims and over the dims that were stretched from size 1.
+        let summed: Vec<usize> = (0..self.shape.len())
+            .filter(|d| match self.dims.iter().position(|x| x == d) {
+                None => true,
+                Some(i) => in_shape[i] == 1 && self.shape[*d] != 1,
+            })
+            .collect();
+        let reduced = if summed.is_empty() {
+            g.clone()
+        } else {
+            bind1(super::Reduce { op: super::ReduceOp::Sum, axes: summed }, &[Operand::Array(g)])
+        };
+        vec![Some(bind1(Reshape { shape: in_shape }, &[Operand::Array(&reduced)]))]
     }
     fn lower(
         &self,
@@ -211,6 +254,27 @@ impl Primitive for Concatenate {
             .with_shape(shape)
             .weak(inputs.iter().all(|a| a.weak))])
     }
+    fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        let parts: Vec<Array> = t.iter().zip(p).map(|(t, p)| or_zeros(t, &p.aval())).collect();
+        let ops: Vec<Operand> = parts.iter().map(Operand::Array).collect();
+        vec![Some(bind1(self.clone(), &ops))]
+    }
+    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+        let Some(g) = &cts[0] else { return vec![None; p.len()] };
+        let mut offset = 0;
+        p.iter()
+            .map(|x| {
+                let a = x.aval();
+                let mut start = vec![0; a.rank()];
+                let mut limit = g.shape().to_vec();
+                start[self.axis] = offset;
+                limit[self.axis] = offset + a.shape[self.axis];
+                offset = limit[self.axis];
+                let strides = vec![1; a.rank()];
+                Some(bind1(Slice { start, limit, strides }, &[Operand::Array(g)]))
+            })
+            .collect()
+    }
     fn lower(
         &self,
         cx: &mut LowerCtx,
@@ -270,6 +334,26 @@ impl Primitive for Slice {
             shape.push((l - s).div_ceil(st));
         }
         Ok(vec![a.with_shape(shape)])
+    }
+    linear_jvp!();
+    fn vjp(&self, p: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+        let Some(g) = &cts[0] else { return vec![None] };
+        let a = p[0].aval();
+        if outs[0].size() == 0 {
+            return vec![Some(zeros(&a))];
+        }
+        // Put each element back where it came from: pad with the start before, stride - 1
+        // between, and what is left after.
+        let low: Vec<i64> = self.start.iter().map(|&s| s as i64).collect();
+        let interior: Vec<i64> = self.strides.iter().map(|&s| s as i64 - 1).collect();
+        let high: Vec<i64> = (0..a.rank())
+            .map(|i| {
+                let m = outs[0].shape()[i] as i64;
+                a.shape[i] as i64 - (self.start[i] as i64 + (m - 1) * self.strides[i] as i64 + 1)
+            })
+            .collect();
+        let zero = crate::ir::Literal { value: crate::ir::LitValue::Float(0.0), dtype: DType::F64, weak: false }.cast(a.dtype, false);
+        vec![Some(bind1(Pad { low, high, interior }, &[Operand::Array(g), Operand::Lit(zero)]))]
     }
     fn lower(
         &self,
@@ -339,6 +423,27 @@ impl Primitive for Pad {
         }
         Ok(vec![a.with_shape(shape)])
     }
+    fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        if t[0].is_none() && t[1].is_none() {
+            return vec![None];
+        }
+        let tx = or_zeros(&t[0], &p[0].aval());
+        let tv = or_zeros(&t[1], &p[1].aval());
+        vec![Some(bind1(self.clone(), &[Operand::Array(&tx), Operand::Array(&tv)]))]
+    }
+    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+        let Some(g) = &cts[0] else { return vec![None, None] };
+        let a = p[0].aval();
+        // Undo the edges (a negative edge was a crop: pad it back with zeros), then take every
+        // (interior + 1)-th element.
+        let neg = |v: &[i64]| v.iter().map(|x| -x).collect::<Vec<_>>();
+        let zero = crate::ir::Literal { value: crate::ir::LitValue::Float(0.0), dtype: DType::F64, weak: false }.cast(a.dtype, false);
+        let unpadded = bind1(Pad { low: neg(&self.low), high: neg(&self.high), interior: vec![0; a.rank()] }, &[Operand::Array(g), Operand::Lit(zero)]);
+        let strides: Vec<usize> = self.interior.iter().map(|&i| i as usize + 1).collect();
+        let ct_x = bind1(Slice { start: vec![0; a.rank()], limit: unpadded.shape().to_vec(), strides }, &[Operand::Array(&unpadded)]);
+        let ct_v = g.sum(None, false) - ct_x.sum(None, false);
+        vec![Some(ct_x), Some(ct_v)]
+    }
     fn lower(
         &self,
         cx: &mut LowerCtx,
@@ -386,6 +491,10 @@ impl Primitive for Rev {
             ));
         }
         Ok(vec![inputs[0].clone()])
+    }
+    linear_jvp!();
+    fn vjp(&self, _: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+        vec![cts[0].as_ref().map(|g| bind1(self.clone(), &[Operand::Array(g)]))]
     }
     fn lower(
         &self,
@@ -441,6 +550,12 @@ impl Primitive for Iota {
             return Err("iota of bool is not defined".into());
         }
         Ok(vec![Aval::new(self.shape.clone(), self.dtype)])
+    }
+    fn jvp(&self, _: &[Arg], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        vec![None]
+    }
+    fn vjp(&self, _: &[Arg], _: &[Array], _: &[Option<Array>]) -> Vec<Option<Array>> {
+        vec![]
     }
     fn lower(&self, cx: &mut LowerCtx, _: &[String], _: &[Aval], out: &[Aval]) -> Vec<String> {
         vec![cx.op1(

@@ -1,0 +1,203 @@
+//! Automatic differentiation as interpreters over a jaxpr.
+//!
+//! Both modes walk a traced jaxpr and bind into the current trace (or run eagerly when none is
+//! open), so they compose with `jit` (inlined into its trace, compiled as one program), with
+//! each other (`grad(grad(f))`: the outer transformation sees the inner one's primitives),
+//! and with every other transformation. The rules themselves live beside their primitives
+//! ([`crate::primitive::Primitive::jvp`] and [`crate::primitive::Primitive::vjp`]).
+//!
+//! Reverse mode evaluates the forward pass once, keeping every intermediate value, then walks
+//! the equations backwards: the program it builds holds the forward computation once and the
+//! backward computation once.
+
+use crate::aval::Aval;
+use crate::ir::{Atom, Jaxpr, Var};
+use crate::ops::Arg;
+use crate::prims::BroadcastInDim;
+use crate::trace::{bind1, bind_at, Operand};
+use crate::Array;
+use std::borrow::Cow;
+
+/// An array of `aval` filled with `value`, built from a literal so that, under a trace, it
+/// is computed on the device rather than captured as a constant.
+#[track_caller]
+pub fn filled(aval: &Aval, value: f64) -> Array {
+    let lit = crate::ir::Literal { value: crate::ir::LitValue::Float(value), dtype: crate::DType::F64, weak: false }.cast(aval.dtype, aval.weak);
+    bind1(BroadcastInDim { shape: aval.shape.clone(), dims: vec![] }, &[Operand::Lit(lit)])
+}
+
+/// Zeros of `aval` (see [`filled`]).
+#[track_caller]
+pub fn zeros(aval: &Aval) -> Array {
+    filled(aval, 0.0)
+}
+
+/// The tangent, or zeros of `aval` when it is a symbolic zero.
+#[track_caller]
+pub fn or_zeros(t: &Option<Array>, aval: &Aval) -> Array {
+    match t {
+        Some(t) => t.clone(),
+        None => zeros(aval),
+    }
+}
+
+/// The array an operand stands for (a literal becomes a 0-d array).
+pub fn arg_array<'a>(a: &'a Arg) -> Cow<'a, Array> {
+    match a {
+        Arg::Array(a) => Cow::Borrowed(a),
+        Arg::Scalar(l) => Cow::Owned(Array::from_literal(*l)),
+    }
+}
+
+/// Can this value carry a tangent? Only floating-point values do (like JAX's float0 rule for
+/// integers and bools).
+pub fn differentiable(aval: &Aval) -> bool {
+    aval.dtype.is_float()
+}
+
+/// The values of a jaxpr's variables during one evaluation.
+pub(crate) struct Env {
+    values: Vec<Option<Array>>,
+}
+
+impl Env {
+    fn new(jaxpr: &Jaxpr) -> Env {
+        Env { values: vec![None; jaxpr.avals.len()] }
+    }
+
+    fn set(&mut self, v: Var, a: Array) {
+        self.values[v.0 as usize] = Some(a);
+    }
+
+    fn get(&self, v: Var) -> &Array {
+        self.values[v.0 as usize].as_ref().unwrap_or_else(|| panic!("autodiff: v{} has no value", v.0))
+    }
+
+    fn arg(&self, a: &Atom) -> Arg<'_> {
+        match a {
+            Atom::Var(v) => Arg::Array(Cow::Borrowed(self.get(*v))),
+            Atom::Lit(l) => Arg::Scalar(*l),
+        }
+    }
+
+    fn atom(&self, a: &Atom) -> Array {
+        match a {
+            Atom::Var(v) => self.get(*v).clone(),
+            Atom::Lit(l) => Array::from_literal(*l),
+        }
+    }
+}
+
+fn operands<'a>(args: &'a [Arg<'a>]) -> Vec<Operand<'a>> {
+    args.iter().map(Arg::operand).collect()
+}
+
+/// Evaluates `jaxpr` on `primals` with `tangents` (`None` = zero), returning the outputs and
+/// their tangents.
+pub fn jvp_jaxpr(jaxpr: &Jaxpr, consts: &[Array], primals: &[Array], tangents: &[Option<Array>]) -> (Vec<Array>, Vec<Option<Array>>) {
+    let mut env = Env::new(jaxpr);
+    let mut tan: Vec<Option<Array>> = vec![None; jaxpr.avals.len()];
+    for (v, c) in jaxpr.constvars.iter().zip(consts) {
+        env.set(*v, c.clone());
+    }
+    for ((v, p), t) in jaxpr.invars.iter().zip(primals).zip(tangents) {
+        env.set(*v, p.clone());
+        tan[v.0 as usize] = t.clone().filter(|_| differentiable(jaxpr.aval(*v)));
+    }
+    for e in &jaxpr.eqns {
+        let args: Vec<Arg> = e.inputs.iter().map(|a| env.arg(a)).collect();
+        let outs = bind_at(e.prim.clone(), &operands(&args), e.loc);
+        let in_tangents: Vec<Option<Array>> = e
+            .inputs
+            .iter()
+            .map(|a| match a {
+                Atom::Var(v) => tan[v.0 as usize].clone(),
+                Atom::Lit(_) => None,
+            })
+            .collect();
+        let out_tangents = if in_tangents.iter().all(Option::is_none) {
+            vec![None; outs.len()]
+        } else {
+            e.prim.jvp(&args, &in_tangents, &outs)
+        };
+        drop(args);
+        for ((v, o), t) in e.outputs.iter().zip(outs).zip(out_tangents) {
+            tan[v.0 as usize] = t.filter(|_| differentiable(jaxpr.aval(*v)));
+            env.set(*v, o);
+        }
+    }
+    let outs = jaxpr.outvars.iter().map(|a| env.atom(a)).collect();
+    let out_tangents = jaxpr
+        .outvars
+        .iter()
+        .map(|a| match a {
+            Atom::Var(v) => tan[v.0 as usize].clone(),
+            Atom::Lit(_) => None,
+        })
+        .collect();
+    (outs, out_tangents)
+}
+
+/// The forward pass of reverse mode: every intermediate value, ready for [`Linearized::backward`].
+pub struct Linearized {
+    jaxpr: Jaxpr,
+    env: Env,
+}
+
+/// Evaluates `jaxpr` keeping every intermediate value for a backward pass.
+pub fn linearize_jaxpr(jaxpr: Jaxpr, consts: &[Array], primals: &[Array]) -> (Vec<Array>, Linearized) {
+    let mut env = Env::new(&jaxpr);
+    for (v, c) in jaxpr.constvars.iter().zip(consts).chain(jaxpr.invars.iter().zip(primals)) {
+        env.set(*v, c.clone());
+    }
+    for e in &jaxpr.eqns {
+        let args: Vec<Arg> = e.inputs.iter().map(|a| env.arg(a)).collect();
+        let outs = bind_at(e.prim.clone(), &operands(&args), e.loc);
+        drop(args);
+        for (v, o) in e.outputs.iter().zip(outs) {
+            env.set(*v, o);
+        }
+    }
+    let outs = jaxpr.outvars.iter().map(|a| env.atom(a)).collect();
+    (outs, Linearized { jaxpr, env })
+}
+
+impl Linearized {
+    /// The cotangents of the inputs given those of the outputs (`None` = zero); `None` for an
+    /// input whose cotangent is zero.
+    pub fn backward(&self, cts_out: &[Option<Array>]) -> Vec<Option<Array>> {
+        let jaxpr = &self.jaxpr;
+        let mut ct: Vec<Option<Array>> = vec![None; jaxpr.avals.len()];
+        for (a, c) in jaxpr.outvars.iter().zip(cts_out) {
+            if let (Atom::Var(v), Some(c)) = (a, c) {
+                accumulate(&mut ct, *v, c.clone(), jaxpr);
+            }
+        }
+        for e in jaxpr.eqns.iter().rev() {
+            let out_cts: Vec<Option<Array>> = e.outputs.iter().map(|v| ct[v.0 as usize].take()).collect();
+            if out_cts.iter().all(Option::is_none) {
+                continue;
+            }
+            let args: Vec<Arg> = e.inputs.iter().map(|a| self.env.arg(a)).collect();
+            let outs: Vec<Array> = e.outputs.iter().map(|v| self.env.get(*v).clone()).collect();
+            let in_cts = e.prim.vjp(&args, &outs, &out_cts);
+            for (a, c) in e.inputs.iter().zip(in_cts) {
+                if let (Atom::Var(v), Some(c)) = (a, c) {
+                    if differentiable(jaxpr.aval(*v)) {
+                        accumulate(&mut ct, *v, c, jaxpr);
+                    }
+                }
+            }
+        }
+        jaxpr.invars.iter().map(|v| ct[v.0 as usize].take()).collect()
+    }
+}
+
+fn accumulate(ct: &mut [Option<Array>], v: Var, c: Array, jaxpr: &Jaxpr) {
+    let c = if c.dtype() != jaxpr.aval(v).dtype { c.astype(jaxpr.aval(v).dtype) } else { c };
+    let slot = &mut ct[v.0 as usize];
+    *slot = Some(match slot.take() {
+        None => c,
+        Some(prev) => prev + c,
+    });
+}

@@ -1,0 +1,360 @@
+//! The autodiff API: `grad`, `value_and_grad` (with aux), argnums, `vjp`, `jvp`,
+//! `custom_vjp`. Each traces the function once into a jaxpr and runs one of the interpreters
+//! of [`crate::ad`] on it.
+
+use crate::ad::{linearize_jaxpr, jvp_jaxpr, Linearized};
+use crate::aval::Aval;
+use crate::trace::trace_to_jaxpr;
+use crate::tree::{try_tree_unflatten, Tree, TreeDef};
+use crate::Array;
+use std::panic::Location;
+
+/// Traces `f` at the avals of `args`, returning the jaxpr, its constants and the output tree.
+fn trace<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, args: &A, what: &str) -> (crate::ir::ClosedJaxpr, Vec<Array>, TreeDef, TreeDef) {
+    let (leaves, def) = args.flatten();
+    let avals: Vec<Aval> = leaves.iter().map(|l| l.aval().clone()).collect();
+    let mut out_def = None;
+    let closed = trace_to_jaxpr(&avals, |tracers| {
+        let a: A = try_tree_unflatten(&def, tracers).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let (outs, d) = f(a).flatten();
+        out_def = Some(d);
+        outs
+    });
+    (closed, leaves, def, out_def.expect("traced"))
+}
+
+/// Forward mode: `f(primals)` and its derivative along `tangents` (a tree shaped like
+/// `primals`), like `jax.jvp`.
+///
+/// ```ignore
+/// let (y, dy) = jvp(|x: Array| x.sin(), &x, &ones);
+/// ```
+#[track_caller]
+pub fn jvp<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, primals: &A, tangents: &A) -> (R, R) {
+    let (closed, leaves, def, out_def) = trace(f, primals, "jvp");
+    let (t_leaves, t_def) = tangents.flatten();
+    if t_def != def {
+        panic!("jvp: tangents {t_def} do not match primals {def}");
+    }
+    for (p, t) in leaves.iter().zip(&t_leaves) {
+        if !p.aval().same_type(t.aval()) {
+            panic!("jvp: a tangent is {} but its primal is {}", t.aval(), p.aval());
+        }
+    }
+    let tangents: Vec<Option<Array>> = t_leaves.into_iter().map(Some).collect();
+    let (outs, out_t) = jvp_jaxpr(&closed.jaxpr, &closed.consts, &leaves, &tangents);
+    let out_t: Vec<Array> = out_t.into_iter().zip(&outs).map(|(t, o)| t.unwrap_or_else(|| crate::ad::zeros(o.aval()))).collect();
+    (rebuild(&out_def, outs), rebuild(&out_def, out_t))
+}
+
+fn rebuild<T: Tree>(def: &TreeDef, leaves: Vec<Array>) -> T {
+    try_tree_unflatten(def, leaves).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The pullback of [`vjp`]: maps a cotangent of the output to one of the input.
+pub struct Pullback<A> {
+    linearized: Linearized,
+    in_def: TreeDef,
+    in_avals: Vec<Aval>,
+    out_def: TreeDef,
+    _args: std::marker::PhantomData<fn() -> A>,
+}
+
+impl<A: Tree> Pullback<A> {
+    /// The cotangent of the input given `ct`, a tree shaped like the output.
+    #[track_caller]
+    pub fn call<R: Tree>(&self, ct: &R) -> A {
+        let (cts, def) = ct.flatten();
+        if def != self.out_def {
+            panic!("vjp: the cotangent {def} does not match the output {}", self.out_def);
+        }
+        let cts: Vec<Option<Array>> = cts.into_iter().map(Some).collect();
+        let grads = self.linearized.backward(&cts);
+        let grads = grads.into_iter().zip(&self.in_avals).map(|(g, a)| g.unwrap_or_else(|| crate::ad::zeros(a))).collect();
+        rebuild(&self.in_def, grads)
+    }
+}
+
+/// Reverse mode: `f(primals)` and its pullback, like `jax.vjp`.
+///
+/// ```ignore
+/// let (y, pullback) = vjp(|x: Array| x.sin(), &x);
+/// let dx = pullback.call(&ones_like_y);
+/// ```
+pub fn vjp<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, primals: &A) -> (R, Pullback<A>) {
+    let (closed, leaves, in_def, out_def) = trace(f, primals, "vjp");
+    let in_avals = leaves.iter().map(|l| l.aval().clone()).collect();
+    let (outs, linearized) = linearize_jaxpr(closed.jaxpr, &closed.consts, &leaves);
+    let pullback = Pullback { linearized, in_def, in_avals, out_def: out_def.clone(), _args: std::marker::PhantomData };
+    (rebuild(&out_def, outs), pullback)
+}
+
+/// Checks that `loss` is a real scalar, as `grad` requires.
+fn check_scalar_loss(loss: &Array, what: &str, loc: &Location<'_>) {
+    if loss.rank() != 0 || !loss.dtype().is_float() {
+        panic!(
+            "{what}: the function must return a real scalar (a 0-d float array), but it returned {} at {}:{}; \
+             reduce it first (e.g. `.sum(None, false)` or `.mean(None, false)`), or use vjp",
+            loss.aval(),
+            loc.file(),
+            loc.line()
+        );
+    }
+}
+
+/// The value of `f` at `args`, its aux output, and the gradient with respect to `args` (the
+/// whole tree; use [`value_and_grad_argnums`] or capture non-differentiated values in a
+/// closure). The core of every `grad` form.
+fn value_aux_and_grad<A: Tree, X: Tree>(f: impl FnOnce(A) -> (Array, X), args: &A, what: &str, loc: &Location<'_>) -> ((Array, X), A) {
+    let (closed, leaves, in_def, out_def) = trace(f, args, what);
+    if let Some(l) = leaves.iter().find(|l| !l.dtype().is_float()) {
+        panic!(
+            "{what}: cannot differentiate with respect to a {} input (only floating-point values have \
+             gradients); pass it through a closure or choose the argnums to differentiate, at {}:{}",
+            l.aval(),
+            loc.file(),
+            loc.line()
+        );
+    }
+    let in_avals: Vec<Aval> = leaves.iter().map(|l| l.aval().clone()).collect();
+    let (outs, linearized) = linearize_jaxpr(closed.jaxpr, &closed.consts, &leaves);
+    check_scalar_loss(&outs[0], what, loc);
+    let mut cts: Vec<Option<Array>> = vec![None; outs.len()];
+    cts[0] = Some(crate::ad::filled(outs[0].aval(), 1.0));
+    let grads = linearized.backward(&cts);
+    let grads: Vec<Array> = grads.into_iter().zip(&in_avals).map(|(g, a)| g.unwrap_or_else(|| crate::ad::zeros(a))).collect();
+    let (loss, aux): (Array, X) = rebuild(&out_def, outs);
+    ((loss, aux), rebuild(&in_def, grads))
+}
+
+/// `jax.grad`: a function returning the gradient of the scalar `f` with respect to its
+/// argument (a tree: the gradient has the same structure).
+///
+/// ```ignore
+/// let df = grad(|x: Array| (&x * &x).sum(None, false));
+/// let ddf = grad(|x: Array| grad(|y: Array| y.powi(3))(x));   // to any order
+/// ```
+#[track_caller]
+pub fn grad<A: Tree, F: Fn(A) -> Array>(f: F) -> impl Fn(A) -> A {
+    let loc = Location::caller();
+    move |args: A| value_aux_and_grad(|a| (f(a), ()), &args, "grad", loc).1
+}
+
+/// `jax.value_and_grad`: the value of the scalar `f` and its gradient, in one forward and one
+/// backward pass.
+#[track_caller]
+pub fn value_and_grad<A: Tree, F: Fn(A) -> Array>(f: F) -> impl Fn(A) -> (Array, A) {
+    let loc = Location::caller();
+    move |args: A| {
+        let ((v, ()), g) = value_aux_and_grad(|a| (f(a), ()), &args, "value_and_grad", loc);
+        (v, g)
+    }
+}
+
+/// `jax.value_and_grad(f, has_aux=True)`: `f` returns `(loss, aux)` where `aux` is any tree
+/// (metrics, say); the result is `((loss, aux), grads)`.
+///
+/// ```ignore
+/// let step = value_and_grad_aux(|p: Params| { let l = loss(&p); (l, Metrics { .. }) });
+/// let ((loss, metrics), grads) = step(params);
+/// ```
+#[track_caller]
+pub fn value_and_grad_aux<A: Tree, X: Tree, F: Fn(A) -> (Array, X)>(f: F) -> impl Fn(A) -> ((Array, X), A) {
+    let loc = Location::caller();
+    move |args: A| value_aux_and_grad(&f, &args, "value_and_grad", loc)
+}
+
+/// Which positions of a tuple argument to differentiate: `Argnum::<0>`, or a tuple of them
+/// such as `(Argnum::<0>, Argnum::<2>)`, which gives a tuple of gradient trees.
+pub struct Argnum<const I: usize>;
+
+/// A choice of positions of the tuple `A` to differentiate (see [`Argnum`]).
+pub trait Argnums<A> {
+    /// The gradient's type: the chosen element, or a tuple of the chosen elements.
+    type Grads: Tree;
+    /// Marks the chosen positions in `chosen` (one flag per position of `A`).
+    fn choose(chosen: &mut [bool]);
+    /// Takes the chosen elements out of a gradient shaped like `A`.
+    fn pick(all: &A) -> Self::Grads;
+}
+
+/// A tuple whose elements can be split into leaves per position.
+pub trait TupleArgs: Tree {
+    const LEN: usize;
+    /// The number of leaves of each element.
+    fn leaf_counts(&self) -> Vec<usize>;
+}
+
+macro_rules! tuple_args {
+    ($(($len:literal; $($name:ident $idx:tt),+))*) => {$(
+        impl<$($name: Tree + Clone),+> TupleArgs for ($($name,)+) {
+            const LEN: usize = $len;
+            fn leaf_counts(&self) -> Vec<usize> {
+                vec![$(self.$idx.structure().num_leaves()),+]
+            }
+        }
+        tuple_args!(@picks ($($name),+); $($name $idx),+);
+    )*};
+    (@picks $all:tt; $($name:ident $idx:tt),+) => {$(
+        tuple_args!(@pick $all; $name $idx);
+    )+};
+    (@pick ($($all:ident),+); $name:ident $idx:tt) => {
+        impl<$($all: Tree + Clone),+> Argnums<($($all,)+)> for Argnum<$idx> {
+            type Grads = $name;
+            fn choose(chosen: &mut [bool]) {
+                chosen[$idx] = true;
+            }
+            fn pick(all: &($($all,)+)) -> $name {
+                all.$idx.clone()
+            }
+        }
+    };
+}
+
+tuple_args! {
+    (1; A 0)
+    (2; A 0, B 1)
+    (3; A 0, B 1, C 2)
+    (4; A 0, B 1, C 2, D 3)
+    (5; A 0, B 1, C 2, D 3, E 4)
+    (6; A 0, B 1, C 2, D 3, E 4, F 5)
+}
+
+impl<A, P: Argnums<A>, Q: Argnums<A>> Argnums<A> for (P, Q) {
+    type Grads = (P::Grads, Q::Grads);
+    fn choose(chosen: &mut [bool]) {
+        P::choose(chosen);
+        Q::choose(chosen);
+    }
+    fn pick(all: &A) -> Self::Grads {
+        (P::pick(all), Q::pick(all))
+    }
+}
+
+impl<A, P: Argnums<A>, Q: Argnums<A>, R: Argnums<A>> Argnums<A> for (P, Q, R) {
+    type Grads = (P::Grads, Q::Grads, R::Grads);
+    fn choose(chosen: &mut [bool]) {
+        P::choose(chosen);
+        Q::choose(chosen);
+        R::choose(chosen);
+    }
+    fn pick(all: &A) -> Self::Grads {
+        (P::pick(all), Q::pick(all), R::pick(all))
+    }
+}
+
+/// `jax.value_and_grad(f, argnums=..., has_aux=...)` for a function of a tuple: only the
+/// chosen positions are differentiated (the others may hold integers, labels, anything).
+///
+/// ```ignore
+/// let vg = value_and_grad_argnums::<_, _, (Argnum<0>, Argnum<1>), _>(|(w, b, x): (Array, Array, Array)| ..);
+/// let ((loss, ()), (dw, db)) = vg((w, b, x));
+/// ```
+#[track_caller]
+pub fn value_and_grad_argnums<A, X, N, F>(f: F) -> impl Fn(A) -> ((Array, X), N::Grads)
+where
+    A: TupleArgs + Clone,
+    X: Tree,
+    N: Argnums<A>,
+    F: Fn(A) -> (Array, X),
+{
+    let loc = Location::caller();
+    move |args: A| {
+        let mut chosen = vec![false; A::LEN];
+        N::choose(&mut chosen);
+        let counts = args.leaf_counts();
+        let (leaves, def) = args.flatten();
+        // Differentiate with respect to the chosen leaves only; the others are constants.
+        let mut diff = Vec::new();
+        let mut fixed = Vec::new();
+        let mut owner = Vec::new();
+        for (pos, &n) in counts.iter().enumerate() {
+            owner.extend(std::iter::repeat_n(pos, n));
+        }
+        for (leaf, &pos) in leaves.iter().zip(&owner) {
+            if chosen[pos] {
+                diff.push(leaf.clone());
+            } else {
+                fixed.push(leaf.clone());
+            }
+        }
+        let assemble = |diff: Vec<Array>| -> A {
+            let (mut d, mut k) = (diff.into_iter(), fixed.iter());
+            let all: Vec<Array> = owner.iter().map(|&pos| if chosen[pos] { d.next().expect("leaf") } else { k.next().expect("leaf").clone() }).collect();
+            rebuild(&def, all)
+        };
+        let ((value, aux), grads) = value_aux_and_grad(|d: Vec<Array>| f(assemble(d)), &diff, "value_and_grad", loc);
+        // Zeros stand in for the positions not chosen; pick() drops them.
+        let mut g = grads.into_iter();
+        let full: Vec<Array> = leaves.iter().zip(&owner).map(|(l, &pos)| if chosen[pos] { g.next().expect("grad") } else { l.clone() }).collect();
+        ((value, aux), N::pick(&rebuild::<A>(&def, full)))
+    }
+}
+
+/// A function with a user-supplied reverse-mode derivative; see [`custom_vjp`].
+pub struct CustomVjp<Fwd, Bwd> {
+    name: &'static str,
+    fwd: Fwd,
+    bwd: std::sync::Arc<Bwd>,
+}
+
+/// `jax.custom_vjp`: `fwd(args) -> (output, residuals)` computes the function and what its
+/// derivative needs; `bwd(residuals, output_cotangent) -> args_cotangent` is the derivative.
+/// Use it where the stock rules would be unstable or wasteful (see [`crate::Array::norm`]).
+///
+/// ```ignore
+/// let clip = custom_vjp("clip_gradient", |x: Array| (x.clone(), ()), |(), g: Array| g.maximum(-1.0).minimum(1.0));
+/// let y: Array = clip.call(x);
+/// ```
+pub fn custom_vjp<Fwd, Bwd>(name: &'static str, fwd: Fwd, bwd: Bwd) -> CustomVjp<Fwd, Bwd> {
+    CustomVjp { name, fwd, bwd: std::sync::Arc::new(bwd) }
+}
+
+impl<Fwd, Bwd> CustomVjp<Fwd, Bwd> {
+    /// Calls the function (its forward computation; the backward one runs under grad/vjp).
+    #[track_caller]
+    pub fn call<A, R, Res>(&self, args: A) -> R
+    where
+        A: Tree + 'static,
+        R: Tree + 'static,
+        Res: Tree + 'static,
+        Fwd: Fn(A) -> (R, Res),
+        Bwd: Fn(Res, R) -> A + Send + Sync + 'static,
+    {
+        let (leaves, args_def) = args.flatten();
+        let avals: Vec<Aval> = leaves.iter().map(|l| l.aval().clone()).collect();
+        let mut defs = None;
+        let closed = trace_to_jaxpr(&avals, |tracers| {
+            let a: A = rebuild(&args_def, tracers);
+            let (out, res) = (self.fwd)(a);
+            let (mut outs, out_def) = out.flatten();
+            let (res, res_def) = res.flatten();
+            let num_outputs = outs.len();
+            outs.extend(res);
+            defs = Some((out_def, res_def, num_outputs));
+            outs
+        });
+        let (out_def, res_def, num_outputs) = defs.expect("traced");
+        let (bwd, name, ct_def) = (self.bwd.clone(), self.name, out_def.clone());
+        let flat_bwd: crate::prims::custom::FlatBackward = std::sync::Arc::new(move |residuals: Vec<Array>, cts: Vec<Array>| {
+            let res: Res = rebuild(&res_def, residuals);
+            let ct: R = rebuild(&ct_def, cts);
+            let (grads, def) = bwd(res, ct).flatten();
+            if def != args_def {
+                panic!("custom_vjp `{name}`: bwd returned {def}, but the arguments are {args_def}");
+            }
+            grads
+        });
+        let prim = crate::prims::CustomVjpCall {
+            name: self.name,
+            fwd: std::sync::Arc::new(closed.jaxpr),
+            num_consts: closed.consts.len(),
+            num_outputs,
+            bwd: flat_bwd,
+        };
+        let operands: Vec<crate::trace::Operand> = closed.consts.iter().chain(&leaves).map(crate::trace::Operand::Array).collect();
+        let mut outs = crate::trace::bind_at(std::sync::Arc::new(prim), &operands, Location::caller());
+        outs.truncate(num_outputs);
+        rebuild(&out_def, outs)
+    }
+}
