@@ -50,6 +50,22 @@ pub trait Primitive: Debug + Send + Sync + 'static {
         out_avals: &[Aval],
     ) -> Vec<String>;
 
+    /// Batching (vmap): the outputs and their batch dims, given the operands and their batch
+    /// dims (`None`: unbatched, the same for every example; a literal is never batched) and
+    /// the batch size. At least one operand is batched. A rule binds (through the array API or
+    /// [`crate::trace::bind1`]) the primitive applied to the whole batch at once, moving batch
+    /// dims only where the primitive needs them elsewhere; an output may be unbatched.
+    /// Helpers: [`crate::batching`].
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        let _ = (args, dims, axis_size);
+        panic!("no batching rule for {} (vmap cannot map it)", self.name())
+    }
+
     /// For transformations that look for specific primitives.
     fn as_any(&self) -> &dyn Any;
 }

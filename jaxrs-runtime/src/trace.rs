@@ -8,7 +8,7 @@ use crate::aval::{avals_to_string, Aval};
 use crate::ir::{Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var};
 use crate::primitive::Prim;
 use crate::Array;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::panic::Location;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -64,7 +64,7 @@ pub fn op_error(op: &str, msg: &str, avals: &[Aval], loc: &Location<'_>) -> ! {
 /// Applies a primitive: records it in the innermost trace, or runs it now when none is open.
 #[track_caller]
 pub fn bind(prim: Prim, inputs: &[Operand]) -> Vec<Array> {
-    bind_at(prim, inputs, Location::caller())
+    bind_at(prim, inputs, located(Location::caller()))
 }
 
 /// [`bind`], attributing the operation to `loc`.
@@ -84,7 +84,7 @@ pub fn bind_at(prim: Prim, inputs: &[Operand], loc: &'static Location<'static>) 
 /// Binds a primitive with one result.
 #[track_caller]
 pub fn bind1(prim: impl crate::primitive::Primitive, inputs: &[Operand]) -> Array {
-    bind_at(Arc::new(prim), inputs, Location::caller()).remove(0)
+    bind_at(Arc::new(prim), inputs, located(Location::caller())).remove(0)
 }
 
 fn record(
@@ -278,4 +278,28 @@ pub fn eval_jaxpr(jaxpr: &Jaxpr, consts: &[Array], args: &[Array]) -> Vec<Array>
         }
     }
     jaxpr.outvars.iter().map(|a| read(&env, a)).collect()
+}
+
+thread_local! {
+    static LOCATION: Cell<Option<&'static Location<'static>>> = const { Cell::new(None) };
+}
+
+/// Runs `f` with every operation it binds through [`bind`] or [`bind1`] (the array API
+/// included) attributed to `loc`: a transformation's rule works on behalf of the user's
+/// equation at `loc`, so its operations carry the user's line, in errors and in the lowered
+/// program, rather than the rule's.
+pub fn with_location<R>(loc: &'static Location<'static>, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<&'static Location<'static>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            LOCATION.with(|l| l.set(self.0));
+        }
+    }
+    let _restore = Restore(LOCATION.with(|l| l.replace(Some(loc))));
+    f()
+}
+
+/// The location an operation is attributed to: the one [`with_location`] set, else `caller`.
+fn located(caller: &'static Location<'static>) -> &'static Location<'static> {
+    LOCATION.with(|l| l.get()).unwrap_or(caller)
 }
