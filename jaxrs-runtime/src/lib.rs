@@ -9,6 +9,7 @@ pub mod api;
 pub mod array;
 pub mod autodiff;
 pub mod aval;
+pub mod batching;
 pub mod dtype;
 mod eager;
 pub mod error;
