@@ -66,5 +66,13 @@ impl Primitive for CustomVjpCall {
     fn lower(&self, cx: &mut LowerCtx, ins: &[String], _: &[Aval], _: &[Aval]) -> Vec<String> {
         cx.lower_inline(&self.fwd, ins)
     }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        crate::batching::custom_vjp_batched(self, args, dims, axis_size)
+    }
     as_any!();
 }

@@ -151,6 +151,14 @@ impl Primitive for Unary {
         }
         vec![cx.op1(self.0.mlir(), &[&ins[0]], &[&in_avals[0]], "", &out[0])]
     }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        _: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        crate::batching::unary(*self, args, dims)
+    }
     as_any!();
 }
 
@@ -310,6 +318,14 @@ impl Primitive for Binary {
             &out[0],
         )]
     }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        crate::batching::elementwise(*self, args, dims, axis_size)
+    }
     as_any!();
 }
 
@@ -430,6 +446,14 @@ impl Primitive for Compare {
             &out[0],
         )]
     }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        crate::batching::elementwise(*self, args, dims, axis_size)
+    }
     as_any!();
 }
 
@@ -485,6 +509,15 @@ impl Primitive for Select {
             "",
             &out[0],
         )]
+    }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        // The predicate and both operands share one per-example shape.
+        crate::batching::elementwise(*self, args, dims, axis_size)
     }
     as_any!();
 }
@@ -549,6 +582,14 @@ impl Primitive for IntegerPow {
         let one = cx.splat(1.0, &out[0]);
         vec![cx.op1("stablehlo.divide", &[&one, &pos], &[a, a], "", &out[0])]
     }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        _: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        crate::batching::unary(*self, args, dims)
+    }
     as_any!();
 }
 
@@ -606,6 +647,14 @@ impl Primitive for Convert {
         }
         vec![cx.op1("stablehlo.convert", &[&ins[0]], &[a], "", &out[0])]
     }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        _: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        crate::batching::unary(*self, args, dims)
+    }
     as_any!();
 }
 
@@ -629,6 +678,14 @@ impl Primitive for StopGradient {
     }
     fn lower(&self, _: &mut LowerCtx, ins: &[String], _: &[Aval], _: &[Aval]) -> Vec<String> {
         vec![ins[0].clone()]
+    }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        _: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        crate::batching::unary(*self, args, dims)
     }
     as_any!();
 }

@@ -104,6 +104,39 @@ impl Primitive for DynamicSlice {
         );
         vec![cx.op1("stablehlo.dynamic_slice", &names, &avals, &props, &out[0])]
     }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        let (starts, sd) = (&args[1..], &dims[1..]);
+        if sd.iter().all(Option::is_none) {
+            // One window for every example: the whole batch dim rides along.
+            let b = dims[0].expect("the operand is batched");
+            let dtype = starts.first().map_or(DType::I32, |s| s.aval().dtype);
+            let zero = crate::batching::int_literal(0, dtype);
+            let mut ops: Vec<Operand> = starts.iter().map(Arg::operand).collect();
+            ops.insert(b, Operand::Lit(zero));
+            ops.insert(0, args[0].operand());
+            let mut sizes = self.sizes.clone();
+            sizes.insert(b, axis_size);
+            return (
+                vec![bind1(DynamicSlice { sizes }, &ops)],
+                vec![Some(b)],
+            );
+        }
+        // A window per example: a gather (as JAX does).
+        let (y, d) = crate::batching::dynamic_slice_batched(
+            &args[0],
+            dims[0],
+            starts,
+            sd,
+            &self.sizes,
+            axis_size,
+        );
+        (vec![y], vec![d])
+    }
     as_any!();
 }
 
@@ -169,6 +202,38 @@ impl Primitive for DynamicUpdateSlice {
             "",
             &out[0],
         )]
+    }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        let (starts, sd) = (&args[2..], &dims[2..]);
+        if sd.iter().all(Option::is_none) {
+            // One place for every example: update the batch as a whole.
+            let b = crate::batching::common_bdim(&dims[..2]);
+            let x = crate::batching::move_bdim(&args[0], dims[0], b, axis_size);
+            let u = crate::batching::move_bdim(&args[1], dims[1], b, axis_size);
+            let dtype = starts.first().map_or(DType::I32, |s| s.aval().dtype);
+            let zero = crate::batching::int_literal(0, dtype);
+            let mut ops: Vec<Operand> = starts.iter().map(Arg::operand).collect();
+            ops.insert(b, Operand::Lit(zero));
+            ops.insert(0, Operand::Array(&u));
+            ops.insert(0, Operand::Array(&x));
+            return (vec![bind1(DynamicUpdateSlice, &ops)], vec![Some(b)]);
+        }
+        // A place per example: gather the update into place and select it (JAX scatters).
+        let (y, d) = crate::batching::dynamic_update_slice_batched(
+            &args[0],
+            dims[0],
+            &args[1],
+            dims[1],
+            starts,
+            sd,
+            axis_size,
+        );
+        (vec![y], vec![d])
     }
     as_any!();
 }
@@ -247,6 +312,22 @@ impl Primitive for Take {
             &out[0],
         )]
     }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        let (y, d) = crate::batching::take_batched(
+            &crate::batching::arg_array(&args[0]),
+            dims[0],
+            &crate::batching::arg_array(&args[1]),
+            dims[1],
+            self.axis,
+            axis_size,
+        );
+        (vec![y], vec![d])
+    }
     as_any!();
 }
 
@@ -310,6 +391,24 @@ impl Primitive for IndexAdd {
             vec![(cx.op1(op, &[&r[0], &r[1]], &[&sx, &sx], "", &sx), sx.clone())]
         });
         cx.op_with_regions("stablehlo.scatter", &[&ins[0], &clamped, &ins[2]], &[x, idx, u], &props, &[region], &[&out[0]])
+    }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        let (y, d) = crate::batching::index_add_batched(
+            &args[0],
+            dims[0],
+            &args[1],
+            dims[1],
+            &args[2],
+            dims[2],
+            self.axis,
+            axis_size,
+        );
+        (vec![y], vec![d])
     }
     as_any!();
 }

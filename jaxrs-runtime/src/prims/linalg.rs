@@ -186,5 +186,46 @@ impl Primitive for DotGeneral {
             &out[0],
         )]
     }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        _: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        // No transpose: both sides batched make one more batch dimension (the first of the
+        // result); one side batched makes its batch dim a free dim of the result.
+        use crate::batching::shift_axis;
+        let shifted = |ds: &[usize], b: Option<usize>| -> Vec<usize> {
+            ds.iter().map(|&d| b.map_or(d, |b| shift_axis(d, b))).collect()
+        };
+        let (ld, rd) = (dims[0], dims[1]);
+        let mut prim = DotGeneral {
+            lhs_contract: shifted(&self.lhs_contract, ld),
+            rhs_contract: shifted(&self.rhs_contract, rd),
+            lhs_batch: shifted(&self.lhs_batch, ld),
+            rhs_batch: shifted(&self.rhs_batch, rd),
+        };
+        let (lhs, rhs) = (args[0].aval(), args[1].aval());
+        let nbatch = prim.lhs_batch.len();
+        let out = match (ld, rd) {
+            (Some(l), Some(r)) => {
+                prim.lhs_batch.insert(0, l);
+                prim.rhs_batch.insert(0, r);
+                0
+            }
+            (Some(l), None) => {
+                let free = DotGeneral::free_dims(lhs.rank(), &prim.lhs_contract, &prim.lhs_batch);
+                nbatch + free.iter().position(|&d| d == l).expect("a free dim")
+            }
+            (None, Some(r)) => {
+                let lhs_free = lhs.rank() - prim.lhs_contract.len() - nbatch;
+                let free = DotGeneral::free_dims(rhs.rank(), &prim.rhs_contract, &prim.rhs_batch);
+                nbatch + lhs_free + free.iter().position(|&d| d == r).expect("a free dim")
+            }
+            (None, None) => unreachable!("a batching rule has a batched operand"),
+        };
+        let y = bind1(prim, &[args[0].operand(), args[1].operand()]);
+        (vec![y], vec![Some(out)])
+    }
     as_any!();
 }

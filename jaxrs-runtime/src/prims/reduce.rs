@@ -204,6 +204,27 @@ impl Primitive for Reduce {
             &[&out[0]],
         )
     }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        _: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        // Reduce the same axes of every example; the batch dim shifts left past those
+        // reduced before it.
+        let b = dims[0].expect("the operand is batched");
+        let axes: Vec<usize> = self
+            .axes
+            .iter()
+            .map(|&a| crate::batching::shift_axis(a, b))
+            .collect();
+        let out = b - axes.iter().filter(|&&a| a < b).count();
+        let prim = Reduce {
+            op: self.op,
+            axes,
+        };
+        (vec![bind1(prim, &[args[0].operand()])], vec![Some(out)])
+    }
     as_any!();
 }
 
@@ -353,6 +374,21 @@ impl Primitive for Argmax {
         );
         vec![res[1].clone()]
     }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        _: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        let b = dims[0].expect("the operand is batched");
+        let axis = crate::batching::shift_axis(self.axis, b);
+        let prim = Argmax {
+            axis,
+            ..self.clone()
+        };
+        let out = if axis < b { b - 1 } else { b };
+        (vec![bind1(prim, &[args[0].operand()])], vec![Some(out)])
+    }
     as_any!();
 }
 
@@ -447,6 +483,19 @@ impl Primitive for Cumulative {
             &[region],
             &[&out[0]],
         )
+    }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        _: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        let b = dims[0].expect("the operand is batched");
+        let prim = Cumulative {
+            axis: crate::batching::shift_axis(self.axis, b),
+            ..self.clone()
+        };
+        (vec![bind1(prim, &[args[0].operand()])], vec![Some(b)])
     }
     as_any!();
 }

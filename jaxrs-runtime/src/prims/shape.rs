@@ -63,6 +63,21 @@ impl Primitive for Reshape {
             &out[0],
         )]
     }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        // Row-major order mixes every axis, so the examples go first: each reshapes alone.
+        let x = crate::batching::move_bdim(&args[0], dims[0], 0, axis_size);
+        let mut shape = vec![axis_size];
+        shape.extend_from_slice(&self.shape);
+        (
+            vec![bind1(Reshape { shape }, &[Operand::Array(&x)])],
+            vec![Some(0)],
+        )
+    }
     as_any!();
 }
 
@@ -124,6 +139,22 @@ impl Primitive for Transpose {
             &props,
             &out[0],
         )]
+    }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        _: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        // The batch dim stays where it is; the other axes are permuted around it.
+        let b = dims[0].expect("the operand is batched");
+        let shift = |a: usize| crate::batching::shift_axis(a, b);
+        let mut perm: Vec<usize> = self.perm.iter().map(|&p| shift(p)).collect();
+        perm.insert(b, b);
+        (
+            vec![bind1(Transpose { perm }, &[args[0].operand()])],
+            vec![Some(b)],
+        )
     }
     as_any!();
 }
@@ -204,6 +235,30 @@ impl Primitive for BroadcastInDim {
             &props,
             &out[0],
         )]
+    }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        // The batch dim lands right after the output dim of the operand axis before it, which
+        // keeps `dims` increasing without moving the operand's batch dim.
+        let b = dims[0].expect("the operand is batched");
+        let to = if b == 0 { 0 } else { self.dims[b - 1] + 1 };
+        let mut new_dims: Vec<usize> = self
+            .dims
+            .iter()
+            .map(|&d| crate::batching::shift_axis(d, to))
+            .collect();
+        new_dims.insert(b, to);
+        let mut shape = self.shape.clone();
+        shape.insert(to, axis_size);
+        let prim = BroadcastInDim {
+            shape,
+            dims: new_dims,
+        };
+        (vec![bind1(prim, &[args[0].operand()])], vec![Some(to)])
     }
     as_any!();
 }
@@ -292,6 +347,19 @@ impl Primitive for Concatenate {
             &out[0],
         )]
     }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        let (xs, b) = crate::batching::align(args, dims, axis_size);
+        let ops: Vec<Operand> = xs.iter().map(Operand::Array).collect();
+        let prim = Concatenate {
+            axis: crate::batching::shift_axis(self.axis, b),
+        };
+        (vec![bind1(prim, &ops)], vec![Some(b)])
+    }
     as_any!();
 }
 
@@ -376,6 +444,20 @@ impl Primitive for Slice {
             &props,
             &out[0],
         )]
+    }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        // The whole batch dim is kept.
+        let b = dims[0].expect("the operand is batched");
+        let mut prim = self.clone();
+        prim.start.insert(b, 0);
+        prim.limit.insert(b, axis_size);
+        prim.strides.insert(b, 1);
+        (vec![bind1(prim, &[args[0].operand()])], vec![Some(b)])
     }
     as_any!();
 }
@@ -465,6 +547,65 @@ impl Primitive for Pad {
             &out[0],
         )]
     }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        let (x, value) = (&args[0], &args[1]);
+        let b = dims[0].unwrap_or(0);
+        let mut prim = self.clone();
+        prim.low.insert(b, 0);
+        prim.high.insert(b, 0);
+        prim.interior.insert(b, 0);
+        if dims[1].is_none() {
+            let y = bind1(prim, &[x.operand(), value.operand()]);
+            return (vec![y], vec![Some(b)]);
+        }
+        // A padding value per example: pad with zeros, then select each example's value
+        // where a padded mask of ones says the element is padding.
+        let x = crate::batching::move_bdim(x, dims[0], b, axis_size);
+        let lit = |v: f64, dtype: DType| {
+            Operand::Lit(
+                crate::ir::Literal {
+                    value: crate::ir::LitValue::Float(v),
+                    dtype: DType::F64,
+                    weak: false,
+                }
+                .cast(dtype, false),
+            )
+        };
+        let padded = bind1(
+            prim.clone(),
+            &[Operand::Array(&x), lit(0.0, x.dtype())],
+        );
+        let ones = bind1(
+            BroadcastInDim {
+                shape: x.shape().to_vec(),
+                dims: vec![],
+            },
+            &[lit(1.0, DType::Bool)],
+        );
+        let inside = bind1(prim, &[Operand::Array(&ones), lit(0.0, DType::Bool)]);
+        let v = crate::batching::move_bdim(value, dims[1], 0, axis_size);
+        let v = bind1(
+            BroadcastInDim {
+                shape: padded.shape().to_vec(),
+                dims: vec![b],
+            },
+            &[Operand::Array(&v)],
+        );
+        let y = bind1(
+            super::Select,
+            &[
+                Operand::Array(&inside),
+                Operand::Array(&padded),
+                Operand::Array(&v),
+            ],
+        );
+        (vec![y], vec![Some(b)])
+    }
     as_any!();
 }
 
@@ -514,6 +655,22 @@ impl Primitive for Rev {
             &props,
             &out[0],
         )]
+    }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        _: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        let b = dims[0].expect("the operand is batched");
+        let prim = Rev {
+            dims: self
+                .dims
+                .iter()
+                .map(|&d| crate::batching::shift_axis(d, b))
+                .collect(),
+        };
+        (vec![bind1(prim, &[args[0].operand()])], vec![Some(b)])
     }
     as_any!();
 }
@@ -565,6 +722,15 @@ impl Primitive for Iota {
             &format!("iota_dimension = {} : i64", self.dimension),
             &out[0],
         )]
+    }
+    fn batch(
+        &self,
+        _: &[Arg],
+        _: &[Option<usize>],
+        _: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        // No operands, so nothing to batch: the same values for every example.
+        (vec![bind1(self.clone(), &[])], vec![None])
     }
     as_any!();
 }
