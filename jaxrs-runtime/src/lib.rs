@@ -25,6 +25,7 @@ pub mod runtime;
 pub mod testing;
 pub mod trace;
 pub mod tree;
+pub mod vmap;
 
 pub use api::{make_jaxpr, stablehlo};
 pub use array::{Array, Sharding};
@@ -38,3 +39,4 @@ pub use jit::{jit, jit_call, FloatKey, JitSite, Jitted, StaticArgs};
 pub use ops::{stop_gradient, where_, Axes, Dims, DotDims, IntoArg};
 pub use runtime::try_run;
 pub use tree::{tree_leaves, tree_map, tree_map2, tree_unflatten, Tree, TreeDef, TreeMismatch};
+pub use vmap::{vmap, vmap_sized, AxisSpec};
