@@ -1,4 +1,4 @@
-//! The macros of jaxrs: `#[jit]` and `#[derive(Tree)]`.
+//! The macros of jaxrs: `#[jit]`, `#[vmap]` and `#[derive(Tree)]`.
 //!
 //! Each parses its input into typed options, validates them (collecting every error, each at
 //! its token), then expands into calls of the runtime through `::jaxrs::__private`. This crate
@@ -6,7 +6,9 @@
 
 mod ctxt;
 mod jit;
+mod transforms;
 mod tree_derive;
+mod vmap;
 
 use proc_macro::TokenStream;
 
@@ -73,6 +75,50 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn jit(attr: TokenStream, item: TokenStream) -> TokenStream {
     jit::jit(attr.into(), item.into()).into()
+}
+
+/// Vectorizes a function over a batch, like `jax.vmap` as a decorator: the function keeps its
+/// name and signature and takes batches where it took examples. It is traced once per call
+/// for one example's shapes, and the whole batch runs as one program (matrix products
+/// become batched products; no loop over the examples).
+///
+/// ```ignore
+/// use jaxrs::prelude::*;
+///
+/// /// The loss of one example; with #[vmap], the losses of a batch.
+/// #[vmap(in_axes = (None, 0, 0))]
+/// fn example_loss(params: &Params, x: &Array, y: &Array) -> Array {
+///     let pred = x.matmul(&params.w) + &params.b;
+///     (pred - y).powi(2).mean(None, false)
+/// }
+///
+/// let losses = example_loss(&params, &xs, &ys); // xs: [batch, in], ys: [batch, out]
+/// ```
+///
+/// # Options
+///
+/// - `in_axes = (None, 0, -1)`: one entry per parameter, the axis along which its examples
+///   are stacked (negative counts from the end), or `None` for a parameter that is the same
+///   for every example. One axis alone (`in_axes = 1`) applies to every parameter. A tree
+///   parameter (a struct, a tuple, a `Vec`) is mapped along the same axis in every leaf.
+///   Default: every parameter along axis 0.
+/// - `out_axes = 0`: where the examples' results are stacked in the result (a parenthesised
+///   list for a tuple result). Default: 0.
+/// - `axis_size = 8`: the batch size, needed when no parameter is mapped.
+///
+/// An unmapped parameter is passed to the body as is, like a value the body captures: any
+/// type works, and a Rust scalar stays a Rust scalar. A mapped parameter is an array or a
+/// tree of arrays (by value or by `&`); a Rust scalar has no axis to map, which is a compile
+/// error, as is an `in_axes` list whose length is not the number of parameters.
+///
+/// # Stacking
+///
+/// Attributes compose like decorators, outermost first: `#[jit] #[vmap(..)] fn f` is
+/// `jit(vmap(f))`, compiled as one batched program; `#[vmap(..)] #[jit] fn f` is
+/// `vmap(jit(f))`. The runtime's `vmap(f, in_axes, out_axes)` does the same for closures.
+#[proc_macro_attribute]
+pub fn vmap(attr: TokenStream, item: TokenStream) -> TokenStream {
+    vmap::vmap(attr.into(), item.into()).into()
 }
 
 /// Derives `jaxrs::Tree` for a struct: its leaves are its fields' leaves, in field order.

@@ -51,6 +51,9 @@ pub fn expand(f: &JitFn) -> TokenStream {
     } = f;
     let name = &sig.ident;
     let private = private();
+    // Transformations stacked below #[jit] apply inside it.
+    let (transforms, attrs) = crate::transforms::split(attrs.clone());
+    let attrs = &attrs;
     // Names the expansion introduces; mixed-site so that the user's body cannot see them.
     let statics = Ident::new("__jaxrs_statics", Span::mixed_site());
     let assert_tree = Ident::new("__jaxrs_assert_tree", Span::mixed_site());
@@ -73,7 +76,7 @@ pub fn expand(f: &JitFn) -> TokenStream {
                 } else {
                     &mut kept
                 };
-                let arg = traced_arg(p);
+                let arg = traced_arg(p, !transforms.is_empty());
                 group.args.push(arg.value);
                 group.pats.push(arg.pat);
                 group.types.push(arg.ty);
@@ -84,7 +87,7 @@ pub fn expand(f: &JitFn) -> TokenStream {
             }
             Role::Static => {
                 let index = Index::from(static_keys.len());
-                let static_arg = static_arg(p, &index, &statics);
+                let static_arg = static_arg(p, &index, &statics, !transforms.is_empty());
                 static_keys.push(static_arg.key);
                 static_types.push(static_arg.ty);
                 lets.push(static_arg.binding);
@@ -157,6 +160,11 @@ pub fn expand(f: &JitFn) -> TokenStream {
         types: kept_types,
     } = kept;
     let companion = companion_module(attrs, vis, name);
+    let inner = if transforms.is_empty() {
+        quote!(#block)
+    } else {
+        stacked(f, &transforms)
+    };
 
     let body = quote! {
         #(#inner_attrs)*
@@ -170,7 +178,7 @@ pub fn expand(f: &JitFn) -> TokenStream {
              (#(#kept_pats,)*): (#(#kept_types,)*),
              #statics_pat: &(#(#static_types,)*)| #ret {
                 #(#lets)*
-                #block
+                #inner
             },
         )
     };
@@ -186,6 +194,69 @@ pub fn expand(f: &JitFn) -> TokenStream {
         #vis #sig #body
         #companion
     }
+}
+
+/// The body under transformation attributes stacked below #[jit]: an inner function with
+/// the same name, signature and body carries them, and the body calls it. Inside the jitted
+/// body a traced Rust scalar is an array, so the inner function takes it as
+/// `&traced_scalar::f32` (an `Array` whose name still says it is a scalar): the body sees
+/// the same types as under #[jit] alone.
+///
+/// ```ignore
+/// #[jit] #[vmap(in_axes = (0, None))] fn f(x: &Array, lr: f32) -> Array { BODY }
+/// // the jitted closure's body:
+/// {
+///     #[vmap(in_axes = (0, None))]
+///     fn f(x: &Array, lr: &::jaxrs::__private::traced_scalar::f32) -> Array { BODY }
+///     f(x, lr)
+/// }
+/// ```
+fn stacked(f: &JitFn, transforms: &[Attribute]) -> TokenStream {
+    let private = private();
+    let sig = &f.sig;
+    let name = &sig.ident;
+    let generics = &sig.generics;
+    let where_clause = &generics.where_clause;
+    let output = &sig.output;
+    let block = &f.block;
+    let params = f.params.iter().map(|p| {
+        let ident = &p.ident;
+        let mutability = &p.mutability;
+        // `f32` -> `f32`, as an identifier for `traced_scalar::f32`.
+        let scalar = |ty: &Type| {
+            scalar_type(ty)?;
+            let name = crate::jit::validate::bare_type_name(ty)?;
+            Some(Ident::new(&name, ty.span()))
+        };
+        let ty = match (p.role, &p.passing) {
+            (Role::Static, _) => {
+                let ty = &p.ty;
+                quote!(#ty)
+            }
+            (_, Passing::Value) => match (scalar(&p.ty), mutability) {
+                (Some(s), None) => quote!(&#private::traced_scalar::#s),
+                (Some(s), Some(_)) => quote!(#private::traced_scalar::#s),
+                (None, _) => {
+                    let ty = &p.ty;
+                    quote!(#ty)
+                }
+            },
+            (_, Passing::Ref { inner, .. }) => match scalar(inner) {
+                Some(s) => quote!(&#private::traced_scalar::#s),
+                None => {
+                    let ty = &p.ty;
+                    quote!(#ty)
+                }
+            },
+        };
+        quote!(#mutability #ident: #ty)
+    });
+    let args = f.params.iter().map(|p| &p.ident);
+    quote!({
+        #(#transforms)*
+        fn #name #generics (#(#params),*) #output #where_clause #block
+        #name(#(#args),*)
+    })
 }
 
 /// `mod name { pub fn jit_site() -> &'static JitSite }`, next to the function: a module lives
@@ -251,14 +322,14 @@ fn traced(ty: &Type) -> TokenStream {
     }
 }
 
-struct Owned {
-    expr: TokenStream,
-    ty: Type,
+pub(crate) struct Owned {
+    pub expr: TokenStream,
+    pub ty: Type,
 }
 
 /// An owned copy of `*ident: &inner`: `Clone` for sized types (an `Arc` clone for arrays),
 /// `Vec<T>` for `&[T]`, `String` for `&str`. The body re-borrows it.
-fn to_owned(inner: &Type, ident: &Ident) -> Owned {
+pub(crate) fn to_owned(inner: &Type, ident: &Ident) -> Owned {
     let span = inner.span();
     match inner {
         Type::Slice(slice) => {
@@ -293,9 +364,11 @@ struct TracedArg {
     check: Option<TokenStream>,
 }
 
-fn traced_arg(p: &Param) -> TracedArg {
+/// `stacked`: the body is an inner function's call, and the inner function's parameters
+/// carry `mut`, not these bindings.
+fn traced_arg(p: &Param, stacked: bool) -> TracedArg {
     let ident = &p.ident;
-    let mutability = &p.mutability;
+    let mutability = &if stacked { None } else { p.mutability };
     let check = |ty: &Type| scalar_type(ty).is_none().then(|| quote!(#ty));
     match &p.passing {
         // A traced Rust scalar arrives as an array; the body sees a `&Array`, which is `Copy`
@@ -346,10 +419,10 @@ struct StaticArg {
     check: Option<TokenStream>,
 }
 
-fn static_arg(p: &Param, index: &Index, statics: &Ident) -> StaticArg {
+fn static_arg(p: &Param, index: &Index, statics: &Ident, stacked: bool) -> StaticArg {
     let private = private();
     let ident = &p.ident;
-    let mutability = &p.mutability;
+    let mutability = &if stacked { None } else { p.mutability };
     let ty = &p.ty;
     let span = ty.span();
     let float = |t: &Type| scalar_type(t).is_some_and(|s| s.float);

@@ -2,8 +2,8 @@
 //! generate the call into the runtime ([`expand`]).
 
 mod attr;
-mod expand;
-mod validate;
+pub(crate) mod expand;
+pub(crate) mod validate;
 
 use crate::ctxt::Ctxt;
 use proc_macro2::TokenStream;
@@ -207,5 +207,36 @@ mod tests {
         let messages = errors(&out);
         assert_eq!(messages.len(), 1, "{messages:#?}");
         assert!(messages[0].contains("`static` takes parameter indices and names"));
+    }
+
+    /// `#[jit] #[vmap(..)] fn f` is `jit(vmap(f))`: the vmap attribute goes on an inner
+    /// function the jitted body calls; traced scalars reach it as `&traced_scalar::f32`.
+    #[test]
+    #[rustfmt::skip] // rustfmt would add a trailing comma to a parameter list in `quote!`.
+    fn stacked_transformations_go_on_an_inner_function() {
+        let out = super::jit(
+            quote!(static = n),
+            quote! {
+                /// Doc.
+                #[vmap(in_axes = (0, None, None, None))]
+                fn f(x: &Array, lr: f32, mut k: i32, n: usize) -> Array { body(x, lr, k, n) }
+            },
+        )
+        .to_string();
+        for piece in [
+            quote!(#[doc = r" Doc."] #[track_caller] fn f(x: &Array, lr: f32, k: i32, n: usize) -> Array),
+            quote!(|(): (), (x, lr, k,): (Array, ::jaxrs::__private::Array, ::jaxrs::__private::Array,),),
+            quote!({
+                #[vmap(in_axes = (0, None, None, None))]
+                fn f(x: &Array, lr: &::jaxrs::__private::traced_scalar::f32,
+                     mut k: ::jaxrs::__private::traced_scalar::i32, n: usize) -> Array {
+                    body(x, lr, k, n)
+                }
+                f(x, lr, k, n)
+            }),
+        ] {
+            let piece = piece.to_string();
+            assert!(out.contains(&piece), "missing `{piece}` in\n{out}");
+        }
     }
 }

@@ -87,7 +87,7 @@ pub fn scalar_type(ty: &Type) -> Option<Scalar> {
 }
 
 /// The name of a type written as one bare identifier (`usize`, `Array`), without generics.
-fn bare_type_name(ty: &Type) -> Option<String> {
+pub(crate) fn bare_type_name(ty: &Type) -> Option<String> {
     match ty {
         Type::Path(p) if p.qself.is_none() && p.path.leading_colon.is_none() => {
             let seg = p.path.segments.last()?;
@@ -385,7 +385,7 @@ fn check_param_type(cx: &mut Ctxt, name: &str, ty: &Type) -> Option<Passing> {
     }
 }
 
-fn contains_impl_trait(ty: &Type) -> bool {
+pub(crate) fn contains_impl_trait(ty: &Type) -> bool {
     struct Finder(bool);
     impl<'ast> Visit<'ast> for Finder {
         fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {
@@ -542,7 +542,7 @@ fn check_param_role(cx: &mut Ctxt, p: &Param) {
 }
 
 /// Common Rust types that have no array dtype, so cannot be traced.
-fn untraceable_type(ty: &Type) -> Option<String> {
+pub(crate) fn untraceable_type(ty: &Type) -> Option<String> {
     let name = bare_type_name(ty)?;
     matches!(name.as_str(), "usize" | "isize" | "char" | "String" | "str").then_some(name)
 }

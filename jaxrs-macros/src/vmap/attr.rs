@@ -1,0 +1,312 @@
+//! The options inside `#[vmap(...)]`, parsed into typed values before anything looks at the
+//! function.
+//!
+//! Grammar: a comma-separated list of `key = value`:
+//!
+//! - `in_axes = AXES`, `out_axes = AXES`, where `AXES` is one axis for every parameter (or
+//!   the whole result) or a parenthesised list with one per parameter (or result element),
+//!   and an axis is `None` or an integer (`0`, `-1`: negative counts from the end);
+//! - `axis_size = EXPR`, a `usize` expression: the batch size when no parameter is mapped.
+//!
+//! Each option is parsed on its own, so a mistake in one does not hide one in another.
+
+use crate::ctxt::Ctxt;
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use syn::ext::IdentExt;
+use syn::parse::{ParseStream, Parser};
+use syn::{Expr, Ident, Lit, Token};
+
+/// The valid option names, in the order error messages list them.
+pub const KEYS: &[&str] = &["in_axes", "out_axes", "axis_size"];
+
+/// Everything `#[vmap(...)]` said, each option at most once.
+#[derive(Default)]
+pub struct VmapAttr {
+    pub in_axes: Option<Axes>,
+    pub out_axes: Option<Axes>,
+    /// `axis_size = ...`: the key (for spans) and the expression.
+    pub axis_size: Option<(Ident, Expr)>,
+    /// Some option could not be parsed: checks that depend on every option (is any
+    /// parameter mapped?) must not run, or they would report consequences of the mistake.
+    pub incomplete: bool,
+}
+
+/// The value of `in_axes` or `out_axes`.
+pub struct Axes {
+    pub key: Ident,
+    pub value: AxesValue,
+}
+
+pub enum AxesValue {
+    /// `in_axes = 0`: the same axis for every parameter.
+    One(Axis),
+    /// `in_axes = (None, 0, 0)`: one per parameter; `span` covers the parentheses.
+    List { entries: Vec<Axis>, span: Span },
+}
+
+/// `None` or an integer, as written.
+#[derive(Clone, Copy)]
+pub struct Axis {
+    pub value: Option<i64>,
+    /// The first token (`-` of `-1`) and the last.
+    pub span: Span,
+    pub end: Span,
+}
+
+impl Axis {
+    /// Tokens spanning the axis as written, for errors that point at all of `-1`.
+    pub fn tokens(&self) -> TokenStream {
+        let first = proc_macro2::Ident::new("axis", self.span);
+        let last = proc_macro2::Ident::new("axis", self.end);
+        quote::quote!(#first #last)
+    }
+}
+
+/// Parses the attribute's tokens, recording every mistake in `cx` and keeping what is valid.
+pub fn parse(cx: &mut Ctxt, tokens: TokenStream) -> VmapAttr {
+    let errors_before = cx.error_count();
+    let mut attr = VmapAttr::default();
+    for entry in split_top_level_commas(cx, tokens) {
+        match parse_option.parse2(entry) {
+            Ok(option) => attr.set(cx, option),
+            Err(e) => cx.syn_error(e),
+        }
+    }
+    attr.incomplete = cx.error_count() > errors_before;
+    attr
+}
+
+enum Parsed {
+    Axes(Axes),
+    AxisSize(Ident, Expr),
+}
+
+impl VmapAttr {
+    fn set(&mut self, cx: &mut Ctxt, option: Parsed) {
+        let key = match &option {
+            Parsed::Axes(a) => a.key.clone(),
+            Parsed::AxisSize(k, _) => k.clone(),
+        };
+        let name = key.unraw().to_string();
+        let taken = match name.as_str() {
+            "in_axes" => self.in_axes.is_some(),
+            "out_axes" => self.out_axes.is_some(),
+            _ => self.axis_size.is_some(),
+        };
+        if taken {
+            cx.error(key.span(), format!("`{name}` is given twice; keep one"));
+            return;
+        }
+        match option {
+            Parsed::Axes(a) if name == "in_axes" => self.in_axes = Some(a),
+            Parsed::Axes(a) => self.out_axes = Some(a),
+            Parsed::AxisSize(k, e) => self.axis_size = Some((k, e)),
+        }
+    }
+}
+
+/// Splits `a = 1, b = (2, 3)` into `a = 1` and `b = (2, 3)`. A trailing comma is allowed;
+/// an empty option in the middle (`a = 1,, b = 2`) is an error.
+fn split_top_level_commas(cx: &mut Ctxt, tokens: TokenStream) -> Vec<TokenStream> {
+    let mut entries = Vec::new();
+    let mut current = Vec::<TokenTree>::new();
+    let mut iter = tokens.into_iter().peekable();
+    while let Some(tt) = iter.next() {
+        match &tt {
+            TokenTree::Punct(p) if p.as_char() == ',' => {
+                if current.is_empty() {
+                    cx.error(
+                        p.span(),
+                        format!(
+                            "unexpected `,`: expected an option, {}",
+                            keys_with_examples()
+                        ),
+                    );
+                } else {
+                    entries.push(current.drain(..).collect());
+                }
+            }
+            _ => current.push(tt),
+        }
+        if iter.peek().is_none() && !current.is_empty() {
+            entries.push(current.drain(..).collect());
+        }
+    }
+    entries
+}
+
+fn keys_with_examples() -> &'static str {
+    "`in_axes = (None, 0)`, `out_axes = 0` or `axis_size = 8`"
+}
+
+/// Parses one `key = value`.
+fn parse_option(input: ParseStream) -> syn::Result<Parsed> {
+    let key = match input.call(Ident::parse_any) {
+        Ok(key) => key,
+        Err(_) => {
+            return Err(input.error(format!(
+                "expected an option of #[vmap]: {}",
+                keys_with_examples()
+            )))
+        }
+    };
+    let name = key.unraw().to_string();
+    if !KEYS.contains(&name.as_str()) {
+        return Err(syn::Error::new(key.span(), unknown_key_message(&name)));
+    }
+    if !input.peek(Token![=]) {
+        let example = if name == "axis_size" { "8" } else { "0" };
+        let message = format!("expected `=` after `{name}`, as in `{name} = {example}`");
+        return Err(if input.is_empty() {
+            syn::Error::new(key.span(), message)
+        } else {
+            input.error(message)
+        });
+    }
+    input.parse::<Token![=]>()?;
+    if name == "axis_size" {
+        if input.is_empty() {
+            return Err(
+                input.error("expected the batch size after `axis_size =`, e.g. `axis_size = 8`")
+            );
+        }
+        let expr: Expr = input.parse()?;
+        if !input.is_empty() {
+            return Err(input.error(
+                "unexpected tokens after the value of `axis_size`; separate options with `,`",
+            ));
+        }
+        return Ok(Parsed::AxisSize(key, expr));
+    }
+    let value = parse_axes(input, &name)?;
+    if !input.is_empty() {
+        return Err(input.error(format!(
+            "unexpected tokens after the value of `{name}`; separate options with `,`, and \
+             list one axis per parameter in parentheses: `{name} = (None, 0)`"
+        )));
+    }
+    Ok(Parsed::Axes(Axes { key, value }))
+}
+
+fn unknown_key_message(name: &str) -> String {
+    let valid = KEYS
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut message = format!("unknown option `{name}` of #[vmap]; the valid options are {valid}");
+    let hint = match name {
+        "in_axis" | "inaxes" | "axes" | "in_dims" => Some(" (did you mean `in_axes`?)".to_string()),
+        "out_axis" | "outaxes" | "out_dims" => Some(" (did you mean `out_axes`?)".to_string()),
+        "size" | "batch_size" | "axis_len" => Some(" (did you mean `axis_size`?)".to_string()),
+        "axis_name" | "spmd_axis_name" => Some(format!(
+            " (`{name}` names an axis for collectives, which jaxrs does not have yet)"
+        )),
+        _ => None,
+    };
+    message.push_str(&hint.unwrap_or_default());
+    message
+}
+
+/// `0`, `None`, `-1`, or `(None, 0, ...)`.
+fn parse_axes(input: ParseStream, key: &str) -> syn::Result<AxesValue> {
+    if input.is_empty() {
+        return Err(input.error(malformed_message(key)));
+    }
+    if let Some((_, span, _)) = input.cursor().group(Delimiter::Bracket) {
+        return Err(syn::Error::new(
+            span.join(),
+            format!("write the list in parentheses: `{key} = (None, 0)`"),
+        ));
+    }
+    if input.cursor().group(Delimiter::Parenthesis).is_none() {
+        return Ok(AxesValue::One(parse_axis(input, key)?));
+    }
+    let content;
+    let parens = syn::parenthesized!(content in input);
+    let mut entries = Vec::new();
+    while !content.is_empty() {
+        entries.push(parse_axis(&content, key)?);
+        if content.is_empty() {
+            break;
+        }
+        if !content.peek(Token![,]) {
+            return Err(content.error(format!(
+                "expected `,` between the axes of `{key}`, as in `{key} = (None, 0)`"
+            )));
+        }
+        content.parse::<Token![,]>()?;
+    }
+    Ok(AxesValue::List {
+        entries,
+        span: parens.span.join(),
+    })
+}
+
+/// One axis: `None`, `0`, `-1`.
+fn parse_axis(input: ParseStream, key: &str) -> syn::Result<Axis> {
+    if input.peek(Ident) {
+        let ident: Ident = input.parse()?;
+        if ident == "None" {
+            return Ok(Axis {
+                value: None,
+                span: ident.span(),
+                end: ident.span(),
+            });
+        }
+        let message = if ident == "Some" {
+            format!("write the axis without `Some`: `{key} = (None, 0)`")
+        } else {
+            format!(
+                "`{ident}` is not an axis: an entry of `{key}` is `None` (not mapped) or an \
+                 integer literal such as `0` or `-1`, one per parameter in order"
+            )
+        };
+        return Err(syn::Error::new(ident.span(), message));
+    }
+    if input.cursor().group(Delimiter::Parenthesis).is_some() {
+        let group: proc_macro2::Group = input.parse()?;
+        return Err(syn::Error::new(
+            group.span(),
+            format!(
+                "an entry of `{key}` is one axis for its whole parameter (`None` or an \
+                 integer); nested lists are not supported"
+            ),
+        ));
+    }
+    let negative = input.peek(Token![-]);
+    let minus = if negative {
+        Some(input.parse::<Token![-]>()?)
+    } else {
+        None
+    };
+    if input.peek(Lit) {
+        let lit: Lit = input.parse()?;
+        return match lit {
+            Lit::Int(int) => {
+                let value = int.base10_parse::<i64>()?;
+                Ok(Axis {
+                    value: Some(if negative { -value } else { value }),
+                    span: minus.map_or(int.span(), |m| m.spans[0]),
+                    end: int.span(),
+                })
+            }
+            Lit::Float(f) => Err(syn::Error::new(
+                f.span(),
+                format!("`{f}` is not an axis; axes are whole numbers, e.g. `{key} = 0`"),
+            )),
+            Lit::Str(s) if s.value() == "None" => {
+                Err(syn::Error::new(s.span(), "write `None` without quotes"))
+            }
+            other => Err(syn::Error::new(other.span(), malformed_message(key))),
+        };
+    }
+    Err(input.error(malformed_message(key)))
+}
+
+fn malformed_message(key: &str) -> String {
+    format!(
+        "expected an axis (`None` or an integer) or a parenthesised list of them: \
+         `{key} = 0` or `{key} = (None, 0, -1)`"
+    )
+}

@@ -1,0 +1,10 @@
+use jaxrs::prelude::*;
+
+#[vmap(in_axes = (None, None))]
+fn predict(params: &Array, x: &Array) -> Array {
+    x.matmul(params)
+}
+
+fn main() {
+    let _: fn(&Array, &Array) -> Array = predict;
+}
