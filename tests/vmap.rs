@@ -917,12 +917,12 @@ fn mismatched_sizes_list_every_mapped_argument() {
     assert!(msg.contains(&format!("tests/vmap.rs:{line}:")), "{msg}");
 
     // Three arguments, one odd: the message says which.
+    let line = line!() + 1;
     let f = vmap(
         |(a, b, c): (Array, Array, Array)| &a + &b + &c,
         (0, 0, 1),
         0,
     );
-    let line = line!() - 1;
     let msg = panic_message(|| {
         drop(f((
             Array::zeros(&[3, 2], DType::F32),
