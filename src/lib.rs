@@ -8,7 +8,10 @@ pub use jaxrs_runtime::*;
 
 /// Everything a typical program needs.
 pub mod prelude {
-    pub use crate::{jit, tree_map, tree_map2, Array, DType, Tree};
+    pub use crate::{
+        grad, jit, jvp, tree_map, tree_map2, value_and_grad, value_and_grad_aux, vjp, Array, DType,
+        Tree,
+    };
 }
 
 /// Items the macros' expansions use. Not part of the public API.

@@ -22,8 +22,19 @@ use std::borrow::Cow;
 /// is computed on the device rather than captured as a constant.
 #[track_caller]
 pub fn filled(aval: &Aval, value: f64) -> Array {
-    let lit = crate::ir::Literal { value: crate::ir::LitValue::Float(value), dtype: crate::DType::F64, weak: false }.cast(aval.dtype, aval.weak);
-    bind1(BroadcastInDim { shape: aval.shape.clone(), dims: vec![] }, &[Operand::Lit(lit)])
+    let lit = crate::ir::Literal {
+        value: crate::ir::LitValue::Float(value),
+        dtype: crate::DType::F64,
+        weak: false,
+    }
+    .cast(aval.dtype, aval.weak);
+    bind1(
+        BroadcastInDim {
+            shape: aval.shape.clone(),
+            dims: vec![],
+        },
+        &[Operand::Lit(lit)],
+    )
 }
 
 /// Zeros of `aval` (see [`filled`]).
@@ -62,7 +73,9 @@ pub(crate) struct Env {
 
 impl Env {
     fn new(jaxpr: &Jaxpr) -> Env {
-        Env { values: vec![None; jaxpr.avals.len()] }
+        Env {
+            values: vec![None; jaxpr.avals.len()],
+        }
     }
 
     fn set(&mut self, v: Var, a: Array) {
@@ -70,7 +83,9 @@ impl Env {
     }
 
     fn get(&self, v: Var) -> &Array {
-        self.values[v.0 as usize].as_ref().unwrap_or_else(|| panic!("autodiff: v{} has no value", v.0))
+        self.values[v.0 as usize]
+            .as_ref()
+            .unwrap_or_else(|| panic!("autodiff: v{} has no value", v.0))
     }
 
     fn arg(&self, a: &Atom) -> Arg<'_> {
@@ -94,7 +109,12 @@ fn operands<'a>(args: &'a [Arg<'a>]) -> Vec<Operand<'a>> {
 
 /// Evaluates `jaxpr` on `primals` with `tangents` (`None` = zero), returning the outputs and
 /// their tangents.
-pub fn jvp_jaxpr(jaxpr: &Jaxpr, consts: &[Array], primals: &[Array], tangents: &[Option<Array>]) -> (Vec<Array>, Vec<Option<Array>>) {
+pub fn jvp_jaxpr(
+    jaxpr: &Jaxpr,
+    consts: &[Array],
+    primals: &[Array],
+    tangents: &[Option<Array>],
+) -> (Vec<Array>, Vec<Option<Array>>) {
     let mut env = Env::new(jaxpr);
     let mut tan: Vec<Option<Array>> = vec![None; jaxpr.avals.len()];
     for (v, c) in jaxpr.constvars.iter().zip(consts) {
@@ -145,9 +165,18 @@ pub struct Linearized {
 }
 
 /// Evaluates `jaxpr` keeping every intermediate value for a backward pass.
-pub fn linearize_jaxpr(jaxpr: Jaxpr, consts: &[Array], primals: &[Array]) -> (Vec<Array>, Linearized) {
+pub fn linearize_jaxpr(
+    jaxpr: Jaxpr,
+    consts: &[Array],
+    primals: &[Array],
+) -> (Vec<Array>, Linearized) {
     let mut env = Env::new(&jaxpr);
-    for (v, c) in jaxpr.constvars.iter().zip(consts).chain(jaxpr.invars.iter().zip(primals)) {
+    for (v, c) in jaxpr
+        .constvars
+        .iter()
+        .zip(consts)
+        .chain(jaxpr.invars.iter().zip(primals))
+    {
         env.set(*v, c.clone());
     }
     for e in &jaxpr.eqns {
@@ -174,7 +203,8 @@ impl Linearized {
             }
         }
         for e in jaxpr.eqns.iter().rev() {
-            let out_cts: Vec<Option<Array>> = e.outputs.iter().map(|v| ct[v.0 as usize].take()).collect();
+            let out_cts: Vec<Option<Array>> =
+                e.outputs.iter().map(|v| ct[v.0 as usize].take()).collect();
             if out_cts.iter().all(Option::is_none) {
                 continue;
             }
@@ -189,12 +219,20 @@ impl Linearized {
                 }
             }
         }
-        jaxpr.invars.iter().map(|v| ct[v.0 as usize].take()).collect()
+        jaxpr
+            .invars
+            .iter()
+            .map(|v| ct[v.0 as usize].take())
+            .collect()
     }
 }
 
 fn accumulate(ct: &mut [Option<Array>], v: Var, c: Array, jaxpr: &Jaxpr) {
-    let c = if c.dtype() != jaxpr.aval(v).dtype { c.astype(jaxpr.aval(v).dtype) } else { c };
+    let c = if c.dtype() != jaxpr.aval(v).dtype {
+        c.astype(jaxpr.aval(v).dtype)
+    } else {
+        c
+    };
     let slot = &mut ct[v.0 as usize];
     *slot = Some(match slot.take() {
         None => c,

@@ -27,13 +27,16 @@ pub mod tree;
 
 pub use api::{make_jaxpr, stablehlo};
 pub use array::{Array, Sharding};
-pub use autodiff::{custom_vjp, grad, jvp, value_and_grad, value_and_grad_aux, value_and_grad_argnums, vjp, Argnum, Argnums, CustomVjp, Pullback};
+pub use autodiff::{
+    custom_vjp, grad, jvp, value_and_grad, value_and_grad_argnums, value_and_grad_aux, vjp, Argnum,
+    Argnums, CustomVjp, Pullback,
+};
 pub use aval::Aval;
-pub use testing::{check_grads, check_grads_with, Modes};
 pub use dtype::{DType, Element};
 pub use error::{Error, ErrorCode, Result};
 pub use ir::{ClosedJaxpr, Jaxpr};
 pub use jit::{jit, jit_call, FloatKey, JitSite, Jitted, StaticArgs};
 pub use ops::{stop_gradient, where_, Axes, Dims, DotDims, IntoArg};
 pub use runtime::try_run;
+pub use testing::{check_grads, check_grads_with, Modes};
 pub use tree::{tree_leaves, tree_map, tree_map2, tree_unflatten, Tree, TreeDef, TreeMismatch};

@@ -155,7 +155,12 @@ impl LowerCtx {
     /// `inputs` bind its constants then its inputs; returns its outputs' names.
     pub fn lower_inline(&mut self, jaxpr: &Jaxpr, inputs: &[String]) -> Vec<String> {
         let outer = std::mem::take(&mut self.names);
-        let vars: Vec<_> = jaxpr.constvars.iter().chain(&jaxpr.invars).copied().collect();
+        let vars: Vec<_> = jaxpr
+            .constvars
+            .iter()
+            .chain(&jaxpr.invars)
+            .copied()
+            .collect();
         for (v, n) in vars.into_iter().zip(inputs) {
             self.bind(v, n.clone());
         }

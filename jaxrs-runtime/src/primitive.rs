@@ -29,7 +29,12 @@ pub trait Primitive: Debug + Send + Sync + 'static {
     /// Forward mode: the tangents of the outputs, given the primal inputs, their tangents
     /// (`None` is a zero tangent: a constant, or an integer value) and the primal outputs.
     /// Written with array operations, so the rule is itself traced and differentiable.
-    fn jvp(&self, primals: &[Arg], tangents: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(
+        &self,
+        primals: &[Arg],
+        tangents: &[Option<Array>],
+        outs: &[Array],
+    ) -> Vec<Option<Array>> {
         let _ = (primals, tangents, outs);
         panic!("{}: no forward-mode differentiation rule", self.name())
     }

@@ -2,11 +2,11 @@
 
 use super::arity;
 use super::elementwise::{compare_props, CompareOp};
+use crate::ad::{arg_array, or_zeros, zeros};
 use crate::aval::Aval;
 use crate::lower::{dim_list, i64_array, LowerCtx};
-use crate::primitive::{as_any, tuple_str, Primitive};
-use crate::ad::{arg_array, or_zeros, zeros};
 use crate::ops::Arg;
+use crate::primitive::{as_any, tuple_str, Primitive};
 use crate::trace::{bind1, Operand};
 use crate::{Array, DType};
 
@@ -213,12 +213,22 @@ impl Primitive for Take {
         Ok(vec![x.with_shape(shape)])
     }
     fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
-        vec![t[0].as_ref().map(|t| bind1(self.clone(), &[Operand::Array(t), p[1].operand()]))]
+        vec![t[0]
+            .as_ref()
+            .map(|t| bind1(self.clone(), &[Operand::Array(t), p[1].operand()]))]
     }
     fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
-        let Some(g) = &cts[0] else { return vec![None, None] };
+        let Some(g) = &cts[0] else {
+            return vec![None, None];
+        };
         let base = zeros(&p[0].aval());
-        vec![Some(bind1(IndexAdd { axis: self.axis }, &[Operand::Array(&base), p[1].operand(), Operand::Array(g)])), None]
+        vec![
+            Some(bind1(
+                IndexAdd { axis: self.axis },
+                &[Operand::Array(&base), p[1].operand(), Operand::Array(g)],
+            )),
+            None,
+        ]
     }
     fn lower(
         &self,
@@ -270,7 +280,10 @@ impl Primitive for IndexAdd {
         let (x, idx, u) = (&inputs[0], &inputs[1], &inputs[2]);
         let taken = Take { axis: self.axis }.abstract_eval(&inputs[..2])?;
         if !u.same_type(&taken[0]) {
-            return Err(format!("updates must be {} to go into {x} at {idx}", taken[0]));
+            return Err(format!(
+                "updates must be {} to go into {x} at {idx}",
+                taken[0]
+            ));
         }
         Ok(vec![x.clone()])
     }
@@ -280,14 +293,28 @@ impl Primitive for IndexAdd {
         }
         let tx = or_zeros(&t[0], &p[0].aval());
         let tu = or_zeros(&t[2], &p[2].aval());
-        vec![Some(bind1(self.clone(), &[Operand::Array(&tx), p[1].operand(), Operand::Array(&tu)]))]
+        vec![Some(bind1(
+            self.clone(),
+            &[Operand::Array(&tx), p[1].operand(), Operand::Array(&tu)],
+        ))]
     }
     fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
-        let Some(g) = &cts[0] else { return vec![None, None, None] };
-        let taken = bind1(Take { axis: self.axis }, &[Operand::Array(g), p[1].operand()]);
+        let Some(g) = &cts[0] else {
+            return vec![None, None, None];
+        };
+        let taken = bind1(
+            Take { axis: self.axis },
+            &[Operand::Array(g), p[1].operand()],
+        );
         vec![Some(g.clone()), None, Some(taken)]
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
         let (x, idx, u) = (&in_avals[0], &in_avals[1], &in_avals[2]);
         let n = x.shape[self.axis];
         let wrapped = wrap_negative(cx, &ins[1], idx, n);
@@ -296,7 +323,13 @@ impl Primitive for IndexAdd {
         let s = Aval::scalar(idx.dtype);
         let lo = cx.splat(0.0, &s);
         let hi = cx.splat(n.saturating_sub(1) as f64, &s);
-        let clamped = cx.op1("stablehlo.clamp", &[&lo, &wrapped, &hi], &[&s, idx, &s], "", idx);
+        let clamped = cx.op1(
+            "stablehlo.clamp",
+            &[&lo, &wrapped, &hi],
+            &[&s, idx, &s],
+            "",
+            idx,
+        );
         let k = idx.rank();
         let a = self.axis;
         let window_dims: Vec<usize> = (0..a).chain(a + k..x.rank() + k - 1).collect();
@@ -306,10 +339,24 @@ impl Primitive for IndexAdd {
         );
         let sx = Aval::scalar(x.dtype);
         let region = cx.region(&[sx.clone(), sx.clone()], |cx, r| {
-            let op = if x.dtype == DType::Bool { "stablehlo.or" } else { "stablehlo.add" };
-            vec![(cx.op1(op, &[&r[0], &r[1]], &[&sx, &sx], "", &sx), sx.clone())]
+            let op = if x.dtype == DType::Bool {
+                "stablehlo.or"
+            } else {
+                "stablehlo.add"
+            };
+            vec![(
+                cx.op1(op, &[&r[0], &r[1]], &[&sx, &sx], "", &sx),
+                sx.clone(),
+            )]
         });
-        cx.op_with_regions("stablehlo.scatter", &[&ins[0], &clamped, &ins[2]], &[x, idx, u], &props, &[region], &[&out[0]])
+        cx.op_with_regions(
+            "stablehlo.scatter",
+            &[&ins[0], &clamped, &ins[2]],
+            &[x, idx, u],
+            &props,
+            &[region],
+            &[&out[0]],
+        )
     }
     as_any!();
 }
