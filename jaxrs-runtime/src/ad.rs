@@ -13,6 +13,7 @@
 use crate::aval::Aval;
 use crate::ir::{Atom, Jaxpr, Var};
 use crate::ops::Arg;
+use crate::primitive::Backward;
 use crate::prims::BroadcastInDim;
 use crate::trace::{bind1, bind_at, Operand};
 use crate::Array;
@@ -162,6 +163,8 @@ pub fn jvp_jaxpr(
 pub struct Linearized {
     jaxpr: Jaxpr,
     env: Env,
+    /// The backward functions of equations whose primitive ran its own forward pass.
+    custom: Vec<Option<Backward>>,
 }
 
 /// Evaluates `jaxpr` keeping every intermediate value for a backward pass.
@@ -179,16 +182,21 @@ pub fn linearize_jaxpr(
     {
         env.set(*v, c.clone());
     }
+    let mut custom = Vec::with_capacity(jaxpr.eqns.len());
     for e in &jaxpr.eqns {
         let args: Vec<Arg> = e.inputs.iter().map(|a| env.arg(a)).collect();
-        let outs = bind_at(e.prim.clone(), &operands(&args), e.loc);
+        let (outs, backward) = match e.prim.linearize(&args) {
+            Some((outs, backward)) => (outs, Some(backward)),
+            None => (bind_at(e.prim.clone(), &operands(&args), e.loc), None),
+        };
+        custom.push(backward);
         drop(args);
         for (v, o) in e.outputs.iter().zip(outs) {
             env.set(*v, o);
         }
     }
     let outs = jaxpr.outvars.iter().map(|a| env.atom(a)).collect();
-    (outs, Linearized { jaxpr, env })
+    (outs, Linearized { jaxpr, env, custom })
 }
 
 impl Linearized {
@@ -202,15 +210,21 @@ impl Linearized {
                 accumulate(&mut ct, *v, c.clone(), jaxpr);
             }
         }
-        for e in jaxpr.eqns.iter().rev() {
+        for (e, custom) in jaxpr.eqns.iter().zip(&self.custom).rev() {
             let out_cts: Vec<Option<Array>> =
                 e.outputs.iter().map(|v| ct[v.0 as usize].take()).collect();
             if out_cts.iter().all(Option::is_none) {
                 continue;
             }
-            let args: Vec<Arg> = e.inputs.iter().map(|a| self.env.arg(a)).collect();
-            let outs: Vec<Array> = e.outputs.iter().map(|v| self.env.get(*v).clone()).collect();
-            let in_cts = e.prim.vjp(&args, &outs, &out_cts);
+            let in_cts = match custom {
+                Some(backward) => backward(&out_cts),
+                None => {
+                    let args: Vec<Arg> = e.inputs.iter().map(|a| self.env.arg(a)).collect();
+                    let outs: Vec<Array> =
+                        e.outputs.iter().map(|v| self.env.get(*v).clone()).collect();
+                    e.prim.vjp(&args, &outs, &out_cts)
+                }
+            };
             for (a, c) in e.inputs.iter().zip(in_cts) {
                 if let (Atom::Var(v), Some(c)) = (a, c) {
                     if differentiable(jaxpr.aval(*v)) {

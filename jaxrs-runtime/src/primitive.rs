@@ -46,6 +46,15 @@ pub trait Primitive: Debug + Send + Sync + 'static {
         panic!("{}: no reverse-mode differentiation rule", self.name())
     }
 
+    /// Reverse mode for primitives that run their own forward pass, choosing what to keep for
+    /// the backward one (loops keep per-step residuals, remat keeps almost nothing): returns
+    /// the outputs and the backward function. `None` (the default) means: bind normally, then
+    /// use [`Primitive::vjp`].
+    fn linearize(&self, primals: &[Arg]) -> Option<(Vec<Array>, Backward)> {
+        let _ = primals;
+        None
+    }
+
     /// Emits StableHLO for one equation; returns the SSA names of its results.
     fn lower(
         &self,
@@ -58,6 +67,9 @@ pub trait Primitive: Debug + Send + Sync + 'static {
     /// For transformations that look for specific primitives.
     fn as_any(&self) -> &dyn Any;
 }
+
+/// The backward half of [`Primitive::linearize`]: output cotangents to input cotangents.
+pub type Backward = Box<dyn Fn(&[Option<Array>]) -> Vec<Option<Array>>>;
 
 /// A shared primitive, as stored in equations.
 pub type Prim = Arc<dyn Primitive>;
