@@ -9,6 +9,7 @@ pub mod api;
 pub mod array;
 pub mod autodiff;
 pub mod aval;
+pub mod control;
 pub mod dtype;
 mod eager;
 pub mod error;
@@ -32,6 +33,7 @@ pub use autodiff::{
     Argnums, CustomVjp, Pullback,
 };
 pub use aval::Aval;
+pub use control::{cond, fori_loop, scan, scan_with, switch, while_loop, ScanOptions};
 pub use dtype::{DType, Element};
 pub use error::{Error, ErrorCode, Result};
 pub use ir::{ClosedJaxpr, Jaxpr};

@@ -292,6 +292,10 @@ impl LowerCtx {
             .map(|(n, a)| format!("{n}: {}", a.mlir_type()))
             .collect();
         let pad = " ".repeat(self.indent);
+        if header.is_empty() {
+            // A region without arguments (a branch of `case`) needs no block label.
+            return format!("{{\n{inner}{pad}}}");
+        }
         format!("{{\n{pad}^bb0({}):\n{inner}{pad}}}", header.join(", "))
     }
 
