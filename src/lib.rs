@@ -3,7 +3,7 @@
 //! JAX's composable transformations for Rust: `#[jit]`, `grad`, `vmap`, ... over arrays that
 //! run on XLA through PJRT.
 
-pub use jaxrs_macros::{jit, Tree};
+pub use jaxrs_macros::{jit, scan, Tree};
 pub use jaxrs_runtime::*;
 
 /// Everything a typical program needs.
@@ -17,6 +17,7 @@ pub mod prelude {
 /// Items the macros' expansions use. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use jaxrs_runtime::control::{scan_with, ScanOptions};
     pub use jaxrs_runtime::jit::{jit_call, FloatKey, JitSite};
     pub use jaxrs_runtime::tree::{next_leaf, Tree, TreeDef, TreeMismatch};
     pub use jaxrs_runtime::Array;

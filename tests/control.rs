@@ -372,3 +372,49 @@ fn cond_and_switch() {
         "{msg}"
     );
 }
+
+/// The seed's RNN cell as a `#[scan]` step: the carry, one slice of xs, then the weights
+/// (loop-invariant: passed once, not scanned).
+#[jaxrs::scan]
+fn rnn_cell(h: Array, x: &Array, p: &Rnn) -> (Array, Array) {
+    let h = (h.matmul(&p.w_hh) + x.matmul(&p.w_xh) + &p.b).tanh();
+    let y = h.matmul(&p.w_hy);
+    (h, y)
+}
+
+#[jaxrs::scan(reverse, unroll = 2)]
+fn running_sum((total, count): (Array, Array), x: Array) -> ((Array, Array), Array) {
+    let total = &total + &x;
+    ((total.clone(), &count + 1.0), total)
+}
+
+#[jaxrs::scan(length = 3)]
+fn countdown(c: Array, _: ()) -> (Array, Array) {
+    (&c - 1.0, c)
+}
+
+#[test]
+fn the_scan_attribute_matches_the_function() {
+    let g = golden();
+    let i = &g["inputs"];
+    let params = Rnn {
+        w_hh: array(&i["w_hh"]),
+        w_xh: array(&i["w_xh"]),
+        b: array(&i["b"]),
+        w_hy: array(&i["w_hy"]),
+    };
+    let (h_t, ys) = rnn_cell(array(&i["h0"]), &array(&i["xs"]), &params);
+    assert_close("hT", &h_t, &g["h_t"], 1e-5);
+    assert_close("ys", &ys, &g["ys"], 1e-5);
+    let ((total, count), partial) = running_sum(
+        (Array::scalar(0.0f32), Array::scalar(0.0f32)),
+        Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3]),
+    );
+    assert_eq!((total.item::<f32>(), count.item::<f32>()), (6.0, 3.0));
+    assert_eq!(partial.to_vec::<f32>(), vec![6.0, 5.0, 3.0]);
+    let (c, ys) = countdown(Array::scalar(10.0f32), ());
+    assert_eq!(
+        (c.item::<f32>(), ys.to_vec::<f32>()),
+        (7.0, vec![10.0, 9.0, 8.0])
+    );
+}
