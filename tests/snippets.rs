@@ -200,16 +200,8 @@ fn snippet7_jitted_value_and_grad_with_aux_matches_jax() {
 /// The backward pass of the MLP needs 3 `dot_general`s (dW2 = h^T g, dh = g w2^T,
 /// dW1 = x^T dz), none for x, which is not differentiated.
 #[test]
-#[ignore = "BUG (waste, values are right): the backward pass computes cotangents of \
-            non-differentiated values: value_and_grad_argnums::<_, _, Argnum<0>, _> of the \
-            MLP loss emits dx = dz @ w1^T (a 4th backward dot_general, 6 in all instead of 5), \
-            and the cotangent of mean's divisor constant (divide + negate + multiply); the \
-            same with value_and_grad_aux of a closure capturing x. Under jit XLA drops them (not \
-            outputs); eager grad executes them"]
 fn backward_pass_computes_no_cotangent_for_constants() {
     let s = snippet("mlp_aux");
-    // Linearized::backward (jaxrs-runtime/src/ad.rs) calls each equation's vjp rule for all
-    // its inputs and drops the cotangents of constants afterwards.
     let params = Params::from_json(&s["params"]);
     let (x, y) = (array(&s["x"]), array(&s["y"]));
     let vg = |(p, x, y): (Params, Array, Array)| {

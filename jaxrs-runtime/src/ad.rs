@@ -165,6 +165,8 @@ pub struct Linearized {
     env: Env,
     /// The backward functions of equations whose primitive ran its own forward pass.
     custom: Vec<Option<Backward>>,
+    /// Does this variable depend on a differentiated input (so that it needs a cotangent)?
+    active: Vec<bool>,
 }
 
 /// Evaluates `jaxpr` keeping every intermediate value for a backward pass.
@@ -183,7 +185,18 @@ pub fn linearize_jaxpr(
         env.set(*v, c.clone());
     }
     let mut custom = Vec::with_capacity(jaxpr.eqns.len());
+    let mut active = vec![false; jaxpr.avals.len()];
+    for v in &jaxpr.invars {
+        active[v.0 as usize] = differentiable(jaxpr.aval(*v));
+    }
     for e in &jaxpr.eqns {
+        let depends = e
+            .inputs
+            .iter()
+            .any(|a| matches!(a, Atom::Var(v) if active[v.0 as usize]));
+        for v in &e.outputs {
+            active[v.0 as usize] = depends && differentiable(jaxpr.aval(*v));
+        }
         let args: Vec<Arg> = e.inputs.iter().map(|a| env.arg(a)).collect();
         let (outs, backward) = match e.prim.linearize(&args) {
             Some((outs, backward)) => (outs, Some(backward)),
@@ -196,7 +209,15 @@ pub fn linearize_jaxpr(
         }
     }
     let outs = jaxpr.outvars.iter().map(|a| env.atom(a)).collect();
-    (outs, Linearized { jaxpr, env, custom })
+    (
+        outs,
+        Linearized {
+            jaxpr,
+            env,
+            custom,
+            active,
+        },
+    )
 }
 
 impl Linearized {
@@ -213,7 +234,13 @@ impl Linearized {
         for (e, custom) in jaxpr.eqns.iter().zip(&self.custom).rev() {
             let out_cts: Vec<Option<Array>> =
                 e.outputs.iter().map(|v| ct[v.0 as usize].take()).collect();
-            if out_cts.iter().all(Option::is_none) {
+            // Constants (and what is computed from them alone) need no cotangent.
+            let wanted: Vec<bool> = e
+                .inputs
+                .iter()
+                .map(|a| matches!(a, Atom::Var(v) if self.active[v.0 as usize]))
+                .collect();
+            if out_cts.iter().all(Option::is_none) || !wanted.iter().any(|&w| w) {
                 continue;
             }
             let in_cts = match custom {
@@ -222,12 +249,12 @@ impl Linearized {
                     let args: Vec<Arg> = e.inputs.iter().map(|a| self.env.arg(a)).collect();
                     let outs: Vec<Array> =
                         e.outputs.iter().map(|v| self.env.get(*v).clone()).collect();
-                    e.prim.vjp(&args, &outs, &out_cts)
+                    e.prim.vjp(&args, &outs, &out_cts, &wanted)
                 }
             };
-            for (a, c) in e.inputs.iter().zip(in_cts) {
+            for ((a, c), &w) in e.inputs.iter().zip(in_cts).zip(&wanted) {
                 if let (Atom::Var(v), Some(c)) = (a, c) {
-                    if differentiable(jaxpr.aval(*v)) {
+                    if w {
                         accumulate(&mut ct, *v, c, jaxpr);
                     }
                 }

@@ -41,8 +41,16 @@ pub trait Primitive: Debug + Send + Sync + 'static {
 
     /// Reverse mode: the cotangents of the inputs, given the primal inputs and outputs and the
     /// outputs' cotangents (`None` is zero). `None` for an input means a zero cotangent.
-    fn vjp(&self, primals: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
-        let _ = (primals, outs, cts);
+    /// `wanted[i]` says whether input `i` needs one at all (constants do not): a rule may skip
+    /// the work for the others.
+    fn vjp(
+        &self,
+        primals: &[Arg],
+        outs: &[Array],
+        cts: &[Option<Array>],
+        wanted: &[bool],
+    ) -> Vec<Option<Array>> {
+        let _ = (primals, outs, cts, wanted);
         panic!("{}: no reverse-mode differentiation rule", self.name())
     }
 

@@ -738,7 +738,13 @@ impl Primitive for While {
             .map(|&f| if f { tangents.next().cloned() } else { None })
             .collect()
     }
-    fn vjp(&self, _: &[Arg], _: &[Array], _: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        _: &[Arg],
+        _: &[Array],
+        _: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         panic!(
             "while_loop: reverse-mode differentiation does not work for a loop whose number of steps is only \
              known at run time (as in JAX); use scan, or fori_loop with static bounds, which lowers to scan"
@@ -929,7 +935,13 @@ impl Primitive for Cond {
             .map(|&f| if f { tangents.next().cloned() } else { None })
             .collect()
     }
-    fn vjp(&self, p: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        outs: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         // The backward pass is a switch too: branch k recomputes its forward pass and pulls
         // the cotangents back through it, returning cotangents for every branch's constants
         // (zero for the others) and for the operands.

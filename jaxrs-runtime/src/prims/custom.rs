@@ -64,7 +64,13 @@ impl Primitive for CustomVjpCall {
             self.name
         )
     }
-    fn vjp(&self, p: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        outs: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let residuals = outs[self.num_outputs..].to_vec();
         let out_cts: Vec<Array> = cts[..self.num_outputs]
             .iter()

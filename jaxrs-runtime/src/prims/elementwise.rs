@@ -120,7 +120,13 @@ impl Primitive for Unary {
         let t = t[0].as_ref().expect("a tangent");
         vec![self.0.derivative(&arg_array(&p[0]), &outs[0], t)]
     }
-    fn vjp(&self, p: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        outs: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let g = cts[0].as_ref().expect("a cotangent");
         vec![self.0.derivative(&arg_array(&p[0]), &outs[0], g)]
     }
@@ -281,12 +287,21 @@ impl Primitive for Binary {
             (a, b) => vec![a.or(b)],
         }
     }
-    fn vjp(&self, p: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        outs: &[Array],
+        cts: &[Option<Array>],
+        wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let g = cts[0].as_ref().expect("a cotangent");
         let (dx, dy) = self
             .0
             .partials(&arg_array(&p[0]), &arg_array(&p[1]), &outs[0]);
-        vec![dx.apply(g), dy.apply(g)]
+        vec![
+            dx.apply(g).filter(|_| wanted[0]),
+            dy.apply(g).filter(|_| wanted[1]),
+        ]
     }
     fn lower(
         &self,
@@ -419,7 +434,13 @@ impl Primitive for Compare {
     fn jvp(&self, _: &[Arg], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![None]
     }
-    fn vjp(&self, _: &[Arg], _: &[Array], _: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        _: &[Arg],
+        _: &[Array],
+        _: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         vec![None, None]
     }
     fn lower(
@@ -476,14 +497,20 @@ impl Primitive for Select {
             or_zeros(&t[2], aval),
         ))]
     }
-    fn vjp(&self, p: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        outs: &[Array],
+        cts: &[Option<Array>],
+        wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let g = cts[0].as_ref().expect("a cotangent");
         let pred = arg_array(&p[0]);
         let zero = zeros(outs[0].aval());
         vec![
             None,
-            Some(where_(&*pred, g, &zero)),
-            Some(where_(&*pred, &zero, g)),
+            wanted[1].then(|| where_(&*pred, g, &zero)),
+            wanted[2].then(|| where_(&*pred, &zero, g)),
         ]
     }
     fn lower(
@@ -531,7 +558,13 @@ impl Primitive for IntegerPow {
             .as_ref()
             .and_then(|t| self.derivative(&arg_array(&p[0]), t))]
     }
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         vec![cts[0]
             .as_ref()
             .and_then(|g| self.derivative(&arg_array(&p[0]), g))]
@@ -599,7 +632,13 @@ impl Primitive for Convert {
             .filter(|_| float_to_float)
             .map(|t| t.astype(self.dtype))]
     }
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let from = p[0].aval();
         let float_to_float = from.dtype.is_float() && self.dtype.is_float();
         vec![cts[0]
@@ -650,7 +689,13 @@ impl Primitive for StopGradient {
     fn jvp(&self, _: &[Arg], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![None]
     }
-    fn vjp(&self, _: &[Arg], _: &[Array], _: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        _: &[Arg],
+        _: &[Array],
+        _: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         vec![None]
     }
     fn lower(&self, _: &mut LowerCtx, ins: &[String], _: &[Aval], _: &[Aval]) -> Vec<String> {

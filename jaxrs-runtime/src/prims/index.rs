@@ -76,7 +76,13 @@ impl Primitive for DynamicSlice {
         let starts: Vec<Array> = p[1..].iter().map(|a| arg_array(a).into_owned()).collect();
         vec![Some(t.dynamic_slice(&starts, &self.sizes))]
     }
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let mut out = vec![None; p.len()];
         if let Some(g) = &cts[0] {
             let starts: Vec<Array> = p[1..].iter().map(|a| arg_array(a).into_owned()).collect();
@@ -138,13 +144,19 @@ impl Primitive for DynamicUpdateSlice {
         let tu = or_zeros(&t[1], &p[1].aval());
         vec![Some(tx.dynamic_update_slice(&tu, &starts))]
     }
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let mut out = vec![None; p.len()];
         if let Some(g) = &cts[0] {
             let starts: Vec<Array> = p[2..].iter().map(|a| arg_array(a).into_owned()).collect();
             let update = p[1].aval();
-            out[0] = Some(g.dynamic_update_slice(&zeros(&update), &starts));
-            out[1] = Some(g.dynamic_slice(&starts, &update.shape));
+            out[0] = wanted[0].then(|| g.dynamic_update_slice(&zeros(&update), &starts));
+            out[1] = wanted[1].then(|| g.dynamic_slice(&starts, &update.shape));
         }
         out
     }
@@ -217,7 +229,13 @@ impl Primitive for Take {
             .as_ref()
             .map(|t| bind1(self.clone(), &[Operand::Array(t), p[1].operand()]))]
     }
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let Some(g) = &cts[0] else {
             return vec![None, None];
         };
@@ -298,15 +316,23 @@ impl Primitive for IndexAdd {
             &[Operand::Array(&tx), p[1].operand(), Operand::Array(&tu)],
         ))]
     }
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let Some(g) = &cts[0] else {
             return vec![None, None, None];
         };
-        let taken = bind1(
-            Take { axis: self.axis },
-            &[Operand::Array(g), p[1].operand()],
-        );
-        vec![Some(g.clone()), None, Some(taken)]
+        let taken = wanted[2].then(|| {
+            bind1(
+                Take { axis: self.axis },
+                &[Operand::Array(g), p[1].operand()],
+            )
+        });
+        vec![Some(g.clone()).filter(|_| wanted[0]), None, taken]
     }
     fn lower(
         &self,

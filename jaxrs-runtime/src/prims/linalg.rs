@@ -134,7 +134,13 @@ impl Primitive for DotGeneral {
             (a, b) => vec![a.or(b)],
         }
     }
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let Some(g) = &cts[0] else {
             return vec![None, None];
         };
@@ -153,37 +159,41 @@ impl Primitive for DotGeneral {
         let g_rhs_free: Vec<usize> = (nb + lf.len()..g.rank()).collect();
         // d lhs: contract g's rhs-free dims with rhs's free dims; what remains of rhs are its
         // contracting dims, which map back to lhs's contracting dims.
-        let ct_x = transpose_back(
-            bind1(
-                DotGeneral {
-                    lhs_contract: g_rhs_free,
-                    rhs_contract: rf.clone(),
-                    lhs_batch: g_batch.clone(),
-                    rhs_batch: rb.clone(),
-                },
-                &[Operand::Array(g), Operand::Array(&y)],
-            ),
-            lb,
-            &lf,
-            lc,
-            rc,
-        );
-        let ct_y = transpose_back(
-            bind1(
-                DotGeneral {
-                    lhs_contract: g_lhs_free,
-                    rhs_contract: lf.clone(),
-                    lhs_batch: g_batch,
-                    rhs_batch: lb.clone(),
-                },
-                &[Operand::Array(g), Operand::Array(&x)],
-            ),
-            rb,
-            &rf,
-            rc,
-            lc,
-        );
-        vec![Some(ct_x), Some(ct_y)]
+        let ct_x = wanted[0].then(|| {
+            transpose_back(
+                bind1(
+                    DotGeneral {
+                        lhs_contract: g_rhs_free,
+                        rhs_contract: rf.clone(),
+                        lhs_batch: g_batch.clone(),
+                        rhs_batch: rb.clone(),
+                    },
+                    &[Operand::Array(g), Operand::Array(&y)],
+                ),
+                lb,
+                &lf,
+                lc,
+                rc,
+            )
+        });
+        let ct_y = wanted[1].then(|| {
+            transpose_back(
+                bind1(
+                    DotGeneral {
+                        lhs_contract: g_lhs_free,
+                        rhs_contract: lf.clone(),
+                        lhs_batch: g_batch,
+                        rhs_batch: lb.clone(),
+                    },
+                    &[Operand::Array(g), Operand::Array(&x)],
+                ),
+                rb,
+                &rf,
+                rc,
+                lc,
+            )
+        });
+        vec![ct_x, ct_y]
     }
     fn lower(
         &self,

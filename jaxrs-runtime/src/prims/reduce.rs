@@ -207,7 +207,13 @@ impl Primitive for Reduce {
             ))],
         }
     }
-    fn vjp(&self, p: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        outs: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let g = cts[0].as_ref().expect("a cotangent");
         let x = arg_array(&p[0]);
         match self.op {
@@ -291,7 +297,13 @@ impl Primitive for Argmax {
     fn jvp(&self, _: &[Arg], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![None]
     }
-    fn vjp(&self, _: &[Arg], _: &[Array], _: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        _: &[Arg],
+        _: &[Array],
+        _: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         vec![None]
     }
     fn lower(
@@ -437,7 +449,13 @@ impl Primitive for Cumulative {
             }
         }
     }
-    fn vjp(&self, _: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        _: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let g = cts[0].as_ref().expect("a cotangent");
         match self.op {
             // The transpose of a running sum is the running sum the other way.

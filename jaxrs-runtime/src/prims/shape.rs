@@ -46,7 +46,13 @@ impl Primitive for Reshape {
         Ok(vec![inputs[0].with_shape(self.shape.clone())])
     }
     linear_jvp!();
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let shape = p[0].aval().shape;
         vec![cts[0]
             .as_ref()
@@ -103,7 +109,13 @@ impl Primitive for Transpose {
         )])
     }
     linear_jvp!();
-    fn vjp(&self, _: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        _: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let mut inverse = vec![0; self.perm.len()];
         for (i, &p) in self.perm.iter().enumerate() {
             inverse[p] = i;
@@ -175,7 +187,13 @@ impl Primitive for BroadcastInDim {
         Ok(vec![a.with_shape(self.shape.clone())])
     }
     linear_jvp!();
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let Some(g) = &cts[0] else { return vec![None] };
         let in_shape = p[0].aval().shape;
         // Sum over the new dims and over the dims that were stretched from size 1.
@@ -278,7 +296,13 @@ impl Primitive for Concatenate {
         let ops: Vec<Operand> = parts.iter().map(Operand::Array).collect();
         vec![Some(bind1(self.clone(), &ops))]
     }
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let Some(g) = &cts[0] else {
             return vec![None; p.len()];
         };
@@ -364,7 +388,13 @@ impl Primitive for Slice {
         Ok(vec![a.with_shape(shape)])
     }
     linear_jvp!();
-    fn vjp(&self, p: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        outs: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let Some(g) = &cts[0] else { return vec![None] };
         let a = p[0].aval();
         if outs[0].size() == 0 {
@@ -474,7 +504,13 @@ impl Primitive for Pad {
             &[Operand::Array(&tx), Operand::Array(&tv)],
         ))]
     }
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let Some(g) = &cts[0] else {
             return vec![None, None];
         };
@@ -505,8 +541,8 @@ impl Primitive for Pad {
             },
             &[Operand::Array(&unpadded)],
         );
-        let ct_v = g.sum(None, false) - ct_x.sum(None, false);
-        vec![Some(ct_x), Some(ct_v)]
+        let ct_v = wanted[1].then(|| g.sum(None, false) - ct_x.sum(None, false));
+        vec![Some(ct_x), ct_v]
     }
     fn lower(
         &self,
@@ -557,7 +593,13 @@ impl Primitive for Rev {
         Ok(vec![inputs[0].clone()])
     }
     linear_jvp!();
-    fn vjp(&self, _: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        _: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         vec![cts[0]
             .as_ref()
             .map(|g| bind1(self.clone(), &[Operand::Array(g)]))]
@@ -620,7 +662,13 @@ impl Primitive for Iota {
     fn jvp(&self, _: &[Arg], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![None]
     }
-    fn vjp(&self, _: &[Arg], _: &[Array], _: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        _: &[Arg],
+        _: &[Array],
+        _: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         vec![]
     }
     fn lower(&self, cx: &mut LowerCtx, _: &[String], _: &[Aval], out: &[Aval]) -> Vec<String> {
