@@ -29,7 +29,10 @@ fn predict(params: &Params, x: &Array, activation: &'static str) -> Array {
 /// is traced, so new values do not recompile.
 #[jit(donate = params)]
 fn shrink(params: Params, decay: f32) -> Params {
-    Params { w: &params.w * decay, b: &params.b * decay }
+    Params {
+        w: &params.w * decay,
+        b: &params.b * decay,
+    }
 }
 
 fn main() {
@@ -44,19 +47,35 @@ fn main() {
     println!("jit:    tanh(...)  = {:?}", predict(&params, &x, "tanh"));
     println!("jit:    relu again = {:?}", predict(&params, &x, "relu"));
     let site = predict::jit_site();
-    println!("predict compiled {} times; last miss: {}", site.cache_misses(), site.last_miss_explanation().unwrap_or_default());
+    println!(
+        "predict compiled {} times; last miss: {}",
+        site.cache_misses(),
+        site.last_miss_explanation().unwrap_or_default()
+    );
 
     let mut p = params.clone();
     for step in 0..3 {
         p = shrink(p, 0.9 - step as f32 * 0.1);
     }
     println!("after shrinking: w = {:?}", p.w);
-    println!("shrink compiled {} time(s) for 3 different decays", shrink::jit_site().cache_misses());
+    println!(
+        "shrink compiled {} time(s) for 3 different decays",
+        shrink::jit_site().cache_misses()
+    );
     if let Some(stats) = shrink::jit_site().last_compiled_memory_stats() {
-        println!("shrink reuses {} donated bytes for its outputs", stats.alias_bytes);
+        println!(
+            "shrink reuses {} donated bytes for its outputs",
+            stats.alias_bytes
+        );
     }
 
     let example = (params.clone(), x.clone());
-    println!("\nThe IR of predict(relu):\n{}", make_jaxpr(|(p, x): (Params, Array)| predict(&p, &x, "relu"), &example));
-    println!("\nIts StableHLO (each op located at its Rust line):\n{}", stablehlo(|(p, x): (Params, Array)| predict(&p, &x, "relu"), &example));
+    println!(
+        "\nThe IR of predict(relu):\n{}",
+        make_jaxpr(|(p, x): (Params, Array)| predict(&p, &x, "relu"), &example)
+    );
+    println!(
+        "\nIts StableHLO (each op located at its Rust line):\n{}",
+        stablehlo(|(p, x): (Params, Array)| predict(&p, &x, "relu"), &example)
+    );
 }

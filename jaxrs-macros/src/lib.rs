@@ -1,4 +1,4 @@
-//! The macros of jaxrs: `#[jit]`, `#[vmap]` and `#[derive(Tree)]`.
+//! The macros of jaxrs: `#[jit]`, `#[vmap]`, `#[scan]` and `#[derive(Tree)]`.
 //!
 //! Each parses its input into typed options, validates them (collecting every error, each at
 //! its token), then expands into calls of the runtime through `::jaxrs::__private`. This crate
@@ -6,6 +6,7 @@
 
 mod ctxt;
 mod jit;
+mod scan;
 mod transforms;
 mod tree_derive;
 mod vmap;
@@ -75,6 +76,30 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn jit(attr: TokenStream, item: TokenStream) -> TokenStream {
     jit::jit(attr.into(), item.into()).into()
+}
+
+/// Turns a step function into a scan over its input, compiled as one XLA loop (`jax.lax.scan`).
+///
+/// The step takes the carry, then **one slice** of the scanned input, then any number of
+/// loop-invariant parameters (weights: passed once, neither sliced nor carried), and returns
+/// `(new_carry, y)`. The annotated function keeps its name and signature but now takes the
+/// initial carry and the **whole** input (scanned along its leading axis) and returns
+/// `(final_carry, ys)` with the `y`s stacked.
+///
+/// ```ignore
+/// #[scan]
+/// fn rnn_cell(h: Array, x: &Array, w_hh: &Array, w_xh: &Array) -> (Array, Array) {
+///     let h = (h.matmul(w_hh) + x.matmul(w_xh)).tanh();
+///     (h.clone(), h)
+/// }
+/// let (h_final, hs) = rnn_cell(h0, &xs, &w_hh, &w_xh);   // xs: [T, B, D]
+/// ```
+///
+/// Options: `reverse` (scan from the last slice to the first), `length = N` (required when the
+/// input is `()`: `fn step(c: C, _: ()) -> (C, Y)`), `unroll = K` (steps per loop iteration).
+#[proc_macro_attribute]
+pub fn scan(attr: TokenStream, item: TokenStream) -> TokenStream {
+    scan::scan(attr.into(), item.into()).into()
 }
 
 /// Vectorizes a function over a batch, like `jax.vmap` as a decorator: the function keeps its

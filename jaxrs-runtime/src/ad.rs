@@ -13,6 +13,7 @@
 use crate::aval::Aval;
 use crate::ir::{Atom, Jaxpr, Var};
 use crate::ops::Arg;
+use crate::primitive::Backward;
 use crate::prims::BroadcastInDim;
 use crate::trace::{bind1, bind_at, Operand};
 use crate::Array;
@@ -22,8 +23,19 @@ use std::borrow::Cow;
 /// is computed on the device rather than captured as a constant.
 #[track_caller]
 pub fn filled(aval: &Aval, value: f64) -> Array {
-    let lit = crate::ir::Literal { value: crate::ir::LitValue::Float(value), dtype: crate::DType::F64, weak: false }.cast(aval.dtype, aval.weak);
-    bind1(BroadcastInDim { shape: aval.shape.clone(), dims: vec![] }, &[Operand::Lit(lit)])
+    let lit = crate::ir::Literal {
+        value: crate::ir::LitValue::Float(value),
+        dtype: crate::DType::F64,
+        weak: false,
+    }
+    .cast(aval.dtype, aval.weak);
+    bind1(
+        BroadcastInDim {
+            shape: aval.shape.clone(),
+            dims: vec![],
+        },
+        &[Operand::Lit(lit)],
+    )
 }
 
 /// Zeros of `aval` (see [`filled`]).
@@ -62,7 +74,9 @@ pub(crate) struct Env {
 
 impl Env {
     fn new(jaxpr: &Jaxpr) -> Env {
-        Env { values: vec![None; jaxpr.avals.len()] }
+        Env {
+            values: vec![None; jaxpr.avals.len()],
+        }
     }
 
     fn set(&mut self, v: Var, a: Array) {
@@ -70,7 +84,9 @@ impl Env {
     }
 
     fn get(&self, v: Var) -> &Array {
-        self.values[v.0 as usize].as_ref().unwrap_or_else(|| panic!("autodiff: v{} has no value", v.0))
+        self.values[v.0 as usize]
+            .as_ref()
+            .unwrap_or_else(|| panic!("autodiff: v{} has no value", v.0))
     }
 
     fn arg(&self, a: &Atom) -> Arg<'_> {
@@ -94,7 +110,12 @@ fn operands<'a>(args: &'a [Arg<'a>]) -> Vec<Operand<'a>> {
 
 /// Evaluates `jaxpr` on `primals` with `tangents` (`None` = zero), returning the outputs and
 /// their tangents.
-pub fn jvp_jaxpr(jaxpr: &Jaxpr, consts: &[Array], primals: &[Array], tangents: &[Option<Array>]) -> (Vec<Array>, Vec<Option<Array>>) {
+pub fn jvp_jaxpr(
+    jaxpr: &Jaxpr,
+    consts: &[Array],
+    primals: &[Array],
+    tangents: &[Option<Array>],
+) -> (Vec<Array>, Vec<Option<Array>>) {
     let mut env = Env::new(jaxpr);
     let mut tan: Vec<Option<Array>> = vec![None; jaxpr.avals.len()];
     for (v, c) in jaxpr.constvars.iter().zip(consts) {
@@ -142,24 +163,61 @@ pub fn jvp_jaxpr(jaxpr: &Jaxpr, consts: &[Array], primals: &[Array], tangents: &
 pub struct Linearized {
     jaxpr: Jaxpr,
     env: Env,
+    /// The backward functions of equations whose primitive ran its own forward pass.
+    custom: Vec<Option<Backward>>,
+    /// Does this variable depend on a differentiated input (so that it needs a cotangent)?
+    active: Vec<bool>,
 }
 
 /// Evaluates `jaxpr` keeping every intermediate value for a backward pass.
-pub fn linearize_jaxpr(jaxpr: Jaxpr, consts: &[Array], primals: &[Array]) -> (Vec<Array>, Linearized) {
+pub fn linearize_jaxpr(
+    jaxpr: Jaxpr,
+    consts: &[Array],
+    primals: &[Array],
+) -> (Vec<Array>, Linearized) {
     let mut env = Env::new(&jaxpr);
-    for (v, c) in jaxpr.constvars.iter().zip(consts).chain(jaxpr.invars.iter().zip(primals)) {
+    for (v, c) in jaxpr
+        .constvars
+        .iter()
+        .zip(consts)
+        .chain(jaxpr.invars.iter().zip(primals))
+    {
         env.set(*v, c.clone());
     }
+    let mut custom = Vec::with_capacity(jaxpr.eqns.len());
+    let mut active = vec![false; jaxpr.avals.len()];
+    for v in &jaxpr.invars {
+        active[v.0 as usize] = differentiable(jaxpr.aval(*v));
+    }
     for e in &jaxpr.eqns {
+        let depends = e
+            .inputs
+            .iter()
+            .any(|a| matches!(a, Atom::Var(v) if active[v.0 as usize]));
+        for v in &e.outputs {
+            active[v.0 as usize] = depends && differentiable(jaxpr.aval(*v));
+        }
         let args: Vec<Arg> = e.inputs.iter().map(|a| env.arg(a)).collect();
-        let outs = bind_at(e.prim.clone(), &operands(&args), e.loc);
+        let (outs, backward) = match e.prim.linearize(&args) {
+            Some((outs, backward)) => (outs, Some(backward)),
+            None => (bind_at(e.prim.clone(), &operands(&args), e.loc), None),
+        };
+        custom.push(backward);
         drop(args);
         for (v, o) in e.outputs.iter().zip(outs) {
             env.set(*v, o);
         }
     }
     let outs = jaxpr.outvars.iter().map(|a| env.atom(a)).collect();
-    (outs, Linearized { jaxpr, env })
+    (
+        outs,
+        Linearized {
+            jaxpr,
+            env,
+            custom,
+            active,
+        },
+    )
 }
 
 impl Linearized {
@@ -173,28 +231,49 @@ impl Linearized {
                 accumulate(&mut ct, *v, c.clone(), jaxpr);
             }
         }
-        for e in jaxpr.eqns.iter().rev() {
-            let out_cts: Vec<Option<Array>> = e.outputs.iter().map(|v| ct[v.0 as usize].take()).collect();
-            if out_cts.iter().all(Option::is_none) {
+        for (e, custom) in jaxpr.eqns.iter().zip(&self.custom).rev() {
+            let out_cts: Vec<Option<Array>> =
+                e.outputs.iter().map(|v| ct[v.0 as usize].take()).collect();
+            // Constants (and what is computed from them alone) need no cotangent.
+            let wanted: Vec<bool> = e
+                .inputs
+                .iter()
+                .map(|a| matches!(a, Atom::Var(v) if self.active[v.0 as usize]))
+                .collect();
+            if out_cts.iter().all(Option::is_none) || !wanted.iter().any(|&w| w) {
                 continue;
             }
-            let args: Vec<Arg> = e.inputs.iter().map(|a| self.env.arg(a)).collect();
-            let outs: Vec<Array> = e.outputs.iter().map(|v| self.env.get(*v).clone()).collect();
-            let in_cts = e.prim.vjp(&args, &outs, &out_cts);
-            for (a, c) in e.inputs.iter().zip(in_cts) {
+            let in_cts = match custom {
+                Some(backward) => backward(&out_cts),
+                None => {
+                    let args: Vec<Arg> = e.inputs.iter().map(|a| self.env.arg(a)).collect();
+                    let outs: Vec<Array> =
+                        e.outputs.iter().map(|v| self.env.get(*v).clone()).collect();
+                    e.prim.vjp(&args, &outs, &out_cts, &wanted)
+                }
+            };
+            for ((a, c), &w) in e.inputs.iter().zip(in_cts).zip(&wanted) {
                 if let (Atom::Var(v), Some(c)) = (a, c) {
-                    if differentiable(jaxpr.aval(*v)) {
+                    if w {
                         accumulate(&mut ct, *v, c, jaxpr);
                     }
                 }
             }
         }
-        jaxpr.invars.iter().map(|v| ct[v.0 as usize].take()).collect()
+        jaxpr
+            .invars
+            .iter()
+            .map(|v| ct[v.0 as usize].take())
+            .collect()
     }
 }
 
 fn accumulate(ct: &mut [Option<Array>], v: Var, c: Array, jaxpr: &Jaxpr) {
-    let c = if c.dtype() != jaxpr.aval(v).dtype { c.astype(jaxpr.aval(v).dtype) } else { c };
+    let c = if c.dtype() != jaxpr.aval(v).dtype {
+        c.astype(jaxpr.aval(v).dtype)
+    } else {
+        c
+    };
     let slot = &mut ct[v.0 as usize];
     *slot = Some(match slot.take() {
         None => c,

@@ -2,7 +2,7 @@
 //! `custom_vjp`. Each traces the function once into a jaxpr and runs one of the interpreters
 //! of [`crate::ad`] on it.
 
-use crate::ad::{linearize_jaxpr, jvp_jaxpr, Linearized};
+use crate::ad::{jvp_jaxpr, linearize_jaxpr, Linearized};
 use crate::aval::Aval;
 use crate::trace::trace_to_jaxpr;
 use crate::tree::{try_tree_unflatten, Tree, TreeDef};
@@ -10,7 +10,11 @@ use crate::Array;
 use std::panic::Location;
 
 /// Traces `f` at the avals of `args`, returning the jaxpr, its constants and the output tree.
-fn trace<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, args: &A, what: &str) -> (crate::ir::ClosedJaxpr, Vec<Array>, TreeDef, TreeDef) {
+fn trace<A: Tree, R: Tree>(
+    f: impl FnOnce(A) -> R,
+    args: &A,
+    what: &str,
+) -> (crate::ir::ClosedJaxpr, Vec<Array>, TreeDef, TreeDef) {
     let (leaves, def) = args.flatten();
     let avals: Vec<Aval> = leaves.iter().map(|l| l.aval().clone()).collect();
     let mut out_def = None;
@@ -38,12 +42,20 @@ pub fn jvp<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, primals: &A, tangents: &A) 
     }
     for (p, t) in leaves.iter().zip(&t_leaves) {
         if !p.aval().same_type(t.aval()) {
-            panic!("jvp: a tangent is {} but its primal is {}", t.aval(), p.aval());
+            panic!(
+                "jvp: a tangent is {} but its primal is {}",
+                t.aval(),
+                p.aval()
+            );
         }
     }
     let tangents: Vec<Option<Array>> = t_leaves.into_iter().map(Some).collect();
     let (outs, out_t) = jvp_jaxpr(&closed.jaxpr, &closed.consts, &leaves, &tangents);
-    let out_t: Vec<Array> = out_t.into_iter().zip(&outs).map(|(t, o)| t.unwrap_or_else(|| crate::ad::zeros(o.aval()))).collect();
+    let out_t: Vec<Array> = out_t
+        .into_iter()
+        .zip(&outs)
+        .map(|(t, o)| t.unwrap_or_else(|| crate::ad::zeros(o.aval())))
+        .collect();
     (rebuild(&out_def, outs), rebuild(&out_def, out_t))
 }
 
@@ -66,11 +78,18 @@ impl<A: Tree> Pullback<A> {
     pub fn call<R: Tree>(&self, ct: &R) -> A {
         let (cts, def) = ct.flatten();
         if def != self.out_def {
-            panic!("vjp: the cotangent {def} does not match the output {}", self.out_def);
+            panic!(
+                "vjp: the cotangent {def} does not match the output {}",
+                self.out_def
+            );
         }
         let cts: Vec<Option<Array>> = cts.into_iter().map(Some).collect();
         let grads = self.linearized.backward(&cts);
-        let grads = grads.into_iter().zip(&self.in_avals).map(|(g, a)| g.unwrap_or_else(|| crate::ad::zeros(a))).collect();
+        let grads = grads
+            .into_iter()
+            .zip(&self.in_avals)
+            .map(|(g, a)| g.unwrap_or_else(|| crate::ad::zeros(a)))
+            .collect();
         rebuild(&self.in_def, grads)
     }
 }
@@ -85,7 +104,13 @@ pub fn vjp<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, primals: &A) -> (R, Pullbac
     let (closed, leaves, in_def, out_def) = trace(f, primals, "vjp");
     let in_avals = leaves.iter().map(|l| l.aval().clone()).collect();
     let (outs, linearized) = linearize_jaxpr(closed.jaxpr, &closed.consts, &leaves);
-    let pullback = Pullback { linearized, in_def, in_avals, out_def: out_def.clone(), _args: std::marker::PhantomData };
+    let pullback = Pullback {
+        linearized,
+        in_def,
+        in_avals,
+        out_def: out_def.clone(),
+        _args: std::marker::PhantomData,
+    };
     (rebuild(&out_def, outs), pullback)
 }
 
@@ -105,7 +130,12 @@ fn check_scalar_loss(loss: &Array, what: &str, loc: &Location<'_>) {
 /// The value of `f` at `args`, its aux output, and the gradient with respect to `args` (the
 /// whole tree; use [`value_and_grad_argnums`] or capture non-differentiated values in a
 /// closure). The core of every `grad` form.
-fn value_aux_and_grad<A: Tree, X: Tree>(f: impl FnOnce(A) -> (Array, X), args: &A, what: &str, loc: &Location<'_>) -> ((Array, X), A) {
+fn value_aux_and_grad<A: Tree, X: Tree>(
+    f: impl FnOnce(A) -> (Array, X),
+    args: &A,
+    what: &str,
+    loc: &Location<'_>,
+) -> ((Array, X), A) {
     let (closed, leaves, in_def, out_def) = trace(f, args, what);
     if let Some(l) = leaves.iter().find(|l| !l.dtype().is_float()) {
         panic!(
@@ -122,7 +152,11 @@ fn value_aux_and_grad<A: Tree, X: Tree>(f: impl FnOnce(A) -> (Array, X), args: &
     let mut cts: Vec<Option<Array>> = vec![None; outs.len()];
     cts[0] = Some(crate::ad::filled(outs[0].aval(), 1.0));
     let grads = linearized.backward(&cts);
-    let grads: Vec<Array> = grads.into_iter().zip(&in_avals).map(|(g, a)| g.unwrap_or_else(|| crate::ad::zeros(a))).collect();
+    let grads: Vec<Array> = grads
+        .into_iter()
+        .zip(&in_avals)
+        .map(|(g, a)| g.unwrap_or_else(|| crate::ad::zeros(a)))
+        .collect();
     let (loss, aux): (Array, X) = rebuild(&out_def, outs);
     ((loss, aux), rebuild(&in_def, grads))
 }
@@ -159,7 +193,9 @@ pub fn value_and_grad<A: Tree, F: Fn(A) -> Array>(f: F) -> impl Fn(A) -> (Array,
 /// let ((loss, metrics), grads) = step(params);
 /// ```
 #[track_caller]
-pub fn value_and_grad_aux<A: Tree, X: Tree, F: Fn(A) -> (Array, X)>(f: F) -> impl Fn(A) -> ((Array, X), A) {
+pub fn value_and_grad_aux<A: Tree, X: Tree, F: Fn(A) -> (Array, X)>(
+    f: F,
+) -> impl Fn(A) -> ((Array, X), A) {
     let loc = Location::caller();
     move |args: A| value_aux_and_grad(&f, &args, "value_and_grad", loc)
 }
@@ -280,13 +316,33 @@ where
         }
         let assemble = |diff: Vec<Array>| -> A {
             let (mut d, mut k) = (diff.into_iter(), fixed.iter());
-            let all: Vec<Array> = owner.iter().map(|&pos| if chosen[pos] { d.next().expect("leaf") } else { k.next().expect("leaf").clone() }).collect();
+            let all: Vec<Array> = owner
+                .iter()
+                .map(|&pos| {
+                    if chosen[pos] {
+                        d.next().expect("leaf")
+                    } else {
+                        k.next().expect("leaf").clone()
+                    }
+                })
+                .collect();
             rebuild(&def, all)
         };
-        let ((value, aux), grads) = value_aux_and_grad(|d: Vec<Array>| f(assemble(d)), &diff, "value_and_grad", loc);
+        let ((value, aux), grads) =
+            value_aux_and_grad(|d: Vec<Array>| f(assemble(d)), &diff, "value_and_grad", loc);
         // Zeros stand in for the positions not chosen; pick() drops them.
         let mut g = grads.into_iter();
-        let full: Vec<Array> = leaves.iter().zip(&owner).map(|(l, &pos)| if chosen[pos] { g.next().expect("grad") } else { l.clone() }).collect();
+        let full: Vec<Array> = leaves
+            .iter()
+            .zip(&owner)
+            .map(|(l, &pos)| {
+                if chosen[pos] {
+                    g.next().expect("grad")
+                } else {
+                    l.clone()
+                }
+            })
+            .collect();
         ((value, aux), N::pick(&rebuild::<A>(&def, full)))
     }
 }
@@ -307,7 +363,11 @@ pub struct CustomVjp<Fwd, Bwd> {
 /// let y: Array = clip.call(x);
 /// ```
 pub fn custom_vjp<Fwd, Bwd>(name: &'static str, fwd: Fwd, bwd: Bwd) -> CustomVjp<Fwd, Bwd> {
-    CustomVjp { name, fwd, bwd: std::sync::Arc::new(bwd) }
+    CustomVjp {
+        name,
+        fwd,
+        bwd: std::sync::Arc::new(bwd),
+    }
 }
 
 impl<Fwd, Bwd> CustomVjp<Fwd, Bwd> {
@@ -336,15 +396,18 @@ impl<Fwd, Bwd> CustomVjp<Fwd, Bwd> {
         });
         let (out_def, res_def, num_outputs) = defs.expect("traced");
         let (bwd, name, ct_def) = (self.bwd.clone(), self.name, out_def.clone());
-        let flat_bwd: crate::prims::custom::FlatBackward = std::sync::Arc::new(move |residuals: Vec<Array>, cts: Vec<Array>| {
-            let res: Res = rebuild(&res_def, residuals);
-            let ct: R = rebuild(&ct_def, cts);
-            let (grads, def) = bwd(res, ct).flatten();
-            if def != args_def {
-                panic!("custom_vjp `{name}`: bwd returned {def}, but the arguments are {args_def}");
-            }
-            grads
-        });
+        let flat_bwd: crate::prims::custom::FlatBackward =
+            std::sync::Arc::new(move |residuals: Vec<Array>, cts: Vec<Array>| {
+                let res: Res = rebuild(&res_def, residuals);
+                let ct: R = rebuild(&ct_def, cts);
+                let (grads, def) = bwd(res, ct).flatten();
+                if def != args_def {
+                    panic!(
+                        "custom_vjp `{name}`: bwd returned {def}, but the arguments are {args_def}"
+                    );
+                }
+                grads
+            });
         let prim = crate::prims::CustomVjpCall {
             name: self.name,
             fwd: std::sync::Arc::new(closed.jaxpr),
@@ -352,8 +415,14 @@ impl<Fwd, Bwd> CustomVjp<Fwd, Bwd> {
             num_outputs,
             bwd: flat_bwd,
         };
-        let operands: Vec<crate::trace::Operand> = closed.consts.iter().chain(&leaves).map(crate::trace::Operand::Array).collect();
-        let mut outs = crate::trace::bind_at(std::sync::Arc::new(prim), &operands, Location::caller());
+        let operands: Vec<crate::trace::Operand> = closed
+            .consts
+            .iter()
+            .chain(&leaves)
+            .map(crate::trace::Operand::Array)
+            .collect();
+        let mut outs =
+            crate::trace::bind_at(std::sync::Arc::new(prim), &operands, Location::caller());
         outs.truncate(num_outputs);
         rebuild(&out_def, outs)
     }

@@ -10,7 +10,7 @@ use crate::lower::{lower_jaxpr, LowerOptions};
 use crate::pjrt::{Buffer, CompileOptions, LoadedExecutable};
 use crate::runtime::{client, fail};
 use crate::trace::{is_tracing, trace_to_jaxpr};
-use crate::tree::{Tree, TreeDef};
+use crate::tree::{leaf_paths, Tree, TreeDef};
 use crate::Array;
 use std::any::Any;
 use std::fmt::Write;
@@ -306,33 +306,4 @@ fn explain_miss<S: StaticArgs>(
         why = "; no difference from the last specialisation (evicted or raced)".into();
     }
     format!("{head} because{}", &why[1..])
-}
-
-/// A readable path for each leaf: `arg[1].w`, `donated[0][2]`.
-fn leaf_paths(def: &TreeDef, root: &str) -> Vec<String> {
-    fn walk(def: &TreeDef, path: String, out: &mut Vec<String>) {
-        match def {
-            TreeDef::Leaf | TreeDef::Scalar(_) => out.push(path),
-            TreeDef::None => {}
-            TreeDef::Some(t) => walk(t, path, out),
-            TreeDef::Tuple(c) | TreeDef::List(c) | TreeDef::FixedArray(c) => {
-                for (i, t) in c.iter().enumerate() {
-                    walk(t, format!("{path}[{i}]"), out);
-                }
-            }
-            TreeDef::Map(c) => {
-                for (k, t) in c {
-                    walk(t, format!("{path}[{k:?}]"), out);
-                }
-            }
-            TreeDef::Struct { fields, .. } => {
-                for (k, t) in fields {
-                    walk(t, format!("{path}.{k}"), out);
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(def, root.to_string(), &mut out);
-    out
 }

@@ -10,6 +10,7 @@ pub mod array;
 pub mod autodiff;
 pub mod aval;
 pub mod batching;
+pub mod control;
 pub mod dtype;
 mod eager;
 pub mod error;
@@ -29,14 +30,18 @@ pub mod vmap;
 
 pub use api::{make_jaxpr, stablehlo};
 pub use array::{Array, Sharding};
-pub use autodiff::{custom_vjp, grad, jvp, value_and_grad, value_and_grad_aux, value_and_grad_argnums, vjp, Argnum, Argnums, CustomVjp, Pullback};
+pub use autodiff::{
+    custom_vjp, grad, jvp, value_and_grad, value_and_grad_argnums, value_and_grad_aux, vjp, Argnum,
+    Argnums, CustomVjp, Pullback,
+};
 pub use aval::Aval;
-pub use testing::{check_grads, check_grads_with, Modes};
+pub use control::{cond, fori_loop, scan, scan_with, switch, while_loop, ScanOptions};
 pub use dtype::{DType, Element};
 pub use error::{Error, ErrorCode, Result};
 pub use ir::{ClosedJaxpr, Jaxpr};
 pub use jit::{jit, jit_call, FloatKey, JitSite, Jitted, StaticArgs};
 pub use ops::{stop_gradient, where_, Axes, Dims, DotDims, IntoArg};
 pub use runtime::try_run;
+pub use testing::{check_grads, check_grads_with, Modes};
 pub use tree::{tree_leaves, tree_map, tree_map2, tree_unflatten, Tree, TreeDef, TreeMismatch};
 pub use vmap::{vmap, vmap_sized, AxisSpec};

@@ -155,7 +155,12 @@ impl LowerCtx {
     /// `inputs` bind its constants then its inputs; returns its outputs' names.
     pub fn lower_inline(&mut self, jaxpr: &Jaxpr, inputs: &[String]) -> Vec<String> {
         let outer = std::mem::take(&mut self.names);
-        let vars: Vec<_> = jaxpr.constvars.iter().chain(&jaxpr.invars).copied().collect();
+        let vars: Vec<_> = jaxpr
+            .constvars
+            .iter()
+            .chain(&jaxpr.invars)
+            .copied()
+            .collect();
         for (v, n) in vars.into_iter().zip(inputs) {
             self.bind(v, n.clone());
         }
@@ -287,6 +292,10 @@ impl LowerCtx {
             .map(|(n, a)| format!("{n}: {}", a.mlir_type()))
             .collect();
         let pad = " ".repeat(self.indent);
+        if header.is_empty() {
+            // A region without arguments (a branch of `case`) needs no block label.
+            return format!("{{\n{inner}{pad}}}");
+        }
         format!("{{\n{pad}^bb0({}):\n{inner}{pad}}}", header.join(", "))
     }
 

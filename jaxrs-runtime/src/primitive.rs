@@ -29,16 +29,38 @@ pub trait Primitive: Debug + Send + Sync + 'static {
     /// Forward mode: the tangents of the outputs, given the primal inputs, their tangents
     /// (`None` is a zero tangent: a constant, or an integer value) and the primal outputs.
     /// Written with array operations, so the rule is itself traced and differentiable.
-    fn jvp(&self, primals: &[Arg], tangents: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(
+        &self,
+        primals: &[Arg],
+        tangents: &[Option<Array>],
+        outs: &[Array],
+    ) -> Vec<Option<Array>> {
         let _ = (primals, tangents, outs);
         panic!("{}: no forward-mode differentiation rule", self.name())
     }
 
     /// Reverse mode: the cotangents of the inputs, given the primal inputs and outputs and the
     /// outputs' cotangents (`None` is zero). `None` for an input means a zero cotangent.
-    fn vjp(&self, primals: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
-        let _ = (primals, outs, cts);
+    /// `wanted[i]` says whether input `i` needs one at all (constants do not): a rule may skip
+    /// the work for the others.
+    fn vjp(
+        &self,
+        primals: &[Arg],
+        outs: &[Array],
+        cts: &[Option<Array>],
+        wanted: &[bool],
+    ) -> Vec<Option<Array>> {
+        let _ = (primals, outs, cts, wanted);
         panic!("{}: no reverse-mode differentiation rule", self.name())
+    }
+
+    /// Reverse mode for primitives that run their own forward pass, choosing what to keep for
+    /// the backward one (loops keep per-step residuals, remat keeps almost nothing): returns
+    /// the outputs and the backward function. `None` (the default) means: bind normally, then
+    /// use [`Primitive::vjp`].
+    fn linearize(&self, primals: &[Arg]) -> Option<(Vec<Array>, Backward)> {
+        let _ = primals;
+        None
     }
 
     /// Emits StableHLO for one equation; returns the SSA names of its results.
@@ -69,6 +91,9 @@ pub trait Primitive: Debug + Send + Sync + 'static {
     /// For transformations that look for specific primitives.
     fn as_any(&self) -> &dyn Any;
 }
+
+/// The backward half of [`Primitive::linearize`]: output cotangents to input cotangents.
+pub type Backward = Box<dyn Fn(&[Option<Array>]) -> Vec<Option<Array>>>;
 
 /// A shared primitive, as stored in equations.
 pub type Prim = Arc<dyn Primitive>;

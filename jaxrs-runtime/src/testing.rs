@@ -38,7 +38,16 @@ fn random_like(x: &Array) -> Array {
 }
 
 fn inner(a: &[Array], b: &[Array]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x.to_f64_vec().iter().zip(y.to_f64_vec()).map(|(p, q)| p * q).sum::<f64>()).sum()
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| {
+            x.to_f64_vec()
+                .iter()
+                .zip(y.to_f64_vec())
+                .map(|(p, q)| p * q)
+                .sum::<f64>()
+        })
+        .sum()
 }
 
 /// Default tolerance and step for a dtype (JAX's defaults).
@@ -63,32 +72,63 @@ fn assert_close(what: &str, got: &[Array], want: &[Array], tol: f64) {
 fn check_jvp(f: FlatFn, x: &[Array], tol: f64, eps: f64) {
     let v: Vec<Array> = x.iter().map(random_like).collect();
     let (_, tangent) = jvp(f, &x.to_vec(), &v);
-    let plus: Vec<Array> = x.iter().zip(&v).map(|(a, d)| a + d * eps).collect();
-    let minus: Vec<Array> = x.iter().zip(&v).map(|(a, d)| a - d * eps).collect();
-    let numeric: Vec<Array> = f(plus).iter().zip(f(minus)).map(|(p, m)| (p - m) / (2.0 * eps)).collect();
-    assert_close("forward mode vs finite differences", &tangent, &numeric, tol);
+    let numeric = numeric_jvp(f, x, &v, eps);
+    assert_close(
+        "forward mode vs finite differences",
+        &tangent,
+        &numeric,
+        tol,
+    );
 }
 
-fn check_vjp(f: FlatFn, x: &[Array], tol: f64) {
+/// `f`'s directional derivative along `v` by central differences.
+fn numeric_jvp(f: FlatFn, x: &[Array], v: &[Array], eps: f64) -> Vec<Array> {
+    let plus: Vec<Array> = x.iter().zip(v).map(|(a, d)| a + d * eps).collect();
+    let minus: Vec<Array> = x.iter().zip(v).map(|(a, d)| a - d * eps).collect();
+    f(plus)
+        .iter()
+        .zip(f(minus))
+        .map(|(p, m)| (p - m) / (2.0 * eps))
+        .collect()
+}
+
+/// Reverse mode by `<vjp(u), v> = <u, J v>`, with `J v` from finite differences and, when
+/// forward mode is checked too, from `jvp`.
+fn check_vjp(f: FlatFn, x: &[Array], tol: f64, eps: f64, with_jvp: bool) {
     let v: Vec<Array> = x.iter().map(random_like).collect();
     let (y, pullback) = vjp(f, &x.to_vec());
     let u: Vec<Array> = y.iter().map(random_like).collect();
     let w: Vec<Array> = pullback.call(&u);
-    let (_, t) = jvp(f, &x.to_vec(), &v);
-    let (lhs, rhs) = (inner(&w, &v), inner(&u, &t));
-    if (lhs - rhs).abs() > tol * (1.0 + rhs.abs()) {
-        panic!("check_grads: reverse mode fails <vjp(u), v> = <u, jvp(v)>: {lhs} vs {rhs} (tolerance {tol})");
+    let lhs = inner(&w, &v);
+    let numeric = inner(&u, &numeric_jvp(f, x, &v, eps));
+    if (lhs - numeric).abs() > tol * (1.0 + numeric.abs()) {
+        panic!("check_grads: reverse mode vs finite differences: <vjp(u), v> = {lhs} but <u, J v> = {numeric} (tolerance {tol})");
+    }
+    if with_jvp {
+        let exact = inner(&u, &jvp(f, &x.to_vec(), &v).1);
+        if (lhs - exact).abs() > tol * (1.0 + exact.abs()) {
+            panic!("check_grads: reverse mode vs forward mode: <vjp(u), v> = {lhs} but <u, jvp(v)> = {exact} (tolerance {tol})");
+        }
     }
 }
 
 fn check_flat(f: FlatFn, x: &[Array], order: usize, modes: Modes) {
-    let dtype = x.iter().map(Array::dtype).find(|d| d.is_float()).unwrap_or(DType::F32);
-    let (tol, eps) = tolerance(dtype);
+    // The least precise float among inputs and outputs sets the tolerance.
+    let outputs = f(x.to_vec());
+    let (tol, eps) = x
+        .iter()
+        .chain(&outputs)
+        .map(Array::dtype)
+        .filter(|d| d.is_float())
+        .map(tolerance)
+        .fold((0.0, 0.0), |(t, e), (t2, e2)| {
+            (f64::max(t, t2), f64::max(e, e2))
+        });
     if modes != Modes::Reverse {
         check_jvp(f, x, tol, eps);
     }
     if modes != Modes::Forward {
-        check_vjp(f, x, tol);
+        check_vjp(f, x, tol, eps, modes == Modes::Both);
     }
     if order > 1 {
         if modes != Modes::Reverse {
@@ -97,7 +137,7 @@ fn check_flat(f: FlatFn, x: &[Array], order: usize, modes: Modes) {
             check_flat(&derivative, x, order - 1, modes);
         }
         if modes != Modes::Forward {
-            let u: Vec<Array> = f(x.to_vec()).iter().map(random_like).collect();
+            let u: Vec<Array> = outputs.iter().map(random_like).collect();
             let derivative = |p: Vec<Array>| vjp(f, &p).1.call(&u);
             check_flat(&derivative, x, order - 1, modes);
         }
@@ -105,8 +145,8 @@ fn check_flat(f: FlatFn, x: &[Array], order: usize, modes: Modes) {
 }
 
 /// Checks `f`'s derivatives at `args` up to `order`, in forward and reverse mode: forward mode
-/// against central finite differences along a random direction, reverse mode against forward
-/// mode by `<vjp(u), v> = <u, jvp(v)>`, then the same for the derivative functions themselves
+/// against central finite differences along a random direction, reverse mode by
+/// `<vjp(u), v> = <u, J v>` against finite differences and against forward mode, then the same for the derivative functions themselves
 /// when `order > 1`. Panics with the failing comparison. Use float64 inputs for tight checks.
 ///
 /// ```ignore
@@ -118,7 +158,12 @@ pub fn check_grads<A: Tree, R: Tree>(f: impl Fn(A) -> R, args: &A, order: usize)
 
 /// [`check_grads`] in the given modes only (e.g. forward for a function with a
 /// reverse-mode-only rule, reverse for one that is not forward-differentiable).
-pub fn check_grads_with<A: Tree, R: Tree>(f: impl Fn(A) -> R, args: &A, order: usize, modes: Modes) {
+pub fn check_grads_with<A: Tree, R: Tree>(
+    f: impl Fn(A) -> R,
+    args: &A,
+    order: usize,
+    modes: Modes,
+) {
     let (leaves, def) = args.flatten();
     let flat = |xs: Vec<Array>| -> Vec<Array> {
         let a: A = try_tree_unflatten(&def, xs).unwrap_or_else(|e| panic!("check_grads: {e}"));

@@ -401,3 +401,32 @@ pub fn tree_map2<T: Tree, U: Tree>(a: &T, b: &U, mut f: impl FnMut(&Array, &Arra
     }
     tree_unflatten(&da, la.iter().zip(&lb).map(|(x, y)| f(x, y)).collect())
 }
+
+/// A readable path for each leaf: `arg[1].w`, `donated[0][2]`.
+pub fn leaf_paths(def: &TreeDef, root: &str) -> Vec<String> {
+    fn walk(def: &TreeDef, path: String, out: &mut Vec<String>) {
+        match def {
+            TreeDef::Leaf | TreeDef::Scalar(_) => out.push(path),
+            TreeDef::None => {}
+            TreeDef::Some(t) => walk(t, path, out),
+            TreeDef::Tuple(c) | TreeDef::List(c) | TreeDef::FixedArray(c) => {
+                for (i, t) in c.iter().enumerate() {
+                    walk(t, format!("{path}[{i}]"), out);
+                }
+            }
+            TreeDef::Map(c) => {
+                for (k, t) in c {
+                    walk(t, format!("{path}[{k:?}]"), out);
+                }
+            }
+            TreeDef::Struct { fields, .. } => {
+                for (k, t) in fields {
+                    walk(t, format!("{path}.{k}"), out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(def, root.to_string(), &mut out);
+    out
+}

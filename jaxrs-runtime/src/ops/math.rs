@@ -85,10 +85,11 @@ impl Array {
         bind1(IntegerPow { n }, &[Operand::Array(self)])
     }
 
-    /// `max(x, 0)`.
+    /// `max(x, 0)`, with derivative 0 at 0 (as `jax.nn.relu`), and NaN passed through.
     #[track_caller]
     pub fn relu(&self) -> Array {
-        self.maximum(0.0)
+        let keep = self.gt(0.0).logical_or(self.ne(self));
+        crate::where_(keep, self, 0.0)
     }
 
     /// GELU with the tanh approximation (`jax.nn.gelu(x, approximate=True)`).

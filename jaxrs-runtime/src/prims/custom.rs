@@ -42,16 +42,35 @@ impl Primitive for CustomVjpCall {
         format!("name={} num_outputs={}", self.name, self.num_outputs)
     }
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
-        let want: Vec<Aval> = self.fwd.constvars.iter().chain(&self.fwd.invars).map(|v| self.fwd.aval(*v).clone()).collect();
+        let want: Vec<Aval> = self
+            .fwd
+            .constvars
+            .iter()
+            .chain(&self.fwd.invars)
+            .map(|v| self.fwd.aval(*v).clone())
+            .collect();
         if inputs.len() != want.len() || inputs.iter().zip(&want).any(|(a, b)| !a.same_type(b)) {
-            return Err(format!("{} was traced for ({}), not for these operands", self.name, avals_to_string(&want)));
+            return Err(format!(
+                "{} was traced for ({}), not for these operands",
+                self.name,
+                avals_to_string(&want)
+            ));
         }
         Ok(self.fwd.out_avals())
     }
     fn jvp(&self, _: &[Arg], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
-        panic!("{}: a custom_vjp function supports reverse mode only (as in JAX); use grad/vjp", self.name)
+        panic!(
+            "{}: a custom_vjp function supports reverse mode only (as in JAX); use grad/vjp",
+            self.name
+        )
     }
-    fn vjp(&self, _: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        outs: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let residuals = outs[self.num_outputs..].to_vec();
         let out_cts: Vec<Array> = cts[..self.num_outputs]
             .iter()
@@ -61,6 +80,29 @@ impl Primitive for CustomVjpCall {
         let arg_cts = (self.bwd)(residuals, out_cts);
         let mut result = vec![None; self.num_consts];
         result.extend(arg_cts.into_iter().map(Some));
+        // Cotangents reaching the residuals (when the backward pass is itself differentiated)
+        // flow through the forward function's own operations, as in JAX.
+        if cts[self.num_outputs..].iter().any(Option::is_some) {
+            let operands: Vec<Array> = p
+                .iter()
+                .map(|a| crate::ad::arg_array(a).into_owned())
+                .collect();
+            let (consts, args) = operands.split_at(self.num_consts);
+            let (_, linearized) = crate::ad::linearize_jaxpr((*self.fwd).clone(), consts, args);
+            let mut residual_cts = vec![None; self.num_outputs];
+            residual_cts.extend(cts[self.num_outputs..].iter().cloned());
+            for (slot, extra) in result[self.num_consts..]
+                .iter_mut()
+                .zip(linearized.backward(&residual_cts))
+            {
+                if let Some(extra) = extra {
+                    *slot = Some(match slot.take() {
+                        Some(c) => c + extra,
+                        None => extra,
+                    });
+                }
+            }
+        }
         result
     }
     fn lower(&self, cx: &mut LowerCtx, ins: &[String], _: &[Aval], _: &[Aval]) -> Vec<String> {

@@ -1,12 +1,12 @@
 //! Elementwise primitives: unary math, binary arithmetic, comparisons, select, casts.
 
 use super::{arity, same_shape_dtype};
+use crate::ad::{arg_array, differentiable, or_zeros, zeros};
 use crate::aval::Aval;
 use crate::dtype::DTypeKind;
 use crate::lower::LowerCtx;
-use crate::primitive::{as_any, Primitive};
-use crate::ad::{arg_array, differentiable, or_zeros, zeros};
 use crate::ops::Arg;
+use crate::primitive::{as_any, Primitive};
 use crate::{where_, Array, DType};
 
 /// Which dtypes an elementwise op accepts.
@@ -120,7 +120,13 @@ impl Primitive for Unary {
         let t = t[0].as_ref().expect("a tangent");
         vec![self.0.derivative(&arg_array(&p[0]), &outs[0], t)]
     }
-    fn vjp(&self, p: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        outs: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let g = cts[0].as_ref().expect("a cotangent");
         vec![self.0.derivative(&arg_array(&p[0]), &outs[0], g)]
     }
@@ -234,7 +240,11 @@ impl BinaryOp {
                 (Times(dx), Times(safe_x.log() * z))
             }
             BinaryOp::Max | BinaryOp::Min => {
-                let (wins, loses) = if self == BinaryOp::Max { (x.gt(y), x.lt(y)) } else { (x.lt(y), x.gt(y)) };
+                let (wins, loses) = if self == BinaryOp::Max {
+                    (x.gt(y), x.lt(y))
+                } else {
+                    (x.lt(y), x.gt(y))
+                };
                 let half = where_(x.eq(y), 0.5, 0.0);
                 let dx = wins.astype(x.dtype()) + &half;
                 let dy = loses.astype(x.dtype()) + &half;
@@ -276,17 +286,30 @@ impl Primitive for Binary {
             .weak(inputs[0].weak && inputs[1].weak)])
     }
     fn jvp(&self, p: &[Arg], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
-        let (dx, dy) = self.0.partials(&arg_array(&p[0]), &arg_array(&p[1]), &outs[0]);
+        let (dx, dy) = self
+            .0
+            .partials(&arg_array(&p[0]), &arg_array(&p[1]), &outs[0]);
         let term = |t: &Option<Array>, d: &Partial| t.as_ref().and_then(|t| d.apply(t));
         match (term(&t[0], &dx), term(&t[1], &dy)) {
             (Some(a), Some(b)) => vec![Some(a + b)],
             (a, b) => vec![a.or(b)],
         }
     }
-    fn vjp(&self, p: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        outs: &[Array],
+        cts: &[Option<Array>],
+        wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let g = cts[0].as_ref().expect("a cotangent");
-        let (dx, dy) = self.0.partials(&arg_array(&p[0]), &arg_array(&p[1]), &outs[0]);
-        vec![dx.apply(g), dy.apply(g)]
+        let (dx, dy) = self
+            .0
+            .partials(&arg_array(&p[0]), &arg_array(&p[1]), &outs[0]);
+        vec![
+            dx.apply(g).filter(|_| wanted[0]),
+            dy.apply(g).filter(|_| wanted[1]),
+        ]
     }
     fn lower(
         &self,
@@ -427,7 +450,13 @@ impl Primitive for Compare {
     fn jvp(&self, _: &[Arg], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![None]
     }
-    fn vjp(&self, _: &[Arg], _: &[Array], _: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        _: &[Arg],
+        _: &[Array],
+        _: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         vec![None, None]
     }
     fn lower(
@@ -486,13 +515,27 @@ impl Primitive for Select {
             return vec![None];
         }
         let aval = outs[0].aval();
-        vec![Some(where_(&*arg_array(&p[0]), or_zeros(&t[1], aval), or_zeros(&t[2], aval)))]
+        vec![Some(where_(
+            &*arg_array(&p[0]),
+            or_zeros(&t[1], aval),
+            or_zeros(&t[2], aval),
+        ))]
     }
-    fn vjp(&self, p: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        outs: &[Array],
+        cts: &[Option<Array>],
+        wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let g = cts[0].as_ref().expect("a cotangent");
         let pred = arg_array(&p[0]);
         let zero = zeros(outs[0].aval());
-        vec![None, Some(where_(&*pred, g, &zero)), Some(where_(&*pred, &zero, g))]
+        vec![
+            None,
+            wanted[1].then(|| where_(&*pred, g, &zero)),
+            wanted[2].then(|| where_(&*pred, &zero, g)),
+        ]
     }
     fn lower(
         &self,
@@ -544,10 +587,20 @@ impl Primitive for IntegerPow {
         Ok(vec![inputs[0].clone()])
     }
     fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
-        vec![t[0].as_ref().and_then(|t| self.derivative(&arg_array(&p[0]), t))]
+        vec![t[0]
+            .as_ref()
+            .and_then(|t| self.derivative(&arg_array(&p[0]), t))]
     }
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
-        vec![cts[0].as_ref().and_then(|g| self.derivative(&arg_array(&p[0]), g))]
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
+        vec![cts[0]
+            .as_ref()
+            .and_then(|g| self.derivative(&arg_array(&p[0]), g))]
     }
     fn lower(
         &self,
@@ -615,12 +668,24 @@ impl Primitive for Convert {
     }
     fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         let float_to_float = p[0].aval().dtype.is_float() && self.dtype.is_float();
-        vec![t[0].as_ref().filter(|_| float_to_float).map(|t| t.astype(self.dtype))]
+        vec![t[0]
+            .as_ref()
+            .filter(|_| float_to_float)
+            .map(|t| t.astype(self.dtype))]
     }
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let from = p[0].aval();
         let float_to_float = from.dtype.is_float() && self.dtype.is_float();
-        vec![cts[0].as_ref().filter(|_| float_to_float && differentiable(&from)).map(|g| g.astype(from.dtype))]
+        vec![cts[0]
+            .as_ref()
+            .filter(|_| float_to_float && differentiable(&from))
+            .map(|g| g.astype(from.dtype))]
     }
     fn lower(
         &self,
@@ -673,7 +738,13 @@ impl Primitive for StopGradient {
     fn jvp(&self, _: &[Arg], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![None]
     }
-    fn vjp(&self, _: &[Arg], _: &[Array], _: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        _: &[Arg],
+        _: &[Array],
+        _: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         vec![None]
     }
     fn lower(&self, _: &mut LowerCtx, ins: &[String], _: &[Aval], _: &[Aval]) -> Vec<String> {

@@ -2,11 +2,11 @@
 
 use super::arity;
 use super::elementwise::{compare_props, CompareOp};
+use crate::ad::{arg_array, or_zeros, zeros};
 use crate::aval::Aval;
 use crate::lower::{dim_list, i64_array, LowerCtx};
-use crate::primitive::{as_any, tuple_str, Primitive};
-use crate::ad::{arg_array, or_zeros, zeros};
 use crate::ops::Arg;
+use crate::primitive::{as_any, tuple_str, Primitive};
 use crate::trace::{bind1, Operand};
 use crate::{Array, DType};
 
@@ -76,7 +76,13 @@ impl Primitive for DynamicSlice {
         let starts: Vec<Array> = p[1..].iter().map(|a| arg_array(a).into_owned()).collect();
         vec![Some(t.dynamic_slice(&starts, &self.sizes))]
     }
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let mut out = vec![None; p.len()];
         if let Some(g) = &cts[0] {
             let starts: Vec<Array> = p[1..].iter().map(|a| arg_array(a).into_owned()).collect();
@@ -171,13 +177,19 @@ impl Primitive for DynamicUpdateSlice {
         let tu = or_zeros(&t[1], &p[1].aval());
         vec![Some(tx.dynamic_update_slice(&tu, &starts))]
     }
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let mut out = vec![None; p.len()];
         if let Some(g) = &cts[0] {
             let starts: Vec<Array> = p[2..].iter().map(|a| arg_array(a).into_owned()).collect();
             let update = p[1].aval();
-            out[0] = Some(g.dynamic_update_slice(&zeros(&update), &starts));
-            out[1] = Some(g.dynamic_slice(&starts, &update.shape));
+            out[0] = wanted[0].then(|| g.dynamic_update_slice(&zeros(&update), &starts));
+            out[1] = wanted[1].then(|| g.dynamic_slice(&starts, &update.shape));
         }
         out
     }
@@ -278,12 +290,28 @@ impl Primitive for Take {
         Ok(vec![x.with_shape(shape)])
     }
     fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
-        vec![t[0].as_ref().map(|t| bind1(self.clone(), &[Operand::Array(t), p[1].operand()]))]
+        vec![t[0]
+            .as_ref()
+            .map(|t| bind1(self.clone(), &[Operand::Array(t), p[1].operand()]))]
     }
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
-        let Some(g) = &cts[0] else { return vec![None, None] };
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
+        let Some(g) = &cts[0] else {
+            return vec![None, None];
+        };
         let base = zeros(&p[0].aval());
-        vec![Some(bind1(IndexAdd { axis: self.axis }, &[Operand::Array(&base), p[1].operand(), Operand::Array(g)])), None]
+        vec![
+            Some(bind1(
+                IndexAdd { axis: self.axis },
+                &[Operand::Array(&base), p[1].operand(), Operand::Array(g)],
+            )),
+            None,
+        ]
     }
     fn lower(
         &self,
@@ -351,7 +379,10 @@ impl Primitive for IndexAdd {
         let (x, idx, u) = (&inputs[0], &inputs[1], &inputs[2]);
         let taken = Take { axis: self.axis }.abstract_eval(&inputs[..2])?;
         if !u.same_type(&taken[0]) {
-            return Err(format!("updates must be {} to go into {x} at {idx}", taken[0]));
+            return Err(format!(
+                "updates must be {} to go into {x} at {idx}",
+                taken[0]
+            ));
         }
         Ok(vec![x.clone()])
     }
@@ -361,14 +392,36 @@ impl Primitive for IndexAdd {
         }
         let tx = or_zeros(&t[0], &p[0].aval());
         let tu = or_zeros(&t[2], &p[2].aval());
-        vec![Some(bind1(self.clone(), &[Operand::Array(&tx), p[1].operand(), Operand::Array(&tu)]))]
+        vec![Some(bind1(
+            self.clone(),
+            &[Operand::Array(&tx), p[1].operand(), Operand::Array(&tu)],
+        ))]
     }
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
-        let Some(g) = &cts[0] else { return vec![None, None, None] };
-        let taken = bind1(Take { axis: self.axis }, &[Operand::Array(g), p[1].operand()]);
-        vec![Some(g.clone()), None, Some(taken)]
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        wanted: &[bool],
+    ) -> Vec<Option<Array>> {
+        let Some(g) = &cts[0] else {
+            return vec![None, None, None];
+        };
+        let taken = wanted[2].then(|| {
+            bind1(
+                Take { axis: self.axis },
+                &[Operand::Array(g), p[1].operand()],
+            )
+        });
+        vec![Some(g.clone()).filter(|_| wanted[0]), None, taken]
     }
-    fn lower(&self, cx: &mut LowerCtx, ins: &[String], in_avals: &[Aval], out: &[Aval]) -> Vec<String> {
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
         let (x, idx, u) = (&in_avals[0], &in_avals[1], &in_avals[2]);
         let n = x.shape[self.axis];
         let wrapped = wrap_negative(cx, &ins[1], idx, n);
@@ -377,7 +430,13 @@ impl Primitive for IndexAdd {
         let s = Aval::scalar(idx.dtype);
         let lo = cx.splat(0.0, &s);
         let hi = cx.splat(n.saturating_sub(1) as f64, &s);
-        let clamped = cx.op1("stablehlo.clamp", &[&lo, &wrapped, &hi], &[&s, idx, &s], "", idx);
+        let clamped = cx.op1(
+            "stablehlo.clamp",
+            &[&lo, &wrapped, &hi],
+            &[&s, idx, &s],
+            "",
+            idx,
+        );
         let k = idx.rank();
         let a = self.axis;
         let window_dims: Vec<usize> = (0..a).chain(a + k..x.rank() + k - 1).collect();
@@ -387,10 +446,24 @@ impl Primitive for IndexAdd {
         );
         let sx = Aval::scalar(x.dtype);
         let region = cx.region(&[sx.clone(), sx.clone()], |cx, r| {
-            let op = if x.dtype == DType::Bool { "stablehlo.or" } else { "stablehlo.add" };
-            vec![(cx.op1(op, &[&r[0], &r[1]], &[&sx, &sx], "", &sx), sx.clone())]
+            let op = if x.dtype == DType::Bool {
+                "stablehlo.or"
+            } else {
+                "stablehlo.add"
+            };
+            vec![(
+                cx.op1(op, &[&r[0], &r[1]], &[&sx, &sx], "", &sx),
+                sx.clone(),
+            )]
         });
-        cx.op_with_regions("stablehlo.scatter", &[&ins[0], &clamped, &ins[2]], &[x, idx, u], &props, &[region], &[&out[0]])
+        cx.op_with_regions(
+            "stablehlo.scatter",
+            &[&ins[0], &clamped, &ins[2]],
+            &[x, idx, u],
+            &props,
+            &[region],
+            &[&out[0]],
+        )
     }
     fn batch(
         &self,

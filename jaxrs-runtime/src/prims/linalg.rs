@@ -1,9 +1,9 @@
 //! `dot_general`: contractions with batch dimensions (matmul, einsum-like products).
 
 use super::arity;
+use crate::ad::arg_array;
 use crate::aval::Aval;
 use crate::lower::{dim_list, LowerCtx};
-use crate::ad::arg_array;
 use crate::ops::Arg;
 use crate::primitive::{as_any, tuple_str, Primitive};
 use crate::trace::{bind1, Operand};
@@ -11,10 +11,25 @@ use crate::Array;
 
 /// Puts the dims of a cotangent computed as `[batch, free, other side's contracting dims in
 /// increasing order]` back into the operand's own order.
-fn transpose_back(ct: Array, batch: &[usize], free: &[usize], contract: &[usize], other_contract: &[usize]) -> Array {
-    let mut pairs: Vec<(usize, usize)> = other_contract.iter().copied().zip(contract.iter().copied()).collect();
+fn transpose_back(
+    ct: Array,
+    batch: &[usize],
+    free: &[usize],
+    contract: &[usize],
+    other_contract: &[usize],
+) -> Array {
+    let mut pairs: Vec<(usize, usize)> = other_contract
+        .iter()
+        .copied()
+        .zip(contract.iter().copied())
+        .collect();
     pairs.sort_unstable();
-    let source: Vec<usize> = batch.iter().chain(free).copied().chain(pairs.into_iter().map(|(_, c)| c)).collect();
+    let source: Vec<usize> = batch
+        .iter()
+        .chain(free)
+        .copied()
+        .chain(pairs.into_iter().map(|(_, c)| c))
+        .collect();
     let mut perm = vec![0; source.len()];
     for (position, &dim) in source.iter().enumerate() {
         perm[dim] = position;
@@ -110,7 +125,8 @@ impl Primitive for DotGeneral {
     }
     fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         let (x, y) = (arg_array(&p[0]), arg_array(&p[1]));
-        let dot = |a: &Array, b: &Array| bind1(self.clone(), &[Operand::Array(a), Operand::Array(b)]);
+        let dot =
+            |a: &Array, b: &Array| bind1(self.clone(), &[Operand::Array(a), Operand::Array(b)]);
         let left = t[0].as_ref().map(|t| dot(t, &y));
         let right = t[1].as_ref().map(|t| dot(&x, t));
         match (left, right) {
@@ -118,10 +134,23 @@ impl Primitive for DotGeneral {
             (a, b) => vec![a.or(b)],
         }
     }
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
-        let Some(g) = &cts[0] else { return vec![None, None] };
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        wanted: &[bool],
+    ) -> Vec<Option<Array>> {
+        let Some(g) = &cts[0] else {
+            return vec![None, None];
+        };
         let (x, y) = (arg_array(&p[0]), arg_array(&p[1]));
-        let (lb, lc, rb, rc) = (&self.lhs_batch, &self.lhs_contract, &self.rhs_batch, &self.rhs_contract);
+        let (lb, lc, rb, rc) = (
+            &self.lhs_batch,
+            &self.lhs_contract,
+            &self.rhs_batch,
+            &self.rhs_contract,
+        );
         let lf = DotGeneral::free_dims(x.rank(), lc, lb);
         let rf = DotGeneral::free_dims(y.rank(), rc, rb);
         let nb = lb.len();
@@ -130,21 +159,41 @@ impl Primitive for DotGeneral {
         let g_rhs_free: Vec<usize> = (nb + lf.len()..g.rank()).collect();
         // d lhs: contract g's rhs-free dims with rhs's free dims; what remains of rhs are its
         // contracting dims, which map back to lhs's contracting dims.
-        let ct_x = transpose_back(
-            bind1(DotGeneral { lhs_contract: g_rhs_free, rhs_contract: rf.clone(), lhs_batch: g_batch.clone(), rhs_batch: rb.clone() }, &[Operand::Array(g), Operand::Array(&y)]),
-            lb,
-            &lf,
-            lc,
-            rc,
-        );
-        let ct_y = transpose_back(
-            bind1(DotGeneral { lhs_contract: g_lhs_free, rhs_contract: lf.clone(), lhs_batch: g_batch, rhs_batch: lb.clone() }, &[Operand::Array(g), Operand::Array(&x)]),
-            rb,
-            &rf,
-            rc,
-            lc,
-        );
-        vec![Some(ct_x), Some(ct_y)]
+        let ct_x = wanted[0].then(|| {
+            transpose_back(
+                bind1(
+                    DotGeneral {
+                        lhs_contract: g_rhs_free,
+                        rhs_contract: rf.clone(),
+                        lhs_batch: g_batch.clone(),
+                        rhs_batch: rb.clone(),
+                    },
+                    &[Operand::Array(g), Operand::Array(&y)],
+                ),
+                lb,
+                &lf,
+                lc,
+                rc,
+            )
+        });
+        let ct_y = wanted[1].then(|| {
+            transpose_back(
+                bind1(
+                    DotGeneral {
+                        lhs_contract: g_lhs_free,
+                        rhs_contract: lf.clone(),
+                        lhs_batch: g_batch,
+                        rhs_batch: lb.clone(),
+                    },
+                    &[Operand::Array(g), Operand::Array(&x)],
+                ),
+                rb,
+                &rf,
+                rc,
+                lc,
+            )
+        });
+        vec![ct_x, ct_y]
     }
     fn lower(
         &self,

@@ -2,6 +2,7 @@
 //! [`Primitive`](crate::primitive::Primitive): its inference and lowering (and, as they are
 //! added, its autodiff and batching rules) sit together in its impl.
 
+pub mod control;
 pub mod custom;
 pub mod elementwise;
 pub mod index;
@@ -9,6 +10,7 @@ pub mod linalg;
 pub mod reduce;
 pub mod shape;
 
+pub use control::{Cond, Scan, While};
 pub use custom::CustomVjpCall;
 pub use elementwise::{
     Binary, BinaryOp, Compare, CompareOp, Convert, IntegerPow, Select, StopGradient, Unary, UnaryOp,

@@ -2,11 +2,11 @@
 
 use super::arity;
 use super::elementwise::{compare_props, nan_propagating_extreme, CompareOp};
+use crate::ad::arg_array;
 use crate::aval::Aval;
 use crate::lower::{i64_array, LowerCtx};
-use crate::primitive::{as_any, tuple_str, Primitive};
-use crate::ad::arg_array;
 use crate::ops::Arg;
+use crate::primitive::{as_any, tuple_str, Primitive};
 use crate::trace::{bind1, Operand};
 use crate::{Array, DType};
 
@@ -86,8 +86,16 @@ fn combiner_region(cx: &mut LowerCtx, op: ReduceOp, dtype: DType) -> String {
 impl Reduce {
     /// Broadcasts a reduced value back over the reduced axes of `shape`.
     fn expand(&self, y: &Array, shape: &[usize]) -> Array {
-        let dims: Vec<usize> = (0..shape.len()).filter(|d| !self.axes.contains(d)).collect();
-        bind1(super::BroadcastInDim { shape: shape.to_vec(), dims }, &[Operand::Array(y)])
+        let dims: Vec<usize> = (0..shape.len())
+            .filter(|d| !self.axes.contains(d))
+            .collect();
+        bind1(
+            super::BroadcastInDim {
+                shape: shape.to_vec(),
+                dims,
+            },
+            &[Operand::Array(y)],
+        )
     }
 
     /// `d out / d x` per element of `x`, for the multiplicative and selecting reductions.
@@ -96,7 +104,13 @@ impl Reduce {
             // The derivative goes to the elements equal to the extreme, split evenly on ties.
             ReduceOp::Max | ReduceOp::Min => {
                 let location = x.eq(self.expand(y, x.shape())).astype(x.dtype());
-                let counts = bind1(Reduce { op: ReduceOp::Sum, axes: self.axes.clone() }, &[Operand::Array(&location)]);
+                let counts = bind1(
+                    Reduce {
+                        op: ReduceOp::Sum,
+                        axes: self.axes.clone(),
+                    },
+                    &[Operand::Array(&location)],
+                );
                 location / self.expand(&counts, x.shape())
             }
             // The product of the other elements, exact with zeros and differentiable again:
@@ -115,11 +129,23 @@ impl Reduce {
                 let k = flat_shape.len();
                 // grid[..., i, j] = x[..., j]
                 let dims: Vec<usize> = (0..k - 1).chain([k]).collect();
-                let grid = bind1(super::BroadcastInDim { shape: grid_shape.clone(), dims }, &[Operand::Array(&flat)]);
+                let grid = bind1(
+                    super::BroadcastInDim {
+                        shape: grid_shape.clone(),
+                        dims,
+                    },
+                    &[Operand::Array(&flat)],
+                );
                 let rows = Array::iota(DType::I32, &grid_shape, k - 1);
                 let cols = Array::iota(DType::I32, &grid_shape, k);
                 let masked = crate::where_(rows.eq(&cols), 1.0, &grid);
-                let others = bind1(Reduce { op: ReduceOp::Prod, axes: vec![k] }, &[Operand::Array(&masked)]);
+                let others = bind1(
+                    Reduce {
+                        op: ReduceOp::Prod,
+                        axes: vec![k],
+                    },
+                    &[Operand::Array(&masked)],
+                );
                 let mut inverse = vec![0; rank];
                 for (i, &p) in perm.iter().enumerate() {
                     inverse[p] = i;
@@ -164,20 +190,38 @@ impl Primitive for Reduce {
     }
     fn jvp(&self, p: &[Arg], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
         let t = t[0].as_ref().expect("a tangent");
-        let sum = |v: &Array| bind1(Reduce { op: ReduceOp::Sum, axes: self.axes.clone() }, &[Operand::Array(v)]);
+        let sum = |v: &Array| {
+            bind1(
+                Reduce {
+                    op: ReduceOp::Sum,
+                    axes: self.axes.clone(),
+                },
+                &[Operand::Array(v)],
+            )
+        };
         match self.op {
             ReduceOp::Sum => vec![Some(sum(t))],
             ReduceOp::And | ReduceOp::Or => vec![None],
-            _ => vec![Some(sum(&(t * self.local_derivative(&arg_array(&p[0]), &outs[0]))))],
+            _ => vec![Some(sum(
+                &(t * self.local_derivative(&arg_array(&p[0]), &outs[0]))
+            ))],
         }
     }
-    fn vjp(&self, p: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        outs: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let g = cts[0].as_ref().expect("a cotangent");
         let x = arg_array(&p[0]);
         match self.op {
             ReduceOp::Sum => vec![Some(self.expand(g, x.shape()))],
             ReduceOp::And | ReduceOp::Or => vec![None],
-            _ => vec![Some(self.expand(g, x.shape()) * self.local_derivative(&x, &outs[0]))],
+            _ => vec![Some(
+                self.expand(g, x.shape()) * self.local_derivative(&x, &outs[0]),
+            )],
         }
     }
     fn lower(
@@ -274,7 +318,13 @@ impl Primitive for Argmax {
     fn jvp(&self, _: &[Arg], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![None]
     }
-    fn vjp(&self, _: &[Arg], _: &[Array], _: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        _: &[Arg],
+        _: &[Array],
+        _: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         vec![None]
     }
     fn lower(
@@ -435,11 +485,23 @@ impl Primitive for Cumulative {
             }
         }
     }
-    fn vjp(&self, _: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        _: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let g = cts[0].as_ref().expect("a cotangent");
         match self.op {
             // The transpose of a running sum is the running sum the other way.
-            ReduceOp::Sum => vec![Some(bind1(Cumulative { reverse: !self.reverse, ..self.clone() }, &[Operand::Array(g)]))],
+            ReduceOp::Sum => vec![Some(bind1(
+                Cumulative {
+                    reverse: !self.reverse,
+                    ..self.clone()
+                },
+                &[Operand::Array(g)],
+            ))],
             _ => panic!("{}: only cumsum is differentiable", self.name()),
         }
     }

@@ -1,11 +1,11 @@
 //! Shape primitives: reshape, transpose, broadcast, concatenate, slice, pad, reverse, iota.
 
 use super::arity;
+use crate::ad::{or_zeros, zeros};
 use crate::aval::Aval;
 use crate::lower::{i64_array, LowerCtx};
-use crate::primitive::{as_any, tuple_str, Primitive};
-use crate::ad::{or_zeros, zeros};
 use crate::ops::Arg;
+use crate::primitive::{as_any, tuple_str, Primitive};
 use crate::trace::{bind1, Operand};
 use crate::{Array, DType};
 
@@ -13,7 +13,9 @@ use crate::{Array, DType};
 macro_rules! linear_jvp {
     () => {
         fn jvp(&self, _: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
-            vec![t[0].as_ref().map(|t| bind1(self.clone(), &[Operand::Array(t)]))]
+            vec![t[0]
+                .as_ref()
+                .map(|t| bind1(self.clone(), &[Operand::Array(t)]))]
         }
     };
 }
@@ -44,9 +46,17 @@ impl Primitive for Reshape {
         Ok(vec![inputs[0].with_shape(self.shape.clone())])
     }
     linear_jvp!();
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let shape = p[0].aval().shape;
-        vec![cts[0].as_ref().map(|g| bind1(Reshape { shape }, &[Operand::Array(g)]))]
+        vec![cts[0]
+            .as_ref()
+            .map(|g| bind1(Reshape { shape }, &[Operand::Array(g)]))]
     }
     fn lower(
         &self,
@@ -114,12 +124,20 @@ impl Primitive for Transpose {
         )])
     }
     linear_jvp!();
-    fn vjp(&self, _: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        _: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let mut inverse = vec![0; self.perm.len()];
         for (i, &p) in self.perm.iter().enumerate() {
             inverse[p] = i;
         }
-        vec![cts[0].as_ref().map(|g| bind1(Transpose { perm: inverse }, &[Operand::Array(g)]))]
+        vec![cts[0]
+            .as_ref()
+            .map(|g| bind1(Transpose { perm: inverse }, &[Operand::Array(g)]))]
     }
     fn lower(
         &self,
@@ -200,7 +218,13 @@ impl Primitive for BroadcastInDim {
         Ok(vec![a.with_shape(self.shape.clone())])
     }
     linear_jvp!();
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let Some(g) = &cts[0] else { return vec![None] };
         let in_shape = p[0].aval().shape;
         // Sum over the new dims and over the dims that were stretched from size 1.
@@ -213,9 +237,18 @@ impl Primitive for BroadcastInDim {
         let reduced = if summed.is_empty() {
             g.clone()
         } else {
-            bind1(super::Reduce { op: super::ReduceOp::Sum, axes: summed }, &[Operand::Array(g)])
+            bind1(
+                super::Reduce {
+                    op: super::ReduceOp::Sum,
+                    axes: summed,
+                },
+                &[Operand::Array(g)],
+            )
         };
-        vec![Some(bind1(Reshape { shape: in_shape }, &[Operand::Array(&reduced)]))]
+        vec![Some(bind1(
+            Reshape { shape: in_shape },
+            &[Operand::Array(&reduced)],
+        ))]
     }
     fn lower(
         &self,
@@ -310,12 +343,24 @@ impl Primitive for Concatenate {
             .weak(inputs.iter().all(|a| a.weak))])
     }
     fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
-        let parts: Vec<Array> = t.iter().zip(p).map(|(t, p)| or_zeros(t, &p.aval())).collect();
+        let parts: Vec<Array> = t
+            .iter()
+            .zip(p)
+            .map(|(t, p)| or_zeros(t, &p.aval()))
+            .collect();
         let ops: Vec<Operand> = parts.iter().map(Operand::Array).collect();
         vec![Some(bind1(self.clone(), &ops))]
     }
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
-        let Some(g) = &cts[0] else { return vec![None; p.len()] };
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
+        let Some(g) = &cts[0] else {
+            return vec![None; p.len()];
+        };
         let mut offset = 0;
         p.iter()
             .map(|x| {
@@ -326,7 +371,14 @@ impl Primitive for Concatenate {
                 limit[self.axis] = offset + a.shape[self.axis];
                 offset = limit[self.axis];
                 let strides = vec![1; a.rank()];
-                Some(bind1(Slice { start, limit, strides }, &[Operand::Array(g)]))
+                Some(bind1(
+                    Slice {
+                        start,
+                        limit,
+                        strides,
+                    },
+                    &[Operand::Array(g)],
+                ))
             })
             .collect()
     }
@@ -404,7 +456,13 @@ impl Primitive for Slice {
         Ok(vec![a.with_shape(shape)])
     }
     linear_jvp!();
-    fn vjp(&self, p: &[Arg], outs: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        p: &[Arg],
+        outs: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         let Some(g) = &cts[0] else { return vec![None] };
         let a = p[0].aval();
         if outs[0].size() == 0 {
@@ -420,8 +478,20 @@ impl Primitive for Slice {
                 a.shape[i] as i64 - (self.start[i] as i64 + (m - 1) * self.strides[i] as i64 + 1)
             })
             .collect();
-        let zero = crate::ir::Literal { value: crate::ir::LitValue::Float(0.0), dtype: DType::F64, weak: false }.cast(a.dtype, false);
-        vec![Some(bind1(Pad { low, high, interior }, &[Operand::Array(g), Operand::Lit(zero)]))]
+        let zero = crate::ir::Literal {
+            value: crate::ir::LitValue::Float(0.0),
+            dtype: DType::F64,
+            weak: false,
+        }
+        .cast(a.dtype, false);
+        vec![Some(bind1(
+            Pad {
+                low,
+                high,
+                interior,
+            },
+            &[Operand::Array(g), Operand::Lit(zero)],
+        ))]
     }
     fn lower(
         &self,
@@ -511,20 +581,50 @@ impl Primitive for Pad {
         }
         let tx = or_zeros(&t[0], &p[0].aval());
         let tv = or_zeros(&t[1], &p[1].aval());
-        vec![Some(bind1(self.clone(), &[Operand::Array(&tx), Operand::Array(&tv)]))]
+        vec![Some(bind1(
+            self.clone(),
+            &[Operand::Array(&tx), Operand::Array(&tv)],
+        ))]
     }
-    fn vjp(&self, p: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
-        let Some(g) = &cts[0] else { return vec![None, None] };
+    fn vjp(
+        &self,
+        p: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        wanted: &[bool],
+    ) -> Vec<Option<Array>> {
+        let Some(g) = &cts[0] else {
+            return vec![None, None];
+        };
         let a = p[0].aval();
         // Undo the edges (a negative edge was a crop: pad it back with zeros), then take every
         // (interior + 1)-th element.
         let neg = |v: &[i64]| v.iter().map(|x| -x).collect::<Vec<_>>();
-        let zero = crate::ir::Literal { value: crate::ir::LitValue::Float(0.0), dtype: DType::F64, weak: false }.cast(a.dtype, false);
-        let unpadded = bind1(Pad { low: neg(&self.low), high: neg(&self.high), interior: vec![0; a.rank()] }, &[Operand::Array(g), Operand::Lit(zero)]);
+        let zero = crate::ir::Literal {
+            value: crate::ir::LitValue::Float(0.0),
+            dtype: DType::F64,
+            weak: false,
+        }
+        .cast(a.dtype, false);
+        let unpadded = bind1(
+            Pad {
+                low: neg(&self.low),
+                high: neg(&self.high),
+                interior: vec![0; a.rank()],
+            },
+            &[Operand::Array(g), Operand::Lit(zero)],
+        );
         let strides: Vec<usize> = self.interior.iter().map(|&i| i as usize + 1).collect();
-        let ct_x = bind1(Slice { start: vec![0; a.rank()], limit: unpadded.shape().to_vec(), strides }, &[Operand::Array(&unpadded)]);
-        let ct_v = g.sum(None, false) - ct_x.sum(None, false);
-        vec![Some(ct_x), Some(ct_v)]
+        let ct_x = bind1(
+            Slice {
+                start: vec![0; a.rank()],
+                limit: unpadded.shape().to_vec(),
+                strides,
+            },
+            &[Operand::Array(&unpadded)],
+        );
+        let ct_v = wanted[1].then(|| g.sum(None, false) - ct_x.sum(None, false));
+        vec![Some(ct_x), ct_v]
     }
     fn lower(
         &self,
@@ -634,8 +734,16 @@ impl Primitive for Rev {
         Ok(vec![inputs[0].clone()])
     }
     linear_jvp!();
-    fn vjp(&self, _: &[Arg], _: &[Array], cts: &[Option<Array>]) -> Vec<Option<Array>> {
-        vec![cts[0].as_ref().map(|g| bind1(self.clone(), &[Operand::Array(g)]))]
+    fn vjp(
+        &self,
+        _: &[Arg],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
+        vec![cts[0]
+            .as_ref()
+            .map(|g| bind1(self.clone(), &[Operand::Array(g)]))]
     }
     fn lower(
         &self,
@@ -711,7 +819,13 @@ impl Primitive for Iota {
     fn jvp(&self, _: &[Arg], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![None]
     }
-    fn vjp(&self, _: &[Arg], _: &[Array], _: &[Option<Array>]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        _: &[Arg],
+        _: &[Array],
+        _: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
         vec![]
     }
     fn lower(&self, cx: &mut LowerCtx, _: &[String], _: &[Aval], out: &[Aval]) -> Vec<String> {

@@ -1,0 +1,325 @@
+//! Control flow over traced values: `scan`, `fori_loop`, `while_loop`, `cond`, `switch`.
+//!
+//! Each traces its body functions once into jaxprs and binds one primitive, so a loop of any
+//! length is one XLA while loop and compiles in constant time.
+//!
+//! Loop-invariant inputs (weights) are simply captured by the step closure: captured arrays
+//! become constants of the loop, passed in once, neither sliced nor carried.
+
+use crate::aval::Aval;
+use crate::prims::control::close_over_consts;
+use crate::prims::{Cond, Scan, While};
+use crate::trace::{bind_at, trace_to_jaxpr, Operand};
+use crate::tree::{leaf_paths, try_tree_unflatten, Tree, TreeDef};
+use crate::{Array, DType};
+use std::panic::Location;
+use std::sync::Arc;
+
+/// Options of [`scan_with`] (JAX's `length`, `reverse`, `unroll`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanOptions {
+    /// The number of steps; needed when there are no `xs`, checked against them otherwise.
+    pub length: Option<usize>,
+    /// Scan from the last element of `xs` to the first (`ys` stay in `xs`'s order).
+    pub reverse: bool,
+    /// Steps per iteration of the compiled loop.
+    pub unroll: usize,
+}
+
+impl Default for ScanOptions {
+    fn default() -> ScanOptions {
+        ScanOptions {
+            length: None,
+            reverse: false,
+            unroll: 1,
+        }
+    }
+}
+
+fn rebuild<T: Tree>(what: &str, def: &TreeDef, leaves: Vec<Array>) -> T {
+    try_tree_unflatten(def, leaves).unwrap_or_else(|e| panic!("{what}: {e}"))
+}
+
+/// Checks that `new` (structure and leaf types) is `old`, naming the first leaf that differs.
+fn check_same(
+    what: &str,
+    old_def: &TreeDef,
+    old: &[Aval],
+    new_def: &TreeDef,
+    new: &[Aval],
+    loc: &Location<'_>,
+) {
+    if old_def != new_def {
+        panic!(
+            "{what}: the structure changed from {old_def} to {new_def} at {}:{}",
+            loc.file(),
+            loc.line()
+        );
+    }
+    for ((path, a), b) in leaf_paths(old_def, "carry").into_iter().zip(old).zip(new) {
+        if !a.same_type(b) {
+            panic!(
+                "{what}: {path} changed from {a} to {b} at {}:{}",
+                loc.file(),
+                loc.line()
+            );
+        }
+    }
+}
+
+/// `jax.lax.scan`: `f(carry, x) -> (carry, y)` applied along the leading axis of `xs`,
+/// returning the final carry and the stacked `ys`. Compiled as one XLA while loop whatever
+/// the length; differentiable in both modes, batchable, and its reverse mode keeps per-step
+/// residuals (loop-invariant ones once).
+///
+/// ```ignore
+/// // An RNN: weights are captured, not scanned.
+/// let (h_final, hs) = scan(|h: Array, x: Array| {
+///     let h = (h.matmul(&w_hh) + x.matmul(&w_xh) + &b).tanh();
+///     (h.clone(), h)
+/// }, h0, xs);
+/// ```
+#[track_caller]
+pub fn scan<C: Tree, X: Tree, Y: Tree>(f: impl Fn(C, X) -> (C, Y), init: C, xs: X) -> (C, Y) {
+    scan_with(f, init, xs, ScanOptions::default())
+}
+
+/// [`scan`] with options (`length` for scans without `xs`, `reverse`, `unroll`).
+#[track_caller]
+pub fn scan_with<C: Tree, X: Tree, Y: Tree>(
+    f: impl Fn(C, X) -> (C, Y),
+    init: C,
+    xs: X,
+    options: ScanOptions,
+) -> (C, Y) {
+    let loc = Location::caller();
+    let (carry, cdef) = init.flatten();
+    let (xs, xdef) = xs.flatten();
+    let mut length = options.length;
+    for (path, x) in leaf_paths(&xdef, "xs").into_iter().zip(&xs) {
+        let n = *x.shape().first().unwrap_or_else(|| {
+            panic!(
+                "scan: {path} is a scalar ({}); scanned inputs need a leading axis, at {}:{}",
+                x.aval(),
+                loc.file(),
+                loc.line()
+            )
+        });
+        match length {
+            None => length = Some(n),
+            Some(l) if l != n => panic!(
+                "scan: {path} has {n} steps along its leading axis but the scan has {l} ({}), at {}:{}",
+                x.aval(),
+                loc.file(),
+                loc.line()
+            ),
+            _ => {}
+        }
+    }
+    let length = length.unwrap_or_else(|| {
+        panic!(
+            "scan: no xs to scan over; give ScanOptions::length, at {}:{}",
+            loc.file(),
+            loc.line()
+        )
+    });
+    let carry_avals: Vec<Aval> = carry.iter().map(|c| c.aval().clone()).collect();
+    let mut in_avals = carry_avals.clone();
+    in_avals.extend(
+        xs.iter()
+            .map(|x| x.aval().with_shape(x.shape()[1..].to_vec())),
+    );
+    let nk = carry.len();
+    let mut ydef = None;
+    let closed = trace_to_jaxpr(&in_avals, |vals| {
+        let mut vals = vals;
+        let x_vals = vals.split_off(nk);
+        let c: C = rebuild("scan", &cdef, vals);
+        let x: X = rebuild("scan", &xdef, x_vals);
+        let (c2, y) = f(c, x);
+        let (mut outs, c2def) = c2.flatten();
+        let c2_avals: Vec<Aval> = outs.iter().map(|o| o.aval().clone()).collect();
+        check_same(
+            "scan: the carry returned by the step function",
+            &cdef,
+            &carry_avals,
+            &c2def,
+            &c2_avals,
+            loc,
+        );
+        let (ys, d) = y.flatten();
+        ydef = Some(d);
+        outs.extend(ys);
+        outs
+    });
+    let prim = Scan {
+        num_consts: closed.consts.len(),
+        body: Arc::new(close_over_consts(closed.jaxpr)),
+        num_carry: nk,
+        length,
+        reverse: options.reverse,
+        unroll: options.unroll.max(1),
+    };
+    let operands: Vec<Operand> = closed
+        .consts
+        .iter()
+        .chain(&carry)
+        .chain(&xs)
+        .map(Operand::Array)
+        .collect();
+    let mut outs = bind_at(Arc::new(prim), &operands, loc);
+    let ys = outs.split_off(nk);
+    (
+        rebuild("scan", &cdef, outs),
+        rebuild("scan", &ydef.expect("traced"), ys),
+    )
+}
+
+/// `jax.lax.fori_loop` with static bounds: `body(i, carry)` for `i` in `lower..upper`.
+/// Lowered to a scan, so it is differentiable in both modes.
+#[track_caller]
+pub fn fori_loop<C: Tree>(lower: i32, upper: i32, body: impl Fn(&Array, C) -> C, init: C) -> C {
+    let steps = (upper - lower).max(0) as usize;
+    let indices = Array::arange(lower as f64, upper as f64, 1.0, DType::I32);
+    let options = ScanOptions {
+        length: Some(steps),
+        ..ScanOptions::default()
+    };
+    scan_with(|c: C, i: Array| (body(&i, c), ()), init, indices, options).0
+}
+
+/// `jax.lax.while_loop`: repeats `body` while `cond(&carry)` (a bool scalar) holds. Forward
+/// mode works; reverse mode is an error, as in JAX (use [`scan`] or [`fori_loop`]).
+#[track_caller]
+pub fn while_loop<C: Tree>(cond: impl Fn(&C) -> Array, body: impl Fn(C) -> C, init: C) -> C {
+    let loc = Location::caller();
+    let (carry, cdef) = init.flatten();
+    let avals: Vec<Aval> = carry.iter().map(|c| c.aval().clone()).collect();
+    let cond_j = trace_to_jaxpr(&avals, |vals| {
+        let c: C = rebuild("while_loop", &cdef, vals);
+        let p = cond(&c);
+        if p.rank() != 0 || p.dtype() != DType::Bool {
+            panic!(
+                "while_loop: the condition must return a bool scalar, not {}, at {}:{}",
+                p.aval(),
+                loc.file(),
+                loc.line()
+            );
+        }
+        vec![p]
+    });
+    let body_j = trace_to_jaxpr(&avals, |vals| {
+        let c: C = rebuild("while_loop", &cdef, vals);
+        let (outs, d) = body(c).flatten();
+        let out_avals: Vec<Aval> = outs.iter().map(|o| o.aval().clone()).collect();
+        check_same(
+            "while_loop: the carry returned by the body",
+            &cdef,
+            &avals,
+            &d,
+            &out_avals,
+            loc,
+        );
+        outs
+    });
+    let prim = While {
+        cond_consts: cond_j.consts.len(),
+        body_consts: body_j.consts.len(),
+        cond: Arc::new(close_over_consts(cond_j.jaxpr)),
+        body: Arc::new(close_over_consts(body_j.jaxpr)),
+    };
+    let operands: Vec<Operand> = cond_j
+        .consts
+        .iter()
+        .chain(&body_j.consts)
+        .chain(&carry)
+        .map(Operand::Array)
+        .collect();
+    rebuild("while_loop", &cdef, bind_at(Arc::new(prim), &operands, loc))
+}
+
+/// `jax.lax.switch`: runs `branches[index]` (the index is clamped into range) on `operands`.
+/// Every branch is traced once; their outputs must agree in structure and types. Under
+/// `vmap` with a batched index it becomes a select over all branches.
+#[track_caller]
+pub fn switch<A: Tree, R: Tree>(index: &Array, branches: &[&dyn Fn(A) -> R], operands: A) -> R {
+    let loc = Location::caller();
+    if branches.is_empty() {
+        panic!("switch: no branches, at {}:{}", loc.file(), loc.line());
+    }
+    if index.rank() != 0 || !(index.dtype().is_int() || index.dtype() == DType::Bool) {
+        panic!(
+            "switch: the index must be an integer scalar, not {}, at {}:{}",
+            index.aval(),
+            loc.file(),
+            loc.line()
+        );
+    }
+    let (leaves, def) = operands.flatten();
+    let avals: Vec<Aval> = leaves.iter().map(|l| l.aval().clone()).collect();
+    let mut first: Option<(TreeDef, Vec<Aval>)> = None;
+    let mut traced = Vec::with_capacity(branches.len());
+    for (k, branch) in branches.iter().enumerate() {
+        let mut out_def = None;
+        let closed = trace_to_jaxpr(&avals, |vals| {
+            let a: A = rebuild("switch", &def, vals);
+            let (outs, d) = branch(a).flatten();
+            out_def = Some(d);
+            outs
+        });
+        let d = out_def.expect("traced");
+        let out_avals = closed.jaxpr.out_avals();
+        match &first {
+            None => first = Some((d, out_avals)),
+            Some((d0, a0)) => {
+                if *d0 != d {
+                    panic!(
+                        "switch: branch {k} returns {d} but branch 0 returns {d0}, at {}:{}",
+                        loc.file(),
+                        loc.line()
+                    );
+                }
+                for ((path, x), y) in leaf_paths(d0, "output").into_iter().zip(a0).zip(&out_avals) {
+                    if !x.same_type(y) {
+                        panic!("switch: branch {k} returns {y} for {path} but branch 0 returns {x}, at {}:{}", loc.file(), loc.line());
+                    }
+                }
+            }
+        }
+        traced.push(closed);
+    }
+    let index = if index.dtype() == DType::I32 {
+        index.clone()
+    } else {
+        index.astype(DType::I32)
+    };
+    let mut ops = vec![index];
+    let mut counts = Vec::new();
+    for c in &traced {
+        ops.extend(c.consts.iter().cloned());
+        counts.push(c.consts.len());
+    }
+    ops.extend(leaves);
+    let prim = Cond {
+        branches: traced
+            .into_iter()
+            .map(|c| Arc::new(close_over_consts(c.jaxpr)))
+            .collect(),
+        branch_consts: counts,
+    };
+    let operands: Vec<Operand> = ops.iter().map(Operand::Array).collect();
+    let outs = bind_at(Arc::new(prim), &operands, loc);
+    rebuild("switch", &first.expect("a branch").0, outs)
+}
+
+/// `jax.lax.cond`: `true_fn(operands)` if `pred` (a bool scalar) holds, else
+/// `false_fn(operands)`. Both are traced; their outputs must agree in structure and types.
+#[track_caller]
+pub fn cond<A: Tree, R: Tree>(
+    pred: &Array,
+    true_fn: impl Fn(A) -> R,
+    false_fn: impl Fn(A) -> R,
+    operands: A,
+) -> R {
+    switch(pred, &[&false_fn, &true_fn], operands)
+}

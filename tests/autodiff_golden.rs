@@ -1,0 +1,570 @@
+//! The derivative of every differentiable op against JAX 0.10.2: `tests/golden/grads.json`
+//! (written by `tests/golden/gen_grads.py`) holds, per case, the op's inputs, a cotangent `ct`
+//! and JAX's `jax.vjp(f, *primals)[1](ct)`, and tangents and JAX's `jax.jvp` output, where
+//! `f` is the op as a function of the case's float inputs (`diff`; integer indices, conditions
+//! and Rust scalars are held fixed). Each case runs `vjp` + `Pullback::call` and `jvp`
+//! eagerly and under `jit`; all must match JAX within the case's tolerance, with JAX's dtypes
+//! and shapes. The op names map to the Rust API exactly as in `tests/golden_ops.rs`.
+
+use jaxrs::prelude::*;
+use jaxrs::{jvp, vjp, where_, DotDims};
+use serde_json::Value;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// An operand of a case: an array, or a Rust scalar literal.
+#[derive(Clone)]
+enum In {
+    Arr(Array),
+    Float(f64),
+    Int(i64),
+    Bool(bool),
+}
+
+struct Case {
+    name: String,
+    op: String,
+    params: Value,
+    inputs: Vec<In>,
+    /// Positions in `inputs` of the differentiated (float array) operands.
+    diff: Vec<usize>,
+    output: Value,
+    ct: Array,
+    vjp: Vec<Value>,
+    tangents: Vec<Array>,
+    jvp: Value,
+    jvp_supported: bool,
+    rtol: f64,
+    atol: f64,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading the golden file (helpers as in tests/golden_ops.rs)
+
+fn number(v: &Value) -> f64 {
+    match v {
+        Value::Number(n) => n.as_f64().expect("number"),
+        Value::Bool(b) => *b as u8 as f64,
+        Value::String(s) => match s.as_str() {
+            "nan" => f64::NAN,
+            "inf" => f64::INFINITY,
+            "-inf" => f64::NEG_INFINITY,
+            other => panic!("bad number {other}"),
+        },
+        other => panic!("bad number {other}"),
+    }
+}
+
+fn dtype(v: &Value) -> DType {
+    DType::from_name(v.as_str().expect("dtype name")).expect("known dtype")
+}
+
+fn shape(v: &Value) -> Vec<usize> {
+    v.as_array()
+        .expect("shape")
+        .iter()
+        .map(|d| d.as_u64().expect("dim") as usize)
+        .collect()
+}
+
+fn ints(v: &Value) -> Vec<i64> {
+    v.as_array()
+        .expect("ints")
+        .iter()
+        .map(|d| d.as_i64().expect("int"))
+        .collect()
+}
+
+fn usizes(v: &Value) -> Vec<usize> {
+    ints(v).into_iter().map(|x| x as usize).collect()
+}
+
+fn array(v: &Value) -> Array {
+    let values: Vec<f64> = v["data"]
+        .as_array()
+        .expect("data")
+        .iter()
+        .map(number)
+        .collect();
+    Array::from_f64s(&values, &shape(&v["shape"]), dtype(&v["dtype"]))
+}
+
+fn load() -> Vec<Case> {
+    let path = format!("{}/tests/golden/grads.json", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let doc: Value = serde_json::from_str(&text).expect("golden JSON");
+    doc["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .map(|c| Case {
+            name: c["name"].as_str().unwrap().to_string(),
+            op: c["op"].as_str().unwrap().to_string(),
+            params: c["params"].clone(),
+            inputs: c["inputs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| match i.get("scalar") {
+                    Some(Value::Bool(b)) => In::Bool(*b),
+                    Some(Value::Number(n)) if n.is_f64() => In::Float(n.as_f64().unwrap()),
+                    Some(Value::Number(n)) => In::Int(n.as_i64().unwrap()),
+                    Some(other) => panic!("bad scalar {other}"),
+                    None => In::Arr(array(i)),
+                })
+                .collect(),
+            diff: usizes(&c["diff"]),
+            output: c["output"].clone(),
+            ct: array(&c["ct"]),
+            vjp: c["vjp"].as_array().unwrap().clone(),
+            tangents: c["tangents"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(array)
+                .collect(),
+            jvp: c["jvp"].clone(),
+            jvp_supported: c["jvp_supported"].as_bool().unwrap(),
+            rtol: c["rtol"].as_f64().unwrap(),
+            atol: c["atol"].as_f64().unwrap(),
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Op names -> the Rust API (as in tests/golden_ops.rs, differentiable ops only)
+
+fn arr(x: &In) -> &Array {
+    match x {
+        In::Arr(a) => a,
+        _ => panic!("expected an array operand"),
+    }
+}
+
+/// `x <op> y` where either side may be a Rust scalar.
+fn binary(op: &str, x: &In, y: &In) -> Array {
+    macro_rules! with_rhs {
+        ($a:expr, $m:ident) => {
+            match y {
+                In::Arr(b) => $a.$m(b),
+                In::Float(s) => $a.$m(*s),
+                In::Int(s) => $a.$m(*s),
+                In::Bool(s) => $a.$m(*s),
+            }
+        };
+    }
+    macro_rules! dispatch {
+        ($a:expr) => {
+            match op {
+                "add" => with_rhs!($a, add),
+                "sub" => with_rhs!($a, sub),
+                "mul" => with_rhs!($a, mul),
+                "div" => with_rhs!($a, div),
+                "rem" => with_rhs!($a, rem),
+                "pow" => with_rhs!($a, pow),
+                "maximum" => with_rhs!($a, maximum),
+                "minimum" => with_rhs!($a, minimum),
+                other => panic!("unknown binary op {other}"),
+            }
+        };
+    }
+    match (x, y) {
+        (In::Arr(a), _) => dispatch!(a),
+        (In::Float(s), In::Arr(b)) => match op {
+            "sub" => *s - b,
+            "div" => *s / b,
+            "add" => *s + b,
+            "mul" => *s * b,
+            other => panic!("scalar-left {other} not covered"),
+        },
+        _ => panic!("two scalars"),
+    }
+}
+
+fn apply(c: &Case, x: &[In]) -> Array {
+    let p = &c.params;
+    let axes = |k: &str| -> Option<Vec<i64>> { p[k].as_array().map(|_| ints(&p[k])) };
+    let axis = || p["axis"].as_i64().expect("axis");
+    let keepdims = || p["keepdims"].as_bool().unwrap_or(false);
+    macro_rules! reduce {
+        ($m:ident) => {
+            match axes("axes") {
+                None => arr(&x[0]).$m(None, keepdims()),
+                Some(list) => arr(&x[0]).$m(list, keepdims()),
+            }
+        };
+    }
+    let all: Vec<Array> = x
+        .iter()
+        .filter_map(|i| {
+            if let In::Arr(a) = i {
+                Some(a.clone())
+            } else {
+                None
+            }
+        })
+        .collect();
+    match c.op.as_str() {
+        "add" | "sub" | "mul" | "div" | "rem" | "pow" | "maximum" | "minimum" => {
+            binary(&c.op, &x[0], &x[1])
+        }
+        "neg" => -arr(&x[0]),
+        "exp" => arr(&x[0]).exp(),
+        "log" => arr(&x[0]).log(),
+        "log1p" => arr(&x[0]).log1p(),
+        "expm1" => arr(&x[0]).expm1(),
+        "tanh" => arr(&x[0]).tanh(),
+        "logistic" => arr(&x[0]).logistic(),
+        "sin" => arr(&x[0]).sin(),
+        "cos" => arr(&x[0]).cos(),
+        "sqrt" => arr(&x[0]).sqrt(),
+        "rsqrt" => arr(&x[0]).rsqrt(),
+        "abs" => arr(&x[0]).abs(),
+        "sign" => arr(&x[0]).sign(),
+        "floor" => arr(&x[0]).floor(),
+        "ceil" => arr(&x[0]).ceil(),
+        "round" => arr(&x[0]).round(),
+        "erf" => arr(&x[0]).erf(),
+        "relu" => arr(&x[0]).relu(),
+        "gelu_tanh" => arr(&x[0]).gelu(),
+        "gelu_exact" => arr(&x[0]).gelu_exact(),
+        "integer_pow" => arr(&x[0]).powi(p["n"].as_i64().unwrap() as i32),
+        "where" => where_(&all[0], &all[1], &all[2]),
+        "sum" => reduce!(sum),
+        "mean" => reduce!(mean),
+        "max" => reduce!(max),
+        "min" => reduce!(min),
+        "prod" => reduce!(prod),
+        "logsumexp" => reduce!(logsumexp),
+        "softmax" => arr(&x[0]).softmax(axis()),
+        "log_softmax" => arr(&x[0]).log_softmax(axis()),
+        "cumsum" => arr(&x[0]).cumsum(axis()),
+        "reshape" => arr(&x[0]).reshape(ints(&p["shape"])),
+        "transpose" => arr(&x[0]).transpose(ints(&p["perm"])),
+        "broadcast_to" => arr(&x[0]).broadcast_to(&usizes(&p["shape"])),
+        "expand_dims" => arr(&x[0]).expand_dims(axis()),
+        "squeeze" => arr(&x[0]).squeeze(ints(&p["axes"])),
+        "concatenate" => Array::concatenate(&all, axis()),
+        "stack" => Array::stack(&all, axis()),
+        "slice" => arr(&x[0]).slice(
+            &usizes(&p["start"]),
+            &usizes(&p["limit"]),
+            &usizes(&p["strides"]),
+        ),
+        "pad" => arr(&x[0]).pad(
+            &ints(&p["low"]),
+            &ints(&p["high"]),
+            &ints(&p["interior"]),
+            number(&p["value"]),
+        ),
+        "dynamic_slice" => all[0].dynamic_slice(&all[1..], &usizes(&p["sizes"])),
+        "dynamic_update_slice" => all[0].dynamic_update_slice(&all[1], &all[2..]),
+        "take" => all[0].take(&all[1], axis()),
+        "matmul" => all[0].matmul(&all[1]),
+        "dot_general" => {
+            let (c_, b_) = (&p["contracting"], &p["batch"]);
+            let dims = DotDims {
+                lhs_contract: usizes(&c_[0]),
+                rhs_contract: usizes(&c_[1]),
+                lhs_batch: usizes(&b_[0]),
+                rhs_batch: usizes(&b_[1]),
+            };
+            all[0].dot_general(&all[1], &dims)
+        }
+        "astype" => all[0].astype(dtype(&p["dtype"])),
+        "norm" => all[0].norm(),
+        other => panic!("no Rust mapping for op {other}"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running a case
+
+/// The case's op as a function of its differentiated operands (the rest are fixed).
+fn op_of_diff(c: &Case) -> impl Fn(Vec<Array>) -> Array + '_ {
+    move |d: Vec<Array>| {
+        let mut ins = c.inputs.clone();
+        assert_eq!(d.len(), c.diff.len(), "{}: operand count", c.name);
+        for (&i, a) in c.diff.iter().zip(d) {
+            ins[i] = In::Arr(a);
+        }
+        apply(c, &ins)
+    }
+}
+
+fn primals(c: &Case) -> Vec<Array> {
+    c.diff.iter().map(|&i| arr(&c.inputs[i]).clone()).collect()
+}
+
+/// What one mode computed: the output, the VJP per differentiated operand, the JVP.
+struct Got {
+    output: Array,
+    vjp: Vec<Array>,
+    jvp: Option<Array>,
+}
+
+fn run_eager(c: &Case) -> Got {
+    let f = op_of_diff(c);
+    let xs = primals(c);
+    let (output, pullback) = vjp(&f, &xs);
+    let grads: Vec<Array> = pullback.call(&c.ct);
+    let jv = c.jvp_supported.then(|| jvp(&f, &xs, &c.tangents).1);
+    Got {
+        output,
+        vjp: grads,
+        jvp: jv,
+    }
+}
+
+/// The same under `jit`: one program computing the output, the VJP and (when jaxrs has a
+/// forward-mode rule for the op) the JVP.
+fn run_jit(c: &Case) -> Got {
+    let f = op_of_diff(c);
+    let xs = primals(c);
+    if c.jvp_supported {
+        let step = jit(|(xs, ct, ts): (Vec<Array>, Array, Vec<Array>)| {
+            let (y, pullback) = vjp(&f, &xs);
+            let g: Vec<Array> = pullback.call(&ct);
+            let (_, t) = jvp(&f, &xs, &ts);
+            (y, g, t)
+        });
+        let (output, vjp, jv) = step.call((xs, c.ct.clone(), c.tangents.clone()));
+        Got {
+            output,
+            vjp,
+            jvp: Some(jv),
+        }
+    } else {
+        let step = jit(|(xs, ct): (Vec<Array>, Array)| {
+            let (y, pullback) = vjp(&f, &xs);
+            let g: Vec<Array> = pullback.call(&ct);
+            (y, g)
+        });
+        let (output, vjp) = step.call((xs, c.ct.clone()));
+        Got {
+            output,
+            vjp,
+            jvp: None,
+        }
+    }
+}
+
+fn compare(c: &Case, what: &str, got: &Array, want: &Value) -> Result<(), String> {
+    let want_dtype = dtype(&want["dtype"]);
+    let want_shape = shape(&want["shape"]);
+    if got.dtype() != want_dtype || got.shape() != want_shape.as_slice() {
+        return Err(format!(
+            "{what}: got {:?}, want {}{want_shape:?}",
+            got.aval(),
+            want_dtype.name()
+        ));
+    }
+    let want: Vec<f64> = want["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(number)
+        .collect();
+    let got_v = got.to_f64_vec();
+    for (i, (g, w)) in got_v.iter().zip(&want).enumerate() {
+        let ok = if w.is_nan() {
+            g.is_nan()
+        } else if w.is_infinite() {
+            g == w
+        } else {
+            (g - w).abs() <= c.atol + c.rtol * w.abs()
+        };
+        if !ok {
+            return Err(format!(
+                "{what}: element {i}: got {g}, want {w} (rtol {}, atol {}); got {got_v:?}, want {want:?}",
+                c.rtol, c.atol
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check(c: &Case, got: &Got, mode: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    let mut push = |r: Result<(), String>| {
+        if let Err(e) = r {
+            errs.push(format!("{mode}: {e}"));
+        }
+    };
+    push(compare(c, "output", &got.output, &c.output));
+    if got.vjp.len() != c.vjp.len() {
+        push(Err(format!("{} VJPs, want {}", got.vjp.len(), c.vjp.len())));
+    }
+    for (k, (g, w)) in got.vjp.iter().zip(&c.vjp).enumerate() {
+        push(compare(c, &format!("vjp[{k}]"), g, w));
+    }
+    if let Some(jv) = &got.jvp {
+        push(compare(c, "jvp", jv, &c.jvp));
+    }
+    errs
+}
+
+fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+/// Runs every case whose op is in `ops`, except those named in `skip` (or only those named in
+/// `only`, when not empty), eagerly and under jit, and asserts that all match JAX.
+fn run_cases(ops: &[&str], skip: &[&str], only: &[&str]) {
+    let all = load();
+    for name in skip.iter().chain(only) {
+        assert!(
+            all.iter()
+                .any(|c| c.name == *name && ops.contains(&c.op.as_str())),
+            "no case {name} among {ops:?}"
+        );
+    }
+    let cases: Vec<Case> = all
+        .into_iter()
+        .filter(|c| ops.contains(&c.op.as_str()))
+        .filter(|c| !skip.contains(&c.name.as_str()))
+        .filter(|c| only.is_empty() || only.contains(&c.name.as_str()))
+        .collect();
+    assert!(!cases.is_empty(), "no cases for {ops:?}");
+    let mut failures = Vec::new();
+    for c in &cases {
+        for (mode, run) in [
+            ("eager", run_eager as fn(&Case) -> Got),
+            ("jit", run_jit as fn(&Case) -> Got),
+        ] {
+            match catch_unwind(AssertUnwindSafe(|| run(c))) {
+                Ok(got) => failures.extend(
+                    check(c, &got, mode)
+                        .into_iter()
+                        .map(|e| format!("{}: {e}", c.name)),
+                ),
+                Err(p) => {
+                    failures.push(format!("{}: {mode} panicked: {}", c.name, panic_message(p)))
+                }
+            }
+        }
+        if !c.jvp_supported {
+            // A reverse-mode-only op (a custom_vjp, like JAX's) refuses forward mode clearly.
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                jvp(op_of_diff(c), &primals(c), &c.tangents)
+            }));
+            match r {
+                Ok(_) => failures.push(format!("{}: jvp of a custom_vjp op did not panic", c.name)),
+                Err(p) => {
+                    let msg = panic_message(p);
+                    if !msg.contains("reverse mode only") {
+                        failures.push(format!("{}: unexpected jvp panic: {msg}", c.name));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures in {} cases:\n{}",
+        failures.len(),
+        cases.len(),
+        failures
+            .iter()
+            .take(40)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+const UNARY: &[&str] = &[
+    "neg",
+    "exp",
+    "log",
+    "log1p",
+    "expm1",
+    "tanh",
+    "logistic",
+    "sin",
+    "cos",
+    "sqrt",
+    "rsqrt",
+    "abs",
+    "sign",
+    "floor",
+    "ceil",
+    "round",
+    "erf",
+    "relu",
+    "gelu_tanh",
+    "gelu_exact",
+    "integer_pow",
+];
+const BINARY: &[&str] = &[
+    "add", "sub", "mul", "div", "rem", "pow", "maximum", "minimum", "where",
+];
+const REDUCE: &[&str] = &[
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "prod",
+    "logsumexp",
+    "softmax",
+    "log_softmax",
+    "cumsum",
+];
+const LINALG: &[&str] = &["matmul", "dot_general", "norm"];
+const SHAPE: &[&str] = &[
+    "reshape",
+    "transpose",
+    "broadcast_to",
+    "expand_dims",
+    "squeeze",
+    "concatenate",
+    "stack",
+    "slice",
+    "pad",
+];
+const INDEX: &[&str] = &["dynamic_slice", "dynamic_update_slice", "take", "astype"];
+
+#[test]
+fn every_case_has_a_test() {
+    let groups = [UNARY, BINARY, REDUCE, LINALG, SHAPE, INDEX];
+    for c in load() {
+        assert!(
+            groups.iter().any(|g| g.contains(&c.op.as_str())),
+            "{}: op {} is in no test",
+            c.name,
+            c.op
+        );
+    }
+}
+
+#[test]
+fn unary_derivatives_match_jax() {
+    run_cases(UNARY, &[], &[]);
+}
+
+#[test]
+fn binary_derivatives_match_jax() {
+    run_cases(BINARY, &[], &[]);
+}
+
+#[test]
+fn reduction_derivatives_match_jax() {
+    run_cases(REDUCE, &[], &[]);
+}
+
+#[test]
+fn linalg_derivatives_match_jax() {
+    run_cases(LINALG, &[], &[]);
+}
+
+#[test]
+fn shape_op_derivatives_match_jax() {
+    run_cases(SHAPE, &[], &[]);
+}
+
+#[test]
+fn index_and_cast_derivatives_match_jax() {
+    run_cases(INDEX, &[], &[]);
+}

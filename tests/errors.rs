@@ -1,0 +1,111 @@
+//! The messages of mistakes a user can make with arrays and transformations: each names what
+//! is wrong, the types involved and the user's line.
+
+use jaxrs::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+fn message(f: impl FnOnce()) -> String {
+    let err = catch_unwind(AssertUnwindSafe(f)).expect_err("must panic");
+    err.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+fn v(n: usize) -> Array {
+    Array::from_vec((0..n).map(|i| i as f32).collect(), &[n])
+}
+
+#[test]
+fn grad_of_a_non_scalar_function() {
+    let line = line!() + 1;
+    let msg = message(|| drop(grad(|x: Array| x.sin())(v(3))));
+    assert!(
+        msg.contains("real scalar") && msg.contains("f32[3]"),
+        "{msg}"
+    );
+    assert!(msg.contains(&format!("tests/errors.rs:{line}")), "{msg}");
+}
+
+#[test]
+fn grad_with_respect_to_an_integer() {
+    let ints = Array::from_vec(vec![1i32, 2], &[2]);
+    let msg = message(|| drop(grad(|x: Array| x.astype(DType::F32).sum(None, false))(ints)));
+    assert!(
+        msg.contains("i32[2]") && msg.contains("floating-point"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn jvp_with_mismatched_tangents() {
+    let msg = message(|| drop(jvp(|x: Array| x.sin(), &v(3), &v(4))));
+    assert!(msg.contains("f32[4]") && msg.contains("f32[3]"), "{msg}");
+}
+
+#[test]
+fn a_leaked_tracer() {
+    let leaked = std::cell::RefCell::new(None);
+    let _ = grad(|x: Array| {
+        *leaked.borrow_mut() = Some(x.clone());
+        x.sum(None, false)
+    })(v(2));
+    let leaked = leaked.into_inner().expect("kept");
+    let msg = message(|| drop(grad(|y: Array| (&y * &leaked).sum(None, false))(v(2))));
+    assert!(msg.contains("leaked") && msg.contains("f32[2]"), "{msg}");
+}
+
+#[test]
+fn reading_a_traced_value() {
+    let msg = message(|| {
+        drop(grad(|x: Array| {
+            Array::scalar(x.sum(None, false).item::<f32>())
+        })(v(2)))
+    });
+    assert!(
+        msg.contains("traced") && msg.contains("tests/errors.rs"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn reading_the_wrong_dtype() {
+    let msg = message(|| drop(v(2).to_vec::<i32>()));
+    assert!(
+        msg.contains("float32") && msg.contains("int32") && msg.contains("astype"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn matmul_with_mismatched_contraction() {
+    let a = Array::zeros(&[2, 3], DType::F32);
+    let b = Array::zeros(&[4, 5], DType::F32);
+    let line = line!() + 1;
+    let msg = message(|| drop(a.matmul(&b)));
+    assert!(
+        msg.contains("matmul") && msg.contains("f32[2,3]") && msg.contains("f32[4,5]"),
+        "{msg}"
+    );
+    assert!(msg.contains(&format!("tests/errors.rs:{line}")), "{msg}");
+}
+
+#[test]
+fn an_axis_out_of_range() {
+    let msg = message(|| drop(v(3).sum(2, false)));
+    assert!(
+        msg.contains("axis 2") && msg.contains("rank 1") && msg.contains("tests/errors.rs"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn try_run_passes_programmer_errors_through() {
+    // Shape mistakes are not environmental failures: try_run lets them unwind.
+    let msg = message(|| drop(jaxrs::try_run(|| &v(2) + &v(3))));
+    assert!(msg.contains("add") && msg.contains("f32[2]"), "{msg}");
+    assert_eq!(
+        jaxrs::try_run(|| (&v(2) + 1.0).to_vec::<f32>()).expect("fine"),
+        vec![1.0, 2.0]
+    );
+}
