@@ -631,3 +631,377 @@ pub fn custom_vjp_batched(
     let n = outs.len();
     (outs, vec![Some(0); n])
 }
+
+/// Which outputs of `jaxpr` may be batched when the inputs flagged in `batched` are (its
+/// constants first, then its inputs): an equation's outputs are batched when any of its
+/// inputs is. Never wrong the other way: an output marked unbatched is unbatched.
+pub fn batched_outputs(jaxpr: &Jaxpr, batched: &[bool]) -> Vec<bool> {
+    let mut marked = vec![false; jaxpr.avals.len()];
+    for (v, &b) in jaxpr.constvars.iter().chain(&jaxpr.invars).zip(batched) {
+        marked[v.0 as usize] = b;
+    }
+    for e in &jaxpr.eqns {
+        let b = e
+            .inputs
+            .iter()
+            .any(|a| matches!(a, Atom::Var(v) if marked[v.0 as usize]));
+        for v in &e.outputs {
+            marked[v.0 as usize] = b;
+        }
+    }
+    jaxpr
+        .outvars
+        .iter()
+        .map(|a| matches!(a, Atom::Var(v) if marked[v.0 as usize]))
+        .collect()
+}
+
+/// The avals of a batched program's inputs: `axis_size` inserted at 0 where batched.
+fn batched_avals(avals: &[crate::Aval], batched: &[bool], axis_size: usize) -> Vec<crate::Aval> {
+    avals
+        .iter()
+        .zip(batched)
+        .map(|(a, &b)| {
+            let mut a = a.clone();
+            if b {
+                a.shape.insert(0, axis_size);
+            }
+            a
+        })
+        .collect()
+}
+
+/// The operands batched along 0 where `batched` says (unbatched ones materialised), the
+/// others as they are.
+fn operands_at_0(
+    args: &[Arg],
+    dims: &[Option<usize>],
+    batched: &[bool],
+    axis_size: usize,
+) -> Vec<Array> {
+    args.iter()
+        .zip(dims)
+        .zip(batched)
+        .map(|((a, d), &b)| {
+            if b {
+                move_bdim(a, *d, 0, axis_size)
+            } else {
+                arg_array(a).into_owned()
+            }
+        })
+        .collect()
+}
+
+/// Runs `jaxpr` batched (inputs along 0 where `batched`) and returns its outputs, batched
+/// along 0 where `out_batched` says (materialised if the rule left one unbatched).
+fn eval_at_0(
+    jaxpr: &Jaxpr,
+    inputs: &[Array],
+    batched: &[bool],
+    out_batched: &[bool],
+    axis_size: usize,
+) -> Vec<Array> {
+    let dims: Vec<Option<usize>> = batched.iter().map(|&b| b.then_some(0)).collect();
+    let (outs, out_dims) = batch_eval(jaxpr, inputs, &dims, axis_size);
+    outs.iter()
+        .zip(out_dims)
+        .zip(out_batched)
+        .map(|((o, d), &b)| {
+            if b {
+                move_bdim(&arr(o), d, 0, axis_size)
+            } else {
+                assert!(d.is_none(), "vmap: an output thought unbatched is batched");
+                o.clone()
+            }
+        })
+        .collect()
+}
+
+/// `scan` on a batch: one scan whose body is the batched body. A carry is batched if it is
+/// on entry or if the body makes it so (found by iterating to a fixed point); batched xs
+/// keep their scanned axis first and the batch second, so each step's slice is batched
+/// along 0, as are the consts and carries; ys come out stacked with the batch along 1.
+pub fn scan_batched(
+    s: &crate::prims::control::Scan,
+    args: &[Arg],
+    dims: &[Option<usize>],
+    axis_size: usize,
+) -> (Vec<Array>, Vec<Option<usize>>) {
+    let (nc, nk) = (s.num_consts, s.num_carry);
+    let nx = args.len() - nc - nk;
+    let ny = s.body.outvars.len() - nk;
+    let given: Vec<bool> = dims.iter().map(Option::is_some).collect();
+    let mut batched = given.clone();
+    loop {
+        let out = batched_outputs(&s.body, &batched);
+        let mut changed = false;
+        for k in 0..nk {
+            if out[k] && !batched[nc + k] {
+                batched[nc + k] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let out_b = batched_outputs(&s.body, &batched);
+    let mut ops = operands_at_0(
+        &args[..nc + nk],
+        &dims[..nc + nk],
+        &batched[..nc + nk],
+        axis_size,
+    );
+    for j in nc + nk..nc + nk + nx {
+        ops.push(match dims[j] {
+            Some(d) => moveaxis(&arg_array(&args[j]), d, 1),
+            None => arg_array(&args[j]).into_owned(),
+        });
+    }
+    let body = s.body.clone();
+    let mut out_batched = batched[nc..nc + nk].to_vec();
+    out_batched.extend_from_slice(&out_b[nk..]);
+    let avals = batched_avals(&body.in_avals(), &batched, axis_size);
+    let closed = crate::trace::trace_to_jaxpr(&avals, |vals| {
+        eval_at_0(&body, &vals, &batched, &out_batched, axis_size)
+    });
+    let prim = crate::prims::control::Scan {
+        body: std::sync::Arc::new(crate::prims::control::close_over_consts(closed.jaxpr)),
+        num_consts: closed.consts.len() + nc,
+        num_carry: nk,
+        length: s.length,
+        reverse: s.reverse,
+        unroll: s.unroll,
+    };
+    let operands: Vec<Operand> = closed
+        .consts
+        .iter()
+        .chain(&ops)
+        .map(Operand::Array)
+        .collect();
+    let outs = crate::trace::bind(std::sync::Arc::new(prim), &operands);
+    let mut out_dims: Vec<Option<usize>> =
+        out_batched[..nk].iter().map(|&b| b.then_some(0)).collect();
+    out_dims.extend(out_batched[nk..nk + ny].iter().map(|&b| b.then_some(1)));
+    (outs, out_dims)
+}
+
+/// `while_loop` on a batch. A carry is batched if it is on entry or if the body makes it so.
+/// When the predicate is the same for every example, one loop runs the batched body. When it
+/// differs, the loop runs while any example's predicate holds, and each step keeps the old
+/// carry of the examples whose predicate no longer does (every carry is then batched).
+pub fn while_batched(
+    w: &crate::prims::control::While,
+    args: &[Arg],
+    dims: &[Option<usize>],
+    axis_size: usize,
+) -> (Vec<Array>, Vec<Option<usize>>) {
+    let (cc, bc) = (w.cond_consts, w.body_consts);
+    let nk = args.len() - cc - bc;
+    let mut batched: Vec<bool> = dims.iter().map(Option::is_some).collect();
+    let cond_inputs =
+        |b: &[bool]| -> Vec<bool> { b[..cc].iter().chain(&b[cc + bc..]).copied().collect() };
+    loop {
+        let out = batched_outputs(&w.body, &batched[cc..]);
+        let mut changed = false;
+        for k in 0..nk {
+            if out[k] && !batched[cc + bc + k] {
+                batched[cc + bc + k] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let pred_batched = batched_outputs(&w.cond, &cond_inputs(&batched))[0];
+    if pred_batched {
+        for b in &mut batched[cc + bc..] {
+            *b = true;
+        }
+    }
+    let ops = operands_at_0(args, dims, &batched, axis_size);
+    let carry_b = batched[cc + bc..].to_vec();
+    let (cond, body) = (w.cond.clone(), w.body.clone());
+
+    // The condition: any example still running.
+    let cond_b = cond_inputs(&batched);
+    let cond_avals = batched_avals(&cond.in_avals(), &cond_b, axis_size);
+    let jcond = crate::trace::trace_to_jaxpr(&cond_avals, |vals| {
+        let pred = eval_at_0(&cond, &vals, &cond_b, &[pred_batched], axis_size).remove(0);
+        if pred_batched {
+            let any = crate::prims::Reduce {
+                op: crate::prims::ReduceOp::Or,
+                axes: vec![0],
+            };
+            vec![bind1(any, &[Operand::Array(&pred)])]
+        } else {
+            vec![pred]
+        }
+    });
+
+    // The body: (body consts, [cond consts], carries) -> carries.
+    let body_b = batched[cc..].to_vec();
+    let mut body_avals = batched_avals(&body.in_avals(), &body_b, axis_size);
+    if pred_batched {
+        let cavals = batched_avals(&cond.in_avals()[..cc], &batched[..cc], axis_size);
+        body_avals.splice(bc..bc, cavals);
+    }
+    let jbody = crate::trace::trace_to_jaxpr(&body_avals, |vals| {
+        let (body_consts, rest) = vals.split_at(bc);
+        let (cond_consts, carry) = rest.split_at(if pred_batched { cc } else { 0 });
+        let inputs: Vec<Array> = body_consts.iter().chain(carry).cloned().collect();
+        let new = eval_at_0(&body, &inputs, &body_b, &carry_b, axis_size);
+        if !pred_batched {
+            return new;
+        }
+        let inputs: Vec<Array> = cond_consts.iter().chain(carry).cloned().collect();
+        let running = eval_at_0(&cond, &inputs, &cond_b, &[true], axis_size).remove(0);
+        new.iter()
+            .zip(carry)
+            .map(|(n, old)| {
+                let mask = bind1(
+                    BroadcastInDim {
+                        shape: n.shape().to_vec(),
+                        dims: vec![0],
+                    },
+                    &[Operand::Array(&running)],
+                );
+                bind1(
+                    Select,
+                    &[
+                        Operand::Array(&mask),
+                        Operand::Array(n),
+                        Operand::Array(old),
+                    ],
+                )
+            })
+            .collect()
+    });
+
+    let mut operands: Vec<&Array> = jcond.consts.iter().chain(&ops[..cc]).collect();
+    operands.extend(jbody.consts.iter().chain(&ops[cc..cc + bc]));
+    if pred_batched {
+        operands.extend(&ops[..cc]);
+    }
+    operands.extend(&ops[cc + bc..]);
+    let prim = crate::prims::control::While {
+        cond: std::sync::Arc::new(crate::prims::control::close_over_consts(jcond.jaxpr)),
+        body: std::sync::Arc::new(crate::prims::control::close_over_consts(jbody.jaxpr)),
+        cond_consts: jcond.consts.len() + cc,
+        body_consts: jbody.consts.len() + bc + if pred_batched { cc } else { 0 },
+    };
+    let operands: Vec<Operand> = operands.into_iter().map(Operand::Array).collect();
+    let outs = crate::trace::bind(std::sync::Arc::new(prim), &operands);
+    let out_dims = carry_b.iter().map(|&b| b.then_some(0)).collect();
+    (outs, out_dims)
+}
+
+/// `cond`/`switch` on a batch. With one branch index for every example, one `cond` of the
+/// batched branches (an output batched in any branch is batched in all). With an index per
+/// example, every branch runs on the batch and each example selects its branch's outputs.
+pub fn cond_batched(
+    c: &crate::prims::control::Cond,
+    args: &[Arg],
+    dims: &[Option<usize>],
+    axis_size: usize,
+) -> (Vec<Array>, Vec<Option<usize>>) {
+    let nb = c.branches.len();
+    let total: usize = c.branch_consts.iter().sum();
+    let shared = 1 + total..args.len();
+    // Each branch's operands (its consts, then the shared ones) and their dims.
+    let mut start = 1;
+    let inputs: Vec<Vec<usize>> = c
+        .branch_consts
+        .iter()
+        .map(|&n| {
+            let mut idx: Vec<usize> = (start..start + n).collect();
+            start += n;
+            idx.extend(shared.clone());
+            idx
+        })
+        .collect();
+    let batched: Vec<bool> = dims.iter().map(Option::is_some).collect();
+    let branch_b: Vec<Vec<bool>> = inputs
+        .iter()
+        .map(|idx| idx.iter().map(|&i| batched[i]).collect())
+        .collect();
+    let num_outs = c.branches[0].outvars.len();
+    let mut out_b = vec![dims[0].is_some(); num_outs];
+    for (b, bb) in c.branches.iter().zip(&branch_b) {
+        for (o, x) in out_b.iter_mut().zip(batched_outputs(b, bb)) {
+            *o |= x;
+        }
+    }
+    let ops = operands_at_0(args, dims, &batched, axis_size);
+    let branch_ops =
+        |k: usize| -> Vec<Array> { inputs[k].iter().map(|&i| ops[i].clone()).collect() };
+
+    if dims[0].is_none() {
+        let mut operands: Vec<Array> = vec![ops[0].clone()];
+        let mut counts = Vec::with_capacity(nb);
+        let mut jaxprs = Vec::with_capacity(nb);
+        for (k, branch) in c.branches.iter().enumerate() {
+            let avals = batched_avals(&branch.in_avals(), &branch_b[k], axis_size);
+            let closed = crate::trace::trace_to_jaxpr(&avals, |vals| {
+                eval_at_0(branch, &vals, &branch_b[k], &out_b, axis_size)
+            });
+            operands.extend(closed.consts.iter().cloned());
+            operands.extend(
+                inputs[k][..c.branch_consts[k]]
+                    .iter()
+                    .map(|&i| ops[i].clone()),
+            );
+            counts.push(closed.consts.len() + c.branch_consts[k]);
+            jaxprs.push(std::sync::Arc::new(
+                crate::prims::control::close_over_consts(closed.jaxpr),
+            ));
+        }
+        operands.extend(ops[shared].iter().cloned());
+        let prim = crate::prims::control::Cond {
+            branches: jaxprs,
+            branch_consts: counts,
+        };
+        let operands: Vec<Operand> = operands.iter().map(Operand::Array).collect();
+        let outs = crate::trace::bind(std::sync::Arc::new(prim), &operands);
+        let out_dims = out_b.iter().map(|&b| b.then_some(0)).collect();
+        return (outs, out_dims);
+    }
+
+    // An index per example (clamped, as the primitive does): every branch, then a select.
+    let index = ops[0].maximum(0).minimum(nb as i64 - 1);
+    let all_b = vec![true; num_outs];
+    let outs: Vec<Vec<Array>> = (0..nb)
+        .map(|k| {
+            eval_at_0(
+                &c.branches[k],
+                &branch_ops(k),
+                &branch_b[k],
+                &all_b,
+                axis_size,
+            )
+        })
+        .collect();
+    let mut result = outs[nb - 1].clone();
+    for k in (0..nb - 1).rev() {
+        let pick = index.eq(k as i64);
+        result = result
+            .iter()
+            .zip(&outs[k])
+            .map(|(r, o)| {
+                let mask = bind1(
+                    BroadcastInDim {
+                        shape: r.shape().to_vec(),
+                        dims: vec![0],
+                    },
+                    &[Operand::Array(&pick)],
+                );
+                bind1(
+                    Select,
+                    &[Operand::Array(&mask), Operand::Array(o), Operand::Array(r)],
+                )
+            })
+            .collect();
+    }
+    (result, vec![Some(0); num_outs])
+}

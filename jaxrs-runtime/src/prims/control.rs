@@ -238,6 +238,14 @@ impl Primitive for Scan {
     ) -> Vec<String> {
         lower_scan(self, cx, ins, in_avals, out)
     }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        crate::batching::scan_batched(self, args, dims, axis_size)
+    }
     as_any!();
 }
 
@@ -789,6 +797,14 @@ impl Primitive for While {
         );
         results[cc + bc..].to_vec()
     }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        crate::batching::while_batched(self, args, dims, axis_size)
+    }
     as_any!();
 }
 
@@ -1026,6 +1042,14 @@ impl Primitive for Cond {
         let _ = in_avals;
         let out_refs: Vec<&Aval> = out.iter().collect();
         cx.op_with_regions("stablehlo.case", &[&index], &[&i], "", &regions, &out_refs)
+    }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        crate::batching::cond_batched(self, args, dims, axis_size)
     }
     as_any!();
 }
