@@ -576,6 +576,139 @@ fn custom_vjp_calls_batch_and_keep_their_rule() {
 }
 
 // ---------------------------------------------------------------------------------------
+// Control flow
+
+#[test]
+fn scan_batches_its_carry_xs_and_captured_values() {
+    // A leaky accumulator: carry [4], xs [5 steps, 4], a captured weight [4].
+    let step = |x: &[Array]| {
+        let w = x[2].clone();
+        let (c, ys) = jaxrs::scan(
+            |c: Array, x: Array| {
+                let c = &c * &w + &x;
+                (c.clone(), c.tanh())
+            },
+            x[0].clone(),
+            x[1].clone(),
+        );
+        Array::concatenate(&[c.expand_dims(0), ys], 0)
+    };
+    for (dc, dx, dw) in [
+        (Some(0), Some(0), None),
+        (None, Some(1), None),
+        (None, Some(2), Some(0)),
+        (Some(1), None, None),
+        (None, None, Some(1)),
+    ] {
+        check(
+            "scan",
+            &[f32s(&[4], dc), f32s(&[5, 4], dx), f32s(&[4], dw)],
+            step,
+        );
+    }
+    check("fori_loop", &[f32s(&[4], Some(1))], |x| {
+        jaxrs::fori_loop(
+            0,
+            3,
+            |i, c: Array| &c * 2.0 + i.astype(DType::F32),
+            x[0].clone(),
+        )
+    });
+}
+
+#[test]
+fn while_loop_runs_each_example_its_own_number_of_steps() {
+    let f = |x: &[Array]| {
+        let limit = x[1].clone();
+        let (_, acc) = jaxrs::while_loop(
+            |c: &(Array, Array)| c.0.lt(&limit),
+            |(i, acc): (Array, Array)| (&i + 1, &acc * 1.5 + 1.0),
+            (Array::scalar(0i32), x[0].clone()),
+        );
+        acc
+    };
+    // The limit per example: a batched predicate. Shared: one loop for the batch.
+    check(
+        "while_batched_pred",
+        &[f32s(&[2], Some(1)), ints(&[], 0, 5, Some(0))],
+        f,
+    );
+    check(
+        "while_shared_pred",
+        &[f32s(&[2], Some(0)), ints(&[], 0, 5, None)],
+        f,
+    );
+}
+
+#[test]
+fn cond_and_switch_with_shared_and_per_example_predicates() {
+    let f = |x: &[Array]| {
+        jaxrs::cond(
+            &x[0].sum(None, false).gt(0.0),
+            |(a, b): (Array, Array)| (&a * &b).exp(),
+            |(a, b): (Array, Array)| &a - &b,
+            (x[0].clone(), x[1].clone()),
+        )
+    };
+    for (da, db) in [(Some(0), None), (None, Some(0)), (Some(1), Some(0))] {
+        check("cond", &[f32s(&[2, 3], da), f32s(&[2, 3], db)], f);
+    }
+    let g = |x: &[Array]| {
+        let b0 = |v: Array| v.sin();
+        let b1 = |v: Array| &v * 2.0;
+        let b2 = |v: Array| v.sum(None, true).broadcast_to(&[3]);
+        jaxrs::switch(&x[0], &[&b0, &b1, &b2], x[1].clone())
+    };
+    // Out-of-range indices clamp, per example too.
+    check(
+        "switch_batched_index",
+        &[ints(&[], -1, 4, Some(0)), f32s(&[3], None)],
+        g,
+    );
+    check(
+        "switch_shared_index",
+        &[ints(&[], 0, 3, None), f32s(&[3], Some(1))],
+        g,
+    );
+}
+
+#[test]
+fn gradients_flow_through_a_batched_scan() {
+    let w = arr(&seq(4, 0.25), &[4]);
+    let xs = arr(&seq(3 * 5 * 4, 0.1), &[3, 5, 4]);
+    let rnn = |w: &Array, x: &Array| {
+        let (c, _) = jaxrs::scan(
+            |c: Array, x: Array| ((&c * w + &x).tanh(), ()),
+            Array::zeros(&[4], DType::F32),
+            x.clone(),
+        );
+        c.sum(None, false)
+    };
+    let batched = grad(|w: Array| {
+        vmap(|(w, x): (Array, Array)| rnn(&w, &x), (None, 0), 0)((w, xs.clone())).sum(None, false)
+    })(w.clone());
+    let per_example: Array = vmap(
+        |(w, x): (Array, Array)| grad(|w: Array| rnn(&w, &x))(w),
+        (None, 0),
+        0,
+    )((w.clone(), xs.clone()));
+    let mut want = vec![0.0; 4];
+    for e in 0..3 {
+        let x = arr(&xs.to_vec::<f32>()[e * 20..(e + 1) * 20], &[5, 4]);
+        let g = grad(|w: Array| rnn(&w, &x))(w.clone()).to_f64_vec();
+        assert!(close(
+            &per_example.to_f64_vec()[e * 4..(e + 1) * 4],
+            &g,
+            1e-5
+        ));
+        for (a, b) in want.iter_mut().zip(g) {
+            *a += b;
+        }
+    }
+    assert!(close(&batched.to_f64_vec(), &want, 1e-5));
+}
+
+// ---------------------------------------------------------------------------------------
 // Composition
 
 fn arr(v: &[f32], shape: &[usize]) -> Array {
