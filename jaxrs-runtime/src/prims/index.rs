@@ -127,10 +127,7 @@ impl Primitive for DynamicSlice {
             ops.insert(0, args[0].operand());
             let mut sizes = self.sizes.clone();
             sizes.insert(b, axis_size);
-            return (
-                vec![bind1(DynamicSlice { sizes }, &ops)],
-                vec![Some(b)],
-            );
+            return (vec![bind1(DynamicSlice { sizes }, &ops)], vec![Some(b)]);
         }
         // A window per example: a gather (as JAX does).
         let (y, d) = crate::batching::dynamic_slice_batched(
@@ -237,13 +234,7 @@ impl Primitive for DynamicUpdateSlice {
         }
         // A place per example: gather the update into place and select it (JAX scatters).
         let (y, d) = crate::batching::dynamic_update_slice_batched(
-            &args[0],
-            dims[0],
-            &args[1],
-            dims[1],
-            starts,
-            sd,
-            axis_size,
+            &args[0], dims[0], &args[1], dims[1], starts, sd, axis_size,
         );
         (vec![y], vec![d])
     }
@@ -472,14 +463,7 @@ impl Primitive for IndexAdd {
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
         let (y, d) = crate::batching::index_add_batched(
-            &args[0],
-            dims[0],
-            &args[1],
-            dims[1],
-            &args[2],
-            dims[2],
-            self.axis,
-            axis_size,
+            &args[0], dims[0], &args[1], dims[1], &args[2], dims[2], self.axis, axis_size,
         );
         (vec![y], vec![d])
     }

@@ -245,7 +245,9 @@ impl Primitive for DotGeneral {
         // result); one side batched makes its batch dim a free dim of the result.
         use crate::batching::shift_axis;
         let shifted = |ds: &[usize], b: Option<usize>| -> Vec<usize> {
-            ds.iter().map(|&d| b.map_or(d, |b| shift_axis(d, b))).collect()
+            ds.iter()
+                .map(|&d| b.map_or(d, |b| shift_axis(d, b)))
+                .collect()
         };
         let (ld, rd) = (dims[0], dims[1]);
         let mut prim = DotGeneral {

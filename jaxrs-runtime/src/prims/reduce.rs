@@ -263,10 +263,7 @@ impl Primitive for Reduce {
             .map(|&a| crate::batching::shift_axis(a, b))
             .collect();
         let out = b - axes.iter().filter(|&&a| a < b).count();
-        let prim = Reduce {
-            op: self.op,
-            axes,
-        };
+        let prim = Reduce { op: self.op, axes };
         (vec![bind1(prim, &[args[0].operand()])], vec![Some(out)])
     }
     as_any!();

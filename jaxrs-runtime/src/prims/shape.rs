@@ -676,10 +676,7 @@ impl Primitive for Pad {
                 .cast(dtype, false),
             )
         };
-        let padded = bind1(
-            prim.clone(),
-            &[Operand::Array(&x), lit(0.0, x.dtype())],
-        );
+        let padded = bind1(prim.clone(), &[Operand::Array(&x), lit(0.0, x.dtype())]);
         let ones = bind1(
             BroadcastInDim {
                 shape: x.shape().to_vec(),
@@ -837,12 +834,7 @@ impl Primitive for Iota {
             &out[0],
         )]
     }
-    fn batch(
-        &self,
-        _: &[Arg],
-        _: &[Option<usize>],
-        _: usize,
-    ) -> (Vec<Array>, Vec<Option<usize>>) {
+    fn batch(&self, _: &[Arg], _: &[Option<usize>], _: usize) -> (Vec<Array>, Vec<Option<usize>>) {
         // No operands, so nothing to batch: the same values for every example.
         (vec![bind1(self.clone(), &[])], vec![None])
     }
