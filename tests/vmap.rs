@@ -874,6 +874,23 @@ fn out_axes_place_each_output() {
 }
 
 #[test]
+fn unmapped_arguments_reach_the_function_as_they_are() {
+    // A Rust scalar stays a Rust scalar; an unmapped array is the caller's array.
+    let table = arr(&[1.0, 2.0, 3.0], &[3]);
+    let f = vmap(
+        |(x, lr, n, t): (Array, f32, i32, Array)| {
+            assert_eq!((lr, n), (0.5, 3));
+            assert!(t.is_concrete());
+            &x * lr + t.sum(None, false) * n as f32
+        },
+        (0, None, None, None),
+        0,
+    );
+    let y: Array = f((arr(&[2.0, 4.0], &[2]), 0.5, 3, table));
+    assert_eq!(y.to_vec::<f32>(), vec![19.0, 20.0]);
+}
+
+#[test]
 fn axis_size_when_nothing_is_mapped() {
     let w = arr(&[1.0, 2.0], &[2]);
     let got: Array = jaxrs::vmap_sized(|w: Array| w.exp(), None, 0, 4)(w);

@@ -373,28 +373,51 @@ fn vmap_call_at<A: Tree, R: Tree>(
         }
     };
 
-    // Trace one example, then run the batching pass on the batch.
-    let per_example: Vec<Aval> = leaves
+    // Trace one example, then run the batching pass on the batch. Only the mapped leaves
+    // become tracers: an unmapped one reaches `f` as it is (a Rust scalar stays readable, as
+    // a Python scalar does under jax.vmap), and the trace captures it as a constant, which
+    // the batching pass treats as unbatched.
+    let (mapped_leaves, mapped_dims): (Vec<Array>, Vec<Option<usize>>) = leaves
         .iter()
         .zip(&dims)
+        .filter(|(_, d)| d.is_some())
+        .map(|(l, d)| (l.clone(), *d))
+        .unzip();
+    let per_example: Vec<Aval> = mapped_leaves
+        .iter()
+        .zip(&mapped_dims)
         .map(|(l, d)| {
             let mut aval = l.aval().clone();
-            if let Some(d) = d {
-                aval.shape.remove(*d);
-            }
+            aval.shape.remove(d.expect("mapped"));
             aval
         })
         .collect();
     let mut out_def = None;
     let closed = trace_to_jaxpr(&per_example, |tracers| {
+        let mut tracers = tracers.into_iter();
+        let example: Vec<Array> = leaves
+            .iter()
+            .zip(&dims)
+            .map(|(l, d)| match d {
+                Some(_) => tracers.next().expect("one tracer per mapped leaf"),
+                None => l.clone(),
+            })
+            .collect();
         let a: A =
-            try_tree_unflatten(&def, tracers).unwrap_or_else(|e| panic!("{head}: {e} {}", at()));
+            try_tree_unflatten(&def, example).unwrap_or_else(|e| panic!("{head}: {e} {}", at()));
         let (outs, d) = f(a).flatten();
         out_def = Some(d);
         outs
     });
+    drop(leaves);
     let out_def = out_def.expect("traced");
-    let (outs, out_dims) = batch_jaxpr(&closed.jaxpr, &closed.consts, &leaves, &dims, size);
+    let (outs, out_dims) = batch_jaxpr(
+        &closed.jaxpr,
+        &closed.consts,
+        &mapped_leaves,
+        &mapped_dims,
+        size,
+    );
 
     // Each output along its out axis.
     let mut want = Vec::with_capacity(outs.len());
@@ -444,9 +467,9 @@ fn vmap_call_at<A: Tree, R: Tree>(
 /// and stacks the results along `out_axes`. The whole batch runs as one program: matrix
 /// products become batched products, reductions reduce every example at once.
 ///
-/// `f` takes one tree (a tuple for several arguments) of arrays; Rust scalars are passed as
-/// unmapped 0-d arrays, so take them as `Array` (or capture them). Values `f` captures are
-/// the same for every example. It composes with the other transformations:
+/// `f` takes one tree (a tuple for several arguments). An unmapped argument reaches `f` as
+/// it is, like a value `f` captures: the same for every example, and a Rust scalar stays a
+/// Rust scalar (`vmap(|(x, lr): (Array, f32)| .., (0, None), 0)`). It composes with the other transformations:
 /// `jit(vmap(f, ..))`, `vmap(grad(f), ..)` (per-example gradients), `grad(|a| vmap(f, ..)(a)
 /// .mean(None, false))`, and `vmap(vmap(f, ..), ..)` (two batch axes).
 ///
