@@ -572,6 +572,40 @@ fn custom_vjp_calls_batch_and_keep_their_rule() {
     assert_eq!(total.to_vec::<f32>(), vec![0.6, 0.8, 0.0, 0.0, 1.0, 0.0]);
 }
 
+#[test]
+fn rules_move_batch_dims_only_when_needed() {
+    // Examples stacked along axis 1 stay there: no rule below transposes.
+    let x = Array::zeros(&[2, 3, 4], DType::F32);
+    let w = Array::zeros(&[4, 5], DType::F32);
+    let program = |f: &dyn Fn(&Array, &Array) -> Array| {
+        jaxrs::make_jaxpr(
+            |(x, w): (Array, Array)| vmap(|(x, w): (Array, Array)| f(&x, &w), (1, None), 1)((x, w)),
+            &(x.clone(), w.clone()),
+        )
+        .to_string()
+    };
+    for (what, f) in [
+        (
+            "elementwise",
+            &(|x: &Array, _: &Array| (x.exp() + x).maximum(0.0))
+                as &dyn Fn(&Array, &Array) -> Array,
+        ),
+        ("reductions", &|x: &Array, _: &Array| {
+            // Axes after the batch dim (axis 0 would move it: the result is one rank less).
+            x.sum(-1, true).cumsum(0) - x.max(-1, true) + x.argmax(1, true).astype(DType::F32)
+        }),
+        ("matmul", &|x: &Array, w: &Array| x.matmul(w).tanh()),
+        ("shapes", &|x: &Array, _: &Array| {
+            x.slice_axis(1, 1, 3)
+                .flip([0])
+                .pad(&[1, 0], &[0, 0], &[], 0.0)
+        }),
+    ] {
+        let jaxpr = program(f);
+        assert!(!jaxpr.contains("transpose"), "{what}: {jaxpr}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Control flow
 

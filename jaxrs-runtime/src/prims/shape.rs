@@ -79,13 +79,27 @@ impl Primitive for Reshape {
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        // Row-major order mixes every axis, so the examples go first: each reshapes alone.
-        let x = crate::batching::move_bdim(&args[0], dims[0], 0, axis_size);
-        let mut shape = vec![axis_size];
-        shape.extend_from_slice(&self.shape);
+        // Row-major order keeps the batch dim where it is when the per-example dims before it
+        // regroup among themselves (same product); otherwise the examples go first.
+        let b = dims[0].expect("the operand is batched");
+        let mut per_example = args[0].aval().shape;
+        per_example.remove(b);
+        let before: usize = per_example[..b].iter().product();
+        let to = (0..=self.shape.len())
+            .filter(|&k| self.shape[..k].iter().product::<usize>() == before)
+            .min_by_key(|&k| k.abs_diff(b));
+        let (x, to) = match to {
+            Some(to) => (crate::batching::arg_array(&args[0]).into_owned(), to),
+            None => (
+                crate::batching::move_bdim(&args[0], dims[0], 0, axis_size),
+                0,
+            ),
+        };
+        let mut shape = self.shape.clone();
+        shape.insert(to, axis_size);
         (
             vec![bind1(Reshape { shape }, &[Operand::Array(&x)])],
-            vec![Some(0)],
+            vec![Some(to)],
         )
     }
     as_any!();
