@@ -196,19 +196,54 @@ fn policies_list() -> String {
     )
 }
 
+/// The policy a name stands for, in snake case (`dots_saveable`) or as the runtime's variant
+/// (`DotsSaveable`).
+fn policy_name_of(name: &str) -> Option<&'static str> {
+    let snake: String = name
+        .chars()
+        .enumerate()
+        .flat_map(|(i, c)| {
+            let lower = c.to_ascii_lowercase();
+            if c.is_ascii_uppercase() && i > 0 {
+                vec!['_', lower]
+            } else {
+                vec![lower]
+            }
+        })
+        .collect();
+    POLICIES.iter().copied().find(|p| *p == snake)
+}
+
 /// `dots_saveable`, or `save_only_these_names("a", "b")`.
 fn parse_policy(input: ParseStream) -> syn::Result<Policy> {
     if input.is_empty() {
         return Err(input.error(format!("expected a policy: {}", policies_list())));
     }
-    let ident = input.call(Ident::parse_any).map_err(|_| {
+    let path = input.call(syn::Path::parse_mod_style).map_err(|_| {
         input.error(format!(
-            "expected a policy name: {}; write it without quotes or a path",
+            "expected a policy name: {}; write it without quotes",
             policies_list()
         ))
     })?;
-    // `jax.checkpoint_policies.dots_saveable` spelt as a Rust path: take the last segment.
-    if input.peek(Token![::]) || input.peek(Token![.]) {
+    if path.segments.len() > 1 || path.leading_colon.is_some() {
+        // `RematPolicy::DotsSaveable` or `checkpoint_policies::dots_saveable`.
+        let last = path.segments.last().expect("a path has a segment");
+        let suggestion = policy_name_of(&last.ident.unraw().to_string())
+            .map(|p| match p {
+                "save_only_these_names" => {
+                    "write `policy = save_only_these_names(\"name\", ...)`".to_string()
+                }
+                p => format!("write `policy = {p}`"),
+            })
+            .unwrap_or_else(|| format!("the valid policies are {}", policies_list()));
+        return Err(syn::Error::new_spanned(
+            &path,
+            format!("write the policy's bare name, not a path: {suggestion}"),
+        ));
+    }
+    let ident = path.segments[0].ident.clone();
+    if input.peek(Token![.]) {
+        // `jax.checkpoint_policies.dots_saveable`
         return Err(input.error(format!(
             "write the policy's bare name, e.g. `policy = dots_saveable`; the valid policies \
              are {}",

@@ -102,8 +102,11 @@ pub fn validate(cx: &mut Ctxt, attr: RematAttr, item: Item) -> Option<RematFn> {
     check_function_kind(cx, &sig);
     let output = check_output(cx, &sig);
     let names = params_by_position(&sig);
+    let before = cx.error_count();
     let statics = resolve(cx, &sig.ident, attr.statics.as_ref(), &names);
-    let params = check_params(cx, &mut sig, &statics, attr.incomplete);
+    // A misnamed static parameter would also be reported as untraceable: one error is enough.
+    let roles_known = !attr.incomplete && cx.error_count() == before;
+    let params = check_params(cx, &mut sig, &statics, roles_known);
 
     Some(RematFn {
         attrs,
@@ -294,7 +297,7 @@ fn check_params(
     cx: &mut Ctxt,
     sig: &mut Signature,
     statics: &[usize],
-    incomplete: bool,
+    roles_known: bool,
 ) -> Vec<Param> {
     let mut params = Vec::new();
     for (i, arg) in sig.inputs.iter_mut().enumerate() {
@@ -371,7 +374,7 @@ fn check_params(
             Passing::Value => &ty,
             Passing::Ref(inner) => &**inner,
         };
-        if !incomplete {
+        if roles_known {
             if let Some(type_name) = untraceable_type(inner) {
                 cx.error_spanned_by(
                     &ty,
