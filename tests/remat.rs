@@ -4,7 +4,7 @@
 //! grad-of-grad through remat.
 
 use jaxrs::prelude::*;
-use jaxrs::{check_grads, check_grads_with, make_jaxpr, stablehlo, value_and_grad, Modes};
+use jaxrs::{check_grads, check_grads_with, make_jaxpr, scan, stablehlo, value_and_grad, Modes};
 
 /// Deterministic values in [-scale, scale].
 fn vals(n: usize, seed: u64, scale: f64) -> Vec<f64> {
@@ -460,4 +460,120 @@ fn nested_remat_and_passthrough_outputs() {
         );
     }
     check_grads(outer(true), &x, 2);
+}
+
+// --- remat and scan together ---------------------------------------------------------
+
+fn rand_f64(shape: &[usize], seed: u64, scale: f64) -> Array {
+    let n: usize = shape.iter().product();
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let v: Vec<f64> = (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            scale * (2.0 * ((s >> 11) as f64 / (1u64 << 53) as f64) - 1.0)
+        })
+        .collect();
+    Array::from_f64s(&v, shape, DType::F64)
+}
+
+fn scan_cell(h: &Array, x: &Array, w: &Array, u: &Array) -> Array {
+    (h.matmul(w) + x.matmul(u)).tanh().gelu()
+}
+
+#[remat]
+fn scan_cell_remat(h: &Array, x: &Array, w: &Array, u: &Array) -> Array {
+    scan_cell(h, x, w, u)
+}
+
+/// 0: plain; 1: remat around the scan body; 2: scan inside remat.
+fn scan_loss(w: &Array, u: &Array, xs: &Array, h0: &Array, mode: u8) -> Array {
+    let run = |w: &Array, u: &Array, xs: &Array, h0: &Array, body_remat: bool| {
+        let (h, hs) = scan(
+            |h: Array, x: Array| {
+                let h = if body_remat {
+                    scan_cell_remat(&h, &x, w, u)
+                } else {
+                    scan_cell(&h, &x, w, u)
+                };
+                (h.clone(), h)
+            },
+            h0.clone(),
+            xs.clone(),
+        );
+        (h * 2.0).sum(None, false) + hs.sum(None, false)
+    };
+    match mode {
+        0 => run(w, u, xs, h0, false),
+        1 => run(w, u, xs, h0, true),
+        _ => remat(|(w, u, xs, h0): (Array, Array, Array, Array)| run(&w, &u, &xs, &h0, false))
+            .call((w.clone(), u.clone(), xs.clone(), h0.clone())),
+    }
+}
+
+#[test]
+fn remat_around_a_scan_body_and_scan_inside_remat() {
+    let (t, b, d) = (5, 3, 4);
+    let w = rand_f64(&[d, d], 1, 0.5);
+    let u = rand_f64(&[d, d], 2, 0.5);
+    let xs = rand_f64(&[t, b, d], 3, 1.0);
+    let h0 = rand_f64(&[b, d], 4, 1.0);
+    let g = |mode: u8| {
+        grad(|(w, u): (Array, Array)| scan_loss(&w, &u, &xs, &h0, mode))((w.clone(), u.clone()))
+    };
+    let (w0, u0) = g(0);
+    for mode in [1u8, 2] {
+        let (w1, u1) = g(mode);
+        for (a, b) in [(&w1, &w0), (&u1, &u0)] {
+            for (p, q) in a.to_vec::<f64>().iter().zip(b.to_vec::<f64>()) {
+                assert!(
+                    (p - q).abs() <= 1e-12 * (1.0 + q.abs()),
+                    "mode {mode}: {p} vs {q}"
+                );
+            }
+        }
+        let jg = jit(|(w, u, xs, h0): (Array, Array, Array, Array)| {
+            grad(|(w, u): (Array, Array)| scan_loss(&w, &u, &xs, &h0, mode))((w, u))
+        })
+        .call((w.clone(), u.clone(), xs.clone(), h0.clone()));
+        for (p, q) in jg.0.to_vec::<f64>().iter().zip(w0.to_vec::<f64>()) {
+            assert!(
+                (p - q).abs() <= 1e-12 * (1.0 + q.abs()),
+                "jit mode {mode}: {p} vs {q}"
+            );
+        }
+        jaxrs::check_grads_with(
+            |(w, u): (Array, Array)| scan_loss(&w, &u, &xs, &h0, mode),
+            &(w.clone(), u.clone()),
+            2,
+            jaxrs::Modes::Both,
+        );
+    }
+}
+
+/// Remat around a scan body keeps only the carries per step: the jitted gradient needs less
+/// temporary memory than without it.
+#[test]
+fn remat_around_a_scan_body_saves_memory() {
+    let (t, b, d) = (16, 128, 128);
+    let w = rand_f64(&[d, d], 1, 0.05).astype(DType::F32);
+    let u = rand_f64(&[d, d], 2, 0.05).astype(DType::F32);
+    let xs = rand_f64(&[t, b, d], 3, 1.0).astype(DType::F32);
+    let h0 = rand_f64(&[b, d], 4, 1.0).astype(DType::F32);
+    let temp = |mode: u8| {
+        let f = jit(move |(w, u, xs, h0): (Array, Array, Array, Array)| {
+            grad(|(w, u): (Array, Array)| scan_loss(&w, &u, &xs, &h0, mode))((w, u))
+        });
+        let _ = f.call((w.clone(), u.clone(), xs.clone(), h0.clone()));
+        f.site()
+            .last_compiled_memory_stats()
+            .expect("stats")
+            .temp_bytes
+    };
+    let (plain, body_remat) = (temp(0), temp(1));
+    assert!(
+        body_remat * 2 <= plain,
+        "remat body: {body_remat} bytes vs plain {plain}"
+    );
 }
