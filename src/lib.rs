@@ -3,14 +3,14 @@
 //! JAX's composable transformations for Rust: `#[jit]`, `grad`, `vmap`, ... over arrays that
 //! run on XLA through PJRT.
 
-pub use jaxrs_macros::{jit, scan, vmap, Tree};
+pub use jaxrs_macros::{jit, remat, scan, vmap, Tree};
 pub use jaxrs_runtime::*;
 
 /// Everything a typical program needs.
 pub mod prelude {
     pub use crate::{
-        grad, jit, jvp, tree_map, tree_map2, value_and_grad, value_and_grad_aux, vjp, Array, DType,
-        Tree,
+        checkpoint_name, grad, jit, jvp, remat, tree_map, tree_map2, value_and_grad,
+        value_and_grad_aux, vjp, Array, DType, RematPolicy, Tree,
     };
     pub use crate::{vmap, vmap_sized};
 }
@@ -20,6 +20,7 @@ pub mod prelude {
 pub mod __private {
     pub use jaxrs_runtime::control::{scan_with, ScanOptions};
     pub use jaxrs_runtime::jit::{jit_call, FloatKey, JitSite};
+    pub use jaxrs_runtime::remat::{remat_call, RematPolicy};
     pub use jaxrs_runtime::tree::{next_leaf, Tree, TreeDef, TreeMismatch};
     pub use jaxrs_runtime::vmap::{vmap_call, VmapNames};
     pub use jaxrs_runtime::Array;

@@ -1,4 +1,4 @@
-//! The macros of jaxrs: `#[jit]`, `#[vmap]`, `#[scan]` and `#[derive(Tree)]`.
+//! The macros of jaxrs: `#[jit]`, `#[vmap]`, `#[scan]`, `#[remat]` and `#[derive(Tree)]`.
 //!
 //! Each parses its input into typed options, validates them (collecting every error, each at
 //! its token), then expands into calls of the runtime through `::jaxrs::__private`. This crate
@@ -6,6 +6,7 @@
 
 mod ctxt;
 mod jit;
+mod remat;
 mod scan;
 mod transforms;
 mod tree_derive;
@@ -100,6 +101,52 @@ pub fn jit(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn scan(attr: TokenStream, item: TokenStream) -> TokenStream {
     scan::scan(attr.into(), item.into()).into()
+}
+
+/// Rematerialises a function (gradient checkpointing, `jax.checkpoint`): it computes the
+/// same values, but under `grad`/`vjp` its intermediate values are recomputed in the backward
+/// pass instead of being kept alive from the forward pass, trading compute for memory.
+///
+/// ```ignore
+/// use jaxrs::prelude::*;
+///
+/// /// One residual block: only `x` is kept for the backward pass.
+/// #[remat]
+/// fn block(x: &Array, w1: &Array, w2: &Array) -> Array {
+///     x + x.matmul(w1).gelu().matmul(w2)
+/// }
+///
+/// /// Keeps the matrix products, recomputes the elementwise work.
+/// #[remat(policy = dots_saveable)]
+/// fn cheaper(x: &Array, w: &Array) -> Array { x.matmul(w).tanh() }
+///
+/// /// Keeps the values marked with `checkpoint_name(&h, "hidden")`; `n` is a Rust value.
+/// #[remat(policy = save_only_these_names("hidden"), static = n)]
+/// fn named(x: &Array, n: usize) -> Array { .. }
+/// ```
+///
+/// # Options
+///
+/// - `policy = <policy>`: what the forward pass keeps: `nothing_saveable` (the default),
+///   `dots_saveable`, `everything_saveable`, `save_only_these_names("a", "b", ...)`.
+/// - `static = <params>`: parameters the body sees as Rust values (sizes, flags) instead of
+///   traced arrays: one parameter, by position from 0 or by name, or a parenthesised list.
+///
+/// # Parameters
+///
+/// Every other parameter is traced, as with `#[jit]`: an `Array` or any `Tree`, by value or
+/// by shared reference; a Rust scalar (`f32 f64 i32 i64 u32 u8 i8 bool`) becomes a weakly
+/// typed 0-d `Array` inside the body. `&mut` parameters are rejected (a rematerialised
+/// function is pure), and so are methods and `async`/`const`/`extern` functions; generic
+/// functions are fine (nothing is cached per function).
+///
+/// The function keeps its name, visibility, attributes and signature; its body becomes a call
+/// of the runtime's `remat_call`. The function twin is `jaxrs::remat(f)`. Stacked with
+/// `#[jit]` in either order, it gives the same program (a jitted function inlines into
+/// transformations that trace it).
+#[proc_macro_attribute]
+pub fn remat(attr: TokenStream, item: TokenStream) -> TokenStream {
+    remat::remat(attr.into(), item.into()).into()
 }
 
 /// Vectorizes a function over a batch, like `jax.vmap` as a decorator: the function keeps its

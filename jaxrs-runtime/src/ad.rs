@@ -175,6 +175,19 @@ pub fn linearize_jaxpr(
     consts: &[Array],
     primals: &[Array],
 ) -> (Vec<Array>, Linearized) {
+    linearize_jaxpr_reusing(jaxpr, consts, primals, Vec::new())
+}
+
+/// [`linearize_jaxpr`], taking the outputs of some equations as given instead of computing
+/// them: `reuse[i]`, when present, holds the outputs of equation `i` (remat's saved values).
+/// Such an equation is not bound; its reverse-mode rule ([`crate::primitive::Primitive::vjp`])
+/// still runs in the backward pass, on the given outputs.
+pub fn linearize_jaxpr_reusing(
+    jaxpr: Jaxpr,
+    consts: &[Array],
+    primals: &[Array],
+    mut reuse: Vec<Option<Vec<Array>>>,
+) -> (Vec<Array>, Linearized) {
     let mut env = Env::new(&jaxpr);
     for (v, c) in jaxpr
         .constvars
@@ -189,13 +202,20 @@ pub fn linearize_jaxpr(
     for v in &jaxpr.invars {
         active[v.0 as usize] = differentiable(jaxpr.aval(*v));
     }
-    for e in &jaxpr.eqns {
+    for (i, e) in jaxpr.eqns.iter().enumerate() {
         let depends = e
             .inputs
             .iter()
             .any(|a| matches!(a, Atom::Var(v) if active[v.0 as usize]));
         for v in &e.outputs {
             active[v.0 as usize] = depends && differentiable(jaxpr.aval(*v));
+        }
+        if let Some(outs) = reuse.get_mut(i).and_then(Option::take) {
+            custom.push(None);
+            for (v, o) in e.outputs.iter().zip(outs) {
+                env.set(*v, o);
+            }
+            continue;
         }
         let args: Vec<Arg> = e.inputs.iter().map(|a| env.arg(a)).collect();
         let (outs, backward) = match e.prim.linearize(&args) {

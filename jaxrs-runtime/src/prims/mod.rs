@@ -8,6 +8,7 @@ pub mod elementwise;
 pub mod index;
 pub mod linalg;
 pub mod reduce;
+pub mod remat;
 pub mod shape;
 
 pub use control::{Cond, Scan, While};
@@ -18,6 +19,7 @@ pub use elementwise::{
 pub use index::{DynamicSlice, DynamicUpdateSlice, IndexAdd, Take};
 pub use linalg::DotGeneral;
 pub use reduce::{Argmax, Cumulative, Reduce, ReduceOp};
+pub use remat::{CheckpointName, OptimizationBarrier, RematCall};
 pub use shape::{BroadcastInDim, Concatenate, Iota, Pad, Reshape, Rev, Slice, Transpose};
 
 use crate::aval::Aval;
