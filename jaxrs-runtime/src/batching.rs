@@ -1005,3 +1005,35 @@ pub fn cond_batched(
     }
     (result, vec![Some(0); num_outs])
 }
+
+/// A `remat` call on a batch: a call of the batched function (batched inputs and outputs
+/// along 0), with the same policy, so that the backward pass recomputes the batched values.
+pub fn remat_batched(
+    r: &crate::prims::remat::RematCall,
+    args: &[Arg],
+    dims: &[Option<usize>],
+    axis_size: usize,
+) -> (Vec<Array>, Vec<Option<usize>>) {
+    let batched: Vec<bool> = dims.iter().map(Option::is_some).collect();
+    let out_b = batched_outputs(&r.jaxpr, &batched);
+    let ops = operands_at_0(args, dims, &batched, axis_size);
+    let jaxpr = r.jaxpr.clone();
+    let avals = batched_avals(&jaxpr.in_avals(), &batched, axis_size);
+    let closed = crate::trace::trace_to_jaxpr(&avals, |vals| {
+        eval_at_0(&jaxpr, &vals, &batched, &out_b, axis_size)
+    });
+    let prim = crate::prims::remat::RematCall {
+        jaxpr: std::sync::Arc::new(crate::prims::control::close_over_consts(closed.jaxpr)),
+        num_consts: closed.consts.len() + r.num_consts,
+        policy: r.policy.clone(),
+        loc: r.loc,
+    };
+    let operands: Vec<Operand> = closed
+        .consts
+        .iter()
+        .chain(&ops)
+        .map(Operand::Array)
+        .collect();
+    let outs = crate::trace::bind(std::sync::Arc::new(prim), &operands);
+    (outs, out_b.iter().map(|&b| b.then_some(0)).collect())
+}

@@ -64,6 +64,16 @@ impl Primitive for OptimizationBarrier {
             &out_avals,
         )
     }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        _: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        // The identity on every operand: each keeps its batch dim.
+        let ops: Vec<Operand> = args.iter().map(Arg::operand).collect();
+        (crate::trace::bind(Arc::new(*self), &ops), dims.to_vec())
+    }
     as_any!();
 }
 
@@ -93,6 +103,14 @@ impl Primitive for CheckpointName {
     }
     fn lower(&self, _: &mut LowerCtx, ins: &[String], _: &[Aval], _: &[Aval]) -> Vec<String> {
         vec![ins[0].clone()]
+    }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        _: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        crate::batching::unary(self.clone(), args, dims)
     }
     as_any!();
 }
@@ -246,6 +264,14 @@ impl Primitive for RematCall {
     }
     fn lower(&self, cx: &mut LowerCtx, ins: &[String], _: &[Aval], _: &[Aval]) -> Vec<String> {
         cx.lower_inline(&self.jaxpr, ins)
+    }
+    fn batch(
+        &self,
+        args: &[Arg],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        crate::batching::remat_batched(self, args, dims, axis_size)
     }
     as_any!();
 }
