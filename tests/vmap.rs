@@ -739,6 +739,41 @@ fn gradients_flow_through_a_batched_scan() {
     assert!(close(&batched.to_f64_vec(), &want, 1e-5));
 }
 
+#[test]
+fn remat_calls_batch_and_still_recompute() {
+    use jaxrs::{checkpoint_name, remat, RematPolicy};
+    let block =
+        |(x, w): (Array, Array)| checkpoint_name(&x.matmul(&w), "h").tanh().sum(None, false);
+    for policy in [
+        RematPolicy::NothingSaveable,
+        RematPolicy::save_only_these_names(["h"]),
+    ] {
+        let r = remat(block).policy(policy);
+        check("remat", &[f32s(&[3], Some(1)), f32s(&[3, 2], None)], |x| {
+            r.call((x[0].clone(), x[1].clone()))
+        });
+        // Per-example gradients, and the gradient of the batch, through the batched call.
+        let xs = arr(&seq(12, 0.2), &[4, 3]);
+        let w = arr(&seq(6, 0.3), &[3, 2]);
+        let per_example: Array = vmap(
+            |(x, w): (Array, Array)| grad(|w: Array| r.call((x.clone(), w)))(w),
+            (0, None),
+            0,
+        )((xs.clone(), w.clone()));
+        let total = grad(|w: Array| {
+            vmap(|(x, w): (Array, Array)| r.call((x, w)), (0, None), 0)((xs.clone(), w))
+                .sum(None, false)
+        })(w.clone());
+        let want = grad(|w: Array| xs.matmul(&w).tanh().sum(None, false))(w);
+        assert!(close(&total.to_f64_vec(), &want.to_f64_vec(), 1e-5));
+        assert!(close(
+            &per_example.sum(0, false).to_f64_vec(),
+            &want.to_f64_vec(),
+            1e-5
+        ));
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Composition
 
