@@ -7,18 +7,12 @@
 //! and shapes. The op names map to the Rust API exactly as in `tests/golden_ops.rs`.
 
 use jaxrs::prelude::*;
-use jaxrs::{jvp, vjp, where_, DotDims};
+mod common;
+
+use common::golden::*;
+use jaxrs::{jvp, vjp};
 use serde_json::Value;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-
-/// An operand of a case: an array, or a Rust scalar literal.
-#[derive(Clone)]
-enum In {
-    Arr(Array),
-    Float(f64),
-    Int(i64),
-    Bool(bool),
-}
 
 struct Case {
     name: String,
@@ -40,54 +34,6 @@ struct Case {
 // ---------------------------------------------------------------------------------------------
 // Reading the golden file (helpers as in tests/golden_ops.rs)
 
-fn number(v: &Value) -> f64 {
-    match v {
-        Value::Number(n) => n.as_f64().expect("number"),
-        Value::Bool(b) => *b as u8 as f64,
-        Value::String(s) => match s.as_str() {
-            "nan" => f64::NAN,
-            "inf" => f64::INFINITY,
-            "-inf" => f64::NEG_INFINITY,
-            other => panic!("bad number {other}"),
-        },
-        other => panic!("bad number {other}"),
-    }
-}
-
-fn dtype(v: &Value) -> DType {
-    DType::from_name(v.as_str().expect("dtype name")).expect("known dtype")
-}
-
-fn shape(v: &Value) -> Vec<usize> {
-    v.as_array()
-        .expect("shape")
-        .iter()
-        .map(|d| d.as_u64().expect("dim") as usize)
-        .collect()
-}
-
-fn ints(v: &Value) -> Vec<i64> {
-    v.as_array()
-        .expect("ints")
-        .iter()
-        .map(|d| d.as_i64().expect("int"))
-        .collect()
-}
-
-fn usizes(v: &Value) -> Vec<usize> {
-    ints(v).into_iter().map(|x| x as usize).collect()
-}
-
-fn array(v: &Value) -> Array {
-    let values: Vec<f64> = v["data"]
-        .as_array()
-        .expect("data")
-        .iter()
-        .map(number)
-        .collect();
-    Array::from_f64s(&values, &shape(&v["shape"]), dtype(&v["dtype"]))
-}
-
 fn load() -> Vec<Case> {
     let path = format!("{}/tests/golden/grads.json", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
@@ -104,13 +50,7 @@ fn load() -> Vec<Case> {
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|i| match i.get("scalar") {
-                    Some(Value::Bool(b)) => In::Bool(*b),
-                    Some(Value::Number(n)) if n.is_f64() => In::Float(n.as_f64().unwrap()),
-                    Some(Value::Number(n)) => In::Int(n.as_i64().unwrap()),
-                    Some(other) => panic!("bad scalar {other}"),
-                    None => In::Arr(array(i)),
-                })
+                .map(operand)
                 .collect(),
             diff: usizes(&c["diff"]),
             output: c["output"].clone(),
@@ -133,153 +73,6 @@ fn load() -> Vec<Case> {
 // ---------------------------------------------------------------------------------------------
 // Op names -> the Rust API (as in tests/golden_ops.rs, differentiable ops only)
 
-fn arr(x: &In) -> &Array {
-    match x {
-        In::Arr(a) => a,
-        _ => panic!("expected an array operand"),
-    }
-}
-
-/// `x <op> y` where either side may be a Rust scalar.
-fn binary(op: &str, x: &In, y: &In) -> Array {
-    macro_rules! with_rhs {
-        ($a:expr, $m:ident) => {
-            match y {
-                In::Arr(b) => $a.$m(b),
-                In::Float(s) => $a.$m(*s),
-                In::Int(s) => $a.$m(*s),
-                In::Bool(s) => $a.$m(*s),
-            }
-        };
-    }
-    macro_rules! dispatch {
-        ($a:expr) => {
-            match op {
-                "add" => with_rhs!($a, add),
-                "sub" => with_rhs!($a, sub),
-                "mul" => with_rhs!($a, mul),
-                "div" => with_rhs!($a, div),
-                "rem" => with_rhs!($a, rem),
-                "pow" => with_rhs!($a, pow),
-                "maximum" => with_rhs!($a, maximum),
-                "minimum" => with_rhs!($a, minimum),
-                other => panic!("unknown binary op {other}"),
-            }
-        };
-    }
-    match (x, y) {
-        (In::Arr(a), _) => dispatch!(a),
-        (In::Float(s), In::Arr(b)) => match op {
-            "sub" => *s - b,
-            "div" => *s / b,
-            "add" => *s + b,
-            "mul" => *s * b,
-            other => panic!("scalar-left {other} not covered"),
-        },
-        _ => panic!("two scalars"),
-    }
-}
-
-fn apply(c: &Case, x: &[In]) -> Array {
-    let p = &c.params;
-    let axes = |k: &str| -> Option<Vec<i64>> { p[k].as_array().map(|_| ints(&p[k])) };
-    let axis = || p["axis"].as_i64().expect("axis");
-    let keepdims = || p["keepdims"].as_bool().unwrap_or(false);
-    macro_rules! reduce {
-        ($m:ident) => {
-            match axes("axes") {
-                None => arr(&x[0]).$m(None, keepdims()),
-                Some(list) => arr(&x[0]).$m(list, keepdims()),
-            }
-        };
-    }
-    let all: Vec<Array> = x
-        .iter()
-        .filter_map(|i| {
-            if let In::Arr(a) = i {
-                Some(a.clone())
-            } else {
-                None
-            }
-        })
-        .collect();
-    match c.op.as_str() {
-        "add" | "sub" | "mul" | "div" | "rem" | "pow" | "maximum" | "minimum" => {
-            binary(&c.op, &x[0], &x[1])
-        }
-        "neg" => -arr(&x[0]),
-        "exp" => arr(&x[0]).exp(),
-        "log" => arr(&x[0]).log(),
-        "log1p" => arr(&x[0]).log1p(),
-        "expm1" => arr(&x[0]).expm1(),
-        "tanh" => arr(&x[0]).tanh(),
-        "logistic" => arr(&x[0]).logistic(),
-        "sin" => arr(&x[0]).sin(),
-        "cos" => arr(&x[0]).cos(),
-        "sqrt" => arr(&x[0]).sqrt(),
-        "rsqrt" => arr(&x[0]).rsqrt(),
-        "abs" => arr(&x[0]).abs(),
-        "sign" => arr(&x[0]).sign(),
-        "floor" => arr(&x[0]).floor(),
-        "ceil" => arr(&x[0]).ceil(),
-        "round" => arr(&x[0]).round(),
-        "erf" => arr(&x[0]).erf(),
-        "relu" => arr(&x[0]).relu(),
-        "gelu_tanh" => arr(&x[0]).gelu(),
-        "gelu_exact" => arr(&x[0]).gelu_exact(),
-        "integer_pow" => arr(&x[0]).powi(p["n"].as_i64().unwrap() as i32),
-        "where" => where_(&all[0], &all[1], &all[2]),
-        "sum" => reduce!(sum),
-        "mean" => reduce!(mean),
-        "max" => reduce!(max),
-        "min" => reduce!(min),
-        "prod" => reduce!(prod),
-        "logsumexp" => reduce!(logsumexp),
-        "softmax" => arr(&x[0]).softmax(axis()),
-        "log_softmax" => arr(&x[0]).log_softmax(axis()),
-        "cumsum" => arr(&x[0]).cumsum(axis()),
-        "reshape" => arr(&x[0]).reshape(ints(&p["shape"])),
-        "transpose" => arr(&x[0]).transpose(ints(&p["perm"])),
-        "broadcast_to" => arr(&x[0]).broadcast_to(&usizes(&p["shape"])),
-        "expand_dims" => arr(&x[0]).expand_dims(axis()),
-        "squeeze" => arr(&x[0]).squeeze(ints(&p["axes"])),
-        "concatenate" => Array::concatenate(&all, axis()),
-        "stack" => Array::stack(&all, axis()),
-        "slice" => arr(&x[0]).slice(
-            &usizes(&p["start"]),
-            &usizes(&p["limit"]),
-            &usizes(&p["strides"]),
-        ),
-        "pad" => arr(&x[0]).pad(
-            &ints(&p["low"]),
-            &ints(&p["high"]),
-            &ints(&p["interior"]),
-            number(&p["value"]),
-        ),
-        "dynamic_slice" => all[0].dynamic_slice(&all[1..], &usizes(&p["sizes"])),
-        "dynamic_update_slice" => all[0].dynamic_update_slice(&all[1], &all[2..]),
-        "take" => all[0].take(&all[1], axis()),
-        "matmul" => all[0].matmul(&all[1]),
-        "dot_general" => {
-            let (c_, b_) = (&p["contracting"], &p["batch"]);
-            let dims = DotDims {
-                lhs_contract: usizes(&c_[0]),
-                rhs_contract: usizes(&c_[1]),
-                lhs_batch: usizes(&b_[0]),
-                rhs_batch: usizes(&b_[1]),
-            };
-            all[0].dot_general(&all[1], &dims)
-        }
-        "astype" => all[0].astype(dtype(&p["dtype"])),
-        "norm" => all[0].norm(),
-        other => panic!("no Rust mapping for op {other}"),
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Running a case
-
-/// The case's op as a function of its differentiated operands (the rest are fixed).
 fn op_of_diff(c: &Case) -> impl Fn(Vec<Array>) -> Array + '_ {
     move |d: Vec<Array>| {
         let mut ins = c.inputs.clone();
@@ -287,7 +80,7 @@ fn op_of_diff(c: &Case) -> impl Fn(Vec<Array>) -> Array + '_ {
         for (&i, a) in c.diff.iter().zip(d) {
             ins[i] = In::Arr(a);
         }
-        apply(c, &ins)
+        apply(&c.op, &c.params, &ins)
     }
 }
 

@@ -1,6 +1,9 @@
 //! Control flow: scan (the seed's RNN against JAX, gradients, one while loop whatever the
 //! length), fori_loop, while_loop, cond and switch.
 
+mod common;
+
+use common::golden::array;
 use jaxrs::prelude::*;
 use jaxrs::{
     check_grads, check_grads_with, cond, fori_loop, scan, scan_with, stablehlo, switch, while_loop,
@@ -19,22 +22,6 @@ fn panic_message(err: &(dyn std::any::Any + Send)) -> String {
 fn golden() -> Value {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/control.json");
     serde_json::from_str(&std::fs::read_to_string(path).expect("control.json")).expect("JSON")
-}
-
-fn array(v: &Value) -> Array {
-    let data: Vec<f32> = v["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap() as f32)
-        .collect();
-    let shape: Vec<usize> = v["shape"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d.as_u64().unwrap() as usize)
-        .collect();
-    Array::from_vec(data, &shape)
 }
 
 fn assert_close(what: &str, got: &Array, want: &Value, tol: f32) {

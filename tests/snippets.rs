@@ -2,43 +2,13 @@
 //! `tests/golden/snippets.json` (written by `tests/golden/gen_grads.py`, which holds the JAX
 //! side of each program) has the inputs and JAX's results.
 
+mod common;
+
+use common::golden::array;
 use jaxrs::prelude::*;
 use jaxrs::Argnum;
 use jaxrs::{grad, jvp, stablehlo, value_and_grad, value_and_grad_argnums, value_and_grad_aux};
 use serde_json::Value;
-
-// ---------------------------------------------------------------------------------------------
-// Reading the golden file (helpers as in tests/golden_ops.rs)
-
-fn number(v: &Value) -> f64 {
-    match v {
-        Value::Number(n) => n.as_f64().expect("number"),
-        Value::String(s) => match s.as_str() {
-            "nan" => f64::NAN,
-            "inf" => f64::INFINITY,
-            "-inf" => f64::NEG_INFINITY,
-            other => panic!("bad number {other}"),
-        },
-        other => panic!("bad number {other}"),
-    }
-}
-
-fn array(v: &Value) -> Array {
-    let values: Vec<f64> = v["data"]
-        .as_array()
-        .expect("data")
-        .iter()
-        .map(number)
-        .collect();
-    let shape: Vec<usize> = v["shape"]
-        .as_array()
-        .expect("shape")
-        .iter()
-        .map(|d| d.as_u64().unwrap() as usize)
-        .collect();
-    let dtype = DType::from_name(v["dtype"].as_str().unwrap()).expect("dtype");
-    Array::from_f64s(&values, &shape, dtype)
-}
 
 fn snippet(name: &str) -> Value {
     let path = format!("{}/tests/golden/snippets.json", env!("CARGO_MANIFEST_DIR"));

@@ -3,6 +3,9 @@
 //! batch's mean loss with grad(vmap)) and a batched MLP. `tests/golden/vmap.json` holds JAX's
 //! inputs and outputs; `tests/golden/gen_vmap.py` writes it.
 
+mod common;
+
+use common::golden::array;
 use jaxrs::prelude::*;
 use jaxrs::{grad, jit};
 use serde_json::Value;
@@ -34,23 +37,6 @@ fn mlp_loss(layers: &[Linear], x: &Array, y: &Array) -> Array {
         }
     }
     (h - y).powi(2).mean(None, false)
-}
-
-fn array(v: &Value) -> Array {
-    let data: Vec<f32> = v["data"]
-        .as_array()
-        .expect("data")
-        .iter()
-        .map(|x| x.as_f64().expect("number") as f32)
-        .collect();
-    let shape: Vec<usize> = v["shape"]
-        .as_array()
-        .expect("shape")
-        .iter()
-        .map(|d| d.as_u64().expect("dim") as usize)
-        .collect();
-    assert_eq!(v["dtype"], "float32");
-    Array::from_vec(data, &shape)
 }
 
 fn linear(v: &Value) -> Linear {

@@ -1,0 +1,260 @@
+//! Reading the JAX golden files (`tests/golden/*.json`) and mapping their op names to the
+//! Rust array API: shared by the op, gradient and batching golden tests.
+#![allow(dead_code)]
+
+use jaxrs::prelude::*;
+use jaxrs::{stop_gradient, where_, DotDims};
+use serde_json::Value;
+
+/// An operand of a case: an array, or a Rust scalar literal.
+#[derive(Clone)]
+pub enum In {
+    Arr(Array),
+    Float(f64),
+    Int(i64),
+    Bool(bool),
+}
+
+pub fn number(v: &Value) -> f64 {
+    match v {
+        Value::Number(n) => n.as_f64().expect("number"),
+        Value::Bool(b) => *b as u8 as f64,
+        Value::String(s) => match s.as_str() {
+            "nan" => f64::NAN,
+            "inf" => f64::INFINITY,
+            "-inf" => f64::NEG_INFINITY,
+            other => panic!("bad number {other}"),
+        },
+        other => panic!("bad number {other}"),
+    }
+}
+
+pub fn dtype(v: &Value) -> DType {
+    DType::from_name(v.as_str().expect("dtype name")).expect("known dtype")
+}
+
+pub fn shape(v: &Value) -> Vec<usize> {
+    v.as_array()
+        .expect("shape")
+        .iter()
+        .map(|d| d.as_u64().expect("dim") as usize)
+        .collect()
+}
+
+pub fn ints(v: &Value) -> Vec<i64> {
+    v.as_array()
+        .expect("ints")
+        .iter()
+        .map(|d| d.as_i64().expect("int"))
+        .collect()
+}
+
+pub fn usizes(v: &Value) -> Vec<usize> {
+    ints(v).into_iter().map(|x| x as usize).collect()
+}
+
+pub fn array(v: &Value) -> Array {
+    let values: Vec<f64> = v["data"]
+        .as_array()
+        .expect("data")
+        .iter()
+        .map(number)
+        .collect();
+    Array::from_f64s(&values, &shape(&v["shape"]), dtype(&v["dtype"]))
+}
+
+/// An operand as a case file writes it: an array, or `{"scalar": v}` for a Rust scalar.
+pub fn operand(v: &Value) -> In {
+    match v.get("scalar") {
+        Some(Value::Bool(b)) => In::Bool(*b),
+        Some(Value::Number(n)) if n.is_f64() => In::Float(n.as_f64().unwrap()),
+        Some(Value::Number(n)) => In::Int(n.as_i64().unwrap()),
+        Some(other) => panic!("bad scalar {other}"),
+        None => In::Arr(array(v)),
+    }
+}
+
+pub fn arr(x: &In) -> &Array {
+    match x {
+        In::Arr(a) => a,
+        _ => panic!("expected an array operand"),
+    }
+}
+
+/// `x <op> y` where either side may be a Rust scalar.
+pub fn binary(op: &str, x: &In, y: &In) -> Array {
+    macro_rules! with_rhs {
+        ($a:expr, $m:ident) => {
+            match y {
+                In::Arr(b) => $a.$m(b),
+                In::Float(s) => $a.$m(*s),
+                In::Int(s) => $a.$m(*s),
+                In::Bool(s) => $a.$m(*s),
+            }
+        };
+    }
+    macro_rules! dispatch {
+        ($a:expr) => {
+            match op {
+                "add" => with_rhs!($a, add),
+                "sub" => with_rhs!($a, sub),
+                "mul" => with_rhs!($a, mul),
+                "div" => with_rhs!($a, div),
+                "rem" => with_rhs!($a, rem),
+                "pow" => with_rhs!($a, pow),
+                "maximum" => with_rhs!($a, maximum),
+                "minimum" => with_rhs!($a, minimum),
+                "eq" => with_rhs!($a, eq),
+                "ne" => with_rhs!($a, ne),
+                "lt" => with_rhs!($a, lt),
+                "le" => with_rhs!($a, le),
+                "gt" => with_rhs!($a, gt),
+                "ge" => with_rhs!($a, ge),
+                "logical_and" => with_rhs!($a, logical_and),
+                "logical_or" => with_rhs!($a, logical_or),
+                other => panic!("unknown binary op {other}"),
+            }
+        };
+    }
+    match (x, y) {
+        (In::Arr(a), _) => dispatch!(a),
+        (In::Float(s), In::Arr(b)) => match op {
+            "sub" => *s - b,
+            "div" => *s / b,
+            "add" => *s + b,
+            "mul" => *s * b,
+            other => panic!("scalar-left {other} not covered"),
+        },
+        _ => panic!("two scalars"),
+    }
+}
+
+pub fn apply(op: &str, p: &Value, x: &[In]) -> Array {
+    let axes = |k: &str| -> Option<Vec<i64>> { p[k].as_array().map(|_| ints(&p[k])) };
+    let axis = || p["axis"].as_i64().expect("axis");
+    let keepdims = || p["keepdims"].as_bool().unwrap_or(false);
+    macro_rules! reduce {
+        ($m:ident) => {
+            match axes("axes") {
+                None => arr(&x[0]).$m(None, keepdims()),
+                Some(list) => arr(&x[0]).$m(list, keepdims()),
+            }
+        };
+    }
+    let all: Vec<Array> = x
+        .iter()
+        .filter_map(|i| {
+            if let In::Arr(a) = i {
+                Some(a.clone())
+            } else {
+                None
+            }
+        })
+        .collect();
+    match op {
+        "add" | "sub" | "mul" | "div" | "rem" | "pow" | "maximum" | "minimum" | "eq" | "ne"
+        | "lt" | "le" | "gt" | "ge" | "logical_and" | "logical_or" => binary(op, &x[0], &x[1]),
+        "neg" => -arr(&x[0]),
+        "exp" => arr(&x[0]).exp(),
+        "log" => arr(&x[0]).log(),
+        "log1p" => arr(&x[0]).log1p(),
+        "expm1" => arr(&x[0]).expm1(),
+        "tanh" => arr(&x[0]).tanh(),
+        "logistic" => arr(&x[0]).logistic(),
+        "sin" => arr(&x[0]).sin(),
+        "cos" => arr(&x[0]).cos(),
+        "sqrt" => arr(&x[0]).sqrt(),
+        "rsqrt" => arr(&x[0]).rsqrt(),
+        "abs" => arr(&x[0]).abs(),
+        "sign" => arr(&x[0]).sign(),
+        "floor" => arr(&x[0]).floor(),
+        "ceil" => arr(&x[0]).ceil(),
+        "round" => arr(&x[0]).round(),
+        "erf" => arr(&x[0]).erf(),
+        "relu" => arr(&x[0]).relu(),
+        "gelu_tanh" => arr(&x[0]).gelu(),
+        "gelu_exact" => arr(&x[0]).gelu_exact(),
+        "logical_not" => arr(&x[0]).logical_not(),
+        "integer_pow" => arr(&x[0]).powi(p["n"].as_i64().unwrap() as i32),
+        "where" => {
+            let pick = |i: &In| match i {
+                In::Arr(a) => jaxrs::ops::Arg::Array(std::borrow::Cow::Owned(a.clone())),
+                In::Float(s) => jaxrs::IntoArg::into_arg(*s),
+                In::Int(s) => jaxrs::IntoArg::into_arg(*s),
+                In::Bool(s) => jaxrs::IntoArg::into_arg(*s),
+            };
+            where_(arr(&x[0]), pick(&x[1]), pick(&x[2]))
+        }
+        "sum" => reduce!(sum),
+        "mean" => reduce!(mean),
+        "max" => reduce!(max),
+        "min" => reduce!(min),
+        "prod" => reduce!(prod),
+        "logsumexp" => reduce!(logsumexp),
+        "argmax" => arr(&x[0]).argmax(axis(), keepdims()),
+        "argmin" => arr(&x[0]).argmin(axis(), keepdims()),
+        "softmax" => arr(&x[0]).softmax(axis()),
+        "log_softmax" => arr(&x[0]).log_softmax(axis()),
+        "cumsum" => arr(&x[0]).cumsum(axis()),
+        "reshape" => arr(&x[0]).reshape(ints(&p["shape"])),
+        "transpose" => arr(&x[0]).transpose(ints(&p["perm"])),
+        "broadcast_to" => arr(&x[0]).broadcast_to(&usizes(&p["shape"])),
+        "expand_dims" => arr(&x[0]).expand_dims(axis()),
+        "squeeze" => arr(&x[0]).squeeze(ints(&p["axes"])),
+        "concatenate" => Array::concatenate(&all, axis()),
+        "stack" => Array::stack(&all, axis()),
+        "slice" => arr(&x[0]).slice(
+            &usizes(&p["start"]),
+            &usizes(&p["limit"]),
+            &usizes(&p["strides"]),
+        ),
+        "pad" => arr(&x[0]).pad(
+            &ints(&p["low"]),
+            &ints(&p["high"]),
+            &ints(&p["interior"]),
+            number(&p["value"]),
+        ),
+        "dynamic_slice" => all[0].dynamic_slice(&all[1..], &usizes(&p["sizes"])),
+        "dynamic_update_slice" => all[0].dynamic_update_slice(&all[1], &all[2..]),
+        "take" => all[0].take(&all[1], axis()),
+        "one_hot" => Array::one_hot(
+            &all[0],
+            p["num_classes"].as_u64().unwrap() as usize,
+            dtype(&p["dtype"]),
+        ),
+        "matmul" => all[0].matmul(&all[1]),
+        "dot_general" => {
+            let (c_, b_) = (&p["contracting"], &p["batch"]);
+            let dims = DotDims {
+                lhs_contract: usizes(&c_[0]),
+                rhs_contract: usizes(&c_[1]),
+                lhs_batch: usizes(&b_[0]),
+                rhs_batch: usizes(&b_[1]),
+            };
+            all[0].dot_general(&all[1], &dims)
+        }
+        "iota" => Array::iota(
+            dtype(&p["dtype"]),
+            &usizes(&p["shape"]),
+            p["dimension"].as_u64().unwrap() as usize,
+        ),
+        "astype" => all[0].astype(dtype(&p["dtype"])),
+        "stop_gradient" => stop_gradient(&all[0]),
+        "norm" => all[0].norm(),
+        "arange" => Array::arange(
+            number(&p["start"]),
+            number(&p["stop"]),
+            number(&p["step"]),
+            dtype(&p["dtype"]),
+        ),
+        "eye" => Array::eye(p["n"].as_u64().unwrap() as usize, dtype(&p["dtype"])),
+        "zeros" => Array::zeros(&usizes(&p["shape"]), dtype(&p["dtype"])),
+        "ones" => Array::ones(&usizes(&p["shape"]), dtype(&p["dtype"])),
+        "full" => Array::full(
+            &usizes(&p["shape"]),
+            number(&p["value"]),
+            dtype(&p["dtype"]),
+        ),
+        other => panic!("no Rust mapping for op {other}"),
+    }
+}
