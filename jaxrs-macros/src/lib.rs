@@ -4,6 +4,7 @@
 //! its token), then expands into calls of the runtime through `::jaxrs::__private`. This crate
 //! holds no runtime logic.
 
+mod common;
 mod ctxt;
 mod jit;
 mod remat;

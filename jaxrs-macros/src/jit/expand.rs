@@ -31,7 +31,9 @@
 //! }
 //! ```
 
-use super::validate::{scalar_type, JitFn, Output, Param, Passing, Role};
+use super::validate::{JitFn, Param, Role};
+use crate::common::fn_checks::{bare_type_name, scalar_type, Output, Passing};
+use crate::common::params::{self, private, to_owned, traced_arg};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
@@ -56,7 +58,6 @@ pub fn expand(f: &JitFn) -> TokenStream {
     let attrs = &attrs;
     // Names the expansion introduces; mixed-site so that the user's body cannot see them.
     let statics = Ident::new("__jaxrs_statics", Span::mixed_site());
-    let assert_tree = Ident::new("__jaxrs_assert_tree", Span::mixed_site());
     let assert_static = Ident::new("__jaxrs_assert_static_arg", Span::mixed_site());
 
     let mut donated = Group::default();
@@ -76,13 +77,19 @@ pub fn expand(f: &JitFn) -> TokenStream {
                 } else {
                     &mut kept
                 };
-                let arg = traced_arg(p, !transforms.is_empty());
+                let arg = traced_arg(
+                    &p.ident,
+                    p.mutability,
+                    &p.ty,
+                    &p.passing,
+                    !transforms.is_empty(),
+                );
                 group.args.push(arg.value);
                 group.pats.push(arg.pat);
                 group.types.push(arg.ty);
                 lets.extend(arg.rebinding);
                 if let Some(ty) = arg.check {
-                    tree_checks.push(quote_spanned!(span=> let _: fn() = #assert_tree::<#ty>;));
+                    tree_checks.push(params::tree_check(span, &ty));
                 }
             }
             Role::Static => {
@@ -99,23 +106,14 @@ pub fn expand(f: &JitFn) -> TokenStream {
     }
 
     let (ret, ret_check) = match output {
-        Output::Concrete(ty) => (
-            quote!(-> #ty),
-            Some(quote_spanned!(ty.span()=> let _: fn() = #assert_tree::<#ty>;)),
-        ),
+        Output::Concrete(ty) => (quote!(-> #ty), Some(params::tree_check(ty.span(), ty))),
         Output::Opaque => (TokenStream::new(), None),
     };
     tree_checks.extend(ret_check);
 
     // Compile-time checks with errors at the user's types: "`Foo: Tree` is not satisfied"
     // under `x: Foo` reads better than the same about a tuple at the attribute.
-    let mut checks = TokenStream::new();
-    if !tree_checks.is_empty() {
-        checks.extend(quote! {
-            fn #assert_tree<T: #private::Tree>() {}
-            #(#tree_checks)*
-        });
-    }
+    let mut checks = params::tree_check_items(&tree_checks);
     if !static_checks.is_empty() {
         checks.extend(quote! {
             fn #assert_static<T>()
@@ -141,13 +139,6 @@ pub fn expand(f: &JitFn) -> TokenStream {
         quote!(_)
     } else {
         quote!(#statics)
-    };
-    let track_caller = if attrs.iter().any(|a| a.path().is_ident("track_caller")) {
-        TokenStream::new()
-    } else {
-        // At the user's span: an item whose first token came from the macro counts as
-        // generated, and rustc then keeps quiet about it (dead code, unreachable `pub`).
-        quote_spanned!(sig.fn_token.span=> #[track_caller])
     };
     let Group {
         args: donated_args,
@@ -182,18 +173,9 @@ pub fn expand(f: &JitFn) -> TokenStream {
             },
         )
     };
-    // The body's braces keep the user's span: rustc judges whether an item was written by
-    // the user from its first and last tokens, and keeps quiet about generated items (no
-    // dead-code or unreachable-`pub` warning for a jitted function nobody calls).
-    let mut body = proc_macro2::Group::new(proc_macro2::Delimiter::Brace, body);
-    body.set_span(block.brace_token.span.join());
-
-    quote! {
-        #(#attrs)*
-        #track_caller
-        #vis #sig #body
-        #companion
-    }
+    let mut out = params::function(attrs, vis, sig, block, body);
+    out.extend(companion);
+    out
 }
 
 /// The body under transformation attributes stacked below #[jit]: an inner function with
@@ -225,7 +207,7 @@ fn stacked(f: &JitFn, transforms: &[Attribute]) -> TokenStream {
         // `f32` -> `f32`, as an identifier for `traced_scalar::f32`.
         let scalar = |ty: &Type| {
             scalar_type(ty)?;
-            let name = crate::jit::validate::bare_type_name(ty)?;
+            let name = bare_type_name(ty)?;
             Some(Ident::new(&name, ty.span()))
         };
         let ty = match (p.role, &p.passing) {
@@ -299,112 +281,12 @@ pub fn companion_module(fn_attrs: &[Attribute], vis: &Visibility, name: &Ident) 
     }
 }
 
-fn private() -> TokenStream {
-    quote!(::jaxrs::__private)
-}
-
 /// Arguments of one role, as passed (`args`), bound in the closure (`pats`) and typed there.
 #[derive(Default)]
 struct Group {
     args: Vec<TokenStream>,
     pats: Vec<TokenStream>,
     types: Vec<TokenStream>,
-}
-
-/// The type a traced argument has inside the body: Rust scalars become weakly typed arrays.
-fn traced(ty: &Type) -> TokenStream {
-    match scalar_type(ty) {
-        Some(_) => {
-            let private = private();
-            quote!(#private::Array)
-        }
-        None => quote!(#ty),
-    }
-}
-
-pub(crate) struct Owned {
-    pub expr: TokenStream,
-    pub ty: Type,
-}
-
-/// An owned copy of `*ident: &inner`: `Clone` for sized types (an `Arc` clone for arrays),
-/// `Vec<T>` for `&[T]`, `String` for `&str`. The body re-borrows it.
-pub(crate) fn to_owned(inner: &Type, ident: &Ident) -> Owned {
-    let span = inner.span();
-    match inner {
-        Type::Slice(slice) => {
-            let elem = &slice.elem;
-            Owned {
-                expr: quote_spanned!(span=> ::std::borrow::ToOwned::to_owned(#ident)),
-                ty: syn::parse_quote_spanned!(span=> ::std::vec::Vec<#elem>),
-            }
-        }
-        Type::Path(p) if p.path.is_ident("str") => Owned {
-            expr: quote_spanned!(span=> ::std::borrow::ToOwned::to_owned(#ident)),
-            ty: syn::parse_quote_spanned!(span=> ::std::string::String),
-        },
-        _ => Owned {
-            expr: quote_spanned!(span=> <#inner as ::core::clone::Clone>::clone(#ident)),
-            ty: inner.clone(),
-        },
-    }
-}
-
-/// How a traced (donated or kept) argument is passed and bound in the body.
-struct TracedArg {
-    /// The value in the `donated` or `kept` tuple.
-    value: TokenStream,
-    /// Its binding in the closure's tuple pattern.
-    pat: TokenStream,
-    /// Its type there: Rust scalars become arrays.
-    ty: TokenStream,
-    /// `let x: &T = &x;` at the top of the body, for a parameter taken by reference.
-    rebinding: Option<TokenStream>,
-    /// The type that must be a `Tree`, if it is not a Rust scalar.
-    check: Option<TokenStream>,
-}
-
-/// `stacked`: the body is an inner function's call, and the inner function's parameters
-/// carry `mut`, not these bindings.
-fn traced_arg(p: &Param, stacked: bool) -> TracedArg {
-    let ident = &p.ident;
-    let mutability = &if stacked { None } else { p.mutability };
-    let check = |ty: &Type| scalar_type(ty).is_none().then(|| quote!(#ty));
-    match &p.passing {
-        // A traced Rust scalar arrives as an array; the body sees a `&Array`, which is `Copy`
-        // like the scalar it stands for, so `w - g * lr` can use `lr` more than once. A `mut`
-        // one stays an owned `Array`, so it can be reassigned.
-        Passing::Value if scalar_type(&p.ty).is_some() && p.mutability.is_none() => {
-            let private = private();
-            TracedArg {
-                value: quote!(#ident),
-                pat: quote!(#ident),
-                ty: traced(&p.ty),
-                rebinding: Some(quote!(let #ident: &#private::Array = &#ident;)),
-                check: None,
-            }
-        }
-        Passing::Value => TracedArg {
-            value: quote!(#ident),
-            pat: quote!(#mutability #ident),
-            ty: traced(&p.ty),
-            rebinding: None,
-            check: check(&p.ty),
-        },
-        // The tuple holds an owned copy (an `Arc` clone for arrays, a `Vec` for a slice),
-        // and the body borrows it back under the parameter's name.
-        Passing::Ref { inner, .. } => {
-            let owned = to_owned(inner, ident);
-            let borrowed = traced(inner);
-            TracedArg {
-                value: owned.expr,
-                pat: quote!(#ident),
-                ty: traced(&owned.ty),
-                rebinding: Some(quote!(let #mutability #ident: &#borrowed = &#ident;)),
-                check: check(&owned.ty),
-            }
-        }
-    }
 }
 
 /// How a static argument enters the cache key and comes back out in the body.

@@ -2,44 +2,28 @@
 //! generate the call into the runtime ([`expand`]).
 
 mod attr;
-pub(crate) mod expand;
-pub(crate) mod validate;
+mod expand;
+mod validate;
 
-use crate::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 use syn::{FnArg, Item};
 
-/// The whole macro. On any error the output is the errors plus the item as written (and its
-/// companion module, when it is a function), so that the rest of the crate still type-checks
-/// and no error is repeated or invented downstream.
+/// The whole macro. On any error the output is the errors plus the item as written and its
+/// companion module, when it is a function (see [`crate::common::entry`]).
 pub fn jit(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let mut cx = Ctxt::new();
-    let options = attr::parse(&mut cx, attr);
-    let parsed = match syn::parse2::<Item>(item.clone()) {
-        Ok(parsed) => parsed,
-        Err(e) => {
-            cx.syn_error(e);
-            let mut out = cx.into_compile_errors();
-            out.extend(item);
-            return out;
-        }
-    };
-    let companion = match &parsed {
-        Item::Fn(f) if !matches!(f.sig.inputs.first(), Some(FnArg::Receiver(_))) => {
-            Some(expand::companion_module(&f.attrs, &f.vis, &f.sig.ident))
-        }
-        _ => None,
-    };
-    let checked = validate::validate(&mut cx, &options, parsed);
-    match (cx.has_errors(), checked) {
-        (false, Some(f)) => expand::expand(&f),
-        _ => {
-            let mut out = cx.into_compile_errors();
-            out.extend(item);
-            out.extend(companion);
-            out
-        }
-    }
+    crate::common::entry(
+        attr,
+        item,
+        attr::parse,
+        |parsed| match parsed {
+            Item::Fn(f) if !matches!(f.sig.inputs.first(), Some(FnArg::Receiver(_))) => {
+                Some(expand::companion_module(&f.attrs, &f.vis, &f.sig.ident))
+            }
+            _ => None,
+        },
+        |cx, options, parsed| validate::validate(cx, &options, parsed),
+        expand::expand,
+    )
 }
 
 #[cfg(test)]

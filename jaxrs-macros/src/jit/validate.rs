@@ -2,15 +2,16 @@
 //! works from. Everything the compiler can tell at `cargo build` time is checked here, each
 //! mistake reported at its token with what would be right.
 
-use super::attr::{ArgList, ArgRef, JitAttr};
+use super::attr::JitAttr;
+use crate::common::fn_checks::{
+    self, contains_impl_trait, params_by_position, passing_of, type_string, untraceable_type,
+    KindMessages, Output, Passing,
+};
+use crate::common::params::{display_param, resolve};
 use crate::ctxt::Ctxt;
-use proc_macro2::Span;
-use quote::ToTokens;
 use syn::ext::IdentExt;
-use syn::visit::Visit;
 use syn::{
-    Attribute, Block, FnArg, GenericParam, Ident, Item, ItemFn, Pat, ReturnType, Signature, Type,
-    Visibility,
+    Attribute, Block, FnArg, GenericParam, Ident, Item, ItemFn, Signature, Type, Visibility,
 };
 
 /// The most parameters one role can hold: the runtime implements `Tree` and `Hash` for tuples
@@ -52,54 +53,6 @@ pub enum Role {
     Static,
 }
 
-pub enum Passing {
-    /// `x: T`
-    Value,
-    /// `x: &T` (never `&mut`). `static_lifetime`: written `&'static T`.
-    Ref {
-        inner: Box<Type>,
-        static_lifetime: bool,
-    },
-}
-
-/// The declared return type.
-pub enum Output {
-    /// A nameable type: the closure of the expansion is annotated with it.
-    Concrete(Box<Type>),
-    /// `impl Trait` somewhere in it: it cannot be written on a closure, so it is inferred.
-    Opaque,
-}
-
-/// A Rust scalar type that the runtime traces as a weakly typed 0-d array.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Scalar {
-    pub float: bool,
-}
-
-/// `f32 f64 i32 i64 u32 u8 i8 bool`, written as a bare name.
-pub fn scalar_type(ty: &Type) -> Option<Scalar> {
-    let name = bare_type_name(ty)?;
-    match name.as_str() {
-        "f32" | "f64" => Some(Scalar { float: true }),
-        "i32" | "i64" | "u32" | "u8" | "i8" | "bool" => Some(Scalar { float: false }),
-        _ => None,
-    }
-}
-
-/// The name of a type written as one bare identifier (`usize`, `Array`), without generics.
-pub(crate) fn bare_type_name(ty: &Type) -> Option<String> {
-    match ty {
-        Type::Path(p) if p.qself.is_none() && p.path.leading_colon.is_none() => {
-            let seg = p.path.segments.last()?;
-            (p.path.segments.len() == 1 && seg.arguments.is_none())
-                .then(|| seg.ident.unraw().to_string())
-        }
-        Type::Paren(p) => bare_type_name(&p.elem),
-        Type::Group(g) => bare_type_name(&g.elem),
-        _ => None,
-    }
-}
-
 /// Parses the annotated item and checks it together with the options.
 /// `None` when the item is not a function at all (already reported).
 pub fn validate(cx: &mut Ctxt, attr: &JitAttr, item: Item) -> Option<JitFn> {
@@ -116,18 +69,16 @@ pub fn validate(cx: &mut Ctxt, attr: &JitAttr, item: Item) -> Option<JitFn> {
         mut sig,
         block,
     } = item;
-    let (inner_attrs, attrs): (Vec<_>, Vec<_>) = attrs
-        .into_iter()
-        .partition(|a| matches!(a.style, syn::AttrStyle::Inner(_)));
+    let (inner_attrs, attrs) = fn_checks::split_inner_attrs(attrs);
 
     check_function_kind(cx, &sig);
     let output = check_output(cx, &sig);
     let mut params = check_params(cx, &mut sig);
 
-    let n = sig.inputs.len();
     let names: Vec<Option<Ident>> = params_by_position(&sig);
-    let donated = resolve(cx, &sig.ident, attr.donate.as_ref(), &names, n);
-    let statics = resolve(cx, &sig.ident, attr.statics.as_ref(), &names, n);
+    let n = names.len();
+    let donated = resolve(cx, &sig.ident, attr.donate.as_ref(), &names);
+    let statics = resolve(cx, &sig.ident, attr.statics.as_ref(), &names);
 
     // Roles, and conflicts between them.
     let mut roles = vec![Role::Kept; n];
@@ -196,26 +147,14 @@ pub fn validate(cx: &mut Ctxt, attr: &JitAttr, item: Item) -> Option<JitFn> {
 }
 
 fn not_a_function(cx: &mut Ctxt, item: &Item) {
-    let (span, what): (Span, &str) = match item {
-        Item::Struct(i) => (i.struct_token.span, "a struct"),
-        Item::Enum(i) => (i.enum_token.span, "an enum"),
-        Item::Union(i) => (i.union_token.span, "a union"),
-        Item::Const(i) => (i.const_token.span, "a const"),
-        Item::Static(i) => (i.static_token.span, "a static"),
-        Item::Impl(i) => (i.impl_token.span, "an impl block"),
-        Item::Trait(i) => (i.trait_token.span, "a trait"),
-        Item::Mod(i) => (i.mod_token.span, "a module"),
-        Item::Type(i) => (i.type_token.span, "a type alias"),
-        Item::Use(i) => (i.use_token.span, "a use declaration"),
-        _ => {
-            // e.g. a function without a body (a trait method's declaration).
-            cx.error_spanned_by(
-                item,
-                "#[jit] applies to a free function with a body, e.g. \
-                 `#[jit] fn f(x: Array) -> Array { .. }`",
-            );
-            return;
-        }
+    let Some((span, what)) = fn_checks::item_keyword(item) else {
+        // e.g. a function without a body (a trait method's declaration).
+        cx.error_spanned_by(
+            item,
+            "#[jit] applies to a free function with a body, e.g. \
+             `#[jit] fn f(x: Array) -> Array { .. }`",
+        );
+        return;
     };
     cx.error(
         span,
@@ -228,31 +167,22 @@ fn not_a_function(cx: &mut Ctxt, item: &Item) {
 
 /// Async, const, extern, methods, generics: the kinds of function jit cannot stand for.
 fn check_function_kind(cx: &mut Ctxt, sig: &Signature) {
-    if let Some(t) = &sig.constness {
-        cx.error(
-            t.span,
-            "#[jit] cannot be applied to a `const fn`: calling a jitted function traces, \
-             compiles and runs it on a device, which cannot happen at compile time; remove `const`",
-        );
-    }
-    if let Some(t) = &sig.asyncness {
-        cx.error(
-            t.span,
-            "#[jit] cannot be applied to an `async fn`: jit traces the body into one XLA \
-             program when called, and an async fn returns a future instead of running its \
-             body; remove `async` (a jitted call can run inside async code)",
-        );
-    }
-    if let Some(abi) = &sig.abi {
-        cx.error_spanned_by(
-            abi,
-            "#[jit] cannot be applied to an `extern` function: the jitted function takes and \
-             returns Rust values (arrays, trees); remove the ABI",
-        );
-    }
-    if let Some(v) = &sig.variadic {
-        cx.error_spanned_by(v, "#[jit] cannot be applied to a variadic function");
-    }
+    fn_checks::check_function_kind(
+        cx,
+        sig,
+        &KindMessages {
+            macro_name: "jit",
+            const_fn: "#[jit] cannot be applied to a `const fn`: calling a jitted function \
+                       traces, compiles and runs it on a device, which cannot happen at compile \
+                       time; remove `const`",
+            async_fn: "#[jit] cannot be applied to an `async fn`: jit traces the body into one \
+                       XLA program when called, and an async fn returns a future instead of \
+                       running its body; remove `async` (a jitted call can run inside async \
+                       code)",
+            extern_fn: "#[jit] cannot be applied to an `extern` function: the jitted function \
+                        takes and returns Rust values (arrays, trees); remove the ABI",
+        },
+    );
     for param in &sig.generics.params {
         let (span, what) = match param {
             GenericParam::Lifetime(_) => continue,
@@ -280,24 +210,12 @@ fn check_function_kind(cx: &mut Ctxt, sig: &Signature) {
 }
 
 fn check_output(cx: &mut Ctxt, sig: &Signature) -> Output {
-    const MESSAGE: &str = "a jitted function must return arrays: its result is what XLA \
-                           computes; declare a return type, e.g. `-> Array` or `-> (Params, Array)`";
-    match &sig.output {
-        ReturnType::Default => {
-            cx.error(sig.ident.span(), MESSAGE);
-            Output::Opaque
-        }
-        ReturnType::Type(_, ty) => {
-            if matches!(&**ty, Type::Tuple(t) if t.elems.is_empty()) {
-                cx.error_spanned_by(ty, MESSAGE);
-                Output::Opaque
-            } else if contains_impl_trait(ty) {
-                Output::Opaque
-            } else {
-                Output::Concrete(ty.clone())
-            }
-        }
-    }
+    fn_checks::check_output(
+        cx,
+        sig,
+        "a jitted function must return arrays: its result is what XLA computes; declare a \
+         return type, e.g. `-> Array` or `-> (Params, Array)`",
+    )
 }
 
 /// Each parameter's name, binding and type; strips `mut` from the signature's bindings.
@@ -309,38 +227,26 @@ fn check_params(cx: &mut Ctxt, sig: &mut Signature) -> Vec<Param> {
         };
         let ty = (*pat_type.ty).clone();
         let name = match &*pat_type.pat {
-            Pat::Ident(p) => p.ident.unraw().to_string(),
+            syn::Pat::Ident(p) => p.ident.unraw().to_string(),
             _ => "arg".to_string(),
         };
         let passing = check_param_type(cx, &name, &ty);
-        let Pat::Ident(pat) = &mut *pat_type.pat else {
-            let message = if matches!(&*pat_type.pat, Pat::Wild(_)) {
+        let unnamed = |wildcard: bool, ty: &str| {
+            if wildcard {
                 format!(
-                    "give this parameter a name, e.g. `_unused: {}`: #[jit] passes each \
-                     parameter to the runtime by its name",
-                    type_string(&ty)
+                    "give this parameter a name, e.g. `_unused: {ty}`: #[jit] passes each \
+                     parameter to the runtime by its name"
                 )
             } else {
                 format!(
-                    "give this parameter a name, e.g. `arg: {}`, and destructure it inside \
-                     the body: #[jit] passes each parameter to the runtime by its name",
-                    type_string(&ty)
+                    "give this parameter a name, e.g. `arg: {ty}`, and destructure it inside \
+                     the body: #[jit] passes each parameter to the runtime by its name"
                 )
-            };
-            cx.error_spanned_by(&pat_type.pat, message);
+            }
+        };
+        let Some(pat) = fn_checks::plain_binding(cx, &mut pat_type.pat, &ty, unnamed) else {
             continue;
         };
-        if pat.by_ref.is_some() || pat.subpat.is_some() {
-            cx.error_spanned_by(
-                &*pat,
-                format!(
-                    "give this parameter a plain name, e.g. `{}: {}`",
-                    pat.ident,
-                    type_string(&ty)
-                ),
-            );
-            continue;
-        }
         let mutability = pat.mutability.take();
         let Some(passing) = passing else { continue };
         params.push(Param {
@@ -365,147 +271,13 @@ fn check_param_type(cx: &mut Ctxt, name: &str, ty: &Type) -> Option<Passing> {
         );
         return None;
     }
-    match ty {
-        Type::Reference(r) if r.mutability.is_some() => {
-            cx.error_spanned_by(
-                ty,
-                format!(
-                    "a jitted function is pure, it cannot write through `&mut`: take \
-                     `{name}: {elem}` (or `&{elem}`) and return the updated value",
-                    elem = type_string(&r.elem)
-                ),
-            );
+    match passing_of(ty) {
+        Ok(passing) => Some(passing),
+        Err(elem) => {
+            cx.error_spanned_by(ty, fn_checks::mut_ref_message("jitted", name, elem));
             None
         }
-        Type::Reference(r) => Some(Passing::Ref {
-            inner: r.elem.clone(),
-            static_lifetime: r.lifetime.as_ref().is_some_and(|l| l.ident == "static"),
-        }),
-        _ => Some(Passing::Value),
     }
-}
-
-pub(crate) fn contains_impl_trait(ty: &Type) -> bool {
-    struct Finder(bool);
-    impl<'ast> Visit<'ast> for Finder {
-        fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {
-            self.0 = true;
-        }
-    }
-    let mut finder = Finder(false);
-    finder.visit_type(ty);
-    finder.0
-}
-
-/// The name of each parameter by position; `None` where it has no name or is `self`.
-/// Parameters whose type was rejected keep their name, so that the options naming them do
-/// not report a second, misleading error.
-fn params_by_position(sig: &Signature) -> Vec<Option<Ident>> {
-    sig.inputs
-        .iter()
-        .map(|arg| match arg {
-            FnArg::Typed(t) => match &*t.pat {
-                Pat::Ident(p) => Some(p.ident.clone()),
-                _ => None,
-            },
-            FnArg::Receiver(_) => None,
-        })
-        .collect()
-}
-
-fn position_of(names: &[Option<Ident>], ident: &Ident) -> usize {
-    names
-        .iter()
-        .position(|n| n.as_ref() == Some(ident))
-        .expect("every named parameter has a position")
-}
-
-fn display_param(names: &[Option<Ident>], i: usize) -> String {
-    match &names[i] {
-        Some(name) => format!("`{}` (parameter {i})", name.unraw()),
-        None => format!("parameter {i}"),
-    }
-}
-
-/// Resolves an option's parameters to positions, reporting indices out of range, unknown
-/// names and repeats. Returns each position once, with the span that named it.
-fn resolve(
-    cx: &mut Ctxt,
-    fn_name: &Ident,
-    list: Option<&ArgList>,
-    names: &[Option<Ident>],
-    n: usize,
-) -> Vec<(usize, Span)> {
-    let Some(list) = list else {
-        return Vec::new();
-    };
-    let key = list.key.unraw();
-    let mut resolved: Vec<(usize, Span)> = Vec::new();
-    for arg in &list.args {
-        let position = match arg {
-            ArgRef::Index { index, span } => {
-                if *index < n {
-                    Some(*index)
-                } else {
-                    let f = fn_name.unraw();
-                    let message = match n {
-                        0 => format!("`{f}` has no parameters, so index {index} is out of range"),
-                        1 => format!(
-                            "`{f}` has 1 parameter, index {index} is out of range: \
-                             indices count from 0, so the only one is 0"
-                        ),
-                        _ => format!(
-                            "`{f}` has {n} parameters, index {index} is out of range: \
-                             indices count from 0, so the last is {}",
-                            n - 1
-                        ),
-                    };
-                    cx.error(*span, message);
-                    None
-                }
-            }
-            ArgRef::Name(ident) => {
-                let wanted = ident.unraw();
-                let found = names
-                    .iter()
-                    .position(|n| n.as_ref().is_some_and(|n| n.unraw() == wanted));
-                if found.is_none() {
-                    let list = names
-                        .iter()
-                        .flatten()
-                        .map(|n| format!("`{}`", n.unraw()))
-                        .collect::<Vec<_>>()
-                        .join(", ");
-                    let listing = if list.is_empty() {
-                        "it has no named parameters".to_string()
-                    } else {
-                        format!("its parameters are {list}")
-                    };
-                    cx.error(
-                        ident.span(),
-                        format!(
-                            "`{wanted}` is not a parameter of `{}`; {listing}",
-                            fn_name.unraw()
-                        ),
-                    );
-                }
-                found
-            }
-        };
-        let Some(position) = position else { continue };
-        if resolved.iter().any(|&(p, _)| p == position) {
-            cx.error(
-                arg.span(),
-                format!(
-                    "{} is listed twice in `{key}`; name each parameter once",
-                    display_param(names, position)
-                ),
-            );
-            continue;
-        }
-        resolved.push((position, arg.span()));
-    }
-    resolved
 }
 
 /// What a role requires of the parameter's type, as far as syntax can tell.
@@ -521,11 +293,7 @@ fn check_param_role(cx: &mut Ctxt, p: &Param) {
             ),
         ),
         (Role::Donated | Role::Kept, passing) => {
-            let ty = match passing {
-                Passing::Value => &p.ty,
-                Passing::Ref { inner, .. } => inner,
-            };
-            if let Some(type_name) = untraceable_type(ty) {
+            if let Some(type_name) = untraceable_type(passing.inner(&p.ty)) {
                 cx.error_spanned_by(
                     &p.ty,
                     format!(
@@ -541,31 +309,9 @@ fn check_param_role(cx: &mut Ctxt, p: &Param) {
     }
 }
 
-/// Common Rust types that have no array dtype, so cannot be traced.
-pub(crate) fn untraceable_type(ty: &Type) -> Option<String> {
-    let name = bare_type_name(ty)?;
-    matches!(name.as_str(), "usize" | "isize" | "char" | "String" | "str").then_some(name)
-}
-
-/// A type as a user would write it: `&'static str`, not `& 'static str`.
-pub fn type_string(ty: &Type) -> String {
-    let mut s = ty.to_token_stream().to_string();
-    for (from, to) in [
-        ("& '", "&'"),
-        ("& ", "&"),
-        (" <", "<"),
-        ("< ", "<"),
-        (" >", ">"),
-        (" ::", "::"),
-        (":: ", "::"),
-        (" ,", ","),
-        ("[ ", "["),
-        (" ]", "]"),
-        ("( ", "("),
-        (" )", ")"),
-        (" ;", ";"),
-    ] {
-        s = s.replace(from, to);
-    }
-    s
+fn position_of(names: &[Option<Ident>], ident: &Ident) -> usize {
+    names
+        .iter()
+        .position(|n| n.as_ref() == Some(ident))
+        .expect("every named parameter has a position")
 }

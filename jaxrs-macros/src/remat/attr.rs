@@ -10,14 +10,28 @@
 //!
 //! Each option is parsed on its own, so a mistake in one does not hide a mistake in another.
 
+use crate::common::attr::{self, ArgList, Grammar};
 use crate::ctxt::Ctxt;
-use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, TokenStream};
 use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
-use syn::{Ident, Lit, LitStr, Token};
+use syn::{Ident, LitStr, Token};
 
-/// The valid option names, in the order error messages list them.
-pub const KEYS: &[&str] = &["policy", "static"];
+const GRAMMAR: Grammar = Grammar {
+    name: "remat",
+    keys: &["policy", "static"],
+    keys_joined_by: " and ",
+    expected_at_comma: "`policy = ...` or `static = ...`",
+    expected_at_start: "`policy = <policy>` or `static = <parameters>`",
+    example_value: |name| {
+        if name == "policy" {
+            "dots_saveable"
+        } else {
+            "0"
+        }
+    },
+    unknown_key_hint,
+};
 
 /// The policies without arguments, then the one with.
 const POLICIES: &[&str] = &[
@@ -46,38 +60,16 @@ pub struct RematAttr {
     pub incomplete: bool,
 }
 
-/// The parameters `static` names.
-pub struct ArgList {
-    pub args: Vec<ArgRef>,
-}
-
-/// A reference to a parameter of the function, as written in the attribute.
-pub enum ArgRef {
-    /// By position, counted from 0.
-    Index { index: usize, span: Span },
-    /// By name.
-    Name(Ident),
-}
-
-impl ArgRef {
-    pub fn span(&self) -> Span {
-        match self {
-            ArgRef::Index { span, .. } => *span,
-            ArgRef::Name(ident) => ident.span(),
-        }
-    }
-}
-
 enum Value {
     Policy(Policy),
-    Statics(Vec<ArgRef>),
+    Statics(ArgList),
 }
 
 /// Parses the attribute's tokens, recording every mistake in `cx` and keeping what is valid.
 pub fn parse(cx: &mut Ctxt, tokens: TokenStream) -> RematAttr {
     let errors_before = cx.error_count();
     let mut attr = RematAttr::default();
-    for entry in split_top_level_commas(cx, tokens) {
+    for entry in attr::split_top_level_commas(cx, &GRAMMAR, tokens) {
         match parse_option.parse2(entry) {
             Ok((key, value)) => attr.set(cx, key, value),
             Err(e) => cx.syn_error(e),
@@ -92,7 +84,7 @@ impl RematAttr {
         let name = key.unraw().to_string();
         let taken = match value {
             Value::Policy(p) => self.policy.replace(p).is_some(),
-            Value::Statics(args) => self.statics.replace(ArgList { args }).is_some(),
+            Value::Statics(list) => self.statics.replace(list).is_some(),
         };
         if taken {
             cx.error(
@@ -103,87 +95,32 @@ impl RematAttr {
     }
 }
 
-/// Splits `a = 1, b = (2, 3)` into `a = 1` and `b = (2, 3)`. A trailing comma is allowed;
-/// an empty option in the middle (`a = 1,, b = 2`) is an error.
-fn split_top_level_commas(cx: &mut Ctxt, tokens: TokenStream) -> Vec<TokenStream> {
-    let mut entries = Vec::new();
-    let mut current = Vec::<TokenTree>::new();
-    for tt in tokens {
-        match &tt {
-            TokenTree::Punct(p) if p.as_char() == ',' => {
-                if current.is_empty() {
-                    cx.error(
-                        p.span(),
-                        "unexpected `,`: expected an option, `policy = ...` or `static = ...`",
-                    );
-                } else {
-                    entries.push(current.drain(..).collect());
-                }
-            }
-            _ => current.push(tt),
-        }
-    }
-    if !current.is_empty() {
-        entries.push(current.into_iter().collect());
-    }
-    entries
-}
-
 fn parse_option(input: ParseStream) -> syn::Result<(Ident, Value)> {
-    let key = input.call(Ident::parse_any).map_err(|_| {
-        input
-            .error("expected an option of #[remat]: `policy = <policy>` or `static = <parameters>`")
-    })?;
-    let name = key.unraw().to_string();
-    if !KEYS.contains(&name.as_str()) {
-        return Err(syn::Error::new(key.span(), unknown_key_message(&name)));
-    }
-    if !input.peek(Token![=]) {
-        let example = if name == "policy" {
-            "policy = dots_saveable"
-        } else {
-            "static = 0"
-        };
-        let message = format!("expected `=` after `{name}`, as in `{example}`");
-        return Err(if input.is_empty() {
-            syn::Error::new(key.span(), message)
-        } else {
-            input.error(message)
-        });
-    }
-    input.parse::<Token![=]>()?;
+    let (key, name) = attr::parse_key(input, &GRAMMAR)?;
     let value = if name == "policy" {
         Value::Policy(parse_policy(input)?)
     } else {
-        Value::Statics(parse_params(input, &name)?)
+        Value::Statics(ArgList {
+            key: key.clone(),
+            args: attr::parse_params(input, &name, ("n", "n"))?,
+        })
     };
-    if !input.is_empty() {
-        return Err(input.error(format!(
-            "unexpected tokens after the value of `{name}`; separate options with `,`"
-        )));
-    }
+    attr::expect_end(input, &name, "")?;
     Ok((key, value))
 }
 
-fn unknown_key_message(name: &str) -> String {
-    let valid = KEYS
-        .iter()
-        .map(|k| format!("`{k}`"))
-        .collect::<Vec<_>>()
-        .join(" and ");
-    let mut message = format!("unknown option `{name}` of #[remat]; the valid options are {valid}");
+fn unknown_key_hint(name: &str) -> Option<String> {
     let hint = match name {
         "static_argnums" | "static_argnames" => {
-            Some(" (`static` takes parameter indices and names alike: `static = 0` or `static = (0, n)`)")
+            " (`static` takes parameter indices and names alike: `static = 0` or `static = (0, n)`)"
         }
-        "prevent_cse" => Some(
+        "prevent_cse" => {
             " (the recomputation is always kept apart from the forward pass by an \
-             optimization barrier)",
-        ),
-        _ => None,
+             optimization barrier)"
+        }
+        _ => return None,
     };
-    message.push_str(hint.unwrap_or_default());
-    message
+    Some(hint.to_string())
 }
 
 fn policies_list() -> String {
@@ -337,65 +274,4 @@ fn parse_names(input: ParseStream) -> syn::Result<Vec<LitStr>> {
         ));
     }
     Ok(names)
-}
-
-/// `0`, `n`, or `(0, n, ...)`.
-fn parse_params(input: ParseStream, key: &str) -> syn::Result<Vec<ArgRef>> {
-    if input.is_empty() {
-        return Err(input.error(malformed_message(key)));
-    }
-    if input.cursor().group(Delimiter::Parenthesis).is_none() {
-        return Ok(vec![parse_param(input, key)?]);
-    }
-    let content;
-    let parens = syn::parenthesized!(content in input);
-    let mut args = Vec::new();
-    while !content.is_empty() {
-        args.push(parse_param(&content, key)?);
-        if content.is_empty() {
-            break;
-        }
-        content.parse::<Token![,]>().map_err(|_| {
-            content.error(format!(
-                "expected `,` between the parameters of `{key}`, as in `{key} = (0, 1)`"
-            ))
-        })?;
-    }
-    if args.is_empty() {
-        return Err(syn::Error::new(
-            parens.span.join(),
-            format!("`{key} = ()` names no parameter; remove `{key}` or name one"),
-        ));
-    }
-    Ok(args)
-}
-
-fn parse_param(input: ParseStream, key: &str) -> syn::Result<ArgRef> {
-    if input.peek(Ident) {
-        return Ok(ArgRef::Name(input.parse()?));
-    }
-    if input.peek(Lit) {
-        return match input.parse::<Lit>()? {
-            Lit::Int(int) => Ok(ArgRef::Index {
-                index: int.base10_parse::<usize>()?,
-                span: int.span(),
-            }),
-            Lit::Str(s) => Err(syn::Error::new(
-                s.span(),
-                format!(
-                    "write the parameter name without quotes: `{key} = {}`",
-                    s.value()
-                ),
-            )),
-            other => Err(syn::Error::new(other.span(), malformed_message(key))),
-        };
-    }
-    Err(input.error(malformed_message(key)))
-}
-
-fn malformed_message(key: &str) -> String {
-    format!(
-        "expected a parameter index or name, or a parenthesised list of them: \
-         `{key} = 0`, `{key} = n` or `{key} = (0, n)`"
-    )
 }

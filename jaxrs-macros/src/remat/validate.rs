@@ -1,13 +1,16 @@
 //! Checks the function and the options against each other and builds the model expansion
 //! works from, each mistake reported at its token with what would be right.
 
-use super::attr::{ArgList, ArgRef, Policy, RematAttr};
+use super::attr::{Policy, RematAttr};
+use crate::common::fn_checks::{
+    self, contains_impl_trait, params_by_position, passing_of, type_string, untraceable_type,
+    KindMessages, Output, Passing,
+};
+use crate::common::params::resolve;
 use crate::ctxt::Ctxt;
 use proc_macro2::Span;
-use quote::ToTokens;
 use syn::ext::IdentExt;
-use syn::visit::Visit;
-use syn::{Attribute, Block, FnArg, Ident, Item, ItemFn, Pat, ReturnType, Signature, Type};
+use syn::{Attribute, Block, FnArg, Ident, Item, ItemFn, Signature, Type};
 
 /// A rematerialised function, checked.
 pub struct RematFn {
@@ -35,45 +38,6 @@ pub struct Param {
     pub passing: Passing,
 }
 
-pub enum Passing {
-    /// `x: T`
-    Value,
-    /// `x: &T` (never `&mut`).
-    Ref(Box<Type>),
-}
-
-/// The declared return type.
-pub enum Output {
-    /// A nameable type: the closure of the expansion is annotated with it.
-    Concrete(Box<Type>),
-    /// `impl Trait` somewhere in it: inferred.
-    Opaque,
-}
-
-/// `f32 f64 i32 i64 u32 u8 i8 bool`, written as a bare name: traced as weakly typed 0-d
-/// arrays.
-pub fn is_scalar_type(ty: &Type) -> bool {
-    bare_type_name(ty).is_some_and(|n| {
-        matches!(
-            n.as_str(),
-            "f32" | "f64" | "i32" | "i64" | "u32" | "u8" | "i8" | "bool"
-        )
-    })
-}
-
-fn bare_type_name(ty: &Type) -> Option<String> {
-    match ty {
-        Type::Path(p) if p.qself.is_none() && p.path.leading_colon.is_none() => {
-            let seg = p.path.segments.last()?;
-            (p.path.segments.len() == 1 && seg.arguments.is_none())
-                .then(|| seg.ident.unraw().to_string())
-        }
-        Type::Paren(p) => bare_type_name(&p.elem),
-        Type::Group(g) => bare_type_name(&g.elem),
-        _ => None,
-    }
-}
-
 /// Parses the annotated item and checks it together with the options. `None` when the item
 /// is not a function at all (already reported).
 pub fn validate(cx: &mut Ctxt, attr: RematAttr, item: Item) -> Option<RematFn> {
@@ -95,15 +59,16 @@ pub fn validate(cx: &mut Ctxt, attr: RematAttr, item: Item) -> Option<RematFn> {
         mut sig,
         block,
     } = item;
-    let (inner_attrs, attrs): (Vec<_>, Vec<_>) = attrs
-        .into_iter()
-        .partition(|a| matches!(a.style, syn::AttrStyle::Inner(_)));
+    let (inner_attrs, attrs) = fn_checks::split_inner_attrs(attrs);
 
     check_function_kind(cx, &sig);
     let output = check_output(cx, &sig);
     let names = params_by_position(&sig);
     let before = cx.error_count();
-    let statics = resolve(cx, &sig.ident, attr.statics.as_ref(), &names);
+    let statics: Vec<usize> = resolve(cx, &sig.ident, attr.statics.as_ref(), &names)
+        .into_iter()
+        .map(|(i, _)| i)
+        .collect();
     // A misnamed static parameter would also be reported as untraceable: one error is enough.
     let roles_known = !attr.incomplete && cx.error_count() == before;
     let params = check_params(cx, &mut sig, &statics, roles_known);
@@ -123,47 +88,24 @@ pub fn validate(cx: &mut Ctxt, attr: RematAttr, item: Item) -> Option<RematFn> {
 /// The span an error about the whole item points at: its keyword.
 fn item_head(item: &Item) -> Span {
     use syn::spanned::Spanned;
-    match item {
-        Item::Struct(i) => i.struct_token.span,
-        Item::Enum(i) => i.enum_token.span,
-        Item::Union(i) => i.union_token.span,
-        Item::Impl(i) => i.impl_token.span,
-        Item::Trait(i) => i.trait_token.span,
-        Item::Const(i) => i.const_token.span,
-        Item::Static(i) => i.static_token.span,
-        Item::Mod(i) => i.mod_token.span,
-        Item::Type(i) => i.type_token.span,
-        Item::Use(i) => i.use_token.span,
-        other => other.span(),
-    }
+    fn_checks::item_keyword(item).map_or_else(|| item.span(), |(span, _)| span)
 }
 
 fn check_function_kind(cx: &mut Ctxt, sig: &Signature) {
-    if let Some(t) = &sig.constness {
-        cx.error(
-            t.span,
-            "#[remat] cannot be applied to a `const fn`: a rematerialised function is traced \
-             when called, which cannot happen at compile time; remove `const`",
-        );
-    }
-    if let Some(t) = &sig.asyncness {
-        cx.error(
-            t.span,
-            "#[remat] cannot be applied to an `async fn`: remat traces the body into one \
-             program when called, and an async fn returns a future instead of running its \
-             body; remove `async`",
-        );
-    }
-    if let Some(abi) = &sig.abi {
-        cx.error_spanned_by(
-            abi,
-            "#[remat] cannot be applied to an `extern` function: it takes and returns Rust \
-             values (arrays, trees); remove the ABI",
-        );
-    }
-    if let Some(v) = &sig.variadic {
-        cx.error_spanned_by(v, "#[remat] cannot be applied to a variadic function");
-    }
+    fn_checks::check_function_kind(
+        cx,
+        sig,
+        &KindMessages {
+            macro_name: "remat",
+            const_fn: "#[remat] cannot be applied to a `const fn`: a rematerialised function is \
+                       traced when called, which cannot happen at compile time; remove `const`",
+            async_fn: "#[remat] cannot be applied to an `async fn`: remat traces the body into \
+                       one program when called, and an async fn returns a future instead of \
+                       running its body; remove `async`",
+            extern_fn: "#[remat] cannot be applied to an `extern` function: it takes and \
+                        returns Rust values (arrays, trees); remove the ABI",
+        },
+    );
     if let Some(FnArg::Receiver(r)) = sig.inputs.first() {
         cx.error_spanned_by(
             r,
@@ -175,121 +117,12 @@ fn check_function_kind(cx: &mut Ctxt, sig: &Signature) {
 }
 
 fn check_output(cx: &mut Ctxt, sig: &Signature) -> Output {
-    const MESSAGE: &str = "a rematerialised function must return arrays (its outputs are \
-                           what the backward pass recomputes); declare a return type, \
-                           e.g. `-> Array` or `-> (Array, Array)`";
-    match &sig.output {
-        ReturnType::Default => {
-            cx.error(sig.ident.span(), MESSAGE);
-            Output::Opaque
-        }
-        ReturnType::Type(_, ty) => {
-            if matches!(&**ty, Type::Tuple(t) if t.elems.is_empty()) {
-                cx.error_spanned_by(ty, MESSAGE);
-                Output::Opaque
-            } else if contains_impl_trait(ty) {
-                Output::Opaque
-            } else {
-                Output::Concrete(ty.clone())
-            }
-        }
-    }
-}
-
-fn contains_impl_trait(ty: &Type) -> bool {
-    struct Finder(bool);
-    impl<'ast> Visit<'ast> for Finder {
-        fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {
-            self.0 = true;
-        }
-    }
-    let mut finder = Finder(false);
-    finder.visit_type(ty);
-    finder.0
-}
-
-fn params_by_position(sig: &Signature) -> Vec<Option<Ident>> {
-    sig.inputs
-        .iter()
-        .map(|arg| match arg {
-            FnArg::Typed(t) => match &*t.pat {
-                Pat::Ident(p) => Some(p.ident.clone()),
-                _ => None,
-            },
-            FnArg::Receiver(_) => None,
-        })
-        .collect()
-}
-
-/// The positions `static` names, each once; reports indices out of range, unknown names and
-/// repeats.
-fn resolve(
-    cx: &mut Ctxt,
-    fn_name: &Ident,
-    list: Option<&ArgList>,
-    names: &[Option<Ident>],
-) -> Vec<usize> {
-    let Some(list) = list else {
-        return Vec::new();
-    };
-    let n = names.len();
-    let f = fn_name.unraw();
-    let mut resolved = Vec::new();
-    for arg in &list.args {
-        let position = match arg {
-            ArgRef::Index { index, span } => {
-                if *index < n {
-                    Some(*index)
-                } else {
-                    let message = match n {
-                        0 => format!("`{f}` has no parameters, so index {index} is out of range"),
-                        _ => format!(
-                            "`{f}` has {n} parameter{}, index {index} is out of range: \
-                             indices count from 0, so the last is {}",
-                            if n == 1 { "" } else { "s" },
-                            n - 1
-                        ),
-                    };
-                    cx.error(*span, message);
-                    None
-                }
-            }
-            ArgRef::Name(ident) => {
-                let wanted = ident.unraw();
-                let found = names
-                    .iter()
-                    .position(|p| p.as_ref().is_some_and(|p| p.unraw() == wanted));
-                if found.is_none() {
-                    let list = names
-                        .iter()
-                        .flatten()
-                        .map(|p| format!("`{}`", p.unraw()))
-                        .collect::<Vec<_>>()
-                        .join(", ");
-                    let listing = if list.is_empty() {
-                        "it has no named parameters".to_string()
-                    } else {
-                        format!("its parameters are {list}")
-                    };
-                    cx.error(
-                        ident.span(),
-                        format!("`{wanted}` is not a parameter of `{f}`; {listing}"),
-                    );
-                }
-                found
-            }
-        };
-        let Some(position) = position else { continue };
-        if resolved.contains(&position) {
-            cx.error(
-                arg.span(),
-                "this parameter is listed twice in `static`; name each parameter once",
-            );
-            continue;
-        }
-        resolved.push(position);
-    }
-    resolved
+    fn_checks::check_output(
+        cx,
+        sig,
+        "a rematerialised function must return arrays (its outputs are what the backward \
+         pass recomputes); declare a return type, e.g. `-> Array` or `-> (Array, Array)`",
+    )
 }
 
 /// Each parameter's name, role and passing; strips `mut` from traced parameters' bindings.
@@ -306,33 +139,16 @@ fn check_params(
         };
         let ty = (*pat_type.ty).clone();
         let is_static = statics.contains(&i);
-        let Pat::Ident(pat) = &mut *pat_type.pat else {
-            let example = if matches!(&*pat_type.pat, Pat::Wild(_)) {
-                "_unused"
-            } else {
-                "arg"
-            };
-            cx.error_spanned_by(
-                &pat_type.pat,
-                format!(
-                    "give this parameter a name, e.g. `{example}: {}`, and destructure it \
-                     inside the body: #[remat] passes each parameter by its name",
-                    type_string(&ty)
-                ),
-            );
+        let unnamed = |wildcard: bool, ty: &str| {
+            let example = if wildcard { "_unused" } else { "arg" };
+            format!(
+                "give this parameter a name, e.g. `{example}: {ty}`, and destructure it \
+                 inside the body: #[remat] passes each parameter by its name"
+            )
+        };
+        let Some(pat) = fn_checks::plain_binding(cx, &mut pat_type.pat, &ty, unnamed) else {
             continue;
         };
-        if pat.by_ref.is_some() || pat.subpat.is_some() {
-            cx.error_spanned_by(
-                &*pat,
-                format!(
-                    "give this parameter a plain name, e.g. `{}: {}`",
-                    pat.ident,
-                    type_string(&ty)
-                ),
-            );
-            continue;
-        }
         let name = pat.ident.unraw().to_string();
         if is_static {
             // Captured by the traced closure as it is: any type, any binding.
@@ -355,25 +171,17 @@ fn check_params(
             );
             continue;
         }
-        let passing = match &ty {
-            Type::Reference(r) if r.mutability.is_some() => {
+        let passing = match passing_of(&ty) {
+            Ok(passing) => passing,
+            Err(elem) => {
                 cx.error_spanned_by(
                     &ty,
-                    format!(
-                        "a rematerialised function is pure, it cannot write through `&mut`: \
-                         take `{name}: {elem}` (or `&{elem}`) and return the updated value",
-                        elem = type_string(&r.elem)
-                    ),
+                    fn_checks::mut_ref_message("rematerialised", &name, elem),
                 );
                 continue;
             }
-            Type::Reference(r) => Passing::Ref(r.elem.clone()),
-            _ => Passing::Value,
         };
-        let inner = match &passing {
-            Passing::Value => &ty,
-            Passing::Ref(inner) => &**inner,
-        };
+        let inner = passing.inner(&ty);
         if roles_known {
             if let Some(type_name) = untraceable_type(inner) {
                 cx.error_spanned_by(
@@ -397,33 +205,4 @@ fn check_params(
         });
     }
     params
-}
-
-/// Common Rust types that have no array dtype, so cannot be traced.
-fn untraceable_type(ty: &Type) -> Option<String> {
-    let name = bare_type_name(ty)?;
-    matches!(name.as_str(), "usize" | "isize" | "char" | "String" | "str").then_some(name)
-}
-
-/// A type as a user would write it: `&'static str`, not `& 'static str`.
-fn type_string(ty: &Type) -> String {
-    let mut s = ty.to_token_stream().to_string();
-    for (from, to) in [
-        ("& '", "&'"),
-        ("& ", "&"),
-        (" <", "<"),
-        ("< ", "<"),
-        (" >", ">"),
-        (" ::", "::"),
-        (":: ", "::"),
-        (" ,", ","),
-        ("[ ", "["),
-        (" ]", "]"),
-        ("( ", "("),
-        (" )", ")"),
-        (" ;", ";"),
-    ] {
-        s = s.replace(from, to);
-    }
-    s
 }

@@ -10,14 +10,24 @@
 //!
 //! Each option is parsed on its own, so a mistake in one does not hide one in another.
 
+use crate::common::attr::{self, Grammar};
 use crate::ctxt::Ctxt;
-use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Span, TokenStream};
 use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
 use syn::{Expr, Ident, Lit, Token};
 
-/// The valid option names, in the order error messages list them.
-pub const KEYS: &[&str] = &["in_axes", "out_axes", "axis_size"];
+const GRAMMAR: Grammar = Grammar {
+    name: "vmap",
+    keys: &["in_axes", "out_axes", "axis_size"],
+    keys_joined_by: ", ",
+    expected_at_comma: KEYS_WITH_EXAMPLES,
+    expected_at_start: KEYS_WITH_EXAMPLES,
+    example_value: |name| if name == "axis_size" { "8" } else { "0" },
+    unknown_key_hint,
+};
+
+const KEYS_WITH_EXAMPLES: &str = "`in_axes = (None, 0)`, `out_axes = 0` or `axis_size = 8`";
 
 /// Everything `#[vmap(...)]` said, each option at most once.
 #[derive(Default)]
@@ -66,7 +76,7 @@ impl Axis {
 pub fn parse(cx: &mut Ctxt, tokens: TokenStream) -> VmapAttr {
     let errors_before = cx.error_count();
     let mut attr = VmapAttr::default();
-    for entry in split_top_level_commas(cx, tokens) {
+    for entry in attr::split_top_level_commas(cx, &GRAMMAR, tokens) {
         match parse_option.parse2(entry) {
             Ok(option) => attr.set(cx, option),
             Err(e) => cx.syn_error(e),
@@ -105,65 +115,9 @@ impl VmapAttr {
     }
 }
 
-/// Splits `a = 1, b = (2, 3)` into `a = 1` and `b = (2, 3)`. A trailing comma is allowed;
-/// an empty option in the middle (`a = 1,, b = 2`) is an error.
-fn split_top_level_commas(cx: &mut Ctxt, tokens: TokenStream) -> Vec<TokenStream> {
-    let mut entries = Vec::new();
-    let mut current = Vec::<TokenTree>::new();
-    let mut iter = tokens.into_iter().peekable();
-    while let Some(tt) = iter.next() {
-        match &tt {
-            TokenTree::Punct(p) if p.as_char() == ',' => {
-                if current.is_empty() {
-                    cx.error(
-                        p.span(),
-                        format!(
-                            "unexpected `,`: expected an option, {}",
-                            keys_with_examples()
-                        ),
-                    );
-                } else {
-                    entries.push(current.drain(..).collect());
-                }
-            }
-            _ => current.push(tt),
-        }
-        if iter.peek().is_none() && !current.is_empty() {
-            entries.push(current.drain(..).collect());
-        }
-    }
-    entries
-}
-
-fn keys_with_examples() -> &'static str {
-    "`in_axes = (None, 0)`, `out_axes = 0` or `axis_size = 8`"
-}
-
 /// Parses one `key = value`.
 fn parse_option(input: ParseStream) -> syn::Result<Parsed> {
-    let key = match input.call(Ident::parse_any) {
-        Ok(key) => key,
-        Err(_) => {
-            return Err(input.error(format!(
-                "expected an option of #[vmap]: {}",
-                keys_with_examples()
-            )))
-        }
-    };
-    let name = key.unraw().to_string();
-    if !KEYS.contains(&name.as_str()) {
-        return Err(syn::Error::new(key.span(), unknown_key_message(&name)));
-    }
-    if !input.peek(Token![=]) {
-        let example = if name == "axis_size" { "8" } else { "0" };
-        let message = format!("expected `=` after `{name}`, as in `{name} = {example}`");
-        return Err(if input.is_empty() {
-            syn::Error::new(key.span(), message)
-        } else {
-            input.error(message)
-        });
-    }
-    input.parse::<Token![=]>()?;
+    let (key, name) = attr::parse_key(input, &GRAMMAR)?;
     if name == "axis_size" {
         if input.is_empty() {
             return Err(
@@ -171,31 +125,20 @@ fn parse_option(input: ParseStream) -> syn::Result<Parsed> {
             );
         }
         let expr: Expr = input.parse()?;
-        if !input.is_empty() {
-            return Err(input.error(
-                "unexpected tokens after the value of `axis_size`; separate options with `,`",
-            ));
-        }
+        attr::expect_end(input, &name, "")?;
         return Ok(Parsed::AxisSize(key, expr));
     }
     let value = parse_axes(input, &name)?;
-    if !input.is_empty() {
-        return Err(input.error(format!(
-            "unexpected tokens after the value of `{name}`; separate options with `,`, and \
-             list one axis per parameter in parentheses: `{name} = (None, 0)`"
-        )));
-    }
+    attr::expect_end(
+        input,
+        &name,
+        &format!(", and list one axis per parameter in parentheses: `{name} = (None, 0)`"),
+    )?;
     Ok(Parsed::Axes(Axes { key, value }))
 }
 
-fn unknown_key_message(name: &str) -> String {
-    let valid = KEYS
-        .iter()
-        .map(|k| format!("`{k}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let mut message = format!("unknown option `{name}` of #[vmap]; the valid options are {valid}");
-    let hint = match name {
+fn unknown_key_hint(name: &str) -> Option<String> {
+    match name {
         "in_axis" | "inaxes" | "axes" | "in_dims" => Some(" (did you mean `in_axes`?)".to_string()),
         "out_axis" | "outaxes" | "out_dims" => Some(" (did you mean `out_axes`?)".to_string()),
         "size" | "batch_size" | "axis_len" => Some(" (did you mean `axis_size`?)".to_string()),
@@ -203,9 +146,7 @@ fn unknown_key_message(name: &str) -> String {
             " (`{name}` names an axis for collectives, which jaxrs does not have yet)"
         )),
         _ => None,
-    };
-    message.push_str(&hint.unwrap_or_default());
-    message
+    }
 }
 
 /// `0`, `None`, `-1`, or `(None, 0, ...)`.
@@ -222,25 +163,12 @@ fn parse_axes(input: ParseStream, key: &str) -> syn::Result<AxesValue> {
     if input.cursor().group(Delimiter::Parenthesis).is_none() {
         return Ok(AxesValue::One(parse_axis(input, key)?));
     }
-    let content;
-    let parens = syn::parenthesized!(content in input);
-    let mut entries = Vec::new();
-    while !content.is_empty() {
-        entries.push(parse_axis(&content, key)?);
-        if content.is_empty() {
-            break;
-        }
-        if !content.peek(Token![,]) {
-            return Err(content.error(format!(
-                "expected `,` between the axes of `{key}`, as in `{key} = (None, 0)`"
-            )));
-        }
-        content.parse::<Token![,]>()?;
-    }
-    Ok(AxesValue::List {
-        entries,
-        span: parens.span.join(),
-    })
+    let (entries, span) = attr::parse_parenthesised(
+        input,
+        |content| parse_axis(content, key),
+        || format!("expected `,` between the axes of `{key}`, as in `{key} = (None, 0)`"),
+    )?;
+    Ok(AxesValue::List { entries, span })
 }
 
 /// One axis: `None`, `0`, `-1`.

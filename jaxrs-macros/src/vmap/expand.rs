@@ -34,13 +34,12 @@
 
 use super::attr::{AxesValue, Axis};
 use super::validate::{Param, VmapFn};
-use crate::jit::expand::to_owned;
-use crate::jit::validate::{Output, Passing};
-use proc_macro2::{Literal, Span, TokenStream};
-use quote::{quote, quote_spanned};
+use crate::common::fn_checks::{Output, Passing};
+use crate::common::params::{self, private, to_owned};
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::Ident;
 
 pub fn expand(f: &VmapFn) -> TokenStream {
     let VmapFn {
@@ -56,8 +55,7 @@ pub fn expand(f: &VmapFn) -> TokenStream {
         out_axes,
         axis_size,
     } = f;
-    let private = quote!(::jaxrs::__private);
-    let assert_tree = Ident::new("__jaxrs_assert_tree", Span::mixed_site());
+    let private = private();
     let name = &sig.ident;
     let name_str = name.unraw().to_string();
 
@@ -76,24 +74,22 @@ pub fn expand(f: &VmapFn) -> TokenStream {
         pats.push(mapped.pat);
         lets.extend(mapped.rebinding);
         let ty = &mapped.ty;
-        tree_checks.push(quote_spanned!(p.ty.span()=> let _: fn() = #assert_tree::<#ty>;));
+        tree_checks.push(params::tree_check(p.ty.span(), ty));
         types.push(mapped.ty);
     }
 
     let ret = match output {
         Output::Concrete(ty) => {
-            tree_checks.push(quote_spanned!(ty.span()=> let _: fn() = #assert_tree::<#ty>;));
+            tree_checks.push(params::tree_check(ty.span(), ty));
             quote!(-> #ty)
         }
         Output::Opaque => TokenStream::new(),
     };
-    let checks = if tree_checks.is_empty() {
-        TokenStream::new()
+    let checks = params::tree_check_items(&tree_checks);
+    let checks = if checks.is_empty() {
+        checks
     } else {
-        quote!({
-            fn #assert_tree<T: #private::Tree>() {}
-            #(#tree_checks)*
-        })
+        quote!({ #checks })
     };
 
     let out_axes = match out_axes {
@@ -126,11 +122,6 @@ pub fn expand(f: &VmapFn) -> TokenStream {
         })
     };
 
-    let track_caller = if attrs.iter().any(|a| a.path().is_ident("track_caller")) {
-        TokenStream::new()
-    } else {
-        quote_spanned!(sig.fn_token.span=> #[track_caller])
-    };
     let body = quote! {
         #(#inner_attrs)*
         #checks
@@ -149,15 +140,7 @@ pub fn expand(f: &VmapFn) -> TokenStream {
             },
         )
     };
-    // The body's braces keep the user's span, so rustc treats the function as written by
-    // the user (see the jit expansion).
-    let mut body = proc_macro2::Group::new(proc_macro2::Delimiter::Brace, body);
-    body.set_span(block.brace_token.span.join());
-    quote! {
-        #(#attrs)*
-        #track_caller
-        #vis #sig #body
-    }
+    params::function(attrs, vis, sig, block, body)
 }
 
 /// `0i64`, `-1i64`, or `None` as an `Option<i64>`.

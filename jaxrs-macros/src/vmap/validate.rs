@@ -3,11 +3,11 @@
 //! size that cannot be known. Each mistake is reported at its token.
 
 use super::attr::{Axes, AxesValue, Axis, VmapAttr};
-use crate::ctxt::Ctxt;
-use crate::jit::validate::{
-    bare_type_name, contains_impl_trait, scalar_type, type_string, untraceable_type, Output,
-    Passing,
+use crate::common::fn_checks::{
+    self, bare_type_name, contains_impl_trait, passing_of, scalar_type, type_string,
+    untraceable_type, KindMessages, Output, Passing,
 };
+use crate::ctxt::Ctxt;
 use syn::ext::IdentExt;
 use syn::{
     Attribute, Block, Expr, FnArg, Ident, Item, ItemFn, Pat, ReturnType, Signature, Type,
@@ -93,9 +93,7 @@ pub fn validate(cx: &mut Ctxt, attr: &VmapAttr, item: Item) -> Option<VmapFn> {
         block,
     } = item;
     let original_sig = sig.clone();
-    let (inner_attrs, attrs): (Vec<_>, Vec<_>) = attrs
-        .into_iter()
-        .partition(|a| matches!(a.style, syn::AttrStyle::Inner(_)));
+    let (inner_attrs, attrs) = fn_checks::split_inner_attrs(attrs);
     let (transforms, attrs) = crate::transforms::split(attrs);
 
     check_function_kind(cx, &sig, !transforms.is_empty());
@@ -220,29 +218,20 @@ fn params_names_hint(n: usize, i: usize) -> String {
 }
 
 fn check_function_kind(cx: &mut Ctxt, sig: &Signature, stacked: bool) {
-    if let Some(t) = &sig.constness {
-        cx.error(
-            t.span,
-            "#[vmap] cannot be applied to a `const fn`: a vmapped function traces its body and \
-             runs it on a device, which cannot happen at compile time; remove `const`",
-        );
-    }
-    if let Some(t) = &sig.asyncness {
-        cx.error(
-            t.span,
-            "#[vmap] cannot be applied to an `async fn`: vmap traces the body when called, and \
-             an async fn returns a future instead of running its body; remove `async`",
-        );
-    }
-    if let Some(abi) = &sig.abi {
-        cx.error_spanned_by(
-            abi,
-            "#[vmap] cannot be applied to an `extern` function; remove the ABI",
-        );
-    }
-    if let Some(v) = &sig.variadic {
-        cx.error_spanned_by(v, "#[vmap] cannot be applied to a variadic function");
-    }
+    fn_checks::check_function_kind(
+        cx,
+        sig,
+        &KindMessages {
+            macro_name: "vmap",
+            const_fn: "#[vmap] cannot be applied to a `const fn`: a vmapped function traces its \
+                       body and runs it on a device, which cannot happen at compile time; \
+                       remove `const`",
+            async_fn: "#[vmap] cannot be applied to an `async fn`: vmap traces the body when \
+                       called, and an async fn returns a future instead of running its body; \
+                       remove `async`",
+            extern_fn: "#[vmap] cannot be applied to an `extern` function; remove the ABI",
+        },
+    );
     if let (true, Some(FnArg::Receiver(r))) = (stacked, sig.inputs.first()) {
         cx.error_spanned_by(
             r,
@@ -253,24 +242,12 @@ fn check_function_kind(cx: &mut Ctxt, sig: &Signature, stacked: bool) {
 }
 
 fn check_output(cx: &mut Ctxt, sig: &Signature) -> Output {
-    const MESSAGE: &str = "a vmapped function must return arrays: its result is stacked over \
-                           the examples; declare a return type, e.g. `-> Array`";
-    match &sig.output {
-        ReturnType::Default => {
-            cx.error(sig.ident.span(), MESSAGE);
-            Output::Opaque
-        }
-        ReturnType::Type(_, ty) => {
-            if matches!(&**ty, Type::Tuple(t) if t.elems.is_empty()) {
-                cx.error_spanned_by(ty, MESSAGE);
-                Output::Opaque
-            } else if contains_impl_trait(ty) {
-                Output::Opaque
-            } else {
-                Output::Concrete(ty.clone())
-            }
-        }
-    }
+    fn_checks::check_output(
+        cx,
+        sig,
+        "a vmapped function must return arrays: its result is stacked over the examples; \
+         declare a return type, e.g. `-> Array`",
+    )
 }
 
 /// Every parameter but `self`, with its binding and type. `&mut` is an error.
@@ -281,24 +258,17 @@ fn collect_params(cx: &mut Ctxt, sig: &mut Signature) -> Vec<Param> {
             continue;
         };
         let ty = (*pat_type.ty).clone();
-        let passing = match &ty {
-            Type::Reference(r) if r.mutability.is_some() => {
-                cx.error_spanned_by(
-                    &ty,
-                    format!(
-                        "a vmapped function is pure, it cannot write through `&mut`: take \
-                         `{}` by value or by `&` and return the updated value",
-                        type_string(&r.elem)
-                    ),
-                );
-                Passing::Value
-            }
-            Type::Reference(r) => Passing::Ref {
-                inner: r.elem.clone(),
-                static_lifetime: r.lifetime.as_ref().is_some_and(|l| l.ident == "static"),
-            },
-            _ => Passing::Value,
-        };
+        let passing = passing_of(&ty).unwrap_or_else(|elem| {
+            cx.error_spanned_by(
+                &ty,
+                format!(
+                    "a vmapped function is pure, it cannot write through `&mut`: take \
+                     `{}` by value or by `&` and return the updated value",
+                    type_string(elem)
+                ),
+            );
+            Passing::Value
+        });
         let (ident, mutability) = match &*pat_type.pat {
             Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
                 (Some(p.ident.clone()), p.mutability)
@@ -375,11 +345,7 @@ fn check_mapped(
         }
         _ => cx.error_spanned_by(&p.ty, message),
     };
-    let inner = match &p.passing {
-        Passing::Value => &p.ty,
-        Passing::Ref { inner, .. } => inner,
-    };
-    if let Some(type_name) = untraceable_type(inner) {
+    if let Some(type_name) = untraceable_type(p.passing.inner(&p.ty)) {
         at_axis(
             cx,
             format!(
