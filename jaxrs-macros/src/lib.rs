@@ -9,7 +9,6 @@ mod ctxt;
 mod jit;
 mod remat;
 mod scan;
-mod transforms;
 mod tree_derive;
 mod vmap;
 

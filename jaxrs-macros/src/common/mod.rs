@@ -1,11 +1,13 @@
 //! What the attribute macros share: the option grammar ([`attr`]), the checks of the
 //! annotated function and its parameters ([`fn_checks`]), how parameters name each other and
-//! travel into the runtime's closures ([`params`]), and the macro's entry with its error
+//! travel into the runtime's closures ([`params`]), the inner function that carries the
+//! transformation attributes stacked below another ([`stacked`]), and the macro's entry with its error
 //! fallback ([`entry`]). Each macro's own options, rules and expansion stay in its folder.
 
 pub mod attr;
 pub mod fn_checks;
 pub mod params;
+pub mod stacked;
 
 use crate::ctxt::Ctxt;
 use proc_macro2::TokenStream;

@@ -32,8 +32,9 @@
 //! ```
 
 use super::validate::{JitFn, Param, Role};
-use crate::common::fn_checks::{bare_type_name, scalar_type, Output, Passing};
+use crate::common::fn_checks::{scalar_type, Output, Passing};
 use crate::common::params::{self, private, to_owned, traced_arg};
+use crate::common::stacked;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
@@ -54,7 +55,7 @@ pub fn expand(f: &JitFn) -> TokenStream {
     let name = &sig.ident;
     let private = private();
     // Transformations stacked below #[jit] apply inside it.
-    let (transforms, attrs) = crate::transforms::split(attrs.clone());
+    let (transforms, attrs) = crate::common::stacked::split(attrs.clone());
     let attrs = &attrs;
     // Names the expansion introduces; mixed-site so that the user's body cannot see them.
     let statics = Ident::new("__jaxrs_statics", Span::mixed_site());
@@ -179,66 +180,29 @@ pub fn expand(f: &JitFn) -> TokenStream {
 }
 
 /// The body under transformation attributes stacked below #[jit]: an inner function with
-/// the same name, signature and body carries them, and the body calls it. Inside the jitted
-/// body a traced Rust scalar is an array, so the inner function takes it as
-/// `&traced_scalar::f32` (an `Array` whose name still says it is a scalar): the body sees
-/// the same types as under #[jit] alone.
-///
-/// ```ignore
-/// #[jit] #[vmap(in_axes = (0, None))] fn f(x: &Array, lr: f32) -> Array { BODY }
-/// // the jitted closure's body:
-/// {
-///     #[vmap(in_axes = (0, None))]
-///     fn f(x: &Array, lr: &::jaxrs::__private::traced_scalar::f32) -> Array { BODY }
-///     f(x, lr)
-/// }
-/// ```
+/// the same name, signature and body carries them, and the body calls it (see
+/// [`stacked::inner_call`]). A traced Rust scalar is an array inside the jitted body, so the
+/// inner function takes it as `&traced_scalar::f32`; a static parameter keeps its type.
 fn stacked(f: &JitFn, transforms: &[Attribute]) -> TokenStream {
-    let private = private();
-    let sig = &f.sig;
-    let name = &sig.ident;
-    let generics = &sig.generics;
-    let where_clause = &generics.where_clause;
-    let output = &sig.output;
-    let block = &f.block;
-    let params = f.params.iter().map(|p| {
+    let inputs = f.params.iter().map(|p| {
         let ident = &p.ident;
         let mutability = &p.mutability;
-        // `f32` -> `f32`, as an identifier for `traced_scalar::f32`.
-        let scalar = |ty: &Type| {
-            scalar_type(ty)?;
-            let name = bare_type_name(ty)?;
-            Some(Ident::new(&name, ty.span()))
-        };
-        let ty = match (p.role, &p.passing) {
-            (Role::Static, _) => {
+        let ty = match p.role {
+            Role::Static => {
                 let ty = &p.ty;
                 quote!(#ty)
             }
-            (_, Passing::Value) => match (scalar(&p.ty), mutability) {
-                (Some(s), None) => quote!(&#private::traced_scalar::#s),
-                (Some(s), Some(_)) => quote!(#private::traced_scalar::#s),
-                (None, _) => {
-                    let ty = &p.ty;
-                    quote!(#ty)
-                }
-            },
-            (_, Passing::Ref { inner, .. }) => match scalar(inner) {
-                Some(s) => quote!(&#private::traced_scalar::#s),
-                None => {
-                    let ty = &p.ty;
-                    quote!(#ty)
-                }
-            },
+            Role::Donated | Role::Kept => {
+                stacked::traced_param_type(&p.ty, &p.passing, p.mutability)
+            }
         };
         quote!(#mutability #ident: #ty)
     });
-    let args = f.params.iter().map(|p| &p.ident);
-    quote!({
-        #(#transforms)*
-        fn #name #generics (#(#params),*) #output #where_clause #block
-        #name(#(#args),*)
-    })
+    let args = f.params.iter().map(|p| {
+        let ident = &p.ident;
+        quote!(#ident)
+    });
+    stacked::inner_call(transforms, &f.sig, inputs, args, &f.block)
 }
 
 /// `mod name { pub fn jit_site() -> &'static JitSite }`, next to the function: a module lives

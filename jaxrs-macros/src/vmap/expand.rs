@@ -36,6 +36,7 @@ use super::attr::{AxesValue, Axis};
 use super::validate::{Param, VmapFn};
 use crate::common::fn_checks::{Output, Passing};
 use crate::common::params::{self, private, to_owned};
+use crate::common::stacked;
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 use syn::ext::IdentExt;
@@ -110,16 +111,12 @@ pub fn expand(f: &VmapFn) -> TokenStream {
     let example = if transforms.is_empty() {
         quote!(#block)
     } else {
-        let mut inner_sig = original_sig.clone();
-        inner_sig.constness = None;
-        let call_args = params
-            .iter()
-            .map(|p| p.ident.as_ref().expect("validated: named"));
-        quote!({
-            #(#transforms)*
-            #inner_sig #block
-            #name(#(#call_args),*)
-        })
+        let inputs = original_sig.inputs.iter().map(|a| quote!(#a));
+        let call_args = params.iter().map(|p| {
+            let ident = p.ident.as_ref().expect("validated: named");
+            quote!(#ident)
+        });
+        stacked::inner_call(transforms, original_sig, inputs, call_args, block)
     };
 
     let body = quote! {

@@ -94,7 +94,7 @@ pub fn validate(cx: &mut Ctxt, attr: &VmapAttr, item: Item) -> Option<VmapFn> {
     } = item;
     let original_sig = sig.clone();
     let (inner_attrs, attrs) = fn_checks::split_inner_attrs(attrs);
-    let (transforms, attrs) = crate::transforms::split(attrs);
+    let (transforms, attrs) = crate::common::stacked::split(attrs);
 
     check_function_kind(cx, &sig, !transforms.is_empty());
     let output = check_output(cx, &sig);
