@@ -25,11 +25,17 @@
 //!     )
 //! }
 //! ```
+//!
+//! Transformation attributes below `#[remat]` apply inside it: `#[remat] #[vmap(..)] fn f` is
+//! `remat(vmap(f))`. They go on an inner function with the signature and body as written
+//! (a traced Rust scalar as `&traced_scalar::f32`, as under `#[jit]`), which the closure calls
+//! with every parameter, static ones included.
 
 use super::attr::Policy;
 use super::validate::{Param, RematFn};
 use crate::common::fn_checks::Output;
 use crate::common::params::{self, private, traced_arg};
+use crate::common::stacked;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
@@ -37,6 +43,7 @@ use syn::spanned::Spanned;
 pub fn expand(f: &RematFn) -> TokenStream {
     let RematFn {
         attrs,
+        transforms,
         inner_attrs,
         vis,
         sig,
@@ -46,6 +53,7 @@ pub fn expand(f: &RematFn) -> TokenStream {
         policy,
     } = f;
     let private = private();
+    let stacked = !transforms.is_empty();
 
     let mut args = Vec::new();
     let mut pats = Vec::new();
@@ -53,7 +61,7 @@ pub fn expand(f: &RematFn) -> TokenStream {
     let mut lets = Vec::new();
     let mut tree_checks = Vec::new();
     for p in params.iter().filter(|p| !p.is_static) {
-        let arg = traced(p);
+        let arg = traced(p, stacked);
         args.push(arg.value);
         pats.push(arg.pat);
         types.push(arg.ty);
@@ -83,6 +91,27 @@ pub fn expand(f: &RematFn) -> TokenStream {
             quote!(#private::RematPolicy::save_only_these_names([#(#names),*]))
         }
     };
+    // The body: the function's own, or, under stacked transformations, a call of an inner
+    // function that carries them.
+    let inner = if stacked {
+        let inputs = params.iter().map(|p| {
+            let (ident, mutability) = (&p.ident, &p.mutability);
+            let ty = if p.is_static {
+                let ty = &p.ty;
+                quote!(#ty)
+            } else {
+                stacked::traced_param_type(&p.ty, &p.passing, p.mutability)
+            };
+            quote!(#mutability #ident: #ty)
+        });
+        let args = params.iter().map(|p| {
+            let ident = &p.ident;
+            quote!(#ident)
+        });
+        stacked::inner_call(transforms, sig, inputs, args, block)
+    } else {
+        quote!(#block)
+    };
     let body = quote! {
         #(#inner_attrs)*
         #checks
@@ -91,14 +120,15 @@ pub fn expand(f: &RematFn) -> TokenStream {
             (#(#args,)*),
             |(#(#pats,)*): (#(#types,)*)| #ret {
                 #(#lets)*
-                #block
+                #inner
             },
         )
     };
     params::function(attrs, vis, sig, block, body)
 }
 
-/// How a traced parameter is passed and bound in the body, as under `#[jit]`.
-fn traced(p: &Param) -> params::TracedArg {
-    traced_arg(&p.ident, p.mutability, &p.ty, &p.passing, false)
+/// How a traced parameter is passed and bound in the body, as under `#[jit]`. `stacked`: the
+/// inner function's parameter carries the `mut`.
+fn traced(p: &Param, stacked: bool) -> params::TracedArg {
+    traced_arg(&p.ident, p.mutability, &p.ty, &p.passing, stacked)
 }

@@ -16,11 +16,15 @@ use syn::{Attribute, Block, FnArg, Ident, Item, ItemFn, Signature, Type};
 pub struct RematFn {
     /// Outer attributes (doc comments included), kept on the generated function.
     pub attrs: Vec<Attribute>,
+    /// Transformation attributes stacked below #[remat], outermost first: they go on an inner
+    /// function that the rematerialised body calls.
+    pub transforms: Vec<Attribute>,
     /// Inner attributes (`#![...]`), kept at the top of its body.
     pub inner_attrs: Vec<Attribute>,
     pub vis: syn::Visibility,
     /// The signature, with `mut` removed from traced parameters' bindings (the body gets its
-    /// own bindings; static parameters are captured as they are).
+    /// own bindings; static parameters are captured as they are), and from every parameter's
+    /// under stacked transformations (the inner function has them).
     pub sig: Signature,
     pub block: Block,
     pub params: Vec<Param>,
@@ -31,7 +35,8 @@ pub struct RematFn {
 /// One parameter.
 pub struct Param {
     pub ident: Ident,
-    /// `mut` on a traced parameter's binding, carried over to the body's binding.
+    /// `mut` on a traced parameter's binding, carried over to the body's binding; on a static
+    /// one, only under stacked transformations, for the inner function's parameter.
     pub mutability: Option<syn::token::Mut>,
     pub ty: Type,
     pub is_static: bool,
@@ -60,6 +65,8 @@ pub fn validate(cx: &mut Ctxt, attr: RematAttr, item: Item) -> Option<RematFn> {
         block,
     } = item;
     let (inner_attrs, attrs) = fn_checks::split_inner_attrs(attrs);
+    let (transforms, attrs) = crate::common::stacked::split(attrs);
+    let stacked = !transforms.is_empty();
 
     check_function_kind(cx, &sig);
     let output = check_output(cx, &sig);
@@ -71,10 +78,11 @@ pub fn validate(cx: &mut Ctxt, attr: RematAttr, item: Item) -> Option<RematFn> {
         .collect();
     // A misnamed static parameter would also be reported as untraceable: one error is enough.
     let roles_known = !attr.incomplete && cx.error_count() == before;
-    let params = check_params(cx, &mut sig, &statics, roles_known);
+    let params = check_params(cx, &mut sig, &statics, roles_known, stacked);
 
     Some(RematFn {
         attrs,
+        transforms,
         inner_attrs,
         vis,
         sig,
@@ -131,6 +139,7 @@ fn check_params(
     sig: &mut Signature,
     statics: &[usize],
     roles_known: bool,
+    stacked: bool,
 ) -> Vec<Param> {
     let mut params = Vec::new();
     for (i, arg) in sig.inputs.iter_mut().enumerate() {
@@ -151,10 +160,11 @@ fn check_params(
         };
         let name = pat.ident.unraw().to_string();
         if is_static {
-            // Captured by the traced closure as it is: any type, any binding.
+            // Captured by the traced closure as it is: any type, any binding. Under stacked
+            // transformations it is passed on to the inner function, which keeps the `mut`.
             params.push(Param {
                 ident: pat.ident.clone(),
-                mutability: None,
+                mutability: if stacked { pat.mutability.take() } else { None },
                 ty,
                 is_static: true,
                 passing: Passing::Value,

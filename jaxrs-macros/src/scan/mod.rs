@@ -4,6 +4,11 @@
 //!
 //! Parse (options into [`ScanAttr`]), validate (the function's shape), expand (a call of the
 //! runtime's `scan_with`). Every mistake is reported at its token, all at once.
+//!
+//! Transformation attributes below `#[scan]` apply to the step: `#[scan] #[remat] fn cell` scans
+//! over a rematerialised step (the backward pass recomputes each step's internals from its
+//! carry instead of saving them). The step closure calls an inner function with the
+//! signature and body as written, which carries them.
 
 use crate::ctxt::Ctxt;
 use proc_macro2::{Span, TokenStream};
@@ -11,7 +16,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Expr, FnArg, ItemFn, Lit, Meta, ReturnType, Token, Type};
+use syn::{Expr, FnArg, Ident, ItemFn, Lit, Meta, ReturnType, Token, Type};
 
 /// The valid option names, in the order error messages list them.
 const KEYS: &[&str] = &["length", "reverse", "unroll"];
@@ -221,10 +226,10 @@ fn expand(attr: &ScanAttr, step: Step) -> TokenStream {
             }
         })
         .collect();
+    let (transforms, attrs) = crate::common::stacked::split(attrs.clone());
     let (carry_pat, x_pat) = (&params[0].pat, &params[1].pat);
     let init = format_ident!("__jaxrs_init");
     let xs = format_ident!("__jaxrs_xs");
-    let invariants = &params[2..];
     let name = &sig.ident;
     let output = &sig.output;
     let outer_x_ty = &params[1].ty;
@@ -233,10 +238,47 @@ fn expand(attr: &ScanAttr, step: Step) -> TokenStream {
     } else {
         quote!(#xs)
     };
-    let x_rebind = if x_is_ref {
-        quote!(let #x_pat: &#x_ty = &#x_pat;)
+    // The step closure's parameters and body: the function's own, or, under stacked
+    // transformations, a call of an inner function (carry, slice, invariants) that carries
+    // them; the loop-invariant parameters are then passed on by name (cloned when taken by
+    // value: the step closure runs once per trace, and may not give them away).
+    let (invariants, closure_carry, closure_x, step_body) = if transforms.is_empty() {
+        let x_rebind = if x_is_ref {
+            quote!(let #x_pat: &#x_ty = &#x_pat;)
+        } else {
+            quote!()
+        };
+        let invariants: Vec<TokenStream> = params[2..].iter().map(|p| quote!(#p)).collect();
+        (
+            invariants,
+            quote!(#carry_pat),
+            quote!(#x_pat),
+            quote!({ #x_rebind #block }),
+        )
     } else {
-        quote!()
+        let carry = Ident::new("__jaxrs_carry", Span::mixed_site());
+        let x = Ident::new("__jaxrs_x", Span::mixed_site());
+        let mut invariants = Vec::new();
+        let mut args = vec![
+            quote!(#carry),
+            if x_is_ref { quote!(&#x) } else { quote!(#x) },
+        ];
+        for p in &params[2..] {
+            let syn::Pat::Ident(pat) = &*p.pat else {
+                unreachable!("validated: a loop-invariant parameter is named")
+            };
+            let ident = &pat.ident;
+            let ty = &p.ty;
+            // The outer function only hands it on; the inner one keeps the `mut`.
+            invariants.push(quote!(#ident: #ty));
+            args.push(match &**ty {
+                Type::Reference(_) => quote!(#ident),
+                _ => quote!(::core::clone::Clone::clone(&#ident)),
+            });
+        }
+        let inputs = sig.inputs.iter().map(|a| quote!(#a));
+        let body = crate::common::stacked::inner_call(&transforms, sig, inputs, args, block);
+        (invariants, quote!(#carry), quote!(#x), body)
     };
     let length = match attr.length {
         Some(n) => quote!(::core::option::Option::Some(#n)),
@@ -250,10 +292,7 @@ fn expand(attr: &ScanAttr, step: Step) -> TokenStream {
         #[track_caller]
         #vis fn #name(#init: #carry_ty, #xs: #outer_x_ty, #(#invariants),*) #output {
             ::jaxrs::__private::scan_with(
-                |#carry_pat: #carry_ty, #x_pat: #x_ty| -> (#carry_ty, #y_ty) {
-                    #x_rebind
-                    #block
-                },
+                |#closure_carry: #carry_ty, #closure_x: #x_ty| -> (#carry_ty, #y_ty) #step_body,
                 #init,
                 #xs_value,
                 ::jaxrs::__private::ScanOptions { length: #length, reverse: #reverse, unroll: #unroll },

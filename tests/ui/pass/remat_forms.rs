@@ -76,7 +76,8 @@ fn opaque(x: &Array) -> impl Tree {
     (x.sin(), x.cos())
 }
 
-/// Stacked with #[jit], in both orders.
+/// Stacked with #[jit], in both orders: `jit(remat(f))`, then `remat(jit(f))`, whose #[jit]
+/// is on an inner function (with its companion module there).
 #[jit]
 #[remat]
 fn jit_of_remat(x: &Array) -> Array {
@@ -108,7 +109,7 @@ fn main() {
     );
     let _ = opaque;
     let _ = jit_of_remat::jit_site();
-    let _ = remat_of_jit::jit_site();
+    let _ = remat_of_jit as fn(&Array) -> Array;
     // The function twin composes at call sites.
     let f = remat(|x: Array| x.sin()).policy(RematPolicy::DotsSaveable);
     let _ = move |x: Array| -> Array { f.call(x) };
