@@ -83,21 +83,27 @@ fn best_us(rounds: usize, calls: usize, mut f: impl FnMut()) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-fn jax_us(calls: usize) -> Option<f64> {
+/// JAX's figures from the peer script, by name (`jax_call_block_until_ready_us`, ...).
+fn jax_figures(calls: usize) -> Vec<(String, f64)> {
     let python = std::env::var("JAXRS_BENCH_PYTHON").unwrap_or_else(|_| "python3".into());
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/peer/dispatch_jax.py");
-    let out = std::process::Command::new(python)
+    let Ok(out) = std::process::Command::new(python)
         .arg(script)
         .arg(calls.to_string())
         .output()
-        .ok()?;
+    else {
+        return vec![];
+    };
     if !out.status.success() {
-        return None;
+        return vec![];
     }
-    let text = String::from_utf8_lossy(&out.stdout);
-    text.lines()
-        .find_map(|l| l.strip_prefix("jax_call_block_until_ready_us: "))
-        .and_then(|v| v.trim().parse().ok())
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let (k, v) = l.split_once(": ")?;
+            Some((k.to_string(), v.trim().parse().ok()?))
+        })
+        .collect()
 }
 
 fn ratios() {
@@ -119,11 +125,30 @@ fn ratios() {
         "  jaxrs jit call + await:       {jaxrs_us:8.2} µs   ratio to floor: {:.2}x",
         jaxrs_us / floor_us
     );
-    match jax_us(calls) {
-        Some(j) => println!(
-            "  JAX 0.10.2 f(x).block_until_ready(): {j:8.2} µs   jaxrs is {:.2}x faster",
-            j / jaxrs_us
-        ),
+    // Eager, op by op: each operation is its own cached executable.
+    let y = Array::from_vec(vec![1.0f32; 4], &[4]);
+    let eager_add = best_us(rounds, calls, || {
+        let z = &x + &y;
+        z.block_until_ready().expect("await");
+    });
+    let eager_mul = best_us(rounds, calls, || {
+        let z = &x * 1.0001;
+        z.block_until_ready().expect("await");
+    });
+    println!("  jaxrs eager x + y:            {eager_add:8.2} µs");
+    println!("  jaxrs eager x * 1.0001:       {eager_mul:8.2} µs");
+    let jax = jax_figures(calls);
+    let get = |k: &str| jax.iter().find(|(n, _)| n == k).map(|(_, v)| *v);
+    match get("jax_call_block_until_ready_us") {
+        Some(j) => {
+            println!(
+                "  JAX 0.10.2 f(x).block_until_ready(): {j:8.2} µs   jaxrs is {:.2}x faster",
+                j / jaxrs_us
+            );
+            if let (Some(a), Some(m)) = (get("jax_eager_add_us"), get("jax_eager_mul_scalar_us")) {
+                println!("  JAX 0.10.2 eager x + y: {a:8.2} µs, x * 1.0001: {m:8.2} µs");
+            }
+        }
         None => {
             println!("  JAX: not measured (set JAXRS_BENCH_PYTHON to a Python with jax==0.10.2)")
         }

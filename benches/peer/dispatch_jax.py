@@ -22,6 +22,19 @@ def main() -> None:
             f(x).block_until_ready()
         best = min(best, (time.perf_counter() - t0) / calls * 1e6)
     print(f"jax_call_block_until_ready_us: {best:.3f}")
+    # Eager (op-by-op) dispatch: an array plus an array, and an array times a Python scalar.
+    y = jnp.ones(4, dtype=jnp.float32)
+    for name, op in (("add", lambda z: z + y), ("mul_scalar", lambda z: z * 1.0001)):
+        z = op(x)
+        best = float("inf")
+        for _ in range(5):
+            z = x
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                z = op(z)
+            z.block_until_ready()
+            best = min(best, (time.perf_counter() - t0) / calls * 1e6)
+        print(f"jax_eager_{name}_us: {best:.3f}")
     print(f"jax_version: {jax.__version__}")
 
 

@@ -121,6 +121,14 @@ impl Array {
         Array::from_host_bytes(&host_bytes_of(lit), lit.aval())
     }
 
+    /// `lit` repeated to `shape`, built on the host and uploaded once.
+    pub(crate) fn from_literal_filled(lit: Literal, shape: &[usize]) -> Array {
+        let one = host_bytes_of(lit);
+        let n: usize = shape.iter().product();
+        let bytes: Vec<u8> = one.iter().copied().cycle().take(one.len() * n).collect();
+        Array::from_host_bytes(&bytes, lit.aval().with_shape(shape.to_vec()))
+    }
+
     /// Zeros of `shape` and `dtype`.
     pub fn zeros(shape: &[usize], dtype: DType) -> Array {
         Array::full(shape, 0.0, dtype)

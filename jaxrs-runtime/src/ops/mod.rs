@@ -100,6 +100,9 @@ macro_rules! scalar_arg {
 }
 scalar_arg!(f32, f64, i32, i64, u32, u8, i8, bool);
 
+/// The largest array (in elements) an eager Rust scalar is spread to on the host.
+const EAGER_HOST_FILL_LIMIT: usize = 1 << 14;
+
 /// Converts an operand to `dtype` and broadcasts it to `shape`.
 #[track_caller]
 pub(crate) fn coerce<'a>(arg: Arg<'a>, dtype: DType, weak: bool, shape: &[usize]) -> Arg<'a> {
@@ -115,6 +118,13 @@ pub(crate) fn coerce<'a>(arg: Arg<'a>, dtype: DType, weak: bool, shape: &[usize]
     };
     if arg.aval().shape == shape {
         return arg;
+    }
+    // Eagerly, a Rust scalar spread over a small array is cheaper to build on the host (one
+    // upload) than on the device (an upload and a dispatch); under a trace it stays a literal.
+    if let Arg::Scalar(l) = &arg {
+        if !crate::trace::is_tracing() && shape.iter().product::<usize>() <= EAGER_HOST_FILL_LIMIT {
+            return Arg::Array(Cow::Owned(Array::from_literal_filled(*l, shape)));
+        }
     }
     let rank_in = arg.aval().rank();
     let dims: Vec<usize> = (shape.len() - rank_in..shape.len()).collect();
