@@ -100,15 +100,12 @@ impl LowerCtx {
         self.names[i] = Some(name);
     }
 
-    fn atom(&mut self, jaxpr: &Jaxpr, a: &Atom) -> String {
+    fn atom(&mut self, a: &Atom) -> String {
         match a {
             Atom::Var(v) => self.names[v.0 as usize]
                 .clone()
                 .unwrap_or_else(|| panic!("lowering: v{} used before definition", v.0)),
-            Atom::Lit(l) => {
-                let _ = jaxpr;
-                self.literal(l)
-            }
+            Atom::Lit(l) => self.literal(l),
         }
     }
 
@@ -138,7 +135,7 @@ impl LowerCtx {
             } else {
                 String::new()
             };
-            let ins: Vec<String> = e.inputs.iter().map(|a| self.atom(jaxpr, a)).collect();
+            let ins: Vec<String> = e.inputs.iter().map(|a| self.atom(a)).collect();
             let in_avals: Vec<Aval> = e.inputs.iter().map(|a| jaxpr.atom_aval(a)).collect();
             let out_avals: Vec<Aval> = e.outputs.iter().map(|v| jaxpr.aval(*v).clone()).collect();
             let outs = e.prim.lower(self, &ins, &in_avals, &out_avals);
@@ -148,7 +145,7 @@ impl LowerCtx {
             }
         }
         let outvars = jaxpr.outvars.clone();
-        outvars.iter().map(|a| self.atom(jaxpr, a)).collect()
+        outvars.iter().map(|a| self.atom(a)).collect()
     }
 
     /// Lowers another jaxpr (the body of a call, a branch) inline, with its own variables:

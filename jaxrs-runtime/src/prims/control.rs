@@ -188,8 +188,7 @@ impl Primitive for Scan {
             let primals: Vec<Array> = primals.into_iter().map(|p| p.expect("primal")).collect();
             let (outs, out_t) = jvp_jaxpr(&body, &[], &primals, &tangents);
             let mut result: Vec<Array> = outs[..nk].to_vec();
-            for (j, &i) in kt_idx.iter().enumerate() {
-                let _ = j;
+            for &i in &kt_idx {
                 result.push(or_zeros(&out_t[i - nc], outs[i - nc].aval()));
             }
             result.extend(outs[nk..].iter().cloned());
@@ -344,7 +343,6 @@ fn scan_linearize(s: &Scan, args: &[Array]) -> (Vec<Array>, Backward) {
     let varying_stacks = outs[nk + ny..].to_vec();
 
     let s = s.clone();
-    let consts = args[..nc].to_vec();
     let backward: Backward = Box::new(move |cts: &[Option<Array>]| {
         let invariant: Vec<Array> = invariant_values.iter().flatten().cloned().collect();
         let nv = varying_stacks.len();
@@ -430,7 +428,6 @@ fn scan_linearize(s: &Scan, args: &[Array]) -> (Vec<Array>, Backward) {
         }
         result.extend(outs[..nk].iter().cloned().map(Some));
         result.extend(outs[nk + n_acc..].iter().cloned().map(Some));
-        let _ = &consts;
         result
     });
     (primal_outs, backward)
@@ -1009,13 +1006,7 @@ impl Primitive for Cond {
         );
         result
     }
-    fn lower(
-        &self,
-        cx: &mut LowerCtx,
-        ins: &[String],
-        in_avals: &[Aval],
-        out: &[Aval],
-    ) -> Vec<String> {
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], _: &[Aval], out: &[Aval]) -> Vec<String> {
         let n = self.branches.len();
         let i = Aval::scalar(DType::I32);
         // Clamp the index into range, as JAX's switch does.
@@ -1039,7 +1030,6 @@ impl Primitive for Cond {
                 })
             })
             .collect();
-        let _ = in_avals;
         let out_refs: Vec<&Aval> = out.iter().collect();
         cx.op_with_regions("stablehlo.case", &[&index], &[&i], "", &regions, &out_refs)
     }
