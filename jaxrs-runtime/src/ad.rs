@@ -264,7 +264,7 @@ impl Linearized {
                 continue;
             }
             let in_cts = match custom {
-                Some(backward) => backward(&out_cts),
+                Some(backward) => backward(&out_cts, &wanted),
                 None => {
                     let args: Vec<Arg> = e.inputs.iter().map(|a| self.env.arg(a)).collect();
                     let outs: Vec<Array> =

@@ -93,7 +93,8 @@ pub trait Primitive: Debug + Send + Sync + 'static {
 }
 
 /// The backward half of [`Primitive::linearize`]: output cotangents to input cotangents.
-pub type Backward = Box<dyn Fn(&[Option<Array>]) -> Vec<Option<Array>>>;
+/// Its second argument says which inputs need a cotangent at all (as `vjp`'s `wanted`).
+pub type Backward = Box<dyn Fn(&[Option<Array>], &[bool]) -> Vec<Option<Array>>>;
 
 /// A shared primitive, as stored in equations.
 pub type Prim = Arc<dyn Primitive>;

@@ -343,14 +343,18 @@ fn scan_linearize(s: &Scan, args: &[Array]) -> (Vec<Array>, Backward) {
     let varying_stacks = outs[nk + ny..].to_vec();
 
     let s = s.clone();
-    let backward: Backward = Box::new(move |cts: &[Option<Array>]| {
+    let backward: Backward = Box::new(move |cts: &[Option<Array>], wanted: &[bool]| {
         let invariant: Vec<Array> = invariant_values.iter().flatten().cloned().collect();
         let nv = varying_stacks.len();
         let ni = invariant.len();
+        // Cotangents are accumulated only for the float constants that need one, and
+        // stacked only for the xs that need one; the loop computes nothing for the others.
         let float_const: Vec<bool> = body_avals[..nc]
             .iter()
-            .map(|a| a.dtype.is_float())
+            .zip(wanted)
+            .map(|(a, &w)| w && a.dtype.is_float())
             .collect();
+        let x_wanted: Vec<bool> = wanted[nc + nk..nc + nk + nx].to_vec();
         // Step: (invariant residuals; ct carry, const-ct accumulators; varying residuals, ct y)
         // -> (ct carry before the step, accumulators, ct x).
         let mut step_avals: Vec<Aval> = invariant.iter().map(|a| a.aval().clone()).collect();
@@ -393,7 +397,13 @@ fn scan_linearize(s: &Scan, args: &[Array]) -> (Vec<Array>, Backward) {
                     result.push(a.next().expect("accumulator") + &in_cts[i]);
                 }
             }
-            result.extend(in_cts[nc + nk..].iter().cloned());
+            result.extend(
+                in_cts[nc + nk..]
+                    .iter()
+                    .zip(&x_wanted)
+                    .filter(|(_, &w)| w)
+                    .map(|(c, _)| c.clone()),
+            );
             result
         });
         let step_consts = step.consts.clone();
@@ -427,7 +437,12 @@ fn scan_linearize(s: &Scan, args: &[Array]) -> (Vec<Array>, Backward) {
             result.push(if f { acc.next().cloned() } else { None });
         }
         result.extend(outs[..nk].iter().cloned().map(Some));
-        result.extend(outs[nk + n_acc..].iter().cloned().map(Some));
+        let mut ct_xs = outs[nk + n_acc..].iter();
+        result.extend(
+            x_wanted
+                .iter()
+                .map(|&w| if w { ct_xs.next().cloned() } else { None }),
+        );
         result
     });
     (primal_outs, backward)

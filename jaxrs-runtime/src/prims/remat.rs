@@ -223,21 +223,21 @@ impl Primitive for RematCall {
         primals: &[Arg],
         _: &[Array],
         cts: &[Option<Array>],
-        _: &[bool],
+        wanted: &[bool],
     ) -> Vec<Option<Array>> {
         let (_, backward) = self.linearize(primals).expect("remat linearizes itself");
-        backward(cts)
+        backward(cts, wanted)
     }
     fn linearize(&self, primals: &[Arg]) -> Option<(Vec<Array>, Backward)> {
         let operands = operand_arrays(primals);
         if self.policy == RematPolicy::EverythingSaveable {
             // Nothing is recomputed: plain reverse mode.
             let (outs, linearized) = linearize_jaxpr((*self.jaxpr).clone(), &[], &operands);
-            return Some((outs, Box::new(move |cts| linearized.backward(cts))));
+            return Some((outs, Box::new(move |cts, _| linearized.backward(cts))));
         }
         let (outs, saved) = self.forward(&operands);
         let call = self.clone();
-        let backward = move |cts: &[Option<Array>]| -> Vec<Option<Array>> {
+        let backward = move |cts: &[Option<Array>], _: &[bool]| -> Vec<Option<Array>> {
             // One barrier over the inputs, the saved values and the cotangents.
             let mut values: Vec<&Array> = operands.iter().collect();
             values.extend(saved.iter().flatten().flatten());
