@@ -158,20 +158,11 @@ fn compare(c: &Case, what: &str, got: &Array, want: &Value) -> Result<(), String
         .map(number)
         .collect();
     let got_v = got.to_f64_vec();
-    for (i, (g, w)) in got_v.iter().zip(&want).enumerate() {
-        let ok = if w.is_nan() {
-            g.is_nan()
-        } else if w.is_infinite() {
-            g == w
-        } else {
-            (g - w).abs() <= c.atol + c.rtol * w.abs()
-        };
-        if !ok {
-            return Err(format!(
-                "{what}: element {i}: got {g}, want {w} (rtol {}, atol {}); got {got_v:?}, want {want:?}",
-                c.rtol, c.atol
-            ));
-        }
+    if let Some((i, g, w)) = first_mismatch(&got_v, &want, c.rtol, c.atol) {
+        return Err(format!(
+            "{what}: element {i}: got {g}, want {w} (rtol {}, atol {}); got {got_v:?}, want {want:?}",
+            c.rtol, c.atol
+        ));
     }
     Ok(())
 }

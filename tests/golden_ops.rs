@@ -101,21 +101,11 @@ fn check(c: &Case, got: &Array, mode: &str) -> Result<(), String> {
         .iter()
         .map(number)
         .collect();
-    let got_v = got.to_f64_vec();
-    for (i, (g, w)) in got_v.iter().zip(&want).enumerate() {
-        let ok = if w.is_nan() {
-            g.is_nan()
-        } else if w.is_infinite() {
-            g == w
-        } else {
-            (g - w).abs() <= c.atol + c.rtol * w.abs()
-        };
-        if !ok {
-            return Err(format!(
-                "{mode}: element {i}: got {g}, want {w} (rtol {}, atol {})",
-                c.rtol, c.atol
-            ));
-        }
+    if let Some((i, g, w)) = first_mismatch(&got.to_f64_vec(), &want, c.rtol, c.atol) {
+        return Err(format!(
+            "{mode}: element {i}: got {g}, want {w} (rtol {}, atol {})",
+            c.rtol, c.atol
+        ));
     }
     Ok(())
 }

@@ -63,6 +63,26 @@ pub fn array(v: &Value) -> Array {
     Array::from_f64s(&values, &shape(&v["shape"]), dtype(&v["dtype"]))
 }
 
+/// The first element outside `|got - want| <= atol + rtol * |want|` (a NaN must meet a NaN,
+/// an infinity the same infinity): its index and both values.
+pub fn first_mismatch(
+    got: &[f64],
+    want: &[f64],
+    rtol: f64,
+    atol: f64,
+) -> Option<(usize, f64, f64)> {
+    got.iter().zip(want).enumerate().find_map(|(i, (&g, &w))| {
+        let ok = if w.is_nan() {
+            g.is_nan()
+        } else if w.is_infinite() {
+            g == w
+        } else {
+            (g - w).abs() <= atol + rtol * w.abs()
+        };
+        (!ok).then_some((i, g, w))
+    })
+}
+
 /// An operand as a case file writes it: an array, or `{"scalar": v}` for a Rust scalar.
 pub fn operand(v: &Value) -> In {
     match v.get("scalar") {
