@@ -18,11 +18,11 @@ pub mod prelude {
 /// Items the macros' expansions use. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use jaxrs_runtime::control::{scan_with, ScanOptions};
-    pub use jaxrs_runtime::jit::{jit_call, FloatKey, JitSite};
-    pub use jaxrs_runtime::remat::{remat_call, RematPolicy};
+    pub use jaxrs_runtime::transforms::jit::{jit_call, FloatKey, JitSite};
+    pub use jaxrs_runtime::transforms::loops::{scan_with, ScanOptions};
+    pub use jaxrs_runtime::transforms::remat::{remat_call, RematPolicy};
+    pub use jaxrs_runtime::transforms::vmap::{vmap_call, VmapNames};
     pub use jaxrs_runtime::tree::{next_leaf, Tree, TreeDef, TreeMismatch};
-    pub use jaxrs_runtime::vmap::{vmap_call, VmapNames};
     pub use jaxrs_runtime::Array;
 
     /// The types of Rust-scalar parameters once a transformation traces them: `Array`s. A

@@ -300,7 +300,7 @@ fn reductions_shift_their_axes() {
                 axis: 0,
                 reverse: true,
             };
-            jaxrs::trace::bind1(prim, &[jaxrs::trace::Operand::Array(&x[0])])
+            jaxrs::core::trace::bind1(prim, &[jaxrs::core::trace::Operand::Array(&x[0])])
         });
         check("logsumexp", &x, |x| x[0].logsumexp(1, false));
     }
@@ -519,8 +519,8 @@ fn take_with_batched_operand_and_or_indices() {
 
 #[test]
 fn index_add_with_batched_operands() {
+    use jaxrs::core::trace::{bind1, Operand};
     use jaxrs::prims::IndexAdd;
-    use jaxrs::trace::{bind1, Operand};
     let f = |axis: usize| {
         move |x: &[Array]| {
             bind1(

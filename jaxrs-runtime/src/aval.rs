@@ -1,6 +1,6 @@
 //! Abstract values: what a transformation knows of an array (shape, dtype, weak type).
 
-use crate::DType;
+use crate::dtype::DType;
 use std::fmt;
 
 /// The abstract value of an array: its shape, dtype, and whether its dtype is weak (it came

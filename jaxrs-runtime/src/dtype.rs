@@ -2,7 +2,7 @@
 
 use half::{bf16, f16};
 
-/// The element type of an [`Array`](crate::Array).
+/// The element type of an [`Array`](crate::core::array::Array).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     Bool,
@@ -214,7 +214,7 @@ fn float_rank_max(a: DType, b: DType) -> DType {
     }
 }
 
-/// A Rust type that can be an element of an [`Array`](crate::Array).
+/// A Rust type that can be an element of an [`Array`](crate::core::array::Array).
 pub trait Element: Copy + Send + Sync + std::fmt::Debug + PartialEq + 'static {
     const DTYPE: DType;
     /// Converts to f64 (for printing, comparisons in tests, and literal encoding).

@@ -11,7 +11,8 @@
 //! let doubled = tree_map(&params, |leaf| leaf * 2.0);
 //! ```
 
-use crate::{Array, DType};
+use crate::core::array::Array;
+use crate::dtype::DType;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -183,7 +184,7 @@ macro_rules! scalar_tree {
                 leaves.push(Array::weak_scalar(*self));
             }
             fn structure(&self) -> TreeDef {
-                TreeDef::Scalar(<$t as crate::Element>::DTYPE)
+                TreeDef::Scalar(<$t as crate::dtype::Element>::DTYPE)
             }
             /// A scalar can only be rebuilt from a concrete leaf: a traced value has no Rust
             /// value yet.

@@ -1,9 +1,10 @@
 //! Binary arithmetic, comparisons, logical ops and `where_`, with operator overloading.
 
 use super::{unify, Arg, IntoArg};
+use crate::core::array::Array;
+use crate::core::trace::{bind1, op_error, Operand};
+use crate::dtype::DType;
 use crate::prims::{Binary, BinaryOp, Compare, CompareOp, Convert, Select, Unary, UnaryOp};
-use crate::trace::{bind1, op_error, Operand};
-use crate::{Array, DType};
 use std::ops;
 use std::panic::Location;
 
@@ -22,7 +23,7 @@ fn compare<'a>(op: CompareOp, x: Arg<'a>, y: Arg<'a>) -> Array {
 
 impl Compare {
     fn name_str(&self) -> &'static str {
-        crate::primitive::Primitive::name(self)
+        crate::core::primitive::Primitive::name(self)
     }
 }
 

@@ -1,9 +1,10 @@
 //! Indexing: dynamic slices, take (gather along an axis), one-hot.
 
 use super::axis_of;
+use crate::core::array::Array;
+use crate::core::trace::{bind1, op_error, Operand};
+use crate::dtype::DType;
 use crate::prims::{DynamicSlice, DynamicUpdateSlice, Take};
-use crate::trace::{bind1, op_error, Operand};
-use crate::{Array, DType};
 use std::panic::Location;
 
 impl Array {

@@ -1,9 +1,10 @@
 //! Contractions: `dot_general` and numpy's `matmul`.
 
 use crate::aval::broadcast_shapes;
+use crate::core::array::Array;
+use crate::core::trace::{bind1, op_error, Operand};
+use crate::dtype::DType;
 use crate::prims::{DotGeneral, Transpose};
-use crate::trace::{bind1, op_error, Operand};
-use crate::{Array, DType};
 use std::panic::Location;
 
 /// The dimension numbers of [`Array::dot_general`]: which axes are contracted and which are

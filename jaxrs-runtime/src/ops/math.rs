@@ -1,8 +1,9 @@
 //! Unary math, activations, casts.
 
+use crate::core::array::Array;
+use crate::core::trace::{bind1, Operand};
+use crate::dtype::DType;
 use crate::prims::{Convert, IntegerPow, StopGradient, Unary, UnaryOp};
-use crate::trace::{bind1, Operand};
-use crate::{Array, DType};
 
 /// Floating-point ops on integer arrays work on the default float (as `jnp.exp(int_array)`).
 #[track_caller]
@@ -89,7 +90,7 @@ impl Array {
     #[track_caller]
     pub fn relu(&self) -> Array {
         let keep = self.gt(0.0).logical_or(self.ne(self));
-        crate::where_(keep, self, 0.0)
+        crate::ops::where_(keep, self, 0.0)
     }
 
     /// GELU with the tanh approximation (`jax.nn.gelu(x, approximate=True)`).
@@ -129,18 +130,18 @@ pub fn stop_gradient(x: &Array) -> Array {
 impl Array {
     /// The Euclidean (L2) norm of all elements, with a gradient that is `x / |x|` and zero
     /// (not NaN, as the chain rule through `sqrt` gives) at `x = 0`: the case gradient
-    /// clipping meets when every gradient is zero. Built with [`crate::custom_vjp`].
+    /// clipping meets when every gradient is zero. Built with [`crate::transforms::grad::custom_vjp`].
     #[track_caller]
     pub fn norm(&self) -> Array {
-        let f = crate::custom_vjp(
+        let f = crate::transforms::grad::custom_vjp(
             "norm",
             |x: Array| {
                 let n = (&x * &x).sum(None, false).sqrt();
                 (n.clone(), (x, n))
             },
             |(x, n): (Array, Array), g: Array| {
-                let safe = crate::where_(n.eq(0.0), 1.0, &n);
-                crate::where_(n.eq(0.0), 0.0, &x * (g / safe))
+                let safe = crate::ops::where_(n.eq(0.0), 1.0, &n);
+                crate::ops::where_(n.eq(0.0), 0.0, &x * (g / safe))
             },
         );
         f.call(self.clone())

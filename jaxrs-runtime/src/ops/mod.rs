@@ -16,10 +16,12 @@ pub use linalg::DotDims;
 pub use math::stop_gradient;
 
 use crate::aval::{broadcast_shapes, normalize_axis, Aval};
-use crate::ir::{LitValue, Literal};
+use crate::core::array::Array;
+use crate::core::ir::{LitValue, Literal};
+use crate::core::trace::{bind1, op_error, Operand};
+use crate::dtype::DType;
+use crate::dtype::Element;
 use crate::prims::{BroadcastInDim, Convert};
-use crate::trace::{bind1, op_error, Operand};
-use crate::{Array, DType, Element};
 use std::borrow::Cow;
 use std::panic::Location;
 
@@ -122,7 +124,9 @@ pub(crate) fn coerce<'a>(arg: Arg<'a>, dtype: DType, weak: bool, shape: &[usize]
     // Eagerly, a Rust scalar spread over a small array is cheaper to build on the host (one
     // upload) than on the device (an upload and a dispatch); under a trace it stays a literal.
     if let Arg::Scalar(l) = &arg {
-        if !crate::trace::is_tracing() && shape.iter().product::<usize>() <= EAGER_HOST_FILL_LIMIT {
+        if !crate::core::trace::is_tracing()
+            && shape.iter().product::<usize>() <= EAGER_HOST_FILL_LIMIT
+        {
             return Arg::Array(Cow::Owned(Array::from_literal_filled(*l, shape)));
         }
     }

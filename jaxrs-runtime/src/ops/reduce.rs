@@ -3,9 +3,12 @@
 
 use super::{axis_of, Axes};
 use crate::aval::normalize_axis;
+use crate::core::array::Array;
+use crate::core::trace::{bind1, op_error, Operand};
+use crate::dtype::DType;
+use crate::ops::stop_gradient;
+use crate::ops::where_;
 use crate::prims::{Argmax, Cumulative, Reduce, ReduceOp, Reshape};
-use crate::trace::{bind1, op_error, Operand};
-use crate::{stop_gradient, where_, Array, DType};
 use std::panic::Location;
 
 /// Resolves reduction axes to sorted, distinct, non-negative ones.

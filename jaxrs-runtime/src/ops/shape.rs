@@ -3,9 +3,10 @@
 
 use super::{axes_of, axis_of, Dims, IntoArg};
 use crate::aval::{broadcast_shapes, normalize_axis};
+use crate::core::array::Array;
+use crate::core::trace::{bind1, op_error, Operand};
+use crate::dtype::DType;
 use crate::prims::{BroadcastInDim, Concatenate, Iota, Pad, Reshape, Rev, Slice, Transpose};
-use crate::trace::{bind1, op_error, Operand};
-use crate::{Array, DType};
 use std::panic::Location;
 
 impl Array {

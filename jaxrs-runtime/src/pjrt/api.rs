@@ -1,7 +1,9 @@
 //! A loaded plugin: the library, its `PJRT_Api` table, and the error plumbing every call uses.
 
 use super::sys;
-use crate::{Error, ErrorCode, Result};
+use crate::error::Error;
+use crate::error::ErrorCode;
+use crate::error::Result;
 use std::mem::ManuallyDrop;
 use std::path::{Path, PathBuf};
 use std::ptr;

@@ -2,7 +2,9 @@
 
 use super::client::{dense_size, invalid, raw_slice, Client, Device};
 use super::sys;
-use crate::{DType, Error, Result};
+use crate::dtype::DType;
+use crate::error::Error;
+use crate::error::Result;
 use std::ptr::{self, NonNull};
 use std::sync::Arc;
 

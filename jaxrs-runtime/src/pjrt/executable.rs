@@ -3,7 +3,9 @@
 use super::buffer::Buffer;
 use super::client::{invalid, raw_slice, Client, Device};
 use super::sys;
-use crate::{Error, ErrorCode, Result};
+use crate::error::Error;
+use crate::error::ErrorCode;
+use crate::error::Result;
 use std::ptr::{self, NonNull};
 use std::sync::Arc;
 

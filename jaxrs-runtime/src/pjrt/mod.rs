@@ -3,7 +3,7 @@
 //! [`Api`] is a loaded plugin; a [`Client`] owns a `PJRT_Client` and its [`Device`]s; a
 //! [`Buffer`] is an array on one device; a [`LoadedExecutable`] is a compiled program. Every
 //! handle is `Send + Sync` and freed on drop, and every `PJRT_Error` is read and destroyed
-//! (returned as a [`crate::Error`]). [`default_client`] is the process-wide client of the
+//! (returned as a [`crate::error::Error`]). [`default_client`] is the process-wide client of the
 //! plugin that [`provision::plugin_path`] finds.
 
 mod api;
@@ -20,7 +20,9 @@ pub use client::{Client, Device};
 pub use executable::{LoadedExecutable, MemoryStats};
 pub use options::CompileOptions;
 
-use crate::{Error, ErrorCode, Result};
+use crate::error::Error;
+use crate::error::ErrorCode;
+use crate::error::Result;
 use std::sync::{Arc, OnceLock};
 
 /// The process-wide client of the default plugin, created on first use.

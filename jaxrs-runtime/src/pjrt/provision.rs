@@ -7,7 +7,8 @@
 //! place. A file lock makes concurrent processes download it once. `JAXRS_OFFLINE=1` forbids
 //! the download.
 
-use crate::{Error, Result};
+use crate::error::Error;
+use crate::error::Result;
 use sha2::{Digest, Sha256};
 use std::ffi::OsString;
 use std::fs::{self, File};

@@ -1,13 +1,15 @@
 //! Elementwise primitives: unary math, binary arithmetic, comparisons, select, casts.
 
 use super::{arity, same_shape_dtype};
-use crate::ad::{arg_array, differentiable, or_zeros, zeros};
 use crate::aval::Aval;
+use crate::core::array::Array;
+use crate::core::lower::LowerCtx;
+use crate::core::primitive::{as_any, Primitive};
+use crate::dtype::DType;
 use crate::dtype::DTypeKind;
-use crate::lower::LowerCtx;
+use crate::interpreters::ad::{arg_array, differentiable, or_zeros, zeros};
+use crate::ops::where_;
 use crate::ops::Arg;
-use crate::primitive::{as_any, Primitive};
-use crate::{where_, Array, DType};
 
 /// Which dtypes an elementwise op accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -163,7 +165,7 @@ impl Primitive for Unary {
         dims: &[Option<usize>],
         _: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        crate::batching::unary(*self, args, dims)
+        crate::interpreters::batching::unary(*self, args, dims)
     }
     as_any!();
 }
@@ -347,7 +349,7 @@ impl Primitive for Binary {
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        crate::batching::elementwise(*self, args, dims, axis_size)
+        crate::interpreters::batching::elementwise(*self, args, dims, axis_size)
     }
     as_any!();
 }
@@ -481,7 +483,7 @@ impl Primitive for Compare {
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        crate::batching::elementwise(*self, args, dims, axis_size)
+        crate::interpreters::batching::elementwise(*self, args, dims, axis_size)
     }
     as_any!();
 }
@@ -560,7 +562,7 @@ impl Primitive for Select {
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
         // The predicate and both operands share one per-example shape.
-        crate::batching::elementwise(*self, args, dims, axis_size)
+        crate::interpreters::batching::elementwise(*self, args, dims, axis_size)
     }
     as_any!();
 }
@@ -641,7 +643,7 @@ impl Primitive for IntegerPow {
         dims: &[Option<usize>],
         _: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        crate::batching::unary(*self, args, dims)
+        crate::interpreters::batching::unary(*self, args, dims)
     }
     as_any!();
 }
@@ -718,7 +720,7 @@ impl Primitive for Convert {
         dims: &[Option<usize>],
         _: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        crate::batching::unary(*self, args, dims)
+        crate::interpreters::batching::unary(*self, args, dims)
     }
     as_any!();
 }
@@ -756,7 +758,7 @@ impl Primitive for StopGradient {
         dims: &[Option<usize>],
         _: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        crate::batching::unary(*self, args, dims)
+        crate::interpreters::batching::unary(*self, args, dims)
     }
     as_any!();
 }

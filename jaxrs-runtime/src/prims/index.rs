@@ -2,13 +2,14 @@
 
 use super::arity;
 use super::elementwise::{compare_props, CompareOp};
-use crate::ad::{arg_array, or_zeros, zeros};
 use crate::aval::Aval;
-use crate::lower::{dim_list, i64_array, LowerCtx};
+use crate::core::array::Array;
+use crate::core::lower::{dim_list, i64_array, LowerCtx};
+use crate::core::primitive::{as_any, tuple_str, Primitive};
+use crate::core::trace::{bind1, Operand};
+use crate::dtype::DType;
+use crate::interpreters::ad::{arg_array, or_zeros, zeros};
 use crate::ops::Arg;
-use crate::primitive::{as_any, tuple_str, Primitive};
-use crate::trace::{bind1, Operand};
-use crate::{Array, DType};
 
 fn check_starts(starts: &[Aval], rank: usize) -> Result<(), String> {
     if starts.len() != rank {
@@ -121,7 +122,7 @@ impl Primitive for DynamicSlice {
             // One window for every example: the whole batch dim rides along.
             let b = dims[0].expect("the operand is batched");
             let dtype = starts.first().map_or(DType::I32, |s| s.aval().dtype);
-            let zero = crate::batching::int_literal(0, dtype);
+            let zero = crate::interpreters::batching::int_literal(0, dtype);
             let mut ops: Vec<Operand> = starts.iter().map(Arg::operand).collect();
             ops.insert(b, Operand::Lit(zero));
             ops.insert(0, args[0].operand());
@@ -130,7 +131,7 @@ impl Primitive for DynamicSlice {
             return (vec![bind1(DynamicSlice { sizes }, &ops)], vec![Some(b)]);
         }
         // A window per example: a gather (as JAX does).
-        let (y, d) = crate::batching::dynamic_slice_batched(
+        let (y, d) = crate::interpreters::batching::dynamic_slice_batched(
             &args[0],
             dims[0],
             starts,
@@ -221,11 +222,11 @@ impl Primitive for DynamicUpdateSlice {
         let (starts, sd) = (&args[2..], &dims[2..]);
         if sd.iter().all(Option::is_none) {
             // One place for every example: update the batch as a whole.
-            let b = crate::batching::common_bdim(&dims[..2]);
-            let x = crate::batching::move_bdim(&args[0], dims[0], b, axis_size);
-            let u = crate::batching::move_bdim(&args[1], dims[1], b, axis_size);
+            let b = crate::interpreters::batching::common_bdim(&dims[..2]);
+            let x = crate::interpreters::batching::move_bdim(&args[0], dims[0], b, axis_size);
+            let u = crate::interpreters::batching::move_bdim(&args[1], dims[1], b, axis_size);
             let dtype = starts.first().map_or(DType::I32, |s| s.aval().dtype);
-            let zero = crate::batching::int_literal(0, dtype);
+            let zero = crate::interpreters::batching::int_literal(0, dtype);
             let mut ops: Vec<Operand> = starts.iter().map(Arg::operand).collect();
             ops.insert(b, Operand::Lit(zero));
             ops.insert(0, Operand::Array(&u));
@@ -233,7 +234,7 @@ impl Primitive for DynamicUpdateSlice {
             return (vec![bind1(DynamicUpdateSlice, &ops)], vec![Some(b)]);
         }
         // A place per example: gather the update into place and select it (JAX scatters).
-        let (y, d) = crate::batching::dynamic_update_slice_batched(
+        let (y, d) = crate::interpreters::batching::dynamic_update_slice_batched(
             &args[0], dims[0], &args[1], dims[1], starts, sd, axis_size,
         );
         (vec![y], vec![d])
@@ -337,10 +338,10 @@ impl Primitive for Take {
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        let (y, d) = crate::batching::take_batched(
-            &crate::batching::arg_array(&args[0]),
+        let (y, d) = crate::interpreters::batching::take_batched(
+            &crate::interpreters::batching::arg_array(&args[0]),
             dims[0],
-            &crate::batching::arg_array(&args[1]),
+            &crate::interpreters::batching::arg_array(&args[1]),
             dims[1],
             self.axis,
             axis_size,
@@ -462,7 +463,7 @@ impl Primitive for IndexAdd {
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        let (y, d) = crate::batching::index_add_batched(
+        let (y, d) = crate::interpreters::batching::index_add_batched(
             &args[0], dims[0], &args[1], dims[1], &args[2], dims[2], self.axis, axis_size,
         );
         (vec![y], vec![d])

@@ -1,13 +1,13 @@
 //! `dot_general`: contractions with batch dimensions (matmul, einsum-like products).
 
 use super::arity;
-use crate::ad::arg_array;
 use crate::aval::Aval;
-use crate::lower::{dim_list, LowerCtx};
+use crate::core::array::Array;
+use crate::core::lower::{dim_list, LowerCtx};
+use crate::core::primitive::{as_any, tuple_str, Primitive};
+use crate::core::trace::{bind1, Operand};
+use crate::interpreters::ad::arg_array;
 use crate::ops::Arg;
-use crate::primitive::{as_any, tuple_str, Primitive};
-use crate::trace::{bind1, Operand};
-use crate::Array;
 
 /// Puts the dims of a cotangent computed as `[batch, free, other side's contracting dims in
 /// increasing order]` back into the operand's own order.
@@ -75,7 +75,7 @@ impl Primitive for DotGeneral {
         if l.dtype != r.dtype {
             return Err("operands must have the same dtype".into());
         }
-        if l.dtype == crate::DType::Bool {
+        if l.dtype == crate::dtype::DType::Bool {
             return Err("dot_general is not defined on bool".into());
         }
         if self.lhs_contract.len() != self.rhs_contract.len()
@@ -243,7 +243,7 @@ impl Primitive for DotGeneral {
     ) -> (Vec<Array>, Vec<Option<usize>>) {
         // No transpose: both sides batched make one more batch dimension (the first of the
         // result); one side batched makes its batch dim a free dim of the result.
-        use crate::batching::shift_axis;
+        use crate::interpreters::batching::shift_axis;
         let shifted = |ds: &[usize], b: Option<usize>| -> Vec<usize> {
             ds.iter()
                 .map(|&d| b.map_or(d, |b| shift_axis(d, b)))

@@ -1,25 +1,19 @@
-//! The primitives, one module per family. Each primitive is a type implementing
-//! [`Primitive`](crate::primitive::Primitive): its inference and lowering (and, as they are
+//! The first-order primitives, one module per family. Each primitive is a type implementing
+//! [`Primitive`](crate::core::primitive::Primitive): its inference and lowering (and, as they are
 //! added, its autodiff and batching rules) sit together in its impl.
 
-pub mod control;
-pub mod custom;
 pub mod elementwise;
 pub mod index;
 pub mod linalg;
 pub mod reduce;
-pub mod remat;
 pub mod shape;
 
-pub use control::{Cond, Scan, While};
-pub use custom::CustomVjpCall;
 pub use elementwise::{
     Binary, BinaryOp, Compare, CompareOp, Convert, IntegerPow, Select, StopGradient, Unary, UnaryOp,
 };
 pub use index::{DynamicSlice, DynamicUpdateSlice, IndexAdd, Take};
 pub use linalg::DotGeneral;
 pub use reduce::{Argmax, Cumulative, Reduce, ReduceOp};
-pub use remat::{CheckpointName, OptimizationBarrier, RematCall};
 pub use shape::{BroadcastInDim, Concatenate, Iota, Pad, Reshape, Rev, Slice, Transpose};
 
 use crate::aval::Aval;

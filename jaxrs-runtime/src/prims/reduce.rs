@@ -2,13 +2,14 @@
 
 use super::arity;
 use super::elementwise::{compare_props, nan_propagating_extreme, CompareOp};
-use crate::ad::arg_array;
 use crate::aval::Aval;
-use crate::lower::{i64_array, LowerCtx};
+use crate::core::array::Array;
+use crate::core::lower::{i64_array, LowerCtx};
+use crate::core::primitive::{as_any, tuple_str, Primitive};
+use crate::core::trace::{bind1, Operand};
+use crate::dtype::DType;
+use crate::interpreters::ad::arg_array;
 use crate::ops::Arg;
-use crate::primitive::{as_any, tuple_str, Primitive};
-use crate::trace::{bind1, Operand};
-use crate::{Array, DType};
 
 /// The monoid a reduction folds with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -138,7 +139,7 @@ impl Reduce {
                 );
                 let rows = Array::iota(DType::I32, &grid_shape, k - 1);
                 let cols = Array::iota(DType::I32, &grid_shape, k);
-                let masked = crate::where_(rows.eq(&cols), 1.0, &grid);
+                let masked = crate::ops::where_(rows.eq(&cols), 1.0, &grid);
                 let others = bind1(
                     Reduce {
                         op: ReduceOp::Prod,
@@ -260,7 +261,7 @@ impl Primitive for Reduce {
         let axes: Vec<usize> = self
             .axes
             .iter()
-            .map(|&a| crate::batching::shift_axis(a, b))
+            .map(|&a| crate::interpreters::batching::shift_axis(a, b))
             .collect();
         let out = b - axes.iter().filter(|&&a| a < b).count();
         let prim = Reduce { op: self.op, axes };
@@ -428,7 +429,7 @@ impl Primitive for Argmax {
         _: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
         let b = dims[0].expect("the operand is batched");
-        let axis = crate::batching::shift_axis(self.axis, b);
+        let axis = crate::interpreters::batching::shift_axis(self.axis, b);
         let prim = Argmax {
             axis,
             ..self.clone()
@@ -548,7 +549,7 @@ impl Primitive for Cumulative {
     ) -> (Vec<Array>, Vec<Option<usize>>) {
         let b = dims[0].expect("the operand is batched");
         let prim = Cumulative {
-            axis: crate::batching::shift_axis(self.axis, b),
+            axis: crate::interpreters::batching::shift_axis(self.axis, b),
             ..self.clone()
         };
         (vec![bind1(prim, &[args[0].operand()])], vec![Some(b)])

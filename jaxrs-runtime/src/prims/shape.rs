@@ -1,13 +1,14 @@
 //! Shape primitives: reshape, transpose, broadcast, concatenate, slice, pad, reverse, iota.
 
 use super::arity;
-use crate::ad::{or_zeros, zeros};
 use crate::aval::Aval;
-use crate::lower::{i64_array, LowerCtx};
+use crate::core::array::Array;
+use crate::core::lower::{i64_array, LowerCtx};
+use crate::core::primitive::{as_any, tuple_str, Primitive};
+use crate::core::trace::{bind1, Operand};
+use crate::dtype::DType;
+use crate::interpreters::ad::{or_zeros, zeros};
 use crate::ops::Arg;
-use crate::primitive::{as_any, tuple_str, Primitive};
-use crate::trace::{bind1, Operand};
-use crate::{Array, DType};
 
 /// A linear primitive's tangent: the primitive applied to the tangent.
 macro_rules! linear_jvp {
@@ -89,9 +90,12 @@ impl Primitive for Reshape {
             .filter(|&k| self.shape[..k].iter().product::<usize>() == before)
             .min_by_key(|&k| k.abs_diff(b));
         let (x, to) = match to {
-            Some(to) => (crate::batching::arg_array(&args[0]).into_owned(), to),
+            Some(to) => (
+                crate::interpreters::batching::arg_array(&args[0]).into_owned(),
+                to,
+            ),
             None => (
-                crate::batching::move_bdim(&args[0], dims[0], 0, axis_size),
+                crate::interpreters::batching::move_bdim(&args[0], dims[0], 0, axis_size),
                 0,
             ),
         };
@@ -180,7 +184,7 @@ impl Primitive for Transpose {
     ) -> (Vec<Array>, Vec<Option<usize>>) {
         // The batch dim stays where it is; the other axes are permuted around it.
         let b = dims[0].expect("the operand is batched");
-        let shift = |a: usize| crate::batching::shift_axis(a, b);
+        let shift = |a: usize| crate::interpreters::batching::shift_axis(a, b);
         let mut perm: Vec<usize> = self.perm.iter().map(|&p| shift(p)).collect();
         perm.insert(b, b);
         (
@@ -296,7 +300,7 @@ impl Primitive for BroadcastInDim {
         let mut new_dims: Vec<usize> = self
             .dims
             .iter()
-            .map(|&d| crate::batching::shift_axis(d, to))
+            .map(|&d| crate::interpreters::batching::shift_axis(d, to))
             .collect();
         new_dims.insert(b, to);
         let mut shape = self.shape.clone();
@@ -419,10 +423,10 @@ impl Primitive for Concatenate {
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        let (xs, b) = crate::batching::align(args, dims, axis_size);
+        let (xs, b) = crate::interpreters::batching::align(args, dims, axis_size);
         let ops: Vec<Operand> = xs.iter().map(Operand::Array).collect();
         let prim = Concatenate {
-            axis: crate::batching::shift_axis(self.axis, b),
+            axis: crate::interpreters::batching::shift_axis(self.axis, b),
         };
         (vec![bind1(prim, &ops)], vec![Some(b)])
     }
@@ -492,8 +496,8 @@ impl Primitive for Slice {
                 a.shape[i] as i64 - (self.start[i] as i64 + (m - 1) * self.strides[i] as i64 + 1)
             })
             .collect();
-        let zero = crate::ir::Literal {
-            value: crate::ir::LitValue::Float(0.0),
+        let zero = crate::core::ir::Literal {
+            value: crate::core::ir::LitValue::Float(0.0),
             dtype: DType::F64,
             weak: false,
         }
@@ -614,8 +618,8 @@ impl Primitive for Pad {
         // Undo the edges (a negative edge was a crop: pad it back with zeros), then take every
         // (interior + 1)-th element.
         let neg = |v: &[i64]| v.iter().map(|x| -x).collect::<Vec<_>>();
-        let zero = crate::ir::Literal {
-            value: crate::ir::LitValue::Float(0.0),
+        let zero = crate::core::ir::Literal {
+            value: crate::core::ir::LitValue::Float(0.0),
             dtype: DType::F64,
             weak: false,
         }
@@ -679,11 +683,11 @@ impl Primitive for Pad {
         }
         // A padding value per example: pad with zeros, then select each example's value
         // where a padded mask of ones says the element is padding.
-        let x = crate::batching::move_bdim(x, dims[0], b, axis_size);
+        let x = crate::interpreters::batching::move_bdim(x, dims[0], b, axis_size);
         let lit = |v: f64, dtype: DType| {
             Operand::Lit(
-                crate::ir::Literal {
-                    value: crate::ir::LitValue::Float(v),
+                crate::core::ir::Literal {
+                    value: crate::core::ir::LitValue::Float(v),
                     dtype: DType::F64,
                     weak: false,
                 }
@@ -699,7 +703,7 @@ impl Primitive for Pad {
             &[lit(1.0, DType::Bool)],
         );
         let inside = bind1(prim, &[Operand::Array(&ones), lit(0.0, DType::Bool)]);
-        let v = crate::batching::move_bdim(value, dims[1], 0, axis_size);
+        let v = crate::interpreters::batching::move_bdim(value, dims[1], 0, axis_size);
         let v = bind1(
             BroadcastInDim {
                 shape: padded.shape().to_vec(),
@@ -786,7 +790,7 @@ impl Primitive for Rev {
             dims: self
                 .dims
                 .iter()
-                .map(|&d| crate::batching::shift_axis(d, b))
+                .map(|&d| crate::interpreters::batching::shift_axis(d, b))
                 .collect(),
         };
         (vec![bind1(prim, &[args[0].operand()])], vec![Some(b)])

@@ -5,8 +5,9 @@
 //! operation stops by panicking with the error's message, and [`try_run`] turns such a stop
 //! back into a typed [`Error`] for the code that wants to handle it.
 
+use crate::error::Error;
+use crate::error::Result;
 use crate::pjrt::{self, Client};
-use crate::{Error, Result};
 use std::cell::RefCell;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Arc;

@@ -1,14 +1,14 @@
 //! `vmap`: a function of one example made a function of a batch, by tracing it once per
-//! example shape and running the batching pass ([`crate::batching`]) on the whole batch.
+//! example shape and running the batching pass ([`crate::interpreters::batching`]) on the whole batch.
 //!
 //! The `#[vmap(...)]` macro and the [`vmap`] function both go through [`vmap_call`].
 
 use crate::aval::{normalize_axis, Aval};
-use crate::batching::{batch_jaxpr, move_bdim, moveaxis};
+use crate::core::array::Array;
+use crate::core::trace::trace_to_jaxpr;
+use crate::interpreters::batching::{batch_jaxpr, move_bdim, moveaxis};
 use crate::ops::Arg;
-use crate::trace::trace_to_jaxpr;
 use crate::tree::{try_tree_unflatten, Tree, TreeDef};
-use crate::Array;
 use std::borrow::Cow;
 use std::fmt::Write;
 use std::panic::Location;

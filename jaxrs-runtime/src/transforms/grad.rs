@@ -1,12 +1,12 @@
 //! The autodiff API: `grad`, `value_and_grad` (with aux), argnums, `vjp`, `jvp`,
 //! `custom_vjp`. Each traces the function once into a jaxpr and runs one of the interpreters
-//! of [`crate::ad`] on it.
+//! of [`crate::interpreters::ad`] on it.
 
-use crate::ad::{jvp_jaxpr, linearize_jaxpr, Linearized};
 use crate::aval::Aval;
-use crate::trace::trace_to_jaxpr;
+use crate::core::array::Array;
+use crate::core::trace::trace_to_jaxpr;
+use crate::interpreters::ad::{jvp_jaxpr, linearize_jaxpr, Linearized};
 use crate::tree::{try_tree_unflatten, Tree, TreeDef};
-use crate::Array;
 use std::panic::Location;
 
 /// Traces `f` at the avals of `args`, returning the jaxpr, its constants and the output tree.
@@ -14,7 +14,7 @@ fn trace<A: Tree, R: Tree>(
     f: impl FnOnce(A) -> R,
     args: &A,
     what: &str,
-) -> (crate::ir::ClosedJaxpr, Vec<Array>, TreeDef, TreeDef) {
+) -> (crate::core::ir::ClosedJaxpr, Vec<Array>, TreeDef, TreeDef) {
     let (leaves, def) = args.flatten();
     let avals: Vec<Aval> = leaves.iter().map(|l| l.aval().clone()).collect();
     let mut out_def = None;
@@ -54,7 +54,7 @@ pub fn jvp<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, primals: &A, tangents: &A) 
     let out_t: Vec<Array> = out_t
         .into_iter()
         .zip(&outs)
-        .map(|(t, o)| t.unwrap_or_else(|| crate::ad::zeros(o.aval())))
+        .map(|(t, o)| t.unwrap_or_else(|| crate::interpreters::ad::zeros(o.aval())))
         .collect();
     (rebuild(&out_def, outs), rebuild(&out_def, out_t))
 }
@@ -88,7 +88,7 @@ impl<A: Tree> Pullback<A> {
         let grads = grads
             .into_iter()
             .zip(&self.in_avals)
-            .map(|(g, a)| g.unwrap_or_else(|| crate::ad::zeros(a)))
+            .map(|(g, a)| g.unwrap_or_else(|| crate::interpreters::ad::zeros(a)))
             .collect();
         rebuild(&self.in_def, grads)
     }
@@ -150,12 +150,12 @@ fn value_aux_and_grad<A: Tree, X: Tree>(
     let (outs, linearized) = linearize_jaxpr(closed.jaxpr, &closed.consts, &leaves);
     check_scalar_loss(&outs[0], what, loc);
     let mut cts: Vec<Option<Array>> = vec![None; outs.len()];
-    cts[0] = Some(crate::ad::filled(outs[0].aval(), 1.0));
+    cts[0] = Some(crate::interpreters::ad::filled(outs[0].aval(), 1.0));
     let grads = linearized.backward(&cts);
     let grads: Vec<Array> = grads
         .into_iter()
         .zip(&in_avals)
-        .map(|(g, a)| g.unwrap_or_else(|| crate::ad::zeros(a)))
+        .map(|(g, a)| g.unwrap_or_else(|| crate::interpreters::ad::zeros(a)))
         .collect();
     let (loss, aux): (Array, X) = rebuild(&out_def, outs);
     ((loss, aux), rebuild(&in_def, grads))
@@ -356,7 +356,7 @@ pub struct CustomVjp<Fwd, Bwd> {
 
 /// `jax.custom_vjp`: `fwd(args) -> (output, residuals)` computes the function and what its
 /// derivative needs; `bwd(residuals, output_cotangent) -> args_cotangent` is the derivative.
-/// Use it where the stock rules would be unstable or wasteful (see [`crate::Array::norm`]).
+/// Use it where the stock rules would be unstable or wasteful (see [`crate::core::array::Array::norm`]).
 ///
 /// ```ignore
 /// let clip = custom_vjp("clip_gradient", |x: Array| (x.clone(), ()), |(), g: Array| g.maximum(-1.0).minimum(1.0));
@@ -396,7 +396,7 @@ impl<Fwd, Bwd> CustomVjp<Fwd, Bwd> {
         });
         let (out_def, res_def, num_outputs) = defs.expect("traced");
         let (bwd, name, ct_def) = (self.bwd.clone(), self.name, out_def.clone());
-        let flat_bwd: crate::prims::custom::FlatBackward =
+        let flat_bwd: crate::higher_order::custom_vjp::FlatBackward =
             std::sync::Arc::new(move |residuals: Vec<Array>, cts: Vec<Array>| {
                 let res: Res = rebuild(&res_def, residuals);
                 let ct: R = rebuild(&ct_def, cts);
@@ -408,21 +408,21 @@ impl<Fwd, Bwd> CustomVjp<Fwd, Bwd> {
                 }
                 grads
             });
-        let prim = crate::prims::CustomVjpCall {
+        let prim = crate::higher_order::custom_vjp::CustomVjpCall {
             name: self.name,
             fwd: std::sync::Arc::new(closed.jaxpr),
             num_consts: closed.consts.len(),
             num_outputs,
             bwd: flat_bwd,
         };
-        let operands: Vec<crate::trace::Operand> = closed
+        let operands: Vec<crate::core::trace::Operand> = closed
             .consts
             .iter()
             .chain(&leaves)
-            .map(crate::trace::Operand::Array)
+            .map(crate::core::trace::Operand::Array)
             .collect();
         let mut outs =
-            crate::trace::bind_at(std::sync::Arc::new(prim), &operands, Location::caller());
+            crate::core::trace::bind_at(std::sync::Arc::new(prim), &operands, Location::caller());
         outs.truncate(num_outputs);
         rebuild(&out_def, outs)
     }

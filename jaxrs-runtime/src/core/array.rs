@@ -1,10 +1,13 @@
 //! `Array`: one type for concrete device arrays and traced values.
 
 use crate::aval::Aval;
-use crate::ir::{LitValue, Literal, Var};
+use crate::core::client::{client, fail};
+use crate::core::ir::{LitValue, Literal, Var};
+use crate::dtype::DType;
+use crate::dtype::Element;
+use crate::error::Error;
+use crate::error::Result;
 use crate::pjrt::Buffer;
-use crate::runtime::{client, fail};
-use crate::{DType, Element, Error, Result};
 use std::fmt;
 use std::sync::Arc;
 

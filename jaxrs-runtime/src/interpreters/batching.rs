@@ -4,7 +4,7 @@
 //! primitive applied to the whole batch: every value carries a *batch dim* (the axis along
 //! which its examples are stacked) or none (the value is the same for every example, like a
 //! captured constant). An equation whose operands are all unbatched is bound as is; otherwise
-//! its primitive's batching rule ([`crate::primitive::Primitive::batch`], written beside the
+//! its primitive's batching rule ([`crate::core::primitive::Primitive::batch`], written beside the
 //! primitive) binds the batched computation. Binding goes into the current trace, or runs
 //! eagerly when none is open, so vmap composes with jit (inlined into its trace), with itself
 //! (an outer vmap traces the inner one's batched program) and with autodiff.
@@ -14,12 +14,14 @@
 //! shift their axes, `dot_general` folds the batch dim into its batch or free dimensions.
 //! The helpers they share are here.
 
-use crate::ir::{Atom, Jaxpr, LitValue, Literal};
+use crate::core::array::Array;
+use crate::core::ir::{Atom, Jaxpr, LitValue, Literal};
+use crate::core::primitive::Primitive;
+use crate::core::trace::{bind1, bind_at, with_location, Operand};
+use crate::dtype::DType;
+use crate::ops::where_;
 use crate::ops::Arg;
-use crate::primitive::Primitive;
 use crate::prims::{BroadcastInDim, DynamicSlice, IndexAdd, Reshape, Select, Take, Transpose};
-use crate::trace::{bind1, bind_at, with_location, Operand};
-use crate::{where_, Array, DType};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -114,7 +116,7 @@ pub fn batch_eval(
 /// the rule, caught at the equation rather than as a wrong shape later.
 fn check_rule_output(
     prim: &str,
-    want: &crate::Aval,
+    want: &crate::aval::Aval,
     got: &Array,
     dim: Option<usize>,
     axis_size: usize,
@@ -240,7 +242,7 @@ pub fn bind_batched(
 ) -> (Vec<Array>, Vec<Option<usize>>) {
     if dims.iter().all(Option::is_none) {
         let ops: Vec<Operand> = args.iter().map(Arg::operand).collect();
-        let outs = crate::trace::bind(std::sync::Arc::new(prim), &ops);
+        let outs = crate::core::trace::bind(std::sync::Arc::new(prim), &ops);
         let n = outs.len();
         (outs, vec![None; n])
     } else {
@@ -563,7 +565,7 @@ impl Arg<'_> {
 /// user's backward function over the examples; the cotangent of an unbatched argument is
 /// the sum of its examples' cotangents.
 pub fn custom_vjp_batched(
-    call: &crate::prims::CustomVjpCall,
+    call: &crate::higher_order::custom_vjp::CustomVjpCall,
     args: &[Arg],
     dims: &[Option<usize>],
     axis_size: usize,
@@ -577,9 +579,9 @@ pub fn custom_vjp_batched(
         })
         .collect();
     let in_dims: Vec<Option<usize>> = dims.iter().map(|d| d.map(|_| 0)).collect();
-    let avals: Vec<crate::Aval> = ops.iter().map(|o| o.aval().clone()).collect();
+    let avals: Vec<crate::aval::Aval> = ops.iter().map(|o| o.aval().clone()).collect();
     let fwd = call.fwd.clone();
-    let closed = crate::trace::trace_to_jaxpr(&avals, |tracers| {
+    let closed = crate::core::trace::trace_to_jaxpr(&avals, |tracers| {
         let (outs, out_dims) = batch_eval(&fwd, &tracers, &in_dims, axis_size);
         outs.iter()
             .zip(out_dims)
@@ -592,10 +594,10 @@ pub fn custom_vjp_batched(
     bwd_avals.extend_from_slice(&per_example_outs[..num_outputs]);
     let arg_dims = in_dims[nc..].to_vec();
     let bwd = call.bwd.clone();
-    let batched_bwd: crate::prims::custom::FlatBackward =
+    let batched_bwd: crate::higher_order::custom_vjp::FlatBackward =
         std::sync::Arc::new(move |residuals: Vec<Array>, cts: Vec<Array>| {
             let num_res = residuals.len();
-            let inner = crate::trace::trace_to_jaxpr(&bwd_avals, |mut tracers| {
+            let inner = crate::core::trace::trace_to_jaxpr(&bwd_avals, |mut tracers| {
                 let cts = tracers.split_off(num_res);
                 bwd(tracers, cts)
             });
@@ -620,14 +622,14 @@ pub fn custom_vjp_batched(
         .chain(&ops)
         .map(Operand::Array)
         .collect();
-    let prim = crate::prims::CustomVjpCall {
+    let prim = crate::higher_order::custom_vjp::CustomVjpCall {
         name: call.name,
         fwd: std::sync::Arc::new(closed.jaxpr),
         num_consts: closed.consts.len() + nc,
         num_outputs,
         bwd: batched_bwd,
     };
-    let outs = crate::trace::bind(std::sync::Arc::new(prim), &operands);
+    let outs = crate::core::trace::bind(std::sync::Arc::new(prim), &operands);
     let n = outs.len();
     (outs, vec![Some(0); n])
 }
@@ -657,7 +659,11 @@ pub fn batched_outputs(jaxpr: &Jaxpr, batched: &[bool]) -> Vec<bool> {
 }
 
 /// The avals of a batched program's inputs: `axis_size` inserted at 0 where batched.
-fn batched_avals(avals: &[crate::Aval], batched: &[bool], axis_size: usize) -> Vec<crate::Aval> {
+fn batched_avals(
+    avals: &[crate::aval::Aval],
+    batched: &[bool],
+    axis_size: usize,
+) -> Vec<crate::aval::Aval> {
     avals
         .iter()
         .zip(batched)
@@ -722,7 +728,7 @@ fn eval_at_0(
 /// keep their scanned axis first and the batch second, so each step's slice is batched
 /// along 0, as are the consts and carries; ys come out stacked with the batch along 1.
 pub fn scan_batched(
-    s: &crate::prims::control::Scan,
+    s: &crate::higher_order::control::Scan,
     args: &[Arg],
     dims: &[Option<usize>],
     axis_size: usize,
@@ -762,11 +768,13 @@ pub fn scan_batched(
     let mut out_batched = batched[nc..nc + nk].to_vec();
     out_batched.extend_from_slice(&out_b[nk..]);
     let avals = batched_avals(&body.in_avals(), &batched, axis_size);
-    let closed = crate::trace::trace_to_jaxpr(&avals, |vals| {
+    let closed = crate::core::trace::trace_to_jaxpr(&avals, |vals| {
         eval_at_0(&body, &vals, &batched, &out_batched, axis_size)
     });
-    let prim = crate::prims::control::Scan {
-        body: std::sync::Arc::new(crate::prims::control::close_over_consts(closed.jaxpr)),
+    let prim = crate::higher_order::control::Scan {
+        body: std::sync::Arc::new(crate::higher_order::control::close_over_consts(
+            closed.jaxpr,
+        )),
         num_consts: closed.consts.len() + nc,
         num_carry: nk,
         length: s.length,
@@ -779,7 +787,7 @@ pub fn scan_batched(
         .chain(&ops)
         .map(Operand::Array)
         .collect();
-    let outs = crate::trace::bind(std::sync::Arc::new(prim), &operands);
+    let outs = crate::core::trace::bind(std::sync::Arc::new(prim), &operands);
     let mut out_dims: Vec<Option<usize>> =
         out_batched[..nk].iter().map(|&b| b.then_some(0)).collect();
     out_dims.extend(out_batched[nk..nk + ny].iter().map(|&b| b.then_some(1)));
@@ -791,7 +799,7 @@ pub fn scan_batched(
 /// differs, the loop runs while any example's predicate holds, and each step keeps the old
 /// carry of the examples whose predicate no longer does (every carry is then batched).
 pub fn while_batched(
-    w: &crate::prims::control::While,
+    w: &crate::higher_order::control::While,
     args: &[Arg],
     dims: &[Option<usize>],
     axis_size: usize,
@@ -827,7 +835,7 @@ pub fn while_batched(
     // The condition: any example still running.
     let cond_b = cond_inputs(&batched);
     let cond_avals = batched_avals(&cond.in_avals(), &cond_b, axis_size);
-    let jcond = crate::trace::trace_to_jaxpr(&cond_avals, |vals| {
+    let jcond = crate::core::trace::trace_to_jaxpr(&cond_avals, |vals| {
         let pred = eval_at_0(&cond, &vals, &cond_b, &[pred_batched], axis_size).remove(0);
         if pred_batched {
             let any = crate::prims::Reduce {
@@ -847,7 +855,7 @@ pub fn while_batched(
         let cavals = batched_avals(&cond.in_avals()[..cc], &batched[..cc], axis_size);
         body_avals.splice(bc..bc, cavals);
     }
-    let jbody = crate::trace::trace_to_jaxpr(&body_avals, |vals| {
+    let jbody = crate::core::trace::trace_to_jaxpr(&body_avals, |vals| {
         let (body_consts, rest) = vals.split_at(bc);
         let (cond_consts, carry) = rest.split_at(if pred_batched { cc } else { 0 });
         let inputs: Vec<Array> = body_consts.iter().chain(carry).cloned().collect();
@@ -885,14 +893,14 @@ pub fn while_batched(
         operands.extend(&ops[..cc]);
     }
     operands.extend(&ops[cc + bc..]);
-    let prim = crate::prims::control::While {
-        cond: std::sync::Arc::new(crate::prims::control::close_over_consts(jcond.jaxpr)),
-        body: std::sync::Arc::new(crate::prims::control::close_over_consts(jbody.jaxpr)),
+    let prim = crate::higher_order::control::While {
+        cond: std::sync::Arc::new(crate::higher_order::control::close_over_consts(jcond.jaxpr)),
+        body: std::sync::Arc::new(crate::higher_order::control::close_over_consts(jbody.jaxpr)),
         cond_consts: jcond.consts.len() + cc,
         body_consts: jbody.consts.len() + bc + if pred_batched { cc } else { 0 },
     };
     let operands: Vec<Operand> = operands.into_iter().map(Operand::Array).collect();
-    let outs = crate::trace::bind(std::sync::Arc::new(prim), &operands);
+    let outs = crate::core::trace::bind(std::sync::Arc::new(prim), &operands);
     let out_dims = carry_b.iter().map(|&b| b.then_some(0)).collect();
     (outs, out_dims)
 }
@@ -901,7 +909,7 @@ pub fn while_batched(
 /// batched branches (an output batched in any branch is batched in all). With an index per
 /// example, every branch runs on the batch and each example selects its branch's outputs.
 pub fn cond_batched(
-    c: &crate::prims::control::Cond,
+    c: &crate::higher_order::control::Cond,
     args: &[Arg],
     dims: &[Option<usize>],
     axis_size: usize,
@@ -943,7 +951,7 @@ pub fn cond_batched(
         let mut jaxprs = Vec::with_capacity(nb);
         for (k, branch) in c.branches.iter().enumerate() {
             let avals = batched_avals(&branch.in_avals(), &branch_b[k], axis_size);
-            let closed = crate::trace::trace_to_jaxpr(&avals, |vals| {
+            let closed = crate::core::trace::trace_to_jaxpr(&avals, |vals| {
                 eval_at_0(branch, &vals, &branch_b[k], &out_b, axis_size)
             });
             operands.extend(closed.consts.iter().cloned());
@@ -954,16 +962,16 @@ pub fn cond_batched(
             );
             counts.push(closed.consts.len() + c.branch_consts[k]);
             jaxprs.push(std::sync::Arc::new(
-                crate::prims::control::close_over_consts(closed.jaxpr),
+                crate::higher_order::control::close_over_consts(closed.jaxpr),
             ));
         }
         operands.extend(ops[shared].iter().cloned());
-        let prim = crate::prims::control::Cond {
+        let prim = crate::higher_order::control::Cond {
             branches: jaxprs,
             branch_consts: counts,
         };
         let operands: Vec<Operand> = operands.iter().map(Operand::Array).collect();
-        let outs = crate::trace::bind(std::sync::Arc::new(prim), &operands);
+        let outs = crate::core::trace::bind(std::sync::Arc::new(prim), &operands);
         let out_dims = out_b.iter().map(|&b| b.then_some(0)).collect();
         return (outs, out_dims);
     }
@@ -1009,7 +1017,7 @@ pub fn cond_batched(
 /// A `remat` call on a batch: a call of the batched function (batched inputs and outputs
 /// along 0), with the same policy, so that the backward pass recomputes the batched values.
 pub fn remat_batched(
-    r: &crate::prims::remat::RematCall,
+    r: &crate::higher_order::remat::RematCall,
     args: &[Arg],
     dims: &[Option<usize>],
     axis_size: usize,
@@ -1019,11 +1027,13 @@ pub fn remat_batched(
     let ops = operands_at_0(args, dims, &batched, axis_size);
     let jaxpr = r.jaxpr.clone();
     let avals = batched_avals(&jaxpr.in_avals(), &batched, axis_size);
-    let closed = crate::trace::trace_to_jaxpr(&avals, |vals| {
+    let closed = crate::core::trace::trace_to_jaxpr(&avals, |vals| {
         eval_at_0(&jaxpr, &vals, &batched, &out_b, axis_size)
     });
-    let prim = crate::prims::remat::RematCall {
-        jaxpr: std::sync::Arc::new(crate::prims::control::close_over_consts(closed.jaxpr)),
+    let prim = crate::higher_order::remat::RematCall {
+        jaxpr: std::sync::Arc::new(crate::higher_order::control::close_over_consts(
+            closed.jaxpr,
+        )),
         num_consts: closed.consts.len() + r.num_consts,
         policy: r.policy.clone(),
         loc: r.loc,
@@ -1034,6 +1044,6 @@ pub fn remat_batched(
         .chain(&ops)
         .map(Operand::Array)
         .collect();
-    let outs = crate::trace::bind(std::sync::Arc::new(prim), &operands);
+    let outs = crate::core::trace::bind(std::sync::Arc::new(prim), &operands);
     (outs, out_b.iter().map(|&b| b.then_some(0)).collect())
 }

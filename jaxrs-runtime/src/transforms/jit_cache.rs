@@ -5,13 +5,13 @@
 //! PJRT execute: no tracing, no lowering, no string formatting.
 
 use crate::aval::Aval;
-use crate::jit::{JitSite, StaticArgs};
-use crate::lower::{lower_jaxpr, LowerOptions};
+use crate::core::array::Array;
+use crate::core::client::{client, fail};
+use crate::core::lower::{lower_jaxpr, LowerOptions};
+use crate::core::trace::{is_tracing, trace_to_jaxpr};
 use crate::pjrt::{Buffer, CompileOptions, LoadedExecutable};
-use crate::runtime::{client, fail};
-use crate::trace::{is_tracing, trace_to_jaxpr};
+use crate::transforms::jit::{JitSite, StaticArgs};
 use crate::tree::{leaf_paths, Tree, TreeDef};
-use crate::Array;
 use std::any::Any;
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};

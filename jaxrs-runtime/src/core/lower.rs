@@ -4,8 +4,8 @@
 //! source line (`loc("src/main.rs":12:9)`), so XLA's errors and profiles point back to it.
 
 use crate::aval::Aval;
-use crate::ir::{Atom, Jaxpr, LitValue, Literal};
-use crate::DType;
+use crate::core::ir::{Atom, Jaxpr, LitValue, Literal};
+use crate::dtype::DType;
 use std::fmt::Write;
 
 /// What the lowered module needs beyond the jaxpr.
@@ -92,7 +92,7 @@ impl LowerCtx {
         }
     }
 
-    fn bind(&mut self, v: crate::ir::Var, name: String) {
+    fn bind(&mut self, v: crate::core::ir::Var, name: String) {
         let i = v.0 as usize;
         if self.names.len() <= i {
             self.names.resize(i + 1, None);

@@ -1,13 +1,13 @@
 //! `remat` (gradient checkpointing, `jax.checkpoint`): a function whose intermediate values
 //! are recomputed in the backward pass instead of being kept from the forward pass, trading
 //! compute for memory. The `#[remat]` macro and [`remat`] both go through [`remat_call`]; the
-//! primitive and its rules are in [`crate::prims::remat`].
+//! primitive and its rules are in [`crate::higher_order::remat`].
 
 use crate::aval::Aval;
-use crate::prims::remat::{CheckpointName, RematCall};
-use crate::trace::{bind1, bind_at, trace_to_jaxpr, Operand};
+use crate::core::array::Array;
+use crate::core::trace::{bind1, bind_at, trace_to_jaxpr, Operand};
+use crate::higher_order::remat::{CheckpointName, RematCall};
 use crate::tree::{try_tree_unflatten, Tree};
-use crate::Array;
 use std::fmt;
 use std::panic::Location;
 use std::sync::Arc;

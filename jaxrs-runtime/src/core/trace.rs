@@ -3,11 +3,11 @@
 //! the innermost one, and a concrete array or a tracer of an outer trace met there is lifted
 //! into a constant input of the inner jaxpr (never pasted in as a literal).
 
-use crate::array::{Repr, Tracer};
 use crate::aval::{avals_to_string, Aval};
-use crate::ir::{Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var};
-use crate::primitive::Prim;
-use crate::Array;
+use crate::core::array::Array;
+use crate::core::array::{Repr, Tracer};
+use crate::core::ir::{Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var};
+use crate::core::primitive::Prim;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::panic::Location;
@@ -77,13 +77,13 @@ pub fn bind_at(prim: Prim, inputs: &[Operand], loc: &'static Location<'static>) 
     if is_tracing() {
         record(prim, inputs, out_avals, loc)
     } else {
-        crate::eager::execute(&prim, inputs, &in_avals, &out_avals)
+        crate::core::eager::execute(&prim, inputs, &in_avals, &out_avals)
     }
 }
 
 /// Binds a primitive with one result.
 #[track_caller]
-pub fn bind1(prim: impl crate::primitive::Primitive, inputs: &[Operand]) -> Array {
+pub fn bind1(prim: impl crate::core::primitive::Primitive, inputs: &[Operand]) -> Array {
     bind_at(Arc::new(prim), inputs, located(Location::caller())).remove(0)
 }
 

@@ -11,16 +11,16 @@
 //! the forward pass), and the cotangents in it make the recomputation wait until the backward
 //! pass reaches the block, so that its activations are alive only then.
 
-use crate::ad::{arg_array, jvp_jaxpr, linearize_jaxpr, linearize_jaxpr_reusing};
 use crate::aval::{avals_to_string, Aval};
-use crate::ir::{Atom, Eqn, Jaxpr};
-use crate::lower::LowerCtx;
+use crate::core::array::Array;
+use crate::core::ir::{Atom, Eqn, Jaxpr};
+use crate::core::lower::LowerCtx;
+use crate::core::primitive::{as_any, Backward, Primitive};
+use crate::core::trace::{bind_at, Operand};
+use crate::interpreters::ad::{arg_array, jvp_jaxpr, linearize_jaxpr, linearize_jaxpr_reusing};
 use crate::ops::Arg;
-use crate::primitive::{as_any, Backward, Primitive};
 use crate::prims::DotGeneral;
-use crate::remat::RematPolicy;
-use crate::trace::{bind_at, Operand};
-use crate::Array;
+use crate::transforms::remat::RematPolicy;
 use std::fmt;
 use std::panic::Location;
 use std::sync::Arc;
@@ -72,7 +72,10 @@ impl Primitive for OptimizationBarrier {
     ) -> (Vec<Array>, Vec<Option<usize>>) {
         // The identity on every operand: each keeps its batch dim.
         let ops: Vec<Operand> = args.iter().map(Arg::operand).collect();
-        (crate::trace::bind(Arc::new(*self), &ops), dims.to_vec())
+        (
+            crate::core::trace::bind(Arc::new(*self), &ops),
+            dims.to_vec(),
+        )
     }
     as_any!();
 }
@@ -92,7 +95,7 @@ impl Primitive for CheckpointName {
         format!("name={}", self.name)
     }
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
-        super::arity(inputs, 1)?;
+        crate::prims::arity(inputs, 1)?;
         Ok(vec![inputs[0].clone()])
     }
     fn jvp(&self, _: &[Arg], tangents: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
@@ -110,7 +113,7 @@ impl Primitive for CheckpointName {
         dims: &[Option<usize>],
         _: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        crate::batching::unary(self.clone(), args, dims)
+        crate::interpreters::batching::unary(self.clone(), args, dims)
     }
     as_any!();
 }
@@ -271,7 +274,7 @@ impl Primitive for RematCall {
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        crate::batching::remat_batched(self, args, dims, axis_size)
+        crate::interpreters::batching::remat_batched(self, args, dims, axis_size)
     }
     as_any!();
 }

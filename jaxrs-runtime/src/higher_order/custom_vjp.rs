@@ -1,11 +1,11 @@
 //! `custom_vjp`: a function whose reverse-mode derivative the user supplies.
 
 use crate::aval::{avals_to_string, Aval};
-use crate::ir::Jaxpr;
-use crate::lower::LowerCtx;
+use crate::core::array::Array;
+use crate::core::ir::Jaxpr;
+use crate::core::lower::LowerCtx;
+use crate::core::primitive::{as_any, Primitive};
 use crate::ops::Arg;
-use crate::primitive::{as_any, Primitive};
-use crate::Array;
 use std::fmt;
 use std::sync::Arc;
 
@@ -75,7 +75,10 @@ impl Primitive for CustomVjpCall {
         let out_cts: Vec<Array> = cts[..self.num_outputs]
             .iter()
             .zip(outs)
-            .map(|(c, o)| c.clone().unwrap_or_else(|| crate::ad::zeros(o.aval())))
+            .map(|(c, o)| {
+                c.clone()
+                    .unwrap_or_else(|| crate::interpreters::ad::zeros(o.aval()))
+            })
             .collect();
         let arg_cts = (self.bwd)(residuals, out_cts);
         let mut result = vec![None; self.num_consts];
@@ -85,10 +88,11 @@ impl Primitive for CustomVjpCall {
         if cts[self.num_outputs..].iter().any(Option::is_some) {
             let operands: Vec<Array> = p
                 .iter()
-                .map(|a| crate::ad::arg_array(a).into_owned())
+                .map(|a| crate::interpreters::ad::arg_array(a).into_owned())
                 .collect();
             let (consts, args) = operands.split_at(self.num_consts);
-            let (_, linearized) = crate::ad::linearize_jaxpr((*self.fwd).clone(), consts, args);
+            let (_, linearized) =
+                crate::interpreters::ad::linearize_jaxpr((*self.fwd).clone(), consts, args);
             let mut residual_cts = vec![None; self.num_outputs];
             residual_cts.extend(cts[self.num_outputs..].iter().cloned());
             for (slot, extra) in result[self.num_consts..]
@@ -114,7 +118,7 @@ impl Primitive for CustomVjpCall {
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        crate::batching::custom_vjp_batched(self, args, dims, axis_size)
+        crate::interpreters::batching::custom_vjp_batched(self, args, dims, axis_size)
     }
     as_any!();
 }

@@ -2,14 +2,15 @@
 //! `switch` with traced predicates. Each holds the jaxprs of its bodies; their constants are
 //! operands (so captured arrays and outer tracers flow in, never pasted as literals).
 
-use crate::ad::{jvp_jaxpr, linearize_jaxpr, or_zeros, zeros};
 use crate::aval::{avals_to_string, Aval};
-use crate::ir::Jaxpr;
-use crate::lower::{i64_array, LowerCtx};
+use crate::core::array::Array;
+use crate::core::ir::Jaxpr;
+use crate::core::lower::{i64_array, LowerCtx};
+use crate::core::primitive::{as_any, Backward, Primitive};
+use crate::core::trace::{bind_at, eval_jaxpr, trace_to_jaxpr, Operand};
+use crate::dtype::DType;
+use crate::interpreters::ad::{jvp_jaxpr, linearize_jaxpr, or_zeros, zeros};
 use crate::ops::Arg;
-use crate::primitive::{as_any, Backward, Primitive};
-use crate::trace::{bind_at, eval_jaxpr, trace_to_jaxpr, Operand};
-use crate::{Array, DType};
 use std::panic::Location;
 use std::sync::Arc;
 
@@ -42,7 +43,7 @@ fn operands<'a>(args: &'a [Array]) -> Vec<Operand<'a>> {
 
 fn arrays(args: &[Arg]) -> Vec<Array> {
     args.iter()
-        .map(|a| crate::ad::arg_array(a).into_owned())
+        .map(|a| crate::interpreters::ad::arg_array(a).into_owned())
         .collect()
 }
 
@@ -205,7 +206,7 @@ impl Primitive for Scan {
             ops.push(if is_t {
                 or_zeros(&t[i], &avals[i])
             } else {
-                crate::ad::arg_array(&p[i]).into_owned()
+                crate::interpreters::ad::arg_array(&p[i]).into_owned()
             });
         }
         let num_consts = closed.consts.len() + nc + ct_idx.len();
@@ -243,7 +244,7 @@ impl Primitive for Scan {
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        crate::batching::scan_batched(self, args, dims, axis_size)
+        crate::interpreters::batching::scan_batched(self, args, dims, axis_size)
     }
     as_any!();
 }
@@ -258,7 +259,7 @@ fn varying_vars(jaxpr: &Jaxpr, varying: &[bool]) -> Vec<bool> {
         let m = e
             .inputs
             .iter()
-            .any(|a| matches!(a, crate::ir::Atom::Var(v) if marked[v.0 as usize]));
+            .any(|a| matches!(a, crate::core::ir::Atom::Var(v) if marked[v.0 as usize]));
         for v in &e.outputs {
             marked[v.0 as usize] = m;
         }
@@ -304,7 +305,7 @@ fn scan_linearize(s: &Scan, args: &[Array]) -> (Vec<Array>, Backward) {
     let res_outvars = &f.outvars[nk + ny..];
     let res_varies: Vec<bool> = res_outvars
         .iter()
-        .map(|a| matches!(a, crate::ir::Atom::Var(v) if marked[v.0 as usize]))
+        .map(|a| matches!(a, crate::core::ir::Atom::Var(v) if marked[v.0 as usize]))
         .collect();
     // Loop-invariant residuals: evaluate F's invariant part once, here.
     let invariant_values: Vec<Option<Array>> = if res_varies.iter().all(|&v| v) {
@@ -467,8 +468,8 @@ fn eval_invariant(
             .inputs
             .iter()
             .filter_map(|a| match a {
-                crate::ir::Atom::Var(v) => env[v.0 as usize].clone(),
-                crate::ir::Atom::Lit(_) => None,
+                crate::core::ir::Atom::Var(v) => env[v.0 as usize].clone(),
+                crate::core::ir::Atom::Lit(_) => None,
             })
             .collect();
         let mut it = held.iter();
@@ -476,8 +477,10 @@ fn eval_invariant(
             .inputs
             .iter()
             .map(|a| match a {
-                crate::ir::Atom::Var(_) => Operand::Array(it.next().expect("invariant operand")),
-                crate::ir::Atom::Lit(l) => Operand::Lit(*l),
+                crate::core::ir::Atom::Var(_) => {
+                    Operand::Array(it.next().expect("invariant operand"))
+                }
+                crate::core::ir::Atom::Lit(l) => Operand::Lit(*l),
             })
             .collect();
         let outs = bind_at(e.prim.clone(), &ops, e.loc);
@@ -489,8 +492,8 @@ fn eval_invariant(
         .outvars
         .iter()
         .map(|a| match a {
-            crate::ir::Atom::Var(v) if !marked[v.0 as usize] => env[v.0 as usize].clone(),
-            crate::ir::Atom::Lit(l) => Some(Array::from_literal(*l)),
+            crate::core::ir::Atom::Var(v) if !marked[v.0 as usize] => env[v.0 as usize].clone(),
+            crate::core::ir::Atom::Lit(l) => Some(Array::from_literal(*l)),
             _ => None,
         })
         .collect()
@@ -588,7 +591,7 @@ fn lower_scan(
             "stablehlo.compare",
             &[&r[0], &limit],
             &[&counter, &counter],
-            &super::elementwise::compare_props(super::CompareOp::Lt, DType::I32),
+            &crate::prims::elementwise::compare_props(crate::prims::CompareOp::Lt, DType::I32),
             &b,
         );
         vec![(lt, b)]
@@ -815,7 +818,7 @@ impl Primitive for While {
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        crate::batching::while_batched(self, args, dims, axis_size)
+        crate::interpreters::batching::while_batched(self, args, dims, axis_size)
     }
     as_any!();
 }
@@ -856,7 +859,7 @@ impl Cond {
     /// Binds a switch over new branches that all take `consts` then `operands`.
     fn bind_branches(
         index: &Array,
-        branches: Vec<crate::ir::ClosedJaxpr>,
+        branches: Vec<crate::core::ir::ClosedJaxpr>,
         operands: &[Array],
     ) -> Vec<Array> {
         let mut ops = vec![index.clone()];
@@ -923,7 +926,7 @@ impl Primitive for Cond {
                 .map(|(a, _)| a.clone()),
         );
         let mut offset = 1;
-        let branches: Vec<crate::ir::ClosedJaxpr> = self
+        let branches: Vec<crate::core::ir::ClosedJaxpr> = self
             .branches
             .iter()
             .zip(&self.branch_consts)
@@ -982,7 +985,7 @@ impl Primitive for Cond {
         let const_avals: Vec<Aval> = all[1..1 + total].iter().map(|a| a.aval().clone()).collect();
         let op_avals: Vec<Aval> = all[1 + total..].iter().map(|a| a.aval().clone()).collect();
         let mut offset = 0;
-        let branches: Vec<crate::ir::ClosedJaxpr> = self
+        let branches: Vec<crate::core::ir::ClosedJaxpr> = self
             .branches
             .iter()
             .zip(&self.branch_consts)
@@ -1054,7 +1057,7 @@ impl Primitive for Cond {
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        crate::batching::cond_batched(self, args, dims, axis_size)
+        crate::interpreters::batching::cond_batched(self, args, dims, axis_size)
     }
     as_any!();
 }

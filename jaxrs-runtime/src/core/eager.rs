@@ -2,13 +2,13 @@
 //! executable, keyed by its StableHLO text.
 
 use crate::aval::Aval;
-use crate::ir::{Atom, Eqn, Jaxpr};
-use crate::lower::{lower_jaxpr, LowerOptions};
+use crate::core::array::Array;
+use crate::core::client::{client, fail};
+use crate::core::ir::{Atom, Eqn, Jaxpr};
+use crate::core::lower::{lower_jaxpr, LowerOptions};
+use crate::core::primitive::Prim;
+use crate::core::trace::Operand;
 use crate::pjrt::{Buffer, CompileOptions, LoadedExecutable};
-use crate::primitive::Prim;
-use crate::runtime::{client, fail};
-use crate::trace::Operand;
-use crate::Array;
 use std::collections::HashMap;
 use std::panic::Location;
 use std::sync::{Arc, Mutex, OnceLock};

@@ -1,9 +1,10 @@
 //! `check_grads`: forward and reverse mode against central finite differences, like
 //! `jax.test_util.check_grads`.
 
-use crate::autodiff::{jvp, vjp};
+use crate::core::array::Array;
+use crate::dtype::DType;
+use crate::transforms::grad::{jvp, vjp};
 use crate::tree::{try_tree_unflatten, Tree};
-use crate::{Array, DType};
 use std::cell::Cell;
 
 /// Which modes [`check_grads_with`] checks.

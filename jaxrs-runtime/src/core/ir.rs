@@ -1,11 +1,12 @@
 //! The IR: a jaxpr is a list of equations over typed variables.
 //!
-//! Tracing is the only way in ([`crate::trace`]), lowering the only way out
-//! ([`crate::lower`]); every transformation is a pass `Jaxpr -> Jaxpr` in between.
+//! Tracing is the only way in ([`crate::core::trace`]), lowering the only way out
+//! ([`crate::core::lower`]); every transformation is a pass `Jaxpr -> Jaxpr` in between.
 
 use crate::aval::Aval;
-use crate::primitive::Prim;
-use crate::{Array, DType};
+use crate::core::array::Array;
+use crate::core::primitive::Prim;
+use crate::dtype::DType;
 use std::fmt;
 use std::panic::Location;
 

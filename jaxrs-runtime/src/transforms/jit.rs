@@ -18,7 +18,7 @@ use std::hash::Hash;
 pub struct JitSite {
     name: &'static str,
     location: &'static str,
-    state: std::sync::OnceLock<crate::jit_cache::JitCache>,
+    state: std::sync::OnceLock<crate::transforms::jit_cache::JitCache>,
 }
 
 impl JitSite {
@@ -39,8 +39,9 @@ impl JitSite {
         self.location
     }
 
-    pub(crate) fn cache(&self) -> &crate::jit_cache::JitCache {
-        self.state.get_or_init(crate::jit_cache::JitCache::default)
+    pub(crate) fn cache(&self) -> &crate::transforms::jit_cache::JitCache {
+        self.state
+            .get_or_init(crate::transforms::jit_cache::JitCache::default)
     }
 }
 
@@ -104,7 +105,7 @@ where
     KT: Tree,
     R: Tree,
 {
-    crate::jit_cache::call(site, donated, kept, statics, body)
+    crate::transforms::jit_cache::call(site, donated, kept, statics, body)
 }
 
 /// A jitted closure; see [`jit`].

@@ -7,11 +7,12 @@
 //! become constants of the loop, passed in once, neither sliced nor carried.
 
 use crate::aval::Aval;
-use crate::prims::control::close_over_consts;
-use crate::prims::{Cond, Scan, While};
-use crate::trace::{bind_at, trace_to_jaxpr, Operand};
+use crate::core::array::Array;
+use crate::core::trace::{bind_at, trace_to_jaxpr, Operand};
+use crate::dtype::DType;
+use crate::higher_order::control::close_over_consts;
+use crate::higher_order::control::{Cond, Scan, While};
 use crate::tree::{leaf_paths, try_tree_unflatten, Tree, TreeDef};
-use crate::{Array, DType};
 use std::panic::Location;
 use std::sync::Arc;
 

@@ -1,9 +1,9 @@
 //! Inspecting programs: the IR and the StableHLO of any function over trees.
 
 use crate::aval::Aval;
-use crate::ir::ClosedJaxpr;
-use crate::lower::{lower_jaxpr, LowerOptions};
-use crate::trace::trace_to_jaxpr;
+use crate::core::ir::ClosedJaxpr;
+use crate::core::lower::{lower_jaxpr, LowerOptions};
+use crate::core::trace::trace_to_jaxpr;
 use crate::tree::Tree;
 
 /// Traces `f` on abstract values shaped like `example` and returns its jaxpr.

@@ -5,9 +5,9 @@
 //! The primitives themselves live in [`crate::prims`], one module per family.
 
 use crate::aval::Aval;
-use crate::lower::LowerCtx;
+use crate::core::array::Array;
+use crate::core::lower::LowerCtx;
 use crate::ops::Arg;
-use crate::Array;
 use std::any::Any;
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -75,9 +75,9 @@ pub trait Primitive: Debug + Send + Sync + 'static {
     /// Batching (vmap): the outputs and their batch dims, given the operands and their batch
     /// dims (`None`: unbatched, the same for every example; a literal is never batched) and
     /// the batch size. At least one operand is batched. A rule binds (through the array API or
-    /// [`crate::trace::bind1`]) the primitive applied to the whole batch at once, moving batch
+    /// [`crate::core::trace::bind1`]) the primitive applied to the whole batch at once, moving batch
     /// dims only where the primitive needs them elsewhere; an output may be unbatched.
-    /// Helpers: [`crate::batching`].
+    /// Helpers: [`crate::interpreters::batching`].
     fn batch(
         &self,
         args: &[Arg],

@@ -4,28 +4,28 @@
 //! open), so they compose with `jit` (inlined into its trace, compiled as one program), with
 //! each other (`grad(grad(f))`: the outer transformation sees the inner one's primitives),
 //! and with every other transformation. The rules themselves live beside their primitives
-//! ([`crate::primitive::Primitive::jvp`] and [`crate::primitive::Primitive::vjp`]).
+//! ([`crate::core::primitive::Primitive::jvp`] and [`crate::core::primitive::Primitive::vjp`]).
 //!
 //! Reverse mode evaluates the forward pass once, keeping every intermediate value, then walks
 //! the equations backwards: the program it builds holds the forward computation once and the
 //! backward computation once.
 
 use crate::aval::Aval;
-use crate::ir::{Atom, Jaxpr, Var};
+use crate::core::array::Array;
+use crate::core::ir::{Atom, Jaxpr, Var};
+use crate::core::primitive::Backward;
+use crate::core::trace::{bind1, bind_at, Operand};
 use crate::ops::Arg;
-use crate::primitive::Backward;
 use crate::prims::BroadcastInDim;
-use crate::trace::{bind1, bind_at, Operand};
-use crate::Array;
 use std::borrow::Cow;
 
 /// An array of `aval` filled with `value`, built from a literal so that, under a trace, it
 /// is computed on the device rather than captured as a constant.
 #[track_caller]
 pub fn filled(aval: &Aval, value: f64) -> Array {
-    let lit = crate::ir::Literal {
-        value: crate::ir::LitValue::Float(value),
-        dtype: crate::DType::F64,
+    let lit = crate::core::ir::Literal {
+        value: crate::core::ir::LitValue::Float(value),
+        dtype: crate::dtype::DType::F64,
         weak: false,
     }
     .cast(aval.dtype, aval.weak);
@@ -180,7 +180,7 @@ pub fn linearize_jaxpr(
 
 /// [`linearize_jaxpr`], taking the outputs of some equations as given instead of computing
 /// them: `reuse[i]`, when present, holds the outputs of equation `i` (remat's saved values).
-/// Such an equation is not bound; its reverse-mode rule ([`crate::primitive::Primitive::vjp`])
+/// Such an equation is not bound; its reverse-mode rule ([`crate::core::primitive::Primitive::vjp`])
 /// still runs in the backward pass, on the given outputs.
 pub fn linearize_jaxpr_reusing(
     jaxpr: Jaxpr,
