@@ -8,7 +8,7 @@
 //! side more than the other).
 
 use criterion::{criterion_group, Criterion};
-use jaxrs::pjrt::{default_client, Buffer, CompileOptions, LoadedExecutable};
+use jaxrs::internals::pjrt::{default_client, Buffer, CompileOptions, LoadedExecutable};
 use jaxrs::{jit, Array, DType};
 use std::hint::black_box;
 use std::time::Instant;

@@ -1,29 +1,157 @@
 //! # jaxrs
 //!
-//! JAX's composable transformations for Rust: `#[jit]`, `grad`, `vmap`, ... over arrays that
-//! run on XLA through PJRT.
+//! JAX's composable transformations for Rust. Annotate plain Rust functions over arrays with
+//! attribute macros, and they are traced into a small IR, transformed, lowered to StableHLO,
+//! and compiled and run by XLA through a PJRT plugin (CPU by default; XLA's CPU plugin is
+//! downloaded once, verified, and cached on first use).
+//!
+//! ## A tour
+//!
+//! A linear model trained by gradient descent. `sgd_step` is compiled once per input
+//! signature; `params` is donated, so XLA reuses its buffers for the result and Rust's
+//! ownership stops the caller from touching them again; `lr` is traced, so a new learning
+//! rate does not recompile.
+//!
+//! ```
+//! use jaxrs::prelude::*;
+//!
+//! #[derive(Tree, Clone)]
+//! struct Params { w: Array, b: Array }
+//!
+//! fn loss(p: &Params, x: &Array, y: &Array) -> Array {
+//!     (x.matmul(&p.w) + &p.b - y).powi(2).mean(None, false)
+//! }
+//!
+//! #[jit(donate = params)]
+//! fn sgd_step(params: Params, x: &Array, y: &Array, lr: f32) -> (Params, Array) {
+//!     let (value, grads) = value_and_grad(|p: Params| loss(&p, x, y))(params.clone());
+//!     (tree_map2(&params, &grads, |p, g| p - g * lr), value)
+//! }
+//!
+//! // y = 2 x + 1 on four points.
+//! let x = Array::from_vec(vec![0.0f32, 1.0, 2.0, 3.0], &[4, 1]);
+//! let y = Array::from_vec(vec![1.0f32, 3.0, 5.0, 7.0], &[4, 1]);
+//! let mut params = Params { w: Array::zeros(&[1, 1], DType::F32), b: Array::zeros(&[1], DType::F32) };
+//! let mut first = None;
+//! for _ in 0..200 {
+//!     let (next, value) = sgd_step(params, &x, &y, 0.1);
+//!     first.get_or_insert(value.item::<f32>());
+//!     params = next;
+//! }
+//! let last = loss(&params, &x, &y).item::<f32>();
+//! assert!(last < 1e-3 * first.unwrap(), "{last}");
+//! assert!((params.w.item::<f32>() - 2.0).abs() < 0.05);
+//! ```
+//!
+//! Attributes stack like decorators: `#[jit] #[vmap(in_axes = (None, 0))] fn f` is
+//! `jit(vmap(f))`. Transformations compose at call sites too: `jit(vmap(grad(f)))`.
+//!
+//! ## Items by purpose
+//!
+//! - **Arrays**: [`Array`] (one type for device arrays and traced values: numpy broadcasting,
+//!   JAX's weak types and promotion), [`DType`], [`where_`], [`stop_gradient`], [`DotDims`].
+//! - **Compiling**: [`macro@jit`] and [`fn@jit`] (a compile cache keyed by shapes, dtypes and
+//!   static arguments; donation), [`JitSite`] (cache counters and the reason of the last
+//!   recompile), [`Jitted`].
+//! - **Differentiating**: [`grad`], [`value_and_grad`], [`value_and_grad_aux`],
+//!   [`value_and_grad_argnums`] with [`Argnum`], [`vjp`], [`jvp`], [`custom_vjp`],
+//!   [`check_grads`].
+//! - **Batching**: [`macro@vmap`] and [`fn@vmap`], [`vmap_sized`], [`AxisSpec`] (`in_axes` /
+//!   `out_axes`).
+//! - **Loops and branches**: [`macro@scan`] and [`fn@scan`], [`scan_with`] ([`ScanOptions`]:
+//!   reverse, length, unroll), [`fori_loop`], [`while_loop`], [`cond`], [`switch`].
+//! - **Memory**: [`macro@remat`] and [`fn@remat`] with a [`RematPolicy`], [`checkpoint_name`].
+//! - **Pytrees**: [`Tree`] and `#[derive(Tree)]`, [`tree_map`], [`tree_map2`],
+//!   [`tree_leaves`], [`tree_unflatten`], [`TreeDef`].
+//! - **Looking inside**: [`make_jaxpr`] (the IR), [`stablehlo`] (the program XLA compiles,
+//!   each op located at its Rust line).
+//! - **Errors**: a programmer's mistake (shapes, dtypes, axes) panics with the op, the shapes
+//!   and your source line; environmental failures (no plugin, compile failure, out of memory)
+//!   are [`Error`] values, which [`try_run`] returns instead of panicking.
+//!
+//! [`prelude`] brings what a typical program uses into scope.
 
 pub use jaxrs_macros::{jit, remat, scan, vmap, Tree};
-pub use jaxrs_runtime::*;
 
-/// Everything a typical program needs.
+pub use jaxrs_runtime::{
+    // Transformations.
+    check_grads,
+    check_grads_with,
+    cond,
+    custom_vjp,
+    fori_loop,
+    grad,
+    jit,
+    jvp,
+    remat,
+    scan,
+    scan_with,
+    switch,
+    value_and_grad,
+    value_and_grad_argnums,
+    value_and_grad_aux,
+    vjp,
+    vmap,
+    vmap_sized,
+    while_loop,
+    Argnum,
+    Argnums,
+    AxisSpec,
+    CustomVjp,
+    JitSite,
+    Jitted,
+    Modes,
+    Pullback,
+    Remat,
+    RematPolicy,
+    ScanOptions,
+    StaticArgs,
+    TupleArgs,
+};
+pub use jaxrs_runtime::{checkpoint_name, make_jaxpr, stablehlo, ClosedJaxpr, Jaxpr};
+pub use jaxrs_runtime::{
+    // Arrays.
+    stop_gradient,
+    where_,
+    Array,
+    Aval,
+    Axes,
+    DType,
+    DTypeKind,
+    Dims,
+    DotDims,
+    Element,
+    IntoArg,
+    Sharding,
+};
+pub use jaxrs_runtime::{
+    tree_leaves, tree_map, tree_map2, tree_unflatten, try_tree_unflatten, Tree, TreeDef,
+    TreeMismatch,
+};
+pub use jaxrs_runtime::{try_run, Error, ErrorCode, Result};
+
+/// Everything a typical program needs: `use jaxrs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        checkpoint_name, grad, jit, jvp, remat, tree_map, tree_map2, value_and_grad,
-        value_and_grad_aux, vjp, Array, DType, RematPolicy, Tree,
+        checkpoint_name, cond, fori_loop, grad, jit, jvp, remat, scan, stop_gradient, switch,
+        tree_map, tree_map2, try_run, value_and_grad, value_and_grad_aux, vjp, vmap, vmap_sized,
+        where_, while_loop, Array, DType, RematPolicy, Tree,
     };
-    pub use crate::{vmap, vmap_sized};
 }
+
+/// The engine's internals, for jaxrs's own tests and benches. Not part of the public API.
+#[doc(hidden)]
+pub use jaxrs_runtime::internals;
 
 /// Items the macros' expansions use. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use jaxrs_runtime::transforms::jit::{jit_call, FloatKey, JitSite};
-    pub use jaxrs_runtime::transforms::loops::{scan_with, ScanOptions};
-    pub use jaxrs_runtime::transforms::remat::{remat_call, RematPolicy};
-    pub use jaxrs_runtime::transforms::vmap::{vmap_call, VmapNames};
-    pub use jaxrs_runtime::tree::{next_leaf, Tree, TreeDef, TreeMismatch};
-    pub use jaxrs_runtime::Array;
+    pub use jaxrs_runtime::internals::macro_support::{
+        jit_call, next_leaf, remat_call, scan_with, vmap_call, FloatKey, VmapNames,
+    };
+    pub use jaxrs_runtime::{
+        Array, JitSite, RematPolicy, ScanOptions, Tree, TreeDef, TreeMismatch,
+    };
 
     /// The types of Rust-scalar parameters once a transformation traces them: `Array`s. A
     /// stacked attribute (`#[jit] #[vmap(..)] fn f(x: &Array, lr: f32)`) sees `lr` as

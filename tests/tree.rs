@@ -92,8 +92,7 @@ fn a_structure_mismatch_names_both_structures() {
     );
 
     let def = TreeDef::Tuple(vec![TreeDef::Leaf, TreeDef::Leaf]);
-    let wrong =
-        jaxrs::tree::try_tree_unflatten::<Layer<Array>>(&def, vec![v(1.0), v(2.0)]).unwrap_err();
+    let wrong = jaxrs::try_tree_unflatten::<Layer<Array>>(&def, vec![v(1.0), v(2.0)]).unwrap_err();
     assert!(wrong.to_string().contains("Layer"), "{wrong}");
 }
 

@@ -294,13 +294,13 @@ fn reductions_shift_their_axes() {
         check("argmin_1", &x, |x| x[0].argmin(1, false));
         check("cumsum_1", &x, |x| x[0].cumsum(1));
         check("cummax_0_reverse", &x, |x| {
-            use jaxrs::prims::{Cumulative, ReduceOp};
+            use jaxrs::internals::prims::{Cumulative, ReduceOp};
             let prim = Cumulative {
                 op: ReduceOp::Max,
                 axis: 0,
                 reverse: true,
             };
-            jaxrs::core::trace::bind1(prim, &[jaxrs::core::trace::Operand::Array(&x[0])])
+            jaxrs::internals::bind1(prim, &[jaxrs::internals::Operand::Array(&x[0])])
         });
         check("logsumexp", &x, |x| x[0].logsumexp(1, false));
     }
@@ -519,8 +519,8 @@ fn take_with_batched_operand_and_or_indices() {
 
 #[test]
 fn index_add_with_batched_operands() {
-    use jaxrs::core::trace::{bind1, Operand};
-    use jaxrs::prims::IndexAdd;
+    use jaxrs::internals::prims::IndexAdd;
+    use jaxrs::internals::{bind1, Operand};
     let f = |axis: usize| {
         move |x: &[Array]| {
             bind1(

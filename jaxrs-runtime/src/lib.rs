@@ -1,36 +1,91 @@
 //! The engine of jaxrs: arrays, the IR, transformations, StableHLO lowering and PJRT.
 //!
-//! Users depend on the `jaxrs` facade crate, which re-exports this one. The data flow is
-//! described in DESIGN.md: a user function is traced ([`trace`]) into a [`ir::Jaxpr`],
-//! transformed by passes, lowered ([`lower`]) to StableHLO and run through [`pjrt`].
+//! Users depend on the `jaxrs` facade crate, which re-exports the public items below; its
+//! front page is the guide. The engine's modules are private: the public API is the list of
+//! `pub use`s in this file, so moving an internal is never a breaking change.
+//!
+//! # Layers
+//!
+//! A user function is traced (`core/trace.rs`) into a jaxpr (`core/ir.rs`), transformed by
+//! interpreters, lowered (`core/lower.rs`) to StableHLO and run through PJRT (`pjrt/`).
+//! Imports point down this list (checked by `tests/layers.rs`); cycles are accepted only inside
+//! `core/` and between `prims/` and `ops/`:
+//!
+//! | folder | what it holds |
+//! |---|---|
+//! | `transforms/` | the user API: `jit` and its compile cache, `grad` and friends, `vmap`, loops and branches, `remat`, inspection, `check_grads` |
+//! | `higher_order/` | primitives holding jaxprs (scan, while, cond, custom_vjp, remat), each with all its rules |
+//! | `prims/` + `ops/` | first-order primitives (one `impl Primitive` with every rule) and the numpy-style Array API built on them |
+//! | `interpreters/` | the generic forward/reverse-mode and batching interpreters and the toolkits rules share |
+//! | `tree.rs` | pytrees: the `Tree` trait over arrays |
+//! | `core/` | the IR, the `Primitive` trait, tracing, `Array`, eager execution, lowering, the PJRT client |
+//! | `error.rs`, `dtype.rs`, `aval.rs` | vocabulary |
+//! | `pjrt/` | the PJRT C API (raw declarations and owned handles) and plugin provisioning |
 
-pub mod aval;
-pub mod core;
-pub mod dtype;
-pub mod error;
-pub mod higher_order;
-pub mod interpreters;
-pub mod ops;
-pub mod pjrt;
-pub mod prims;
-pub mod transforms;
-pub mod tree;
+mod aval;
+mod core;
+mod dtype;
+mod error;
+mod higher_order;
+mod interpreters;
+mod ops;
+mod pjrt;
+mod prims;
+mod transforms;
+mod tree;
 
+// Arrays and their element types.
 pub use crate::core::array::{Array, Sharding};
-pub use crate::core::client::try_run;
-pub use crate::core::ir::{ClosedJaxpr, Jaxpr};
 pub use aval::Aval;
-pub use dtype::{DType, Element};
-pub use error::{Error, ErrorCode, Result};
+pub use dtype::{DType, DTypeKind, Element};
 pub use ops::{stop_gradient, where_, Axes, Dims, DotDims, IntoArg};
+
+// Transformations.
 pub use transforms::check_grads::{check_grads, check_grads_with, Modes};
 pub use transforms::grad::{
     custom_vjp, grad, jvp, value_and_grad, value_and_grad_argnums, value_and_grad_aux, vjp, Argnum,
-    Argnums, CustomVjp, Pullback,
+    Argnums, CustomVjp, Pullback, TupleArgs,
 };
-pub use transforms::inspect::{make_jaxpr, stablehlo};
-pub use transforms::jit::{jit, jit_call, FloatKey, JitSite, Jitted, StaticArgs};
+pub use transforms::jit::{jit, JitSite, Jitted, StaticArgs};
 pub use transforms::loops::{cond, fori_loop, scan, scan_with, switch, while_loop, ScanOptions};
 pub use transforms::remat::{checkpoint_name, remat, Remat, RematPolicy};
 pub use transforms::vmap::{vmap, vmap_sized, AxisSpec};
-pub use tree::{tree_leaves, tree_map, tree_map2, tree_unflatten, Tree, TreeDef, TreeMismatch};
+
+// Pytrees.
+pub use tree::{
+    tree_leaves, tree_map, tree_map2, tree_unflatten, try_tree_unflatten, Tree, TreeDef,
+    TreeMismatch,
+};
+
+// Looking inside: the IR and the StableHLO of a function.
+pub use crate::core::ir::{ClosedJaxpr, Jaxpr};
+pub use transforms::inspect::{make_jaxpr, stablehlo};
+
+// Environmental failures.
+pub use crate::core::client::try_run;
+pub use error::{Error, ErrorCode, Result};
+
+/// The door to the engine for the macros' expansions, jaxrs's own tests and benches. Not part
+/// of the public API: anything here may change in any release.
+#[doc(hidden)]
+pub mod internals {
+    /// What the attribute macros' expansions call.
+    pub mod macro_support {
+        pub use crate::transforms::jit::{jit_call, FloatKey};
+        pub use crate::transforms::loops::scan_with;
+        pub use crate::transforms::remat::remat_call;
+        pub use crate::transforms::vmap::{vmap_call, VmapNames};
+        pub use crate::tree::next_leaf;
+    }
+    /// Binding a primitive by hand (tests of batching rules).
+    pub use crate::core::trace::{bind1, Operand};
+    pub use crate::ops::Arg;
+    /// Primitives that tests bind directly.
+    pub mod prims {
+        pub use crate::prims::*;
+    }
+    /// The PJRT layer under the engine (its own tests; the dispatch bench's raw floor).
+    pub mod pjrt {
+        pub use crate::pjrt::*;
+    }
+}

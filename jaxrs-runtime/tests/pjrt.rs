@@ -1,7 +1,9 @@
 //! The PJRT layer against the real CPU plugin (found or provisioned by `default_client`).
 
 use half::bf16;
-use jaxrs_runtime::pjrt::{default_client, Api, Buffer, Client, CompileOptions, LoadedExecutable};
+use jaxrs_runtime::internals::pjrt::{
+    default_client, Api, Buffer, Client, CompileOptions, LoadedExecutable,
+};
 use jaxrs_runtime::{DType, Error, ErrorCode};
 use std::sync::Arc;
 
