@@ -32,7 +32,7 @@ use proc_macro::TokenStream;
 /// fn step(params: Params, x: &Array, y: &Array, lr: f32) -> (Params, Array) {
 ///     let loss = |p: Params| (x.matmul(&p.w) + &p.b - y).powi(2).mean(None, false);
 ///     let (value, grads) = value_and_grad(loss)(params.clone());
-///     (tree_map2(&params, &grads, |p, g| p - g * &lr), value)
+///     (tree_map2(&params, &grads, |p, g| p - g * lr), value)
 /// }
 ///
 /// /// `x` to the power `n`: each value of the static `n` compiles its own program.
@@ -66,8 +66,9 @@ use proc_macro::TokenStream;
 /// - an `Array` or any other `Tree` (a struct with `#[derive(Tree)]`, tuples, `Vec`, ...) is
 ///   traced leaf by leaf; take it by value or by shared reference (`&Array`, `&[Array]`);
 /// - a Rust scalar (`f32 f64 i32 i64 u32 u8 i8 bool`) is traced as a weakly typed 0-d
-///   `Array`, as JAX does with Python scalars: inside the body `lr: f32` **is an `Array`**, and
-///   a new value of `lr` does not recompile;
+///   `Array`, as JAX does with Python scalars: inside the body `lr: f32` **is a `&Array`**
+///   (`Copy`, like the scalar it stands for; a `mut lr` is an owned `Array`), and a new value
+///   of `lr` does not recompile;
 /// - a `static` parameter is part of the cache key: the body sees its Rust value (use it for
 ///   sizes, flags, loop counts), and each new value compiles anew. Its type must be
 ///   `Hash + Eq + Debug + Clone + Send + Sync + 'static`; `f32`/`f64` are compared by bits.
