@@ -18,21 +18,44 @@ use proc_macro::TokenStream;
 /// into an XLA program and compiles it; later calls with the same shapes, dtypes and static
 /// values run the compiled program directly.
 ///
-/// ```ignore
+/// ```
 /// use jaxrs::prelude::*;
 ///
 /// #[derive(Tree, Clone)]
-/// struct Params { w: Array, b: Array }
-///
-/// /// One step of training.
-/// #[jit(donate = params, static = n)]
-/// pub fn step(params: Params, x: &Array, lr: f32, n: usize) -> (Params, Array) {
-///     // ...
-/// #   unimplemented!()
+/// struct Params {
+///     w: Array,
+///     b: Array,
 /// }
 ///
-/// let (params, loss) = step(params, &x, 0.1, 4);
-/// println!("{}", step::jit_site().name());
+/// /// One step of gradient descent on a least-squares loss.
+/// #[jit(donate = params)]
+/// fn step(params: Params, x: &Array, y: &Array, lr: f32) -> (Params, Array) {
+///     let loss = |p: Params| (x.matmul(&p.w) + &p.b - y).powi(2).mean(None, false);
+///     let (value, grads) = value_and_grad(loss)(params.clone());
+///     (tree_map2(&params, &grads, |p, g| p - g * lr), value)
+/// }
+///
+/// /// `x` to the power `n`: each value of the static `n` compiles its own program.
+/// #[jit(static = n)]
+/// fn power(x: &Array, n: usize) -> Array {
+///     (1..n).fold(x.clone(), |y, _| &y * x)
+/// }
+///
+/// let x = Array::from_vec(vec![0.0f32, 1.0, 2.0, 3.0], &[4, 1]);
+/// let y = Array::from_vec(vec![1.0f32, 3.0, 5.0, 7.0], &[4, 1]);
+/// let (w, b) = (Array::zeros(&[1, 1], DType::F32), Array::zeros(&[1], DType::F32));
+/// let mut params = Params { w, b };
+/// for _ in 0..300 {
+///     // `params` is donated: moved in, its buffers reused for the new ones.
+///     let (new_params, _loss) = step(params, &x, &y, 0.05);
+///     params = new_params;
+/// }
+/// assert!((params.w.item::<f32>() - 2.0).abs() < 0.05); // y = 2x + 1
+/// assert_eq!(step::jit_site().cache_misses(), 1);
+///
+/// assert_eq!(power(&x, 3).to_vec::<f32>(), vec![0.0, 1.0, 8.0, 27.0]);
+/// assert_eq!(power(&x, 2).to_vec::<f32>(), vec![0.0, 1.0, 4.0, 9.0]);
+/// assert_eq!(power::jit_site().cache_misses(), 2);
 /// ```
 ///
 /// # Parameters
@@ -43,8 +66,9 @@ use proc_macro::TokenStream;
 /// - an `Array` or any other `Tree` (a struct with `#[derive(Tree)]`, tuples, `Vec`, ...) is
 ///   traced leaf by leaf; take it by value or by shared reference (`&Array`, `&[Array]`);
 /// - a Rust scalar (`f32 f64 i32 i64 u32 u8 i8 bool`) is traced as a weakly typed 0-d
-///   `Array`, as JAX does with Python scalars: inside the body `lr: f32` **is an `Array`**, and
-///   a new value of `lr` does not recompile;
+///   `Array`, as JAX does with Python scalars: inside the body `lr: f32` **is a `&Array`**
+///   (`Copy`, like the scalar it stands for; a `mut lr` is an owned `Array`), and a new value
+///   of `lr` does not recompile;
 /// - a `static` parameter is part of the cache key: the body sees its Rust value (use it for
 ///   sizes, flags, loop counts), and each new value compiles anew. Its type must be
 ///   `Hash + Eq + Debug + Clone + Send + Sync + 'static`; `f32`/`f64` are compared by bits.
@@ -87,13 +111,34 @@ pub fn jit(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// initial carry and the **whole** input (scanned along its leading axis) and returns
 /// `(final_carry, ys)` with the `y`s stacked.
 ///
-/// ```ignore
-/// #[scan]
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// /// An RNN: the carry `h`, one time step `x` of the input, then the weights.
+/// #[jaxrs::scan]
 /// fn rnn_cell(h: Array, x: &Array, w_hh: &Array, w_xh: &Array) -> (Array, Array) {
 ///     let h = (h.matmul(w_hh) + x.matmul(w_xh)).tanh();
 ///     (h.clone(), h)
 /// }
-/// let (h_final, hs) = rnn_cell(h0, &xs, &w_hh, &w_xh);   // xs: [T, B, D]
+///
+/// /// Suffix sums: the same kind of step, scanned from the last element to the first.
+/// #[jaxrs::scan(reverse)]
+/// fn suffix_sums(total: Array, x: &Array) -> (Array, Array) {
+///     let total = &total + x;
+///     (total.clone(), total)
+/// }
+///
+/// let (t, b, d, n) = (5, 2, 3, 4);
+/// let xs = Array::ones(&[t, b, d], DType::F32); // [time, batch, features]
+/// let h0 = Array::zeros(&[b, n], DType::F32);
+/// let (w_hh, w_xh) = (Array::eye(n, DType::F32), Array::zeros(&[d, n], DType::F32));
+/// let (h_final, hs) = rnn_cell(h0, &xs, &w_hh, &w_xh);
+/// assert_eq!((h_final.shape(), hs.shape()), (&[b, n][..], &[t, b, n][..]));
+///
+/// let xs = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3]);
+/// let (total, sums) = suffix_sums(Array::scalar(0.0f32), &xs);
+/// assert_eq!(total.item::<f32>(), 6.0);
+/// assert_eq!(sums.to_vec::<f32>(), vec![6.0, 5.0, 3.0]);
 /// ```
 ///
 /// Options: `reverse` (scan from the last slice to the first), `length = N` (required when the
@@ -107,10 +152,10 @@ pub fn scan(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// same values, but under `grad`/`vjp` its intermediate values are recomputed in the backward
 /// pass instead of being kept alive from the forward pass, trading compute for memory.
 ///
-/// ```ignore
+/// ```
 /// use jaxrs::prelude::*;
 ///
-/// /// One residual block: only `x` is kept for the backward pass.
+/// /// One residual block: only its inputs are kept for the backward pass.
 /// #[remat]
 /// fn block(x: &Array, w1: &Array, w2: &Array) -> Array {
 ///     x + x.matmul(w1).gelu().matmul(w2)
@@ -118,11 +163,24 @@ pub fn scan(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// /// Keeps the matrix products, recomputes the elementwise work.
 /// #[remat(policy = dots_saveable)]
-/// fn cheaper(x: &Array, w: &Array) -> Array { x.matmul(w).tanh() }
+/// fn cheaper(x: &Array, w: &Array) -> Array {
+///     x.matmul(w).tanh()
+/// }
 ///
-/// /// Keeps the values marked with `checkpoint_name(&h, "hidden")`; `n` is a Rust value.
+/// /// Keeps the values marked "hidden"; `n`, the number of layers, is a Rust value.
 /// #[remat(policy = save_only_these_names("hidden"), static = n)]
-/// fn named(x: &Array, n: usize) -> Array { .. }
+/// fn deep(x: &Array, w: &Array, n: usize) -> Array {
+///     (0..n).fold(x.clone(), |h, _| checkpoint_name(&h.matmul(w), "hidden").relu())
+/// }
+///
+/// let x = Array::ones(&[1, 2], DType::F32);
+/// let zeros = Array::zeros(&[2, 2], DType::F32);
+/// assert_eq!(block(&x, &zeros, &zeros).to_vec::<f32>(), vec![1.0, 1.0]);
+/// assert_eq!(cheaper(&x, &zeros).to_vec::<f32>(), vec![0.0, 0.0]);
+///
+/// // The derivative of sum(x w w) at w = I: the same as without remat.
+/// let dw = grad(|w: Array| deep(&x, &w, 2).sum(None, false))(Array::eye(2, DType::F32));
+/// assert_eq!(dw.to_vec::<f32>(), vec![2.0; 4]);
 /// ```
 ///
 /// # Options
@@ -154,8 +212,14 @@ pub fn remat(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// for one example's shapes, and the whole batch runs as one program (matrix products
 /// become batched products; no loop over the examples).
 ///
-/// ```ignore
+/// ```
 /// use jaxrs::prelude::*;
+///
+/// #[derive(Tree, Clone)]
+/// struct Params {
+///     w: Array,
+///     b: Array,
+/// }
 ///
 /// /// The loss of one example; with #[vmap], the losses of a batch.
 /// #[vmap(in_axes = (None, 0, 0))]
@@ -164,7 +228,11 @@ pub fn remat(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///     (pred - y).powi(2).mean(None, false)
 /// }
 ///
-/// let losses = example_loss(&params, &xs, &ys); // xs: [batch, in], ys: [batch, out]
+/// let params = Params { w: Array::ones(&[2, 1], DType::F32), b: Array::zeros(&[1], DType::F32) };
+/// let xs = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2]); // [batch, in]
+/// let ys = Array::from_vec(vec![3.0f32, 5.0, 10.0], &[3, 1]); // [batch, out]
+/// let losses = example_loss(&params, &xs, &ys);
+/// assert_eq!(losses.to_vec::<f32>(), vec![0.0, 4.0, 1.0]);
 /// ```
 ///
 /// # Options
@@ -200,17 +268,38 @@ pub fn vmap(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// be a `Tree`. The structure records the struct's name and field names, and rebuilding checks
 /// them.
 ///
-/// ```ignore
+/// ```
 /// use jaxrs::prelude::*;
 ///
 /// #[derive(Tree, Clone)]
-/// struct Linear { w: Array, b: Array }
+/// struct Linear {
+///     w: Array,
+///     b: Array,
+/// }
 ///
 /// #[derive(Tree, Clone)]
-/// struct Mlp<L> { layers: Vec<L>, scale: Option<Array> }
+/// struct Mlp<L> {
+///     layers: Vec<L>,
+///     scale: Option<Array>,
+/// }
 ///
-/// // TreeDef::Struct { name: "Linear", fields: vec![("w", TreeDef::Leaf), ("b", TreeDef::Leaf)] }
+/// let layer = Linear { w: Array::eye(2, DType::F32), b: Array::zeros(&[2], DType::F32) };
 /// let def = layer.structure();
+/// assert_eq!(
+///     def,
+///     jaxrs::TreeDef::Struct {
+///         name: "Linear",
+///         fields: vec![("w", jaxrs::TreeDef::Leaf), ("b", jaxrs::TreeDef::Leaf)],
+///     }
+/// );
+///
+/// let mlp = Mlp { layers: vec![layer.clone(), layer], scale: None };
+/// let (leaves, def) = mlp.flatten();
+/// assert_eq!(leaves.len(), 4);
+/// // Transformations take and return the struct: here its leaves doubled.
+/// let doubled: Mlp<Linear> = tree_map(&mlp, |leaf| leaf * 2.0);
+/// assert_eq!(doubled.layers[1].w.to_vec::<f32>(), vec![2.0, 0.0, 0.0, 2.0]);
+/// assert_eq!(doubled.structure(), def);
 /// ```
 ///
 /// Enums and unions are rejected: implement `Tree` by hand for them.

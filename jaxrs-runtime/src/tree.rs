@@ -5,10 +5,19 @@
 //! fixed-size arrays, `Option`, `BTreeMap<String, _>`, and derived for user structs with
 //! `#[derive(Tree)]`.
 //!
-//! ```ignore
+//! ```
+//! use jaxrs::prelude::*;
+//!
 //! #[derive(Tree, Clone)]
-//! struct Params { w: Array, b: Array }
+//! struct Params {
+//!     w: Array,
+//!     b: Array,
+//! }
+//!
+//! let params = Params { w: Array::ones(&[2], DType::F32), b: Array::scalar(0.5f32) };
 //! let doubled = tree_map(&params, |leaf| leaf * 2.0);
+//! assert_eq!(doubled.w.to_vec::<f32>(), vec![2.0, 2.0]);
+//! assert_eq!(doubled.b.item::<f32>(), 1.0);
 //! ```
 
 use crate::core::array::Array;
@@ -377,8 +386,13 @@ pub fn try_tree_unflatten<T: Tree>(def: &TreeDef, leaves: Vec<Array>) -> Result<
 
 /// Applies `f` to every leaf, keeping the structure.
 ///
-/// ```ignore
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let params = (Array::ones(&[2], DType::F32), vec![Array::scalar(3.0f32)]);
 /// let zeros = tree_map(&params, |p| Array::zeros_like(p));
+/// assert_eq!(zeros.0.to_vec::<f32>(), vec![0.0, 0.0]);
+/// assert_eq!(zeros.1[0].item::<f32>(), 0.0);
 /// ```
 #[track_caller]
 pub fn tree_map<T: Tree>(tree: &T, mut f: impl FnMut(&Array) -> Array) -> T {
@@ -390,8 +404,21 @@ pub fn tree_map<T: Tree>(tree: &T, mut f: impl FnMut(&Array) -> Array) -> T {
 ///
 /// Panics naming both structures when they differ.
 ///
-/// ```ignore
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// #[derive(Tree, Clone)]
+/// struct Params {
+///     w: Array,
+///     b: Array,
+/// }
+///
+/// let params = Params { w: Array::from_vec(vec![1.0f32, 2.0], &[2]), b: Array::scalar(0.5f32) };
+/// let grads = Params { w: Array::from_vec(vec![10.0f32, -10.0], &[2]), b: Array::scalar(1.0f32) };
+/// let lr = 0.5f32;
 /// let updated = tree_map2(&params, &grads, |p, g| p - g * lr);
+/// assert_eq!(updated.w.to_vec::<f32>(), vec![-4.0, 7.0]);
+/// assert_eq!(updated.b.item::<f32>(), 0.0);
 /// ```
 #[track_caller]
 pub fn tree_map2<T: Tree, U: Tree>(a: &T, b: &U, mut f: impl FnMut(&Array, &Array) -> Array) -> T {

@@ -79,7 +79,7 @@ pub fn traced_param_type(ty: &Type, passing: &Passing, mutability: Option<Mut>) 
 /// with the name, generics and return type of `sig`, the parameters `inputs` (`mut x: T`)
 /// and the user's `block`, carries the `transforms`, and the body calls it with `args`.
 ///
-/// ```ignore
+/// ```text
 /// #[jit] #[vmap(in_axes = (0, None))] fn f(x: &Array, lr: f32) -> Array { BODY }
 /// // the jitted closure's body:
 /// {

@@ -2,14 +2,14 @@
 //!
 //! For
 //!
-//! ```ignore
+//! ```text
 //! #[jit(donate = params, static = n)]
 //! pub fn step(params: Params, x: &Array, lr: f32, n: usize) -> (Params, Array) { BODY }
 //! ```
 //!
 //! the output is
 //!
-//! ```ignore
+//! ```text
 //! #[track_caller]
 //! pub fn step(params: Params, x: &Array, lr: f32, n: usize) -> (Params, Array) {
 //!     /* `let _: fn() = assert_tree::<Params>;` ... one per type, at its span */

@@ -2,14 +2,14 @@
 //!
 //! For
 //!
-//! ```ignore
+//! ```text
 //! #[remat(policy = dots_saveable, static = n)]
 //! fn block(x: &Array, w: &Array, scale: f32, n: usize) -> Array { BODY }
 //! ```
 //!
 //! the output is
 //!
-//! ```ignore
+//! ```text
 //! #[track_caller]
 //! fn block(x: &Array, w: &Array, scale: f32, n: usize) -> Array {
 //!     /* `let _: fn() = assert_tree::<Array>;` ... one per type, at its span */

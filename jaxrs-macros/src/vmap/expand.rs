@@ -2,14 +2,14 @@
 //!
 //! For
 //!
-//! ```ignore
+//! ```text
 //! #[vmap(in_axes = (None, 0, 0))]
 //! pub fn loss(params: &Params, x: &Array, y: Array) -> Array { BODY }
 //! ```
 //!
 //! the output is
 //!
-//! ```ignore
+//! ```text
 //! #[track_caller]
 //! pub fn loss(params: &Params, x: &Array, y: Array) -> Array {
 //!     /* `let _: fn() = assert_tree::<Array>;` ... for the mapped types and the result */

@@ -14,7 +14,9 @@ use std::sync::Arc;
 /// An n-dimensional array: concrete (buffers on a device) or traced (a variable of an open
 /// transformation). Cloning is cheap (a reference count); arrays are immutable.
 ///
-/// ```ignore
+/// ```
+/// use jaxrs::prelude::*;
+///
 /// let x = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2]);
 /// let y = (&x * 2.0).sum(None, false);
 /// assert_eq!(y.item::<f32>(), 20.0);
@@ -81,12 +83,30 @@ impl Array {
     /// An array of `shape` holding `data` in row-major order.
     ///
     /// Panics when `data.len()` is not the product of `shape`.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+    /// assert_eq!(x.shape(), &[2, 3]);
+    /// assert_eq!(x.dtype(), DType::F32);
+    /// assert_eq!(x.to_vec::<f32>(), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    /// ```
     #[track_caller]
     pub fn from_vec<T: Element>(data: Vec<T>, shape: &[usize]) -> Array {
         Array::from_slice(&data, shape)
     }
 
     /// Like [`Array::from_vec`], copying from a slice.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let data = [1i32, 2, 3, 4];
+    /// let x = Array::from_slice(&data, &[2, 2]);
+    /// assert_eq!(x.dtype(), DType::I32);
+    /// assert_eq!(x.to_vec::<i32>(), data);
+    /// ```
     #[track_caller]
     pub fn from_slice<T: Element>(data: &[T], shape: &[usize]) -> Array {
         let n: usize = shape.iter().product();
@@ -103,12 +123,31 @@ impl Array {
     }
 
     /// A 0-d array.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::scalar(2.5f64);
+    /// assert_eq!((x.rank(), x.dtype()), (0, DType::F64));
+    /// assert_eq!(x.item::<f64>(), 2.5);
+    /// ```
     pub fn scalar<T: Element>(v: T) -> Array {
         Array::from_slice(&[v], &[])
     }
 
     /// A weakly typed 0-d array: a Rust scalar, whose dtype defers to the other operand's in
     /// promotion (as Python scalars do in JAX).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::ones(&[2], DType::BF16);
+    /// let weak = Array::weak_scalar(0.5f64);
+    /// assert!(weak.is_weak());
+    /// assert_eq!((&x * &weak).dtype(), DType::BF16);
+    /// // A strongly typed f32 scalar promotes the product instead.
+    /// assert_eq!((&x * &Array::scalar(0.5f32)).dtype(), DType::F32);
+    /// ```
     pub fn weak_scalar<T: Element>(v: T) -> Array {
         let lit = Literal {
             value: lit_value(v),
@@ -133,16 +172,39 @@ impl Array {
     }
 
     /// Zeros of `shape` and `dtype`.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let z = Array::zeros(&[2, 3], DType::F32);
+    /// assert_eq!(z.shape(), &[2, 3]);
+    /// assert_eq!(z.to_vec::<f32>(), vec![0.0; 6]);
+    /// ```
     pub fn zeros(shape: &[usize], dtype: DType) -> Array {
         Array::full(shape, 0.0, dtype)
     }
 
     /// Ones of `shape` and `dtype`.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::ones(&[3], DType::I32);
+    /// assert_eq!(x.to_vec::<i32>(), vec![1, 1, 1]);
+    /// ```
     pub fn ones(shape: &[usize], dtype: DType) -> Array {
         Array::full(shape, 1.0, dtype)
     }
 
     /// An array of `shape` filled with `value` converted to `dtype`.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::full(&[2, 2], 0.5, DType::F64);
+    /// assert_eq!(x.to_vec::<f64>(), vec![0.5; 4]);
+    /// assert_eq!(Array::full(&[2], 7.9, DType::I32).to_vec::<i32>(), vec![7, 7]);
+    /// ```
     pub fn full(shape: &[usize], value: f64, dtype: DType) -> Array {
         let n: usize = shape.iter().product();
         let lit = Literal {
@@ -157,11 +219,29 @@ impl Array {
     }
 
     /// Zeros shaped like `x`.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![1i32, 2, 3], &[3]);
+    /// let z = Array::zeros_like(&x);
+    /// assert_eq!((z.shape(), z.dtype()), (x.shape(), DType::I32));
+    /// assert_eq!(z.to_vec::<i32>(), vec![0, 0, 0]);
+    /// ```
     pub fn zeros_like(x: &Array) -> Array {
         Array::zeros(x.shape(), x.dtype())
     }
 
     /// `start, start + step, ...` below `stop`, like `jnp.arange`.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::arange(0.0, 1.0, 0.25, DType::F32);
+    /// assert_eq!(x.to_vec::<f32>(), vec![0.0, 0.25, 0.5, 0.75]);
+    /// let evens = Array::arange(2.0, 8.0, 2.0, DType::I32);
+    /// assert_eq!(evens.to_vec::<i32>(), vec![2, 4, 6]);
+    /// ```
     #[track_caller]
     pub fn arange(start: f64, stop: f64, step: f64, dtype: DType) -> Array {
         assert!(step != 0.0, "arange: step must not be zero");
@@ -179,6 +259,13 @@ impl Array {
     }
 
     /// The `n x n` identity matrix.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let i = Array::eye(2, DType::F32);
+    /// assert_eq!(i.to_vec::<f32>(), vec![1.0, 0.0, 0.0, 1.0]);
+    /// ```
     pub fn eye(n: usize, dtype: DType) -> Array {
         let values: Vec<f64> = (0..n * n)
             .map(|i| if i / n == i % n { 1.0 } else { 0.0 })
@@ -187,6 +274,13 @@ impl Array {
     }
 
     /// An array of `dtype` from f64 values (converted as `astype` would).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_f64s(&[1.5, -2.0, 3.7], &[3], DType::I32);
+    /// assert_eq!(x.to_vec::<i32>(), vec![1, -2, 3]);
+    /// ```
     pub fn from_f64s(values: &[f64], shape: &[usize], dtype: DType) -> Array {
         let mut bytes = Vec::with_capacity(values.len() * dtype.size_in_bytes());
         for &v in values {

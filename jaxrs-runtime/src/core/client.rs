@@ -34,12 +34,19 @@ pub fn fail(e: Error) -> ! {
 /// compile failure, a donated buffer read) as `Err` instead of a panic. Other panics
 /// (programmer errors such as shape mismatches) go on unwinding.
 ///
-/// ```ignore
-/// match jaxrs::try_run(|| step(params, &batch)) {
-///     Ok(out) => out,
-///     Err(jaxrs::Error::OutOfMemory { .. }) => retry_with_smaller_batch(),
-///     Err(e) => return Err(e.into()),
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// fn total(batch: &Array) -> jaxrs::Result<Option<f32>> {
+///     match jaxrs::try_run(|| batch.sum(None, false).item::<f32>()) {
+///         Ok(sum) => Ok(Some(sum)),
+///         Err(jaxrs::Error::OutOfMemory { .. }) => Ok(None), // the caller tries a smaller batch
+///         Err(e) => Err(e),
+///     }
 /// }
+///
+/// let batch = Array::ones(&[4, 2], DType::F32);
+/// assert_eq!(total(&batch).unwrap(), Some(8.0));
 /// ```
 pub fn try_run<T>(f: impl FnOnce() -> T) -> Result<T> {
     PENDING_ERROR.with(|p| p.borrow_mut().take());

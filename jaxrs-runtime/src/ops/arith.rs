@@ -144,8 +144,12 @@ impl Array {
 
 /// `cond ? x : y` elementwise, broadcasting all three (`jnp.where`).
 ///
-/// ```ignore
-/// let relu = where_(&x.gt(0.0), &x, 0.0);
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let x = Array::from_vec(vec![-1.0f32, 2.0, -3.0], &[3]);
+/// let relu = jaxrs::where_(&x.gt(0.0), &x, 0.0);
+/// assert_eq!(relu.to_vec::<f32>(), vec![0.0, 2.0, 0.0]);
 /// ```
 #[track_caller]
 pub fn where_<'a>(cond: impl IntoArg<'a>, x: impl IntoArg<'a>, y: impl IntoArg<'a>) -> Array {

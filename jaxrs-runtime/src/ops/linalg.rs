@@ -57,8 +57,15 @@ impl Array {
     /// The matrix product with numpy's rules: 1-D operands are vectors, leading axes are
     /// batch axes and broadcast.
     ///
-    /// ```ignore
-    /// let logits = x.matmul(&w) + &b;   // [batch, in] @ [in, out]
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2]); // [batch, in]
+    /// let w = Array::from_vec(vec![1.0f32, 0.0, 1.0, 0.0, 1.0, 1.0], &[2, 3]); // [in, out]
+    /// let b = Array::full(&[3], 0.5, DType::F32);
+    /// let logits = x.matmul(&w) + &b; // [batch, out]
+    /// assert_eq!(logits.shape(), &[2, 3]);
+    /// assert_eq!(logits.to_vec::<f32>(), vec![1.5, 2.5, 3.5, 3.5, 4.5, 7.5]);
     /// ```
     #[track_caller]
     pub fn matmul(&self, other: &Array) -> Array {

@@ -122,6 +122,14 @@ impl Array {
 }
 
 /// The identity, whose gradient is zero (`lax.stop_gradient`).
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// // d/dx (x * stop_gradient(x)) at x = 3 is 3, not 6.
+/// let f = grad(|x: Array| &x * &jaxrs::stop_gradient(&x));
+/// assert_eq!(f(Array::scalar(3.0f32)).item::<f32>(), 3.0);
+/// ```
 #[track_caller]
 pub fn stop_gradient(x: &Array) -> Array {
     bind1(StopGradient, &[Operand::Array(x)])

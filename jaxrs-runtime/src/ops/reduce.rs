@@ -74,9 +74,15 @@ fn reduce(op: ReduceOp, name: &str, x: &Array, axes: Option<Vec<i64>>, keepdims:
 impl Array {
     /// The sum over `axes` (`None` for all), optionally keeping them as size-1 dims.
     ///
-    /// ```ignore
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
     /// let total = x.sum(None, false);
+    /// assert_eq!(total.item::<f32>(), 21.0);
     /// let rows = x.sum(1, true);
+    /// assert_eq!(rows.shape(), &[2, 1]);
+    /// assert_eq!(rows.to_vec::<f32>(), vec![6.0, 15.0]);
     /// ```
     #[track_caller]
     pub fn sum(&self, axes: impl Axes, keepdims: bool) -> Array {

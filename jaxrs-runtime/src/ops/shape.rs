@@ -12,9 +12,15 @@ use std::panic::Location;
 impl Array {
     /// The same elements in a new shape; one entry may be `-1` (inferred).
     ///
-    /// ```ignore
-    /// let flat = x.reshape([-1]);
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::arange(0.0, 6.0, 1.0, DType::F32);
     /// let m = x.reshape([2, 3]);
+    /// assert_eq!(m.shape(), &[2, 3]);
+    /// let flat = m.reshape([-1]);
+    /// assert_eq!(flat.shape(), &[6]);
+    /// assert_eq!(flat.to_vec::<f32>(), x.to_vec::<f32>());
     /// ```
     #[track_caller]
     pub fn reshape(&self, shape: impl Dims) -> Array {
@@ -256,6 +262,15 @@ impl Array {
     }
 
     /// `0, 1, 2, ...` along `dimension` of a new array of `shape` (`lax.iota`).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let columns = Array::iota(DType::I32, &[2, 3], 1);
+    /// assert_eq!(columns.to_vec::<i32>(), vec![0, 1, 2, 0, 1, 2]);
+    /// let rows = Array::iota(DType::F32, &[2, 3], 0);
+    /// assert_eq!(rows.to_vec::<f32>(), vec![0.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
+    /// ```
     #[track_caller]
     pub fn iota(dtype: DType, shape: &[usize], dimension: usize) -> Array {
         bind1(

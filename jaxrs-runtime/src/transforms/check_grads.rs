@@ -150,8 +150,11 @@ fn check_flat(f: FlatFn, x: &[Array], order: usize, modes: Modes) {
 /// `<vjp(u), v> = <u, J v>` against finite differences and against forward mode, then the same for the derivative functions themselves
 /// when `order > 1`. Panics with the failing comparison. Use float64 inputs for tight checks.
 ///
-/// ```ignore
-/// check_grads(|x: Array| x.tanh().sum(None, false), &x, 2);
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let x = Array::from_vec(vec![0.5f64, -1.0, 2.0], &[3]);
+/// jaxrs::check_grads(|x: Array| x.tanh().sum(None, false), &x, 2);
 /// ```
 pub fn check_grads<A: Tree, R: Tree>(f: impl Fn(A) -> R, args: &A, order: usize) {
     check_grads_with(f, args, order, Modes::Both)
@@ -159,6 +162,15 @@ pub fn check_grads<A: Tree, R: Tree>(f: impl Fn(A) -> R, args: &A, order: usize)
 
 /// [`check_grads`] in the given modes only (e.g. forward for a function with a
 /// reverse-mode-only rule, reverse for one that is not forward-differentiable).
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::{check_grads_with, Modes};
+///
+/// // A norm has a custom reverse-mode rule only: check it in reverse mode.
+/// let x = Array::from_vec(vec![3.0f64, -4.0], &[2]);
+/// check_grads_with(|x: Array| x.norm(), &x, 1, Modes::Reverse);
+/// ```
 pub fn check_grads_with<A: Tree, R: Tree>(
     f: impl Fn(A) -> R,
     args: &A,

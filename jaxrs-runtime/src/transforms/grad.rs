@@ -30,8 +30,14 @@ fn trace<A: Tree, R: Tree>(
 /// Forward mode: `f(primals)` and its derivative along `tangents` (a tree shaped like
 /// `primals`), like `jax.jvp`.
 ///
-/// ```ignore
-/// let (y, dy) = jvp(|x: Array| x.sin(), &x, &ones);
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let x = Array::from_vec(vec![0.0f32, 1.0, 2.0], &[3]);
+/// let direction = Array::ones(&[3], DType::F32);
+/// let (y, dy) = jvp(|x: Array| &x * &x, &x, &direction);
+/// assert_eq!(y.to_vec::<f32>(), vec![0.0, 1.0, 4.0]);
+/// assert_eq!(dy.to_vec::<f32>(), vec![0.0, 2.0, 4.0]); // 2x along the direction
 /// ```
 #[track_caller]
 pub fn jvp<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, primals: &A, tangents: &A) -> (R, R) {
@@ -96,9 +102,14 @@ impl<A: Tree> Pullback<A> {
 
 /// Reverse mode: `f(primals)` and its pullback, like `jax.vjp`.
 ///
-/// ```ignore
-/// let (y, pullback) = vjp(|x: Array| x.sin(), &x);
-/// let dx = pullback.call(&ones_like_y);
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let x = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3]);
+/// let (y, pullback) = vjp(|x: Array| &x * &x, &x);
+/// assert_eq!(y.to_vec::<f32>(), vec![1.0, 4.0, 9.0]);
+/// let dx = pullback.call(&Array::ones(&[3], DType::F32));
+/// assert_eq!(dx.to_vec::<f32>(), vec![2.0, 4.0, 6.0]);
 /// ```
 pub fn vjp<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, primals: &A) -> (R, Pullback<A>) {
     let (closed, leaves, in_def, out_def) = trace(f, primals, "vjp");
@@ -164,9 +175,16 @@ fn value_aux_and_grad<A: Tree, X: Tree>(
 /// `jax.grad`: a function returning the gradient of the scalar `f` with respect to its
 /// argument (a tree: the gradient has the same structure).
 ///
-/// ```ignore
+/// ```
+/// use jaxrs::prelude::*;
+///
 /// let df = grad(|x: Array| (&x * &x).sum(None, false));
-/// let ddf = grad(|x: Array| grad(|y: Array| y.powi(3))(x));   // to any order
+/// let x = Array::from_vec(vec![1.0f32, -2.0], &[2]);
+/// assert_eq!(df(x).to_vec::<f32>(), vec![2.0, -4.0]);
+///
+/// // To any order: the second derivative of x³ is 6x.
+/// let ddf = grad(|x: Array| grad(|y: Array| y.powi(3))(x));
+/// assert_eq!(ddf(Array::scalar(2.0f32)).item::<f32>(), 12.0);
 /// ```
 #[track_caller]
 pub fn grad<A: Tree, F: Fn(A) -> Array>(f: F) -> impl Fn(A) -> A {
@@ -176,6 +194,15 @@ pub fn grad<A: Tree, F: Fn(A) -> Array>(f: F) -> impl Fn(A) -> A {
 
 /// `jax.value_and_grad`: the value of the scalar `f` and its gradient, in one forward and one
 /// backward pass.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let loss = |w: Array| (&w * &w).sum(None, false);
+/// let (value, dw) = value_and_grad(loss)(Array::from_vec(vec![3.0f32, 4.0], &[2]));
+/// assert_eq!(value.item::<f32>(), 25.0);
+/// assert_eq!(dw.to_vec::<f32>(), vec![6.0, 8.0]);
+/// ```
 #[track_caller]
 pub fn value_and_grad<A: Tree, F: Fn(A) -> Array>(f: F) -> impl Fn(A) -> (Array, A) {
     let loc = Location::caller();
@@ -188,9 +215,25 @@ pub fn value_and_grad<A: Tree, F: Fn(A) -> Array>(f: F) -> impl Fn(A) -> (Array,
 /// `jax.value_and_grad(f, has_aux=True)`: `f` returns `(loss, aux)` where `aux` is any tree
 /// (metrics, say); the result is `((loss, aux), grads)`.
 ///
-/// ```ignore
-/// let step = value_and_grad_aux(|p: Params| { let l = loss(&p); (l, Metrics { .. }) });
-/// let ((loss, metrics), grads) = step(params);
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// #[derive(Tree, Clone)]
+/// struct Params {
+///     w: Array,
+///     b: Array,
+/// }
+///
+/// let x = Array::from_vec(vec![1.0f32, 2.0], &[2]);
+/// let step = value_and_grad_aux(|p: Params| {
+///     let pred = &x * &p.w + &p.b;
+///     (pred.powi(2).mean(None, false), pred) // the loss, and the predictions as aux
+/// });
+/// let params = Params { w: Array::scalar(1.0f32), b: Array::scalar(0.0f32) };
+/// let ((loss, pred), grads) = step(params);
+/// assert_eq!(loss.item::<f32>(), 2.5);
+/// assert_eq!(pred.to_vec::<f32>(), vec![1.0, 2.0]);
+/// assert_eq!((grads.w.item::<f32>(), grads.b.item::<f32>()), (5.0, 3.0));
 /// ```
 #[track_caller]
 pub fn value_and_grad_aux<A: Tree, X: Tree, F: Fn(A) -> (Array, X)>(
@@ -282,9 +325,22 @@ impl<A, P: Argnums<A>, Q: Argnums<A>, R: Argnums<A>> Argnums<A> for (P, Q, R) {
 /// `jax.value_and_grad(f, argnums=..., has_aux=...)` for a function of a tuple: only the
 /// chosen positions are differentiated (the others may hold integers, labels, anything).
 ///
-/// ```ignore
-/// let vg = value_and_grad_argnums::<_, _, (Argnum<0>, Argnum<1>), _>(|(w, b, x): (Array, Array, Array)| ..);
-/// let ((loss, ()), (dw, db)) = vg((w, b, x));
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::{value_and_grad_argnums, Argnum};
+///
+/// // Differentiates with respect to `w` and `b`, not the data `x` or the integer `shift`.
+/// let vg = value_and_grad_argnums::<_, _, (Argnum<0>, Argnum<1>), _>(
+///     |(w, b, x, shift): (Array, Array, Array, i32)| {
+///         let loss = (&x * &w + &b).sum(None, false) + shift;
+///         (loss, ())
+///     },
+/// );
+/// let (w, b) = (Array::scalar(2.0f32), Array::scalar(1.0f32));
+/// let x = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3]);
+/// let ((loss, ()), (dw, db)) = vg((w, b, x, 10));
+/// assert_eq!(loss.item::<f32>(), 25.0);
+/// assert_eq!((dw.item::<f32>(), db.item::<f32>()), (6.0, 3.0));
 /// ```
 #[track_caller]
 pub fn value_and_grad_argnums<A, X, N, F>(f: F) -> impl Fn(A) -> ((Array, X), N::Grads)
@@ -358,9 +414,20 @@ pub struct CustomVjp<Fwd, Bwd> {
 /// derivative needs; `bwd(residuals, output_cotangent) -> args_cotangent` is the derivative.
 /// Use it where the stock rules would be unstable or wasteful (see [`crate::core::array::Array::norm`]).
 ///
-/// ```ignore
-/// let clip = custom_vjp("clip_gradient", |x: Array| (x.clone(), ()), |(), g: Array| g.maximum(-1.0).minimum(1.0));
-/// let y: Array = clip.call(x);
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// // The identity, whose gradient is clipped to [-1, 1].
+/// let clip = jaxrs::custom_vjp(
+///     "clip_gradient",
+///     |x: Array| (x.clone(), ()),
+///     |(), g: Array| g.maximum(-1.0).minimum(1.0),
+/// );
+/// let x = Array::from_vec(vec![1.0f32, 2.0], &[2]);
+/// let y: Array = clip.call(x.clone());
+/// assert_eq!(y.to_vec::<f32>(), vec![1.0, 2.0]);
+/// let dx = grad(|x: Array| (clip.call::<Array, Array, ()>(x) * 3.0).sum(None, false))(x);
+/// assert_eq!(dx.to_vec::<f32>(), vec![1.0, 1.0]);
 /// ```
 pub fn custom_vjp<Fwd, Bwd>(name: &'static str, fwd: Fwd, bwd: Bwd) -> CustomVjp<Fwd, Bwd> {
     CustomVjp {

@@ -8,9 +8,22 @@ use crate::tree::Tree;
 
 /// Traces `f` on abstract values shaped like `example` and returns its jaxpr.
 ///
-/// ```ignore
-/// let jaxpr = make_jaxpr(|(x, y): (Array, Array)| (&x * &y).sum(None, false), &(a, b));
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let (a, b) = (Array::zeros(&[3], DType::F32), Array::zeros(&[3], DType::F32));
+/// let jaxpr = jaxrs::make_jaxpr(|(x, y): (Array, Array)| (&x * &y).sum(None, false), &(a, b));
 /// println!("{jaxpr}");
+/// assert!(jaxpr.to_string().contains("c:f32[3] = mul a b"));
+/// ```
+///
+/// prints
+///
+/// ```text
+/// { lambda  ; a:f32[3] b:f32[3]. let
+///     c:f32[3] = mul a b
+///     d:f32[] = reduce_sum[axes=(0,)] c
+///   in (d) }
 /// ```
 pub fn make_jaxpr<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, example: &A) -> ClosedJaxpr {
     let (leaves, def) = example.flatten();
@@ -24,6 +37,13 @@ pub fn make_jaxpr<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, example: &A) -> Clos
 
 /// The StableHLO module XLA receives for `f` at arguments shaped like `example` (constants
 /// first, then the leaves of `example`), with each op located at its Rust source line.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let module = jaxrs::stablehlo(|x: Array| x.sin(), &Array::zeros(&[3], DType::F32));
+/// assert!(module.contains("stablehlo.sine"));
+/// ```
 pub fn stablehlo<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, example: &A) -> String {
     let closed = make_jaxpr(f, example);
     lower_jaxpr(

@@ -11,9 +11,19 @@ use std::hash::Hash;
 ///
 /// `#[jit] fn step(..)` keeps one in a static, reachable as `step::jit_site()`:
 ///
-/// ```ignore
-/// step(params, &x, 0.1);
-/// assert_eq!(step::jit_site().cache_misses(), 1);
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// #[jit]
+/// fn scale(x: &Array, by: f32) -> Array {
+///     x * by
+/// }
+///
+/// let x = Array::ones(&[2], DType::F32);
+/// assert_eq!(scale(&x, 0.5).to_vec::<f32>(), vec![0.5, 0.5]);
+/// scale(&x, 2.0); // a new value of a traced scalar: the same program
+/// assert_eq!(scale::jit_site().cache_misses(), 1);
+/// assert_eq!(scale::jit_site().name(), "scale");
 /// ```
 pub struct JitSite {
     name: &'static str,
@@ -117,9 +127,16 @@ pub struct Jitted<F> {
 
 /// Jit-compiles a closure over a tree of arrays.
 ///
-/// ```ignore
+/// ```
+/// use jaxrs::prelude::*;
+///
 /// let f = jit(|(x, y): (Array, Array)| (&x * &y).sum(None, false));
-/// let z = f.call((a, b));
+/// let a = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3]);
+/// let b = Array::from_vec(vec![4.0f32, 5.0, 6.0], &[3]);
+/// let z: Array = f.call((a.clone(), b.clone()));
+/// assert_eq!(z.item::<f32>(), 32.0);
+/// let _: Array = f.call((b, a)); // the same shapes: no new compile
+/// assert_eq!(f.site().cache_misses(), 1);
 /// ```
 pub fn jit<A: Tree, R: Tree, F: Fn(A) -> R>(f: F) -> Jitted<F> {
     Jitted {

@@ -73,12 +73,19 @@ fn check_same(
 /// the length; differentiable in both modes, batchable, and its reverse mode keeps per-step
 /// residuals (loop-invariant ones once).
 ///
-/// ```ignore
-/// // An RNN: weights are captured, not scanned.
-/// let (h_final, hs) = scan(|h: Array, x: Array| {
-///     let h = (h.matmul(&w_hh) + x.matmul(&w_xh) + &b).tanh();
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// // A leaky running sum; the decay is captured, not scanned (as an RNN's weights are).
+/// let decay = Array::scalar(0.5f32);
+/// let xs = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[4]);
+/// let step = |h: Array, x: Array| {
+///     let h = &h * &decay + &x;
 ///     (h.clone(), h)
-/// }, h0, xs);
+/// };
+/// let (h_final, hs) = jaxrs::scan(step, Array::scalar(0.0f32), xs);
+/// assert_eq!(h_final.item::<f32>(), 6.125);
+/// assert_eq!(hs.to_vec::<f32>(), vec![1.0, 2.5, 4.25, 6.125]);
 /// ```
 #[track_caller]
 pub fn scan<C: Tree, X: Tree, Y: Tree>(f: impl Fn(C, X) -> (C, Y), init: C, xs: X) -> (C, Y) {
@@ -86,6 +93,26 @@ pub fn scan<C: Tree, X: Tree, Y: Tree>(f: impl Fn(C, X) -> (C, Y), init: C, xs: 
 }
 
 /// [`scan`] with options (`length` for scans without `xs`, `reverse`, `unroll`).
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::{scan_with, ScanOptions};
+///
+/// // From the last element to the first: suffix sums (`ys` stay in the order of `xs`).
+/// let xs = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3]);
+/// let add = |total: Array, x: Array| {
+///     let total = &total + &x;
+///     (total.clone(), total)
+/// };
+/// let reverse = ScanOptions { reverse: true, ..ScanOptions::default() };
+/// let (_, suffix_sums) = scan_with(add, Array::scalar(0.0f32), xs, reverse);
+/// assert_eq!(suffix_sums.to_vec::<f32>(), vec![6.0, 5.0, 3.0]);
+///
+/// // No `xs`: `length` gives the number of steps.
+/// let five = ScanOptions { length: Some(5), ..ScanOptions::default() };
+/// let (n, ()) = scan_with(|n: Array, (): ()| (&n + 1.0, ()), Array::scalar(0.0f32), (), five);
+/// assert_eq!(n.item::<f32>(), 5.0);
+/// ```
 #[track_caller]
 pub fn scan_with<C: Tree, X: Tree, Y: Tree>(
     f: impl Fn(C, X) -> (C, Y),
@@ -178,6 +205,14 @@ pub fn scan_with<C: Tree, X: Tree, Y: Tree>(
 
 /// `jax.lax.fori_loop` with static bounds: `body(i, carry)` for `i` in `lower..upper`.
 /// Lowered to a scan, so it is differentiable in both modes.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// // 1 + 2 + ... + 10; `i` is an i32 scalar array.
+/// let total = jaxrs::fori_loop(1, 11, |i, total: Array| &total + i, Array::scalar(0i32));
+/// assert_eq!(total.item::<i32>(), 55);
+/// ```
 #[track_caller]
 pub fn fori_loop<C: Tree>(lower: i32, upper: i32, body: impl Fn(&Array, C) -> C, init: C) -> C {
     let steps = (upper - lower).max(0) as usize;
@@ -191,6 +226,14 @@ pub fn fori_loop<C: Tree>(lower: i32, upper: i32, body: impl Fn(&Array, C) -> C,
 
 /// `jax.lax.while_loop`: repeats `body` while `cond(&carry)` (a bool scalar) holds. Forward
 /// mode works; reverse mode is an error, as in JAX (use [`scan`] or [`fori_loop`]).
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// // Doubles 3 until it reaches 100.
+/// let x = jaxrs::while_loop(|x: &Array| x.lt(100.0), |x: Array| &x * 2.0, Array::scalar(3.0f32));
+/// assert_eq!(x.item::<f32>(), 192.0);
+/// ```
 #[track_caller]
 pub fn while_loop<C: Tree>(cond: impl Fn(&C) -> Array, body: impl Fn(C) -> C, init: C) -> C {
     let loc = Location::caller();
@@ -242,6 +285,20 @@ pub fn while_loop<C: Tree>(cond: impl Fn(&C) -> Array, body: impl Fn(C) -> C, in
 /// `jax.lax.switch`: runs `branches[index]` (the index is clamped into range) on `operands`.
 /// Every branch is traced once; their outputs must agree in structure and types. Under
 /// `vmap` with a batched index it becomes a select over all branches.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let double = |x: Array| &x * 2.0;
+/// let square = |x: Array| &x * &x;
+/// let negate = |x: Array| -x;
+/// let branches: [&dyn Fn(Array) -> Array; 3] = [&double, &square, &negate];
+/// let x = Array::from_vec(vec![1.0f32, 2.0], &[2]);
+/// let y = jaxrs::switch(&Array::scalar(1i32), &branches, x.clone());
+/// assert_eq!(y.to_vec::<f32>(), vec![1.0, 4.0]);
+/// let clamped = jaxrs::switch(&Array::scalar(7i32), &branches, x);
+/// assert_eq!(clamped.to_vec::<f32>(), vec![-1.0, -2.0]);
+/// ```
 #[track_caller]
 pub fn switch<A: Tree, R: Tree>(index: &Array, branches: &[&dyn Fn(A) -> R], operands: A) -> R {
     let loc = Location::caller();
@@ -315,6 +372,14 @@ pub fn switch<A: Tree, R: Tree>(index: &Array, branches: &[&dyn Fn(A) -> R], ope
 
 /// `jax.lax.cond`: `true_fn(operands)` if `pred` (a bool scalar) holds, else
 /// `false_fn(operands)`. Both are traced; their outputs must agree in structure and types.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let x = Array::scalar(-2.0f32);
+/// let abs = jaxrs::cond(&x.lt(0.0), |x: Array| -x, |x: Array| x, x.clone());
+/// assert_eq!(abs.item::<f32>(), 2.0);
+/// ```
 #[track_caller]
 pub fn cond<A: Tree, R: Tree>(
     pred: &Array,

@@ -65,10 +65,22 @@ pub struct Remat<F> {
 /// `jit(value_and_grad(..))` over a model whose blocks are rematerialised keeps one block's
 /// activations alive at a time instead of all of them.
 ///
-/// ```ignore
-/// let block = remat(|(x, w1, w2): (Array, Array, Array)| &x + x.matmul(&w1).gelu().matmul(&w2));
-/// let y: Array = block.call((x, w1, w2));
-/// let cheap = remat(f).policy(RematPolicy::DotsSaveable);
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// // A residual block: under grad, its activations are recomputed instead of kept.
+/// let block = remat(|(x, w): (Array, Array)| &x + x.matmul(&w).tanh());
+/// let x = Array::from_vec(vec![1.0f32, 2.0], &[1, 2]);
+/// let w = Array::zeros(&[2, 2], DType::F32);
+/// let y: Array = block.call((x.clone(), w.clone()));
+/// assert_eq!(y.to_vec::<f32>(), vec![1.0, 2.0]);
+///
+/// // The same derivatives as without remat, whatever the policy.
+/// let cheap = block.clone().policy(RematPolicy::DotsSaveable);
+/// for f in [&block, &cheap] {
+///     let dw = grad(|w: Array| f.call::<_, Array>((x.clone(), w)).sum(None, false))(w.clone());
+///     assert_eq!(dw.to_vec::<f32>(), vec![1.0, 1.0, 2.0, 2.0]);
+/// }
 /// ```
 ///
 /// Values the function captures (weights in a closure) are differentiated like its
@@ -152,9 +164,21 @@ pub fn remat_call<A: Tree, AT: Tree, R: Tree>(
 /// `jax.ad_checkpoint.checkpoint_name`: `x` itself, marked with `name`, so that
 /// [`RematPolicy::SaveOnlyTheseNames`] can keep it from the forward pass.
 ///
-/// ```ignore
-/// let h = checkpoint_name(&x.matmul(&w1), "hidden");
-/// let block = remat(f).policy(RematPolicy::save_only_these_names(["hidden"]));
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// // Keeps the hidden layer for the backward pass, recomputes the rest.
+/// let mlp = remat(|(x, w1, w2): (Array, Array, Array)| {
+///     let h = checkpoint_name(&x.matmul(&w1), "hidden");
+///     h.relu().matmul(&w2)
+/// })
+/// .policy(RematPolicy::save_only_these_names(["hidden"]));
+/// let x = Array::ones(&[1, 2], DType::F32);
+/// let w2 = Array::ones(&[2, 1], DType::F32);
+/// let loss = |w1: Array| mlp.call::<_, Array>((x.clone(), w1, w2.clone())).sum(None, false);
+/// let (y, dw1) = value_and_grad(loss)(Array::ones(&[2, 2], DType::F32));
+/// assert_eq!(y.item::<f32>(), 4.0);
+/// assert_eq!(dw1.to_vec::<f32>(), vec![1.0; 4]);
 /// ```
 #[track_caller]
 pub fn checkpoint_name(x: &Array, name: &str) -> Array {

@@ -23,9 +23,24 @@ use std::panic::Location;
 ///   `(params, x, y)`), each itself any of these; likewise a `Vec` or an array `[_; N]` for
 ///   a `Vec` or array tree.
 ///
-/// ```ignore
-/// vmap(f, (None, 0, -1), 0);          // params unmapped, x along 0, y along its last axis
-/// vmap(f, vec![Some(1), None], 0);    // for an argument that is a Vec of two trees
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// // p unmapped, x along axis 0, y along its last axis: three examples.
+/// let f = vmap(|(p, x, y): (Array, Array, Array)| &p * (&x + &y), (None, 0, -1), 0);
+/// let p = Array::scalar(2.0f32);
+/// let x = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3]);
+/// let y = Array::from_vec(vec![10.0f32, 20.0, 30.0, 40.0, 50.0, 60.0], &[2, 3]);
+/// let out = f((p, x, y));
+/// assert_eq!(out.shape(), &[3, 2]);
+/// assert_eq!(out.to_vec::<f32>(), vec![22.0, 82.0, 44.0, 104.0, 66.0, 126.0]);
+///
+/// // For an argument that is a Vec of two trees: the first along axis 1, the second unmapped.
+/// let g = vmap(|v: Vec<Array>| &v[0] * &v[1], vec![Some(1), None], 0);
+/// let a = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+/// let b = Array::from_vec(vec![10.0f32, 100.0], &[2]);
+/// let out = g(vec![a, b]);
+/// assert_eq!(out.to_vec::<f32>(), vec![10.0, 400.0, 20.0, 500.0, 30.0, 600.0]);
 /// ```
 pub trait AxisSpec {
     /// Appends one entry per leaf of a tree of structure `def`, or says why the spec does
@@ -473,10 +488,26 @@ fn vmap_call_at<A: Tree, R: Tree>(
 /// `jit(vmap(f, ..))`, `vmap(grad(f), ..)` (per-example gradients), `grad(|a| vmap(f, ..)(a)
 /// .mean(None, false))`, and `vmap(vmap(f, ..), ..)` (two batch axes).
 ///
-/// ```ignore
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// #[derive(Tree, Clone)]
+/// struct Params {
+///     w: Array,
+///     b: Array,
+/// }
+///
+/// fn loss(p: &Params, x: &Array, y: &Array) -> Array {
+///     (x.matmul(&p.w) + &p.b - y).powi(2).sum(None, false)
+/// }
+///
 /// // loss(params, x, y) for one example; losses for a batch of x and y:
 /// let batched = vmap(|(p, x, y): (Params, Array, Array)| loss(&p, &x, &y), (None, 0, 0), 0);
+/// let params = Params { w: Array::ones(&[2, 1], DType::F32), b: Array::zeros(&[1], DType::F32) };
+/// let xs = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2]);
+/// let ys = Array::from_vec(vec![3.0f32, 5.0, 10.0], &[3, 1]);
 /// let losses = batched((params, xs, ys));
+/// assert_eq!(losses.to_vec::<f32>(), vec![0.0, 4.0, 1.0]);
 /// ```
 ///
 /// Errors (sizes of the mapped axes that disagree, an axis out of range) stop with a message
@@ -492,6 +523,15 @@ pub fn vmap<A: Tree, R: Tree, F: Fn(A) -> R>(
 
 /// [`vmap`] with the batch size given, for a function none of whose arguments is mapped
 /// (`jax.vmap(f, in_axes=None, axis_size=n)`): every example sees the same arguments.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let three_copies = vmap_sized(|x: Array| &x + 1.0, None, 0, 3);
+/// let y = three_copies(Array::from_vec(vec![1.0f32, 2.0], &[2]));
+/// assert_eq!(y.shape(), &[3, 2]);
+/// assert_eq!(y.to_vec::<f32>(), vec![2.0, 3.0, 2.0, 3.0, 2.0, 3.0]);
+/// ```
 #[track_caller]
 pub fn vmap_sized<A: Tree, R: Tree, F: Fn(A) -> R>(
     f: F,
