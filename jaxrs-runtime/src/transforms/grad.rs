@@ -419,7 +419,7 @@ impl<Fwd, Bwd> CustomVjp<Fwd, Bwd> {
             .consts
             .iter()
             .chain(&leaves)
-            .map(crate::core::trace::Operand::Array)
+            .map(crate::core::trace::Operand::from)
             .collect();
         let mut outs =
             crate::core::trace::bind_at(std::sync::Arc::new(prim), &operands, Location::caller());
