@@ -41,6 +41,11 @@ impl Operand<'_> {
         }
     }
 
+    /// The arrays `ops` stand for (see [`Operand::to_array`]).
+    pub fn to_arrays(ops: &[Operand]) -> Vec<Array> {
+        ops.iter().map(|op| op.to_array().into_owned()).collect()
+    }
+
     /// The same operand, borrowing its array.
     pub fn borrowed(&self) -> Operand<'_> {
         match self {

@@ -9,7 +9,7 @@ use crate::core::lower::{i64_array, LowerCtx};
 use crate::core::primitive::{as_any, Backward, Primitive};
 use crate::core::trace::{bind, bind1, bind_at, eval_jaxpr, trace_to_jaxpr, Operand};
 use crate::dtype::DType;
-use crate::interpreters::ad::{jvp_jaxpr, linearize_jaxpr, or_zeros, zeros};
+use crate::interpreters::ad::{jvp_jaxpr, linearize_jaxpr, or_zeros, zeros_like_aval};
 use crate::interpreters::batching::{
     batched_avals, batched_outputs, bound_array, eval_at_0, moveaxis, operands_at_0,
 };
@@ -44,10 +44,6 @@ fn check_operands(what: &str, got: &[Aval], want: &[Aval]) -> Result<(), String>
 
 fn operands<'a>(args: &'a [Array]) -> Vec<Operand<'a>> {
     args.iter().map(Operand::from).collect()
-}
-
-fn arrays(args: &[Operand]) -> Vec<Array> {
-    args.iter().map(|a| a.to_array().into_owned()).collect()
 }
 
 /// Adds a leading axis of `n` to an aval.
@@ -230,7 +226,7 @@ impl Primitive for Scan {
         result
     }
     fn linearize(&self, p: &[Operand]) -> Option<(Vec<Array>, Backward)> {
-        Some(scan_linearize(self, &arrays(p)))
+        Some(scan_linearize(self, &Operand::to_arrays(p)))
     }
     fn lower(
         &self,
@@ -491,7 +487,7 @@ fn scan_linearize(s: &Scan, args: &[Array]) -> (Vec<Array>, Backward) {
             .zip(&float_const)
             .filter(|(_, &f)| f)
         {
-            ops.push(zeros(a));
+            ops.push(zeros_like_aval(a));
         }
         ops.extend(varying_stacks.iter().cloned());
         for (c, a) in cts[nk..nk + ny].iter().zip(&out_avals[nk..]) {
@@ -792,11 +788,11 @@ impl Primitive for While {
         );
         let jcond = trace_to_jaxpr(&cond_avals, |vals| eval_jaxpr(&cond, &[], &vals[..cc + nk]));
         let mut ops: Vec<Array> = jcond.consts.clone();
-        ops.extend(arrays(&p[..cc]));
+        ops.extend(Operand::to_arrays(&p[..cc]));
         ops.extend(jbody.consts.iter().cloned());
-        ops.extend(arrays(&p[cc..cc + bc]));
+        ops.extend(Operand::to_arrays(&p[cc..cc + bc]));
         ops.extend(bct.iter().map(|&i| t[i].clone().expect("tangent")));
-        ops.extend(arrays(&p[cc + bc..]));
+        ops.extend(Operand::to_arrays(&p[cc + bc..]));
         for (k, &f) in float_carry.iter().enumerate() {
             if f {
                 ops.push(or_zeros(&t[cc + bc + k], &avals[cc + bc + k]));
@@ -1070,7 +1066,7 @@ impl Primitive for Cond {
     }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         let total = self.total_consts();
-        let all = arrays(p);
+        let all = Operand::to_arrays(p);
         let index = &all[0];
         let ops = &all[1 + total..];
         let op_avals: Vec<Aval> = ops.iter().map(|a| a.aval().clone()).collect();
@@ -1139,7 +1135,7 @@ impl Primitive for Cond {
         // the cotangents back through it, returning cotangents for every branch's constants
         // (zero for the others) and for the operands.
         let total = self.total_consts();
-        let all = arrays(p);
+        let all = Operand::to_arrays(p);
         let index = &all[0];
         let out_avals: Vec<Aval> = outs.iter().map(|o| o.aval().clone()).collect();
         let mut in_avals: Vec<Aval> = all[1..].iter().map(|a| a.aval().clone()).collect();
@@ -1161,7 +1157,7 @@ impl Primitive for Cond {
                     let (_, lin) = linearize_jaxpr((**b).clone(), &[], &primals);
                     let cts: Vec<Option<Array>> = cts.iter().cloned().map(Some).collect();
                     let in_cts = lin.backward(&cts);
-                    let mut result: Vec<Array> = const_avals.iter().map(zeros).collect();
+                    let mut result: Vec<Array> = const_avals.iter().map(zeros_like_aval).collect();
                     for (j, c) in in_cts[..n].iter().enumerate() {
                         result[start + j] = or_zeros(c, &const_avals[start + j]);
                     }

@@ -78,7 +78,7 @@ impl Primitive for CustomVjpCall {
             .zip(outs)
             .map(|(c, o)| {
                 c.clone()
-                    .unwrap_or_else(|| crate::interpreters::ad::zeros(o.aval()))
+                    .unwrap_or_else(|| crate::interpreters::ad::zeros_like_aval(o.aval()))
             })
             .collect();
         let arg_cts = (self.bwd)(residuals, out_cts);

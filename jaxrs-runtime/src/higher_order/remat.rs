@@ -228,10 +228,6 @@ impl RematCall {
     }
 }
 
-fn operand_arrays(primals: &[Operand]) -> Vec<Array> {
-    primals.iter().map(|a| a.to_array().into_owned()).collect()
-}
-
 impl Primitive for RematCall {
     fn name(&self) -> &'static str {
         "remat"
@@ -256,7 +252,7 @@ impl Primitive for RematCall {
         tangents: &[Option<Array>],
         _: &[Array],
     ) -> Vec<Option<Array>> {
-        jvp_jaxpr(&self.jaxpr, &[], &operand_arrays(primals), tangents).1
+        jvp_jaxpr(&self.jaxpr, &[], &Operand::to_arrays(primals), tangents).1
     }
     /// Only reached where an equation is given its outputs instead of computing them (an
     /// enclosing remat that saves everything): recompute and differentiate.
@@ -271,7 +267,7 @@ impl Primitive for RematCall {
         backward(cts, wanted)
     }
     fn linearize(&self, primals: &[Operand]) -> Option<(Vec<Array>, Backward)> {
-        let operands = operand_arrays(primals);
+        let operands = Operand::to_arrays(primals);
         if self.policy == RematPolicy::EverythingSaveable {
             // Nothing is recomputed: plain reverse mode.
             let (outs, linearized) = linearize_jaxpr((*self.jaxpr).clone(), &[], &operands);

@@ -19,14 +19,14 @@ use crate::core::trace::{bind_at, Operand};
 /// An array of `aval` filled with `value`, built from a literal so that, under a trace, it
 /// is computed on the device rather than captured as a constant.
 #[track_caller]
-pub fn filled(aval: &Aval, value: f64) -> Array {
+pub fn full_like_aval(aval: &Aval, value: f64) -> Array {
     Array::broadcast_literal(Literal::from_f64(value, aval.dtype, aval.weak), &aval.shape)
 }
 
-/// Zeros of `aval` (see [`filled`]).
+/// Zeros of `aval` (see [`full_like_aval`]).
 #[track_caller]
-pub fn zeros(aval: &Aval) -> Array {
-    filled(aval, 0.0)
+pub fn zeros_like_aval(aval: &Aval) -> Array {
+    full_like_aval(aval, 0.0)
 }
 
 /// The tangent, or zeros of `aval` when it is a symbolic zero.
@@ -34,7 +34,7 @@ pub fn zeros(aval: &Aval) -> Array {
 pub fn or_zeros(t: &Option<Array>, aval: &Aval) -> Array {
     match t {
         Some(t) => t.clone(),
-        None => zeros(aval),
+        None => zeros_like_aval(aval),
     }
 }
 

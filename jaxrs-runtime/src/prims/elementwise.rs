@@ -8,7 +8,7 @@ use crate::core::primitive::{as_any, Primitive};
 use crate::core::trace::Operand;
 use crate::dtype::DType;
 use crate::dtype::DTypeKind;
-use crate::interpreters::ad::{differentiable, or_zeros, zeros};
+use crate::interpreters::ad::{differentiable, or_zeros, zeros_like_aval};
 use crate::ops::where_;
 
 /// Which dtypes an elementwise op accepts.
@@ -532,7 +532,7 @@ impl Primitive for Select {
     ) -> Vec<Option<Array>> {
         let g = cts[0].as_ref().expect("a cotangent");
         let pred = p[0].to_array();
-        let zero = zeros(outs[0].aval());
+        let zero = zeros_like_aval(outs[0].aval());
         vec![
             None,
             wanted[1].then(|| where_(&*pred, g, &zero)),

@@ -11,7 +11,7 @@ use crate::core::lower::{dim_list, i64_array, LowerCtx};
 use crate::core::primitive::{as_any, tuple_str, Primitive};
 use crate::core::trace::{bind1, Operand};
 use crate::dtype::DType;
-use crate::interpreters::ad::{or_zeros, zeros};
+use crate::interpreters::ad::{or_zeros, zeros_like_aval};
 use crate::interpreters::batching::{
     bind_batched, bound_array, common_bdim, move_bdim, moveaxis, shift_axis,
 };
@@ -93,7 +93,7 @@ impl Primitive for DynamicSlice {
         let mut out = vec![None; p.len()];
         if let Some(g) = &cts[0] {
             let starts: Vec<Array> = p[1..].iter().map(|a| a.to_array().into_owned()).collect();
-            out[0] = Some(zeros(&p[0].aval()).dynamic_update_slice(g, &starts));
+            out[0] = Some(zeros_like_aval(&p[0].aval()).dynamic_update_slice(g, &starts));
         }
         out
     }
@@ -250,7 +250,7 @@ impl Primitive for DynamicUpdateSlice {
         if let Some(g) = &cts[0] {
             let starts: Vec<Array> = p[2..].iter().map(|a| a.to_array().into_owned()).collect();
             let update = p[1].aval();
-            out[0] = wanted[0].then(|| g.dynamic_update_slice(&zeros(&update), &starts));
+            out[0] = wanted[0].then(|| g.dynamic_update_slice(&zeros_like_aval(&update), &starts));
             out[1] = wanted[1].then(|| g.dynamic_slice(&starts, &update.shape));
         }
         out
@@ -446,7 +446,7 @@ impl Primitive for Take {
         let Some(g) = &cts[0] else {
             return vec![None, None];
         };
-        let base = zeros(&p[0].aval());
+        let base = zeros_like_aval(&p[0].aval());
         vec![
             Some(bind1(
                 IndexAdd { axis: self.axis },

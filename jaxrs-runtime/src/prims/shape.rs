@@ -8,7 +8,7 @@ use crate::core::lower::{i64_array, LowerCtx};
 use crate::core::primitive::{as_any, tuple_str, Primitive};
 use crate::core::trace::{bind1, Operand};
 use crate::dtype::DType;
-use crate::interpreters::ad::{or_zeros, zeros};
+use crate::interpreters::ad::{or_zeros, zeros_like_aval};
 use crate::interpreters::batching::{align, move_bdim, shift_axis};
 
 /// A linear primitive's tangent: the primitive applied to the tangent.
@@ -475,7 +475,7 @@ impl Primitive for Slice {
         let Some(g) = &cts[0] else { return vec![None] };
         let a = p[0].aval();
         if outs[0].size() == 0 {
-            return vec![Some(zeros(&a))];
+            return vec![Some(zeros_like_aval(&a))];
         }
         // Put each element back where it came from: pad with the start before, stride - 1
         // between, and what is left after.
