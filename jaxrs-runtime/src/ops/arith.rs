@@ -12,13 +12,13 @@ use std::panic::Location;
 #[track_caller]
 pub(crate) fn binary<'a>(op: BinaryOp, x: Operand<'a>, y: Operand<'a>) -> Array {
     let args = unify(op.name(), vec![x, y]);
-    bind1(Binary(op), &[args[0].borrowed(), args[1].borrowed()])
+    bind1(Binary(op), &args)
 }
 
 #[track_caller]
 fn compare<'a>(op: CompareOp, x: Operand<'a>, y: Operand<'a>) -> Array {
     let args = unify(Compare(op).name_str(), vec![x, y]);
-    bind1(Compare(op), &[args[0].borrowed(), args[1].borrowed()])
+    bind1(Compare(op), &args)
 }
 
 impl Compare {
@@ -117,10 +117,7 @@ impl Array {
             "logical_and",
             vec![to_bool(self.into_arg()), to_bool(other.into_arg())],
         );
-        bind1(
-            Binary(BinaryOp::And),
-            &[args[0].borrowed(), args[1].borrowed()],
-        )
+        bind1(Binary(BinaryOp::And), &args)
     }
 
     /// Elementwise `or` (operands converted to bool).
@@ -130,10 +127,7 @@ impl Array {
             "logical_or",
             vec![to_bool(self.into_arg()), to_bool(other.into_arg())],
         );
-        bind1(
-            Binary(BinaryOp::Or),
-            &[args[0].borrowed(), args[1].borrowed()],
-        )
+        bind1(Binary(BinaryOp::Or), &args)
     }
 
     /// Elementwise `not` (the operand converted to bool).

@@ -272,7 +272,7 @@ impl Primitive for DotGeneral {
             }
             (None, None) => unreachable!("a batching rule has a batched operand"),
         };
-        let y = bind1(prim, &[args[0].borrowed(), args[1].borrowed()]);
+        let y = bind1(prim, args);
         (vec![y], vec![Some(out)])
     }
     as_any!();

@@ -356,7 +356,8 @@ pub struct CustomVjp<Fwd, Bwd> {
 
 /// `jax.custom_vjp`: `fwd(args) -> (output, residuals)` computes the function and what its
 /// derivative needs; `bwd(residuals, output_cotangent) -> args_cotangent` is the derivative.
-/// Use it where the stock rules would be unstable or wasteful (see [`crate::core::array::Array::norm`]).
+/// Use it where the stock rules would be unstable or wasteful (a gradient clip, a norm whose
+/// gradient at 0 should be 0). It is reverse mode only, as in JAX.
 ///
 /// ```ignore
 /// let clip = custom_vjp("clip_gradient", |x: Array| (x.clone(), ()), |(), g: Array| g.maximum(-1.0).minimum(1.0));
