@@ -171,9 +171,17 @@ fn prod_and_max_at_awkward_points() {
         grad(|x: Array| x.max(None, false))(x).to_vec::<f64>(),
         vec![0.0, 0.5, 0.5]
     );
-    // The norm's gradient at zero is zero (custom_vjp), not NaN.
+    // The norm's gradient at zero is zero (a double `where`), not NaN, in both modes.
     let z = Array::zeros(&[3], DType::F64);
-    assert_eq!(grad(|x: Array| x.norm())(z).to_vec::<f64>(), vec![0.0; 3]);
+    assert_eq!(
+        grad(|x: Array| x.norm())(z.clone()).to_vec::<f64>(),
+        vec![0.0; 3]
+    );
+    let ones = Array::ones(&[3], DType::F64);
+    assert_eq!(
+        jaxrs::jvp(|x: Array| x.norm(), &z, &ones).1.item::<f64>(),
+        0.0
+    );
 }
 
 fn shaped(name: &str, shape: &[usize], f: impl Fn(&Array) -> Array) {
@@ -269,13 +277,38 @@ fn one_hot_and_iota_are_constants() {
 }
 
 #[test]
+fn the_norm_is_differentiable_in_both_modes() {
+    for shape in [&[4usize][..], &[2, 3]] {
+        let x = arr(shape, 91, -1.0, 1.0);
+        check_grads(|x: Array| x.norm(), &x, 2);
+    }
+}
+
+/// The L2 norm as a `custom_vjp` function (reverse mode only, as in JAX), with the gradient
+/// `x / |x|` and 0 at `x = 0`.
+fn custom_norm(x: Array) -> Array {
+    jaxrs::custom_vjp(
+        "norm",
+        |x: Array| {
+            let n = (&x * &x).sum(None, false).sqrt();
+            (n.clone(), (x, n))
+        },
+        |(x, n): (Array, Array), g: Array| {
+            let safe = where_(n.eq(0.0), 1.0, &n);
+            where_(n.eq(0.0), 0.0, &x * (g / safe))
+        },
+    )
+    .call(x)
+}
+
+#[test]
 fn custom_vjp_is_reverse_mode_only_like_jax() {
     for shape in [&[4usize][..], &[2, 3]] {
         let x = arr(shape, 91, -1.0, 1.0);
-        check_grads_with(|x: Array| x.norm(), &x, 2, Modes::Reverse);
+        check_grads_with(custom_norm, &x, 2, Modes::Reverse);
     }
     let x = arr(&[4], 91, -1.0, 1.0);
-    let err = std::panic::catch_unwind(|| jaxrs::jvp(|x: Array| x.norm(), &x, &x))
+    let err = std::panic::catch_unwind(|| jaxrs::jvp(custom_norm, &x, &x))
         .expect_err("forward mode must refuse");
     let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(msg.contains("reverse mode only"), "{msg}");

@@ -79,7 +79,6 @@ pub mod internals {
     }
     /// Binding a primitive by hand (tests of batching rules).
     pub use crate::core::trace::{bind1, Operand};
-    pub use crate::ops::Arg;
     /// Primitives that tests bind directly.
     pub mod prims {
         pub use crate::prims::*;

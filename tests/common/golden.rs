@@ -198,7 +198,7 @@ pub fn apply(op: &str, p: &Value, x: &[In]) -> Array {
         "integer_pow" => arr(&x[0]).powi(p["n"].as_i64().unwrap() as i32),
         "where" => {
             let pick = |i: &In| match i {
-                In::Arr(a) => jaxrs::internals::Arg::Array(std::borrow::Cow::Owned(a.clone())),
+                In::Arr(a) => jaxrs::internals::Operand::from(a.clone()),
                 In::Float(s) => jaxrs::IntoArg::into_arg(*s),
                 In::Int(s) => jaxrs::IntoArg::into_arg(*s),
                 In::Bool(s) => jaxrs::IntoArg::into_arg(*s),

@@ -371,11 +371,11 @@ def gen_norm():
     for dt, sname, s in [("float32", "1d_5", [5]), ("float32", "2d_2x3", [2, 3]),
                          ("float64", "2d_3x4", [3, 4])]:
         name = f"norm/{dt}/{sname}"
-        # jaxrs's norm is a custom_vjp (reverse mode only); JAX's JVP is recorded anyway.
-        gcase(name, "norm", {}, [sample(dt, name, s)], jax_norm, "reduce", jvp=False)
+        gcase(name, "norm", {}, [sample(dt, name, s)], jax_norm, "reduce")
     # At x = 0 JAX's gradient is NaN (the chain rule through sqrt: 0 * inf); jaxrs defines it
-    # as 0 (Array::norm's custom_vjp, for gradient clipping of all-zero gradients). So the
-    # expected VJP below is written by hand: zeros. Output and JVP: see the asserts.
+    # as 0 (Array::norm's double `where`, for gradient clipping of all-zero gradients), and its
+    # JVP too. So the expected VJP and JVP below are written by hand: zeros. Output: see the
+    # asserts.
     for dt, s in [("float32", [3]), ("float64", [2, 2])]:
         name = f"norm/{dt}/zero_{gen.shp(s)}"
         assert name not in NAMES
@@ -391,8 +391,8 @@ def gen_norm():
             "name": name, "op": "norm", "params": {}, "inputs": [enc(x)], "diff": [0],
             "output": enc(out), "ct": enc(ct),
             "vjp": [enc(np.zeros(s, DTYPES[dt]))],  # by hand: JAX says NaN, jaxrs defines 0
-            "vjp_note": "written by hand: JAX's VJP is NaN at x = 0, jaxrs defines it as 0",
-            "tangents": [enc(tangent)], "jvp": None, "jvp_supported": False,
+            "vjp_note": "written by hand: JAX's VJP and JVP are NaN at x = 0, jaxrs defines them as 0",
+            "tangents": [enc(tangent)], "jvp": enc(np.zeros((), DTYPES[dt])), "jvp_supported": True,
             "rtol": rtol, "atol": atol})
 
 

@@ -149,13 +149,7 @@ impl Array {
     /// assert_eq!((&x * &Array::scalar(0.5f32)).dtype(), DType::F32);
     /// ```
     pub fn weak_scalar<T: Element>(v: T) -> Array {
-        let lit = Literal {
-            value: lit_value(v),
-            dtype: T::DTYPE,
-            weak: true,
-        };
-        let lit = lit.cast(DType::default_of_kind(T::DTYPE.kind()), true);
-        Array::from_literal(lit)
+        Array::from_literal(Literal::weak_scalar(v))
     }
 
     /// A concrete 0-d array holding `lit`.
@@ -207,12 +201,7 @@ impl Array {
     /// ```
     pub fn full(shape: &[usize], value: f64, dtype: DType) -> Array {
         let n: usize = shape.iter().product();
-        let lit = Literal {
-            value: LitValue::Float(value),
-            dtype: DType::F64,
-            weak: false,
-        }
-        .cast(dtype, false);
+        let lit = Literal::from_f64(value, dtype, false);
         let one = host_bytes_of(lit);
         let bytes: Vec<u8> = one.iter().copied().cycle().take(one.len() * n).collect();
         Array::from_host_bytes(&bytes, Aval::new(shape.to_vec(), dtype))
@@ -284,12 +273,7 @@ impl Array {
     pub fn from_f64s(values: &[f64], shape: &[usize], dtype: DType) -> Array {
         let mut bytes = Vec::with_capacity(values.len() * dtype.size_in_bytes());
         for &v in values {
-            let lit = Literal {
-                value: LitValue::Float(v),
-                dtype: DType::F64,
-                weak: false,
-            }
-            .cast(dtype, false);
+            let lit = Literal::from_f64(v, dtype, false);
             bytes.extend(host_bytes_of(lit));
         }
         Array::from_host_bytes(&bytes, Aval::new(shape.to_vec(), dtype))
@@ -423,14 +407,6 @@ impl Array {
             Repr::Concrete(c) => c.buffers.iter().any(Buffer::is_deleted),
             Repr::Traced(_) => false,
         }
-    }
-}
-
-fn lit_value<T: Element>(v: T) -> LitValue {
-    match T::DTYPE.kind() {
-        crate::dtype::DTypeKind::Float => LitValue::Float(v.to_f64()),
-        crate::dtype::DTypeKind::Int => LitValue::Int(v.to_f64() as i64),
-        crate::dtype::DTypeKind::Bool => LitValue::Bool(v.to_f64() != 0.0),
     }
 }
 

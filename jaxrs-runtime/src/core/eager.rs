@@ -51,10 +51,7 @@ pub(crate) fn execute(
         let v = jaxpr.new_var(aval.clone());
         jaxpr.invars.push(v);
         atoms.push(Atom::Var(v));
-        held.push(match op {
-            Operand::Array(a) => (*a).clone(),
-            Operand::Lit(l) => Array::from_literal(*l),
-        });
+        held.push(op.to_array().into_owned());
     }
     let outputs: Vec<_> = out_avals.iter().map(|a| jaxpr.new_var(a.clone())).collect();
     jaxpr.outvars = outputs.iter().map(|v| Atom::Var(*v)).collect();

@@ -6,7 +6,8 @@
 use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::primitive::Prim;
-use crate::dtype::DType;
+use crate::core::trace::Operand;
+use crate::dtype::{DType, DTypeKind, Element};
 use std::fmt;
 use std::panic::Location;
 
@@ -41,13 +42,47 @@ impl LitValue {
 }
 
 impl Literal {
+    /// `value` converted to `dtype`, as `astype` converts an f64.
+    pub fn from_f64(value: f64, dtype: DType, weak: bool) -> Literal {
+        Literal {
+            value: LitValue::Float(value),
+            dtype: DType::F64,
+            weak: false,
+        }
+        .cast(dtype, weak)
+    }
+
+    /// A strongly typed integer literal of `dtype` (an index, a start).
+    pub fn int(value: i64, dtype: DType) -> Literal {
+        Literal {
+            value: LitValue::Int(value),
+            dtype,
+            weak: false,
+        }
+    }
+
+    /// The weakly typed literal of a Rust scalar, in the default dtype of its kind (JAX's
+    /// Python-scalar rule: `f16_array * 2.0` stays `f16`).
+    pub fn weak_scalar<T: Element>(v: T) -> Literal {
+        let value = match T::DTYPE.kind() {
+            DTypeKind::Float => LitValue::Float(v.to_f64()),
+            DTypeKind::Int => LitValue::Int(v.to_f64() as i64),
+            DTypeKind::Bool => LitValue::Bool(v.to_f64() != 0.0),
+        };
+        Literal {
+            value,
+            dtype: DType::default_of_kind(T::DTYPE.kind()),
+            weak: true,
+        }
+    }
+
     /// The literal converted to `dtype`, as `convert_element_type` would.
     pub fn cast(self, dtype: DType, weak: bool) -> Literal {
         let value = match (self.value, dtype.kind()) {
-            (v, crate::dtype::DTypeKind::Float) => LitValue::Float(v.as_f64()),
-            (LitValue::Float(f), crate::dtype::DTypeKind::Int) => LitValue::Int(f as i64),
-            (v, crate::dtype::DTypeKind::Int) => LitValue::Int(v.as_f64() as i64),
-            (v, crate::dtype::DTypeKind::Bool) => LitValue::Bool(v.as_f64() != 0.0),
+            (v, DTypeKind::Float) => LitValue::Float(v.as_f64()),
+            (LitValue::Float(f), DTypeKind::Int) => LitValue::Int(f as i64),
+            (v, DTypeKind::Int) => LitValue::Int(v.as_f64() as i64),
+            (v, DTypeKind::Bool) => LitValue::Bool(v.as_f64() != 0.0),
         };
         Literal { value, dtype, weak }
     }
@@ -73,6 +108,58 @@ impl fmt::Display for Literal {
 pub enum Atom {
     Var(Var),
     Lit(Literal),
+}
+
+/// The values of a jaxpr's variables during one evaluation by an interpreter: an array, or
+/// whatever an interpreter pairs with it (a batch dim), per variable.
+pub struct Env<T> {
+    values: Vec<Option<T>>,
+    /// The interpreter, named when a variable is read before it is set (a bug).
+    interpreter: &'static str,
+}
+
+impl<T> Env<T> {
+    /// No variable of `jaxpr` set yet.
+    pub fn new(jaxpr: &Jaxpr, interpreter: &'static str) -> Env<T> {
+        Env {
+            values: (0..jaxpr.avals.len()).map(|_| None).collect(),
+            interpreter,
+        }
+    }
+
+    /// Gives `v` its value.
+    pub fn set(&mut self, v: Var, value: T) {
+        self.values[v.0 as usize] = Some(value);
+    }
+
+    /// The value of `v`, which must be set.
+    pub fn get(&self, v: Var) -> &T {
+        self.try_get(v)
+            .unwrap_or_else(|| panic!("{}: v{} has no value", self.interpreter, v.0))
+    }
+
+    /// The value of `v`, if it has one yet.
+    pub fn try_get(&self, v: Var) -> Option<&T> {
+        self.values[v.0 as usize].as_ref()
+    }
+}
+
+impl Env<Array> {
+    /// The operand `a` stands for: its variable's array (borrowed) or its literal.
+    pub fn operand(&self, a: &Atom) -> Operand<'_> {
+        match a {
+            Atom::Var(v) => Operand::from(self.get(*v)),
+            Atom::Lit(l) => Operand::Lit(*l),
+        }
+    }
+
+    /// The array `a` stands for; a literal becomes a concrete 0-d array.
+    pub fn read(&self, a: &Atom) -> Array {
+        match a {
+            Atom::Var(v) => self.get(*v).clone(),
+            Atom::Lit(l) => Array::from_literal(*l),
+        }
+    }
 }
 
 /// One equation: `outputs = prim[params](inputs)`, remembering the user's source line.

@@ -311,12 +311,7 @@ impl LowerCtx {
 
     /// A constant of `aval`'s type filled with `value`.
     pub fn splat(&mut self, value: f64, aval: &Aval) -> String {
-        let lit = Literal {
-            value: LitValue::Float(value),
-            dtype: aval.dtype,
-            weak: false,
-        }
-        .cast(aval.dtype, false);
+        let lit = Literal::from_f64(value, aval.dtype, false);
         let v = dense_scalar(lit.value, aval.dtype);
         self.op1(
             "stablehlo.constant",

@@ -2,12 +2,13 @@
 //! rules side by side (shape/dtype inference, lowering; the autodiff and batching rules join
 //! them in the same impl).
 //!
-//! The primitives themselves live in [`crate::prims`], one module per family.
+//! The primitives themselves live in the `prims` and `higher_order` modules, one module per
+//! family.
 
 use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::lower::LowerCtx;
-use crate::ops::Arg;
+use crate::core::trace::Operand;
 use std::any::Any;
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -31,7 +32,7 @@ pub trait Primitive: Debug + Send + Sync + 'static {
     /// Written with array operations, so the rule is itself traced and differentiable.
     fn jvp(
         &self,
-        primals: &[Arg],
+        primals: &[Operand],
         tangents: &[Option<Array>],
         outs: &[Array],
     ) -> Vec<Option<Array>> {
@@ -45,7 +46,7 @@ pub trait Primitive: Debug + Send + Sync + 'static {
     /// the work for the others.
     fn vjp(
         &self,
-        primals: &[Arg],
+        primals: &[Operand],
         outs: &[Array],
         cts: &[Option<Array>],
         wanted: &[bool],
@@ -58,7 +59,7 @@ pub trait Primitive: Debug + Send + Sync + 'static {
     /// the backward one (loops keep per-step residuals, remat keeps almost nothing): returns
     /// the outputs and the backward function. `None` (the default) means: bind normally, then
     /// use [`Primitive::vjp`].
-    fn linearize(&self, primals: &[Arg]) -> Option<(Vec<Array>, Backward)> {
+    fn linearize(&self, primals: &[Operand]) -> Option<(Vec<Array>, Backward)> {
         let _ = primals;
         None
     }
@@ -77,10 +78,10 @@ pub trait Primitive: Debug + Send + Sync + 'static {
     /// the batch size. At least one operand is batched. A rule binds (through the array API or
     /// [`crate::core::trace::bind1`]) the primitive applied to the whole batch at once, moving batch
     /// dims only where the primitive needs them elsewhere; an output may be unbatched.
-    /// Helpers: [`crate::interpreters::batching`].
+    /// Helpers: the batching toolkit (`interpreters::batching`).
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {

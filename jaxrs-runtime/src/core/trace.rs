@@ -6,27 +6,64 @@
 use crate::aval::{avals_to_string, Aval};
 use crate::core::array::Array;
 use crate::core::array::{Repr, Tracer};
-use crate::core::ir::{Atom, ClosedJaxpr, Eqn, Jaxpr, Literal, Var};
+use crate::core::ir::{Atom, ClosedJaxpr, Env, Eqn, Jaxpr, Literal, Var};
 use crate::core::primitive::Prim;
+use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::panic::Location;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// An operand of an operation: an array (concrete or traced) or a Rust scalar.
-#[derive(Clone, Copy)]
+/// An operand of an operation: an array (concrete or traced, borrowed or owned) or a Rust
+/// scalar. Operations bind it and the primitives' rules receive it.
+#[derive(Clone)]
 pub enum Operand<'a> {
-    Array(&'a Array),
+    Array(Cow<'a, Array>),
     Lit(Literal),
 }
 
 impl Operand<'_> {
+    /// The operand's type (a literal's is a 0-d aval).
     pub fn aval(&self) -> Aval {
         match self {
             Operand::Array(a) => a.aval().clone(),
             Operand::Lit(l) => l.aval(),
         }
+    }
+
+    /// The array this operand stands for; a literal becomes a concrete 0-d array (under a
+    /// trace, a captured constant).
+    pub fn to_array(&self) -> Cow<'_, Array> {
+        match self {
+            Operand::Array(a) => Cow::Borrowed(a),
+            Operand::Lit(l) => Cow::Owned(Array::from_literal(*l)),
+        }
+    }
+
+    /// The arrays `ops` stand for (see [`Operand::to_array`]).
+    pub fn to_arrays(ops: &[Operand]) -> Vec<Array> {
+        ops.iter().map(|op| op.to_array().into_owned()).collect()
+    }
+
+    /// The same operand, borrowing its array.
+    pub fn borrowed(&self) -> Operand<'_> {
+        match self {
+            Operand::Array(a) => Operand::Array(Cow::Borrowed(a)),
+            Operand::Lit(l) => Operand::Lit(*l),
+        }
+    }
+}
+
+impl<'a> From<&'a Array> for Operand<'a> {
+    fn from(a: &'a Array) -> Operand<'a> {
+        Operand::Array(Cow::Borrowed(a))
+    }
+}
+
+impl From<Array> for Operand<'_> {
+    fn from(a: Array) -> Self {
+        Operand::Array(Cow::Owned(a))
     }
 }
 
@@ -130,7 +167,7 @@ fn record(
 fn atom_in(stack: &mut [Frame], level: usize, op: &Operand) -> Atom {
     let a = match op {
         Operand::Lit(l) => return Atom::Lit(*l),
-        Operand::Array(a) => *a,
+        Operand::Array(a) => &**a,
     };
     let frame_id = stack[level].id;
     if let Repr::Traced(t) = &*a.0 {
@@ -209,7 +246,7 @@ pub fn trace_to_jaxpr(in_avals: &[Aval], f: impl FnOnce(Vec<Array>) -> Vec<Array
         assert_eq!(stack[level].id, id, "trace stack out of order");
         let atoms: Vec<Atom> = outs
             .iter()
-            .map(|o| atom_in(&mut stack, level, &Operand::Array(o)))
+            .map(|o| atom_in(&mut stack, level, &Operand::from(o)))
             .collect();
         let mut frame = stack.pop().expect("frame");
         frame.jaxpr.outvars = atoms;
@@ -231,53 +268,29 @@ pub fn trace_to_jaxpr(in_avals: &[Aval], f: impl FnOnce(Vec<Array>) -> Vec<Array
 /// Runs a jaxpr on `args` (constants first, then inputs) by binding each equation: eagerly
 /// when no trace is open, or recording into the innermost trace (inlining it).
 pub fn eval_jaxpr(jaxpr: &Jaxpr, consts: &[Array], args: &[Array]) -> Vec<Array> {
-    let mut env: Vec<Option<Array>> = vec![None; jaxpr.avals.len()];
+    assert_eq!(
+        consts.len() + args.len(),
+        jaxpr.constvars.len() + jaxpr.invars.len(),
+        "eval_jaxpr: argument count"
+    );
+    let mut env = Env::new(jaxpr, "eval_jaxpr");
     for (v, a) in jaxpr
         .constvars
         .iter()
         .zip(consts)
         .chain(jaxpr.invars.iter().zip(args))
     {
-        env[v.0 as usize] = Some(a.clone());
+        env.set(*v, a.clone());
     }
-    assert_eq!(
-        consts.len() + args.len(),
-        jaxpr.constvars.len() + jaxpr.invars.len(),
-        "eval_jaxpr: argument count"
-    );
-    let read = |env: &Vec<Option<Array>>, a: &Atom| -> Array {
-        match a {
-            Atom::Var(v) => env[v.0 as usize]
-                .clone()
-                .unwrap_or_else(|| panic!("eval_jaxpr: v{} unbound", v.0)),
-            Atom::Lit(l) => Array::from_literal(*l),
-        }
-    };
     for e in &jaxpr.eqns {
-        let held: Vec<Option<Array>> = e
-            .inputs
-            .iter()
-            .map(|a| match a {
-                Atom::Var(v) => env[v.0 as usize].clone(),
-                Atom::Lit(_) => None,
-            })
-            .collect();
-        let ops: Vec<Operand> = e
-            .inputs
-            .iter()
-            .zip(&held)
-            .map(|(a, h)| match (a, h) {
-                (Atom::Lit(l), _) => Operand::Lit(*l),
-                (_, Some(arr)) => Operand::Array(arr),
-                (Atom::Var(v), None) => panic!("eval_jaxpr: v{} unbound", v.0),
-            })
-            .collect();
+        let ops: Vec<Operand> = e.inputs.iter().map(|a| env.operand(a)).collect();
         let outs = bind_at(e.prim.clone(), &ops, e.loc);
+        drop(ops);
         for (v, o) in e.outputs.iter().zip(outs) {
-            env[v.0 as usize] = Some(o);
+            env.set(*v, o);
         }
     }
-    jaxpr.outvars.iter().map(|a| read(&env, a)).collect()
+    jaxpr.outvars.iter().map(|a| env.read(a)).collect()
 }
 
 thread_local! {

@@ -4,13 +4,18 @@
 
 use crate::aval::{avals_to_string, Aval};
 use crate::core::array::Array;
-use crate::core::ir::Jaxpr;
+use crate::core::ir::{Atom, Env, Jaxpr};
 use crate::core::lower::{i64_array, LowerCtx};
 use crate::core::primitive::{as_any, Backward, Primitive};
-use crate::core::trace::{bind_at, eval_jaxpr, trace_to_jaxpr, Operand};
+use crate::core::trace::{bind, bind1, bind_at, eval_jaxpr, trace_to_jaxpr, Operand};
 use crate::dtype::DType;
-use crate::interpreters::ad::{jvp_jaxpr, linearize_jaxpr, or_zeros, zeros};
-use crate::ops::Arg;
+use crate::interpreters::ad::{jvp_jaxpr, linearize_jaxpr, or_zeros, zeros_like_aval};
+use crate::interpreters::batching::{
+    batched_avals, batched_outputs, bound_array, eval_at_0, moveaxis, operands_at_0,
+};
+use crate::prims::elementwise::Select;
+use crate::prims::reduce::{Reduce, ReduceOp};
+use crate::prims::shape::BroadcastInDim;
 use std::panic::Location;
 use std::sync::Arc;
 
@@ -38,13 +43,7 @@ fn check_operands(what: &str, got: &[Aval], want: &[Aval]) -> Result<(), String>
 }
 
 fn operands<'a>(args: &'a [Array]) -> Vec<Operand<'a>> {
-    args.iter().map(Operand::Array).collect()
-}
-
-fn arrays(args: &[Arg]) -> Vec<Array> {
-    args.iter()
-        .map(|a| crate::interpreters::ad::arg_array(a).into_owned())
-        .collect()
+    args.iter().map(Operand::from).collect()
 }
 
 /// Adds a leading axis of `n` to an aval.
@@ -148,9 +147,9 @@ impl Primitive for Scan {
         result.extend(outs[nk..].iter().map(|y| stacked(y, self.length)));
         Ok(result)
     }
-    fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         let (nc, nk, nx) = (self.num_consts, self.num_carry, self.num_xs());
-        let avals: Vec<Aval> = p.iter().map(Arg::aval).collect();
+        let avals: Vec<Aval> = p.iter().map(Operand::aval).collect();
         // Tangents go with the float consts and xs that have one, and with every float carry
         // (a carry's tangent may become nonzero after a step even if it starts at zero).
         let has_t: Vec<bool> = (0..p.len())
@@ -206,7 +205,7 @@ impl Primitive for Scan {
             ops.push(if is_t {
                 or_zeros(&t[i], &avals[i])
             } else {
-                crate::interpreters::ad::arg_array(&p[i]).into_owned()
+                p[i].to_array().into_owned()
             });
         }
         let num_consts = closed.consts.len() + nc + ct_idx.len();
@@ -226,8 +225,8 @@ impl Primitive for Scan {
         }
         result
     }
-    fn linearize(&self, p: &[Arg]) -> Option<(Vec<Array>, Backward)> {
-        Some(scan_linearize(self, &arrays(p)))
+    fn linearize(&self, p: &[Operand]) -> Option<(Vec<Array>, Backward)> {
+        Some(scan_linearize(self, &Operand::to_arrays(p)))
     }
     fn lower(
         &self,
@@ -240,13 +239,82 @@ impl Primitive for Scan {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        crate::interpreters::batching::scan_batched(self, args, dims, axis_size)
+        scan_batched(self, args, dims, axis_size)
     }
     as_any!();
+}
+
+/// `scan` on a batch: one scan whose body is the batched body. A carry is batched if it is
+/// on entry or if the body makes it so (found by iterating to a fixed point); batched xs
+/// keep their scanned axis first and the batch second, so each step's slice is batched
+/// along 0, as are the consts and carries; ys come out stacked with the batch along 1.
+fn scan_batched(
+    s: &Scan,
+    args: &[Operand],
+    dims: &[Option<usize>],
+    axis_size: usize,
+) -> (Vec<Array>, Vec<Option<usize>>) {
+    let (nc, nk) = (s.num_consts, s.num_carry);
+    let nx = args.len() - nc - nk;
+    let ny = s.body.outvars.len() - nk;
+    let given: Vec<bool> = dims.iter().map(Option::is_some).collect();
+    let mut batched = given.clone();
+    loop {
+        let out = batched_outputs(&s.body, &batched);
+        let mut changed = false;
+        for k in 0..nk {
+            if out[k] && !batched[nc + k] {
+                batched[nc + k] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let out_b = batched_outputs(&s.body, &batched);
+    let mut ops = operands_at_0(
+        &args[..nc + nk],
+        &dims[..nc + nk],
+        &batched[..nc + nk],
+        axis_size,
+    );
+    for j in nc + nk..nc + nk + nx {
+        ops.push(match dims[j] {
+            Some(d) => moveaxis(&bound_array(&args[j]), d, 1),
+            None => bound_array(&args[j]).into_owned(),
+        });
+    }
+    let body = s.body.clone();
+    let mut out_batched = batched[nc..nc + nk].to_vec();
+    out_batched.extend_from_slice(&out_b[nk..]);
+    let avals = batched_avals(&body.in_avals(), &batched, axis_size);
+    let closed = trace_to_jaxpr(&avals, |vals| {
+        eval_at_0(&body, &vals, &batched, &out_batched, axis_size)
+    });
+    let prim = Scan {
+        body: Arc::new(close_over_consts(closed.jaxpr)),
+        num_consts: closed.consts.len() + nc,
+        num_carry: nk,
+        length: s.length,
+        reverse: s.reverse,
+        unroll: s.unroll,
+    };
+    let operands: Vec<Operand> = closed
+        .consts
+        .iter()
+        .chain(&ops)
+        .map(Operand::from)
+        .collect();
+    let outs = bind(Arc::new(prim), &operands);
+    let mut out_dims: Vec<Option<usize>> =
+        out_batched[..nk].iter().map(|&b| b.then_some(0)).collect();
+    out_dims.extend(out_batched[nk..nk + ny].iter().map(|&b| b.then_some(1)));
+    (outs, out_dims)
 }
 
 /// Which variables of `jaxpr` depend on the inputs flagged in `varying`.
@@ -419,7 +487,7 @@ fn scan_linearize(s: &Scan, args: &[Array]) -> (Vec<Array>, Backward) {
             .zip(&float_const)
             .filter(|(_, &f)| f)
         {
-            ops.push(zeros(a));
+            ops.push(zeros_like_aval(a));
         }
         ops.extend(varying_stacks.iter().cloned());
         for (c, a) in cts[nk..nk + ny].iter().zip(&out_avals[nk..]) {
@@ -456,44 +524,27 @@ fn eval_invariant(
     marked: &[bool],
     invariant_inputs: &[Array],
 ) -> Vec<Option<Array>> {
-    let mut env: Vec<Option<Array>> = vec![None; jaxpr.avals.len()];
+    let mut env = Env::new(jaxpr, "eval_invariant");
     for (v, a) in jaxpr.invars.iter().zip(invariant_inputs) {
-        env[v.0 as usize] = Some(a.clone());
+        env.set(*v, a.clone());
     }
     for e in &jaxpr.eqns {
         if e.outputs.iter().any(|v| marked[v.0 as usize]) {
             continue;
         }
-        let held: Vec<Array> = e
-            .inputs
-            .iter()
-            .filter_map(|a| match a {
-                crate::core::ir::Atom::Var(v) => env[v.0 as usize].clone(),
-                crate::core::ir::Atom::Lit(_) => None,
-            })
-            .collect();
-        let mut it = held.iter();
-        let ops: Vec<Operand> = e
-            .inputs
-            .iter()
-            .map(|a| match a {
-                crate::core::ir::Atom::Var(_) => {
-                    Operand::Array(it.next().expect("invariant operand"))
-                }
-                crate::core::ir::Atom::Lit(l) => Operand::Lit(*l),
-            })
-            .collect();
+        let ops: Vec<Operand> = e.inputs.iter().map(|a| env.operand(a)).collect();
         let outs = bind_at(e.prim.clone(), &ops, e.loc);
+        drop(ops);
         for (v, o) in e.outputs.iter().zip(outs) {
-            env[v.0 as usize] = Some(o);
+            env.set(*v, o);
         }
     }
     jaxpr
         .outvars
         .iter()
         .map(|a| match a {
-            crate::core::ir::Atom::Var(v) if !marked[v.0 as usize] => env[v.0 as usize].clone(),
-            crate::core::ir::Atom::Lit(l) => Some(Array::from_literal(*l)),
+            Atom::Var(v) if !marked[v.0 as usize] => env.try_get(*v).cloned(),
+            Atom::Lit(l) => Some(Array::from_literal(*l)),
             _ => None,
         })
         .collect()
@@ -676,9 +727,9 @@ impl Primitive for While {
         check_operands("the while body", &body_in, &self.body.in_avals())?;
         Ok(carry.to_vec())
     }
-    fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         let (cc, bc) = (self.cond_consts, self.body_consts);
-        let avals: Vec<Aval> = p.iter().map(Arg::aval).collect();
+        let avals: Vec<Aval> = p.iter().map(Operand::aval).collect();
         let nk = p.len() - cc - bc;
         let float_carry: Vec<bool> = avals[cc + bc..]
             .iter()
@@ -737,11 +788,11 @@ impl Primitive for While {
         );
         let jcond = trace_to_jaxpr(&cond_avals, |vals| eval_jaxpr(&cond, &[], &vals[..cc + nk]));
         let mut ops: Vec<Array> = jcond.consts.clone();
-        ops.extend(arrays(&p[..cc]));
+        ops.extend(Operand::to_arrays(&p[..cc]));
         ops.extend(jbody.consts.iter().cloned());
-        ops.extend(arrays(&p[cc..cc + bc]));
+        ops.extend(Operand::to_arrays(&p[cc..cc + bc]));
         ops.extend(bct.iter().map(|&i| t[i].clone().expect("tangent")));
-        ops.extend(arrays(&p[cc + bc..]));
+        ops.extend(Operand::to_arrays(&p[cc + bc..]));
         for (k, &f) in float_carry.iter().enumerate() {
             if f {
                 ops.push(or_zeros(&t[cc + bc + k], &avals[cc + bc + k]));
@@ -763,7 +814,7 @@ impl Primitive for While {
     }
     fn vjp(
         &self,
-        _: &[Arg],
+        _: &[Operand],
         _: &[Array],
         _: &[Option<Array>],
         _wanted: &[bool],
@@ -814,13 +865,120 @@ impl Primitive for While {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        crate::interpreters::batching::while_batched(self, args, dims, axis_size)
+        while_batched(self, args, dims, axis_size)
     }
     as_any!();
+}
+
+/// `while_loop` on a batch. A carry is batched if it is on entry or if the body makes it so.
+/// When the predicate is the same for every example, one loop runs the batched body. When it
+/// differs, the loop runs while any example's predicate holds, and each step keeps the old
+/// carry of the examples whose predicate no longer does (every carry is then batched).
+fn while_batched(
+    w: &While,
+    args: &[Operand],
+    dims: &[Option<usize>],
+    axis_size: usize,
+) -> (Vec<Array>, Vec<Option<usize>>) {
+    let (cc, bc) = (w.cond_consts, w.body_consts);
+    let nk = args.len() - cc - bc;
+    let mut batched: Vec<bool> = dims.iter().map(Option::is_some).collect();
+    let cond_inputs =
+        |b: &[bool]| -> Vec<bool> { b[..cc].iter().chain(&b[cc + bc..]).copied().collect() };
+    loop {
+        let out = batched_outputs(&w.body, &batched[cc..]);
+        let mut changed = false;
+        for k in 0..nk {
+            if out[k] && !batched[cc + bc + k] {
+                batched[cc + bc + k] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let pred_batched = batched_outputs(&w.cond, &cond_inputs(&batched))[0];
+    if pred_batched {
+        for b in &mut batched[cc + bc..] {
+            *b = true;
+        }
+    }
+    let ops = operands_at_0(args, dims, &batched, axis_size);
+    let carry_b = batched[cc + bc..].to_vec();
+    let (cond, body) = (w.cond.clone(), w.body.clone());
+
+    // The condition: any example still running.
+    let cond_b = cond_inputs(&batched);
+    let cond_avals = batched_avals(&cond.in_avals(), &cond_b, axis_size);
+    let jcond = trace_to_jaxpr(&cond_avals, |vals| {
+        let pred = eval_at_0(&cond, &vals, &cond_b, &[pred_batched], axis_size).remove(0);
+        if pred_batched {
+            let any = Reduce {
+                op: ReduceOp::Or,
+                axes: vec![0],
+            };
+            vec![bind1(any, &[Operand::from(&pred)])]
+        } else {
+            vec![pred]
+        }
+    });
+
+    // The body: (body consts, [cond consts], carries) -> carries.
+    let body_b = batched[cc..].to_vec();
+    let mut body_avals = batched_avals(&body.in_avals(), &body_b, axis_size);
+    if pred_batched {
+        let cavals = batched_avals(&cond.in_avals()[..cc], &batched[..cc], axis_size);
+        body_avals.splice(bc..bc, cavals);
+    }
+    let jbody = trace_to_jaxpr(&body_avals, |vals| {
+        let (body_consts, rest) = vals.split_at(bc);
+        let (cond_consts, carry) = rest.split_at(if pred_batched { cc } else { 0 });
+        let inputs: Vec<Array> = body_consts.iter().chain(carry).cloned().collect();
+        let new = eval_at_0(&body, &inputs, &body_b, &carry_b, axis_size);
+        if !pred_batched {
+            return new;
+        }
+        let inputs: Vec<Array> = cond_consts.iter().chain(carry).cloned().collect();
+        let running = eval_at_0(&cond, &inputs, &cond_b, &[true], axis_size).remove(0);
+        new.iter()
+            .zip(carry)
+            .map(|(n, old)| {
+                let mask = bind1(
+                    BroadcastInDim {
+                        shape: n.shape().to_vec(),
+                        dims: vec![0],
+                    },
+                    &[Operand::from(&running)],
+                );
+                bind1(
+                    Select,
+                    &[Operand::from(&mask), Operand::from(n), Operand::from(old)],
+                )
+            })
+            .collect()
+    });
+
+    let mut operands: Vec<&Array> = jcond.consts.iter().chain(&ops[..cc]).collect();
+    operands.extend(jbody.consts.iter().chain(&ops[cc..cc + bc]));
+    if pred_batched {
+        operands.extend(&ops[..cc]);
+    }
+    operands.extend(&ops[cc + bc..]);
+    let prim = While {
+        cond: Arc::new(close_over_consts(jcond.jaxpr)),
+        body: Arc::new(close_over_consts(jbody.jaxpr)),
+        cond_consts: jcond.consts.len() + cc,
+        body_consts: jbody.consts.len() + bc + if pred_batched { cc } else { 0 },
+    };
+    let operands: Vec<Operand> = operands.into_iter().map(Operand::from).collect();
+    let outs = bind(Arc::new(prim), &operands);
+    let out_dims = carry_b.iter().map(|&b| b.then_some(0)).collect();
+    (outs, out_dims)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -906,9 +1064,9 @@ impl Primitive for Cond {
         }
         Ok(self.branches[0].out_avals())
     }
-    fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         let total = self.total_consts();
-        let all = arrays(p);
+        let all = Operand::to_arrays(p);
         let index = &all[0];
         let ops = &all[1 + total..];
         let op_avals: Vec<Aval> = ops.iter().map(|a| a.aval().clone()).collect();
@@ -968,7 +1126,7 @@ impl Primitive for Cond {
     }
     fn vjp(
         &self,
-        p: &[Arg],
+        p: &[Operand],
         outs: &[Array],
         cts: &[Option<Array>],
         _wanted: &[bool],
@@ -977,7 +1135,7 @@ impl Primitive for Cond {
         // the cotangents back through it, returning cotangents for every branch's constants
         // (zero for the others) and for the operands.
         let total = self.total_consts();
-        let all = arrays(p);
+        let all = Operand::to_arrays(p);
         let index = &all[0];
         let out_avals: Vec<Aval> = outs.iter().map(|o| o.aval().clone()).collect();
         let mut in_avals: Vec<Aval> = all[1..].iter().map(|a| a.aval().clone()).collect();
@@ -999,7 +1157,7 @@ impl Primitive for Cond {
                     let (_, lin) = linearize_jaxpr((**b).clone(), &[], &primals);
                     let cts: Vec<Option<Array>> = cts.iter().cloned().map(Some).collect();
                     let in_cts = lin.backward(&cts);
-                    let mut result: Vec<Array> = const_avals.iter().map(zeros).collect();
+                    let mut result: Vec<Array> = const_avals.iter().map(zeros_like_aval).collect();
                     for (j, c) in in_cts[..n].iter().enumerate() {
                         result[start + j] = or_zeros(c, &const_avals[start + j]);
                     }
@@ -1053,11 +1211,118 @@ impl Primitive for Cond {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        crate::interpreters::batching::cond_batched(self, args, dims, axis_size)
+        cond_batched(self, args, dims, axis_size)
     }
     as_any!();
+}
+
+/// `cond`/`switch` on a batch. With one branch index for every example, one `cond` of the
+/// batched branches (an output batched in any branch is batched in all). With an index per
+/// example, every branch runs on the batch and each example selects its branch's outputs.
+fn cond_batched(
+    c: &Cond,
+    args: &[Operand],
+    dims: &[Option<usize>],
+    axis_size: usize,
+) -> (Vec<Array>, Vec<Option<usize>>) {
+    let nb = c.branches.len();
+    let total: usize = c.branch_consts.iter().sum();
+    let shared = 1 + total..args.len();
+    // Each branch's operands (its consts, then the shared ones) and their dims.
+    let mut start = 1;
+    let inputs: Vec<Vec<usize>> = c
+        .branch_consts
+        .iter()
+        .map(|&n| {
+            let mut idx: Vec<usize> = (start..start + n).collect();
+            start += n;
+            idx.extend(shared.clone());
+            idx
+        })
+        .collect();
+    let batched: Vec<bool> = dims.iter().map(Option::is_some).collect();
+    let branch_b: Vec<Vec<bool>> = inputs
+        .iter()
+        .map(|idx| idx.iter().map(|&i| batched[i]).collect())
+        .collect();
+    let num_outs = c.branches[0].outvars.len();
+    let mut out_b = vec![dims[0].is_some(); num_outs];
+    for (b, bb) in c.branches.iter().zip(&branch_b) {
+        for (o, x) in out_b.iter_mut().zip(batched_outputs(b, bb)) {
+            *o |= x;
+        }
+    }
+    let ops = operands_at_0(args, dims, &batched, axis_size);
+    let branch_ops =
+        |k: usize| -> Vec<Array> { inputs[k].iter().map(|&i| ops[i].clone()).collect() };
+
+    if dims[0].is_none() {
+        let mut operands: Vec<Array> = vec![ops[0].clone()];
+        let mut counts = Vec::with_capacity(nb);
+        let mut jaxprs = Vec::with_capacity(nb);
+        for (k, branch) in c.branches.iter().enumerate() {
+            let avals = batched_avals(&branch.in_avals(), &branch_b[k], axis_size);
+            let closed = trace_to_jaxpr(&avals, |vals| {
+                eval_at_0(branch, &vals, &branch_b[k], &out_b, axis_size)
+            });
+            operands.extend(closed.consts.iter().cloned());
+            operands.extend(
+                inputs[k][..c.branch_consts[k]]
+                    .iter()
+                    .map(|&i| ops[i].clone()),
+            );
+            counts.push(closed.consts.len() + c.branch_consts[k]);
+            jaxprs.push(Arc::new(close_over_consts(closed.jaxpr)));
+        }
+        operands.extend(ops[shared].iter().cloned());
+        let prim = Cond {
+            branches: jaxprs,
+            branch_consts: counts,
+        };
+        let operands: Vec<Operand> = operands.iter().map(Operand::from).collect();
+        let outs = bind(Arc::new(prim), &operands);
+        let out_dims = out_b.iter().map(|&b| b.then_some(0)).collect();
+        return (outs, out_dims);
+    }
+
+    // An index per example (clamped, as the primitive does): every branch, then a select.
+    let index = ops[0].maximum(0).minimum(nb as i64 - 1);
+    let all_b = vec![true; num_outs];
+    let outs: Vec<Vec<Array>> = (0..nb)
+        .map(|k| {
+            eval_at_0(
+                &c.branches[k],
+                &branch_ops(k),
+                &branch_b[k],
+                &all_b,
+                axis_size,
+            )
+        })
+        .collect();
+    let mut result = outs[nb - 1].clone();
+    for k in (0..nb - 1).rev() {
+        let pick = index.eq(k as i64);
+        result = result
+            .iter()
+            .zip(&outs[k])
+            .map(|(r, o)| {
+                let mask = bind1(
+                    BroadcastInDim {
+                        shape: r.shape().to_vec(),
+                        dims: vec![0],
+                    },
+                    &[Operand::from(&pick)],
+                );
+                bind1(
+                    Select,
+                    &[Operand::from(&mask), Operand::from(o), Operand::from(r)],
+                )
+            })
+            .collect();
+    }
+    (result, vec![Some(0); num_outs])
 }

@@ -5,7 +5,8 @@ use crate::core::array::Array;
 use crate::core::ir::Jaxpr;
 use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Primitive};
-use crate::ops::Arg;
+use crate::core::trace::{bind, trace_to_jaxpr, Operand};
+use crate::interpreters::batching::{batch_eval, batch_jaxpr, bound_array, move_bdim, moveaxis};
 use std::fmt;
 use std::sync::Arc;
 
@@ -58,7 +59,7 @@ impl Primitive for CustomVjpCall {
         }
         Ok(self.fwd.out_avals())
     }
-    fn jvp(&self, _: &[Arg], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, _: &[Operand], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         panic!(
             "{}: a custom_vjp function supports reverse mode only (as in JAX); use grad/vjp",
             self.name
@@ -66,7 +67,7 @@ impl Primitive for CustomVjpCall {
     }
     fn vjp(
         &self,
-        p: &[Arg],
+        p: &[Operand],
         outs: &[Array],
         cts: &[Option<Array>],
         _wanted: &[bool],
@@ -77,7 +78,7 @@ impl Primitive for CustomVjpCall {
             .zip(outs)
             .map(|(c, o)| {
                 c.clone()
-                    .unwrap_or_else(|| crate::interpreters::ad::zeros(o.aval()))
+                    .unwrap_or_else(|| crate::interpreters::ad::zeros_like_aval(o.aval()))
             })
             .collect();
         let arg_cts = (self.bwd)(residuals, out_cts);
@@ -86,10 +87,7 @@ impl Primitive for CustomVjpCall {
         // Cotangents reaching the residuals (when the backward pass is itself differentiated)
         // flow through the forward function's own operations, as in JAX.
         if cts[self.num_outputs..].iter().any(Option::is_some) {
-            let operands: Vec<Array> = p
-                .iter()
-                .map(|a| crate::interpreters::ad::arg_array(a).into_owned())
-                .collect();
+            let operands: Vec<Array> = p.iter().map(|a| a.to_array().into_owned()).collect();
             let (consts, args) = operands.split_at(self.num_consts);
             let (_, linearized) =
                 crate::interpreters::ad::linearize_jaxpr((*self.fwd).clone(), consts, args);
@@ -114,11 +112,84 @@ impl Primitive for CustomVjpCall {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        crate::interpreters::batching::custom_vjp_batched(self, args, dims, axis_size)
+        custom_vjp_batched(self, args, dims, axis_size)
     }
     as_any!();
+}
+
+/// A `custom_vjp` call on a batch: a new call whose forward program is the batched forward
+/// program (every output and residual batched along 0) and whose backward function maps the
+/// user's backward function over the examples; the cotangent of an unbatched argument is
+/// the sum of its examples' cotangents.
+fn custom_vjp_batched(
+    call: &CustomVjpCall,
+    args: &[Operand],
+    dims: &[Option<usize>],
+    axis_size: usize,
+) -> (Vec<Array>, Vec<Option<usize>>) {
+    let ops: Vec<Array> = args
+        .iter()
+        .zip(dims)
+        .map(|(a, d)| match d {
+            Some(d) => moveaxis(&bound_array(a), *d, 0),
+            None => bound_array(a).into_owned(),
+        })
+        .collect();
+    let in_dims: Vec<Option<usize>> = dims.iter().map(|d| d.map(|_| 0)).collect();
+    let avals: Vec<Aval> = ops.iter().map(|o| o.aval().clone()).collect();
+    let fwd = call.fwd.clone();
+    let closed = trace_to_jaxpr(&avals, |tracers| {
+        let (outs, out_dims) = batch_eval(&fwd, &tracers, &in_dims, axis_size);
+        outs.iter()
+            .zip(out_dims)
+            .map(|(o, d)| move_bdim(&Operand::from(o), d, 0, axis_size))
+            .collect()
+    });
+    let (nc, num_outputs) = (call.num_consts, call.num_outputs);
+    let per_example_outs = call.fwd.out_avals();
+    let mut bwd_avals = per_example_outs[num_outputs..].to_vec();
+    bwd_avals.extend_from_slice(&per_example_outs[..num_outputs]);
+    let arg_dims = in_dims[nc..].to_vec();
+    let bwd = call.bwd.clone();
+    let batched_bwd: FlatBackward = Arc::new(move |residuals: Vec<Array>, cts: Vec<Array>| {
+        let num_res = residuals.len();
+        let inner = trace_to_jaxpr(&bwd_avals, |mut tracers| {
+            let cts = tracers.split_off(num_res);
+            bwd(tracers, cts)
+        });
+        let inputs: Vec<Array> = residuals.into_iter().chain(cts).collect();
+        let dims = vec![Some(0); inputs.len()];
+        let (grads, grad_dims) =
+            batch_jaxpr(&inner.jaxpr, &inner.consts, &inputs, &dims, axis_size);
+        grads
+            .iter()
+            .zip(grad_dims)
+            .zip(&arg_dims)
+            .map(|((g, d), arg_dim)| match (arg_dim, d) {
+                (Some(_), d) => move_bdim(&Operand::from(g), d, 0, axis_size),
+                (None, Some(d)) => g.sum(d as i64, false),
+                (None, None) => g * axis_size as f64,
+            })
+            .collect()
+    });
+    let operands: Vec<Operand> = closed
+        .consts
+        .iter()
+        .chain(&ops)
+        .map(Operand::from)
+        .collect();
+    let prim = CustomVjpCall {
+        name: call.name,
+        fwd: Arc::new(closed.jaxpr),
+        num_consts: closed.consts.len() + nc,
+        num_outputs,
+        bwd: batched_bwd,
+    };
+    let outs = bind(Arc::new(prim), &operands);
+    let n = outs.len();
+    (outs, vec![Some(0); n])
 }

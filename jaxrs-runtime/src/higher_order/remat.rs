@@ -13,14 +13,13 @@
 
 use crate::aval::{avals_to_string, Aval};
 use crate::core::array::Array;
-use crate::core::ir::{Atom, Eqn, Jaxpr};
+use crate::core::ir::{Env, Eqn, Jaxpr};
 use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Backward, Primitive};
-use crate::core::trace::{bind_at, Operand};
-use crate::interpreters::ad::{arg_array, jvp_jaxpr, linearize_jaxpr, linearize_jaxpr_reusing};
-use crate::ops::Arg;
+use crate::core::trace::{bind, bind_at, trace_to_jaxpr, Operand};
+use crate::interpreters::ad::{jvp_jaxpr, linearize_jaxpr, linearize_jaxpr_reusing};
+use crate::interpreters::batching::{batched_avals, batched_outputs, eval_at_0, operands_at_0};
 use crate::prims::DotGeneral;
-use crate::transforms::remat::RematPolicy;
 use std::fmt;
 use std::panic::Location;
 use std::sync::Arc;
@@ -37,10 +36,16 @@ impl Primitive for OptimizationBarrier {
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         Ok(inputs.to_vec())
     }
-    fn jvp(&self, _: &[Arg], tangents: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, _: &[Operand], tangents: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         tangents.to_vec()
     }
-    fn vjp(&self, _: &[Arg], _: &[Array], cts: &[Option<Array>], _: &[bool]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        _: &[Operand],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _: &[bool],
+    ) -> Vec<Option<Array>> {
         cts.to_vec()
     }
     fn lower(
@@ -66,12 +71,12 @@ impl Primitive for OptimizationBarrier {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         _: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
         // The identity on every operand: each keeps its batch dim.
-        let ops: Vec<Operand> = args.iter().map(Arg::operand).collect();
+        let ops: Vec<Operand> = args.iter().map(Operand::borrowed).collect();
         (
             crate::core::trace::bind(Arc::new(*self), &ops),
             dims.to_vec(),
@@ -98,10 +103,16 @@ impl Primitive for CheckpointName {
         crate::prims::arity(inputs, 1)?;
         Ok(vec![inputs[0].clone()])
     }
-    fn jvp(&self, _: &[Arg], tangents: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, _: &[Operand], tangents: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         tangents.to_vec()
     }
-    fn vjp(&self, _: &[Arg], _: &[Array], cts: &[Option<Array>], _: &[bool]) -> Vec<Option<Array>> {
+    fn vjp(
+        &self,
+        _: &[Operand],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _: &[bool],
+    ) -> Vec<Option<Array>> {
         cts.to_vec()
     }
     fn lower(&self, _: &mut LowerCtx, ins: &[String], _: &[Aval], _: &[Aval]) -> Vec<String> {
@@ -109,13 +120,53 @@ impl Primitive for CheckpointName {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         _: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
         crate::interpreters::batching::unary(self.clone(), args, dims)
     }
     as_any!();
+}
+
+/// What a rematerialised function keeps from its forward pass for the backward one; the rest
+/// is recomputed. Like `jax.checkpoint_policies`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RematPolicy {
+    /// Keep nothing but the inputs: recompute every intermediate value (the default, JAX's
+    /// `nothing_saveable`).
+    #[default]
+    NothingSaveable,
+    /// Keep the results of matrix products (`dot_general`), recompute the cheap elementwise
+    /// work around them (`dots_saveable`).
+    DotsSaveable,
+    /// Keep everything: plain reverse mode, nothing recomputed (`everything_saveable`).
+    EverythingSaveable,
+    /// Keep the values marked with [`checkpoint_name`](crate::checkpoint_name) under one of these names
+    /// (`save_only_these_names`).
+    SaveOnlyTheseNames(Vec<String>),
+}
+
+impl RematPolicy {
+    /// [`RematPolicy::SaveOnlyTheseNames`] from any list of names.
+    pub fn save_only_these_names<S: Into<String>>(
+        names: impl IntoIterator<Item = S>,
+    ) -> RematPolicy {
+        RematPolicy::SaveOnlyTheseNames(names.into_iter().map(Into::into).collect())
+    }
+}
+
+impl fmt::Display for RematPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RematPolicy::NothingSaveable => f.write_str("nothing_saveable"),
+            RematPolicy::DotsSaveable => f.write_str("dots_saveable"),
+            RematPolicy::EverythingSaveable => f.write_str("everything_saveable"),
+            RematPolicy::SaveOnlyTheseNames(names) => {
+                write!(f, "save_only_these_names({})", names.join(", "))
+            }
+        }
+    }
 }
 
 /// A call of a rematerialised function. Its jaxpr has no constants: the values the function
@@ -156,46 +207,25 @@ impl RematCall {
     /// (by equation index).
     fn forward(&self, operands: &[Array]) -> (Vec<Array>, Vec<Option<Vec<Array>>>) {
         let jaxpr = &*self.jaxpr;
-        let mut env: Vec<Option<Array>> = vec![None; jaxpr.avals.len()];
+        let mut env = Env::new(jaxpr, "remat");
         for (v, a) in jaxpr.invars.iter().zip(operands) {
-            env[v.0 as usize] = Some(a.clone());
+            env.set(*v, a.clone());
         }
         let mut saved = vec![None; jaxpr.eqns.len()];
         for (i, e) in jaxpr.eqns.iter().enumerate() {
-            let ops: Vec<Operand> = e
-                .inputs
-                .iter()
-                .map(|a| match a {
-                    Atom::Lit(l) => Operand::Lit(*l),
-                    Atom::Var(v) => Operand::Array(
-                        env[v.0 as usize]
-                            .as_ref()
-                            .unwrap_or_else(|| panic!("remat: v{} has no value", v.0)),
-                    ),
-                })
-                .collect();
+            let ops: Vec<Operand> = e.inputs.iter().map(|a| env.operand(a)).collect();
             let outs = bind_at(e.prim.clone(), &ops, e.loc);
+            drop(ops);
             if self.saves(e) {
                 saved[i] = Some(outs.clone());
             }
             for (v, o) in e.outputs.iter().zip(outs) {
-                env[v.0 as usize] = Some(o);
+                env.set(*v, o);
             }
         }
-        let outs = jaxpr
-            .outvars
-            .iter()
-            .map(|a| match a {
-                Atom::Var(v) => env[v.0 as usize].clone().expect("remat: output defined"),
-                Atom::Lit(l) => Array::from_literal(*l),
-            })
-            .collect();
+        let outs = jaxpr.outvars.iter().map(|a| env.read(a)).collect();
         (outs, saved)
     }
-}
-
-fn operand_arrays(primals: &[Arg]) -> Vec<Array> {
-    primals.iter().map(|a| arg_array(a).into_owned()).collect()
 }
 
 impl Primitive for RematCall {
@@ -216,14 +246,19 @@ impl Primitive for RematCall {
         Ok(self.jaxpr.out_avals())
     }
     /// Forward mode differentiates through the function (no residuals to save).
-    fn jvp(&self, primals: &[Arg], tangents: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
-        jvp_jaxpr(&self.jaxpr, &[], &operand_arrays(primals), tangents).1
+    fn jvp(
+        &self,
+        primals: &[Operand],
+        tangents: &[Option<Array>],
+        _: &[Array],
+    ) -> Vec<Option<Array>> {
+        jvp_jaxpr(&self.jaxpr, &[], &Operand::to_arrays(primals), tangents).1
     }
     /// Only reached where an equation is given its outputs instead of computing them (an
     /// enclosing remat that saves everything): recompute and differentiate.
     fn vjp(
         &self,
-        primals: &[Arg],
+        primals: &[Operand],
         _: &[Array],
         cts: &[Option<Array>],
         wanted: &[bool],
@@ -231,8 +266,8 @@ impl Primitive for RematCall {
         let (_, backward) = self.linearize(primals).expect("remat linearizes itself");
         backward(cts, wanted)
     }
-    fn linearize(&self, primals: &[Arg]) -> Option<(Vec<Array>, Backward)> {
-        let operands = operand_arrays(primals);
+    fn linearize(&self, primals: &[Operand]) -> Option<(Vec<Array>, Backward)> {
+        let operands = Operand::to_arrays(primals);
         if self.policy == RematPolicy::EverythingSaveable {
             // Nothing is recomputed: plain reverse mode.
             let (outs, linearized) = linearize_jaxpr((*self.jaxpr).clone(), &[], &operands);
@@ -245,7 +280,7 @@ impl Primitive for RematCall {
             let mut values: Vec<&Array> = operands.iter().collect();
             values.extend(saved.iter().flatten().flatten());
             values.extend(cts.iter().flatten());
-            let ops: Vec<Operand> = values.into_iter().map(Operand::Array).collect();
+            let ops: Vec<Operand> = values.into_iter().map(Operand::from).collect();
             let mut barriered = bind_at(Arc::new(OptimizationBarrier), &ops, call.loc).into_iter();
             let inputs: Vec<Array> = barriered.by_ref().take(operands.len()).collect();
             let reuse: Vec<Option<Vec<Array>>> = saved
@@ -270,11 +305,45 @@ impl Primitive for RematCall {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        crate::interpreters::batching::remat_batched(self, args, dims, axis_size)
+        remat_batched(self, args, dims, axis_size)
     }
     as_any!();
+}
+
+/// A `remat` call on a batch: a call of the batched function (batched inputs and outputs
+/// along 0), with the same policy, so that the backward pass recomputes the batched values.
+fn remat_batched(
+    r: &RematCall,
+    args: &[Operand],
+    dims: &[Option<usize>],
+    axis_size: usize,
+) -> (Vec<Array>, Vec<Option<usize>>) {
+    let batched: Vec<bool> = dims.iter().map(Option::is_some).collect();
+    let out_b = batched_outputs(&r.jaxpr, &batched);
+    let ops = operands_at_0(args, dims, &batched, axis_size);
+    let jaxpr = r.jaxpr.clone();
+    let avals = batched_avals(&jaxpr.in_avals(), &batched, axis_size);
+    let closed = trace_to_jaxpr(&avals, |vals| {
+        eval_at_0(&jaxpr, &vals, &batched, &out_b, axis_size)
+    });
+    let prim = RematCall {
+        jaxpr: Arc::new(crate::higher_order::control::close_over_consts(
+            closed.jaxpr,
+        )),
+        num_consts: closed.consts.len() + r.num_consts,
+        policy: r.policy.clone(),
+        loc: r.loc,
+    };
+    let operands: Vec<Operand> = closed
+        .consts
+        .iter()
+        .chain(&ops)
+        .map(Operand::from)
+        .collect();
+    let outs = bind(Arc::new(prim), &operands);
+    (outs, out_b.iter().map(|&b| b.then_some(0)).collect())
 }

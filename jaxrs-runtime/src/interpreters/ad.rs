@@ -12,36 +12,21 @@
 
 use crate::aval::Aval;
 use crate::core::array::Array;
-use crate::core::ir::{Atom, Jaxpr, Var};
+use crate::core::ir::{Atom, Env, Jaxpr, Literal, Var};
 use crate::core::primitive::Backward;
-use crate::core::trace::{bind1, bind_at, Operand};
-use crate::ops::Arg;
-use crate::prims::BroadcastInDim;
-use std::borrow::Cow;
+use crate::core::trace::{bind_at, Operand};
 
 /// An array of `aval` filled with `value`, built from a literal so that, under a trace, it
 /// is computed on the device rather than captured as a constant.
 #[track_caller]
-pub fn filled(aval: &Aval, value: f64) -> Array {
-    let lit = crate::core::ir::Literal {
-        value: crate::core::ir::LitValue::Float(value),
-        dtype: crate::dtype::DType::F64,
-        weak: false,
-    }
-    .cast(aval.dtype, aval.weak);
-    bind1(
-        BroadcastInDim {
-            shape: aval.shape.clone(),
-            dims: vec![],
-        },
-        &[Operand::Lit(lit)],
-    )
+pub fn full_like_aval(aval: &Aval, value: f64) -> Array {
+    Array::broadcast_literal(Literal::from_f64(value, aval.dtype, aval.weak), &aval.shape)
 }
 
-/// Zeros of `aval` (see [`filled`]).
+/// Zeros of `aval` (see [`full_like_aval`]).
 #[track_caller]
-pub fn zeros(aval: &Aval) -> Array {
-    filled(aval, 0.0)
+pub fn zeros_like_aval(aval: &Aval) -> Array {
+    full_like_aval(aval, 0.0)
 }
 
 /// The tangent, or zeros of `aval` when it is a symbolic zero.
@@ -49,15 +34,7 @@ pub fn zeros(aval: &Aval) -> Array {
 pub fn or_zeros(t: &Option<Array>, aval: &Aval) -> Array {
     match t {
         Some(t) => t.clone(),
-        None => zeros(aval),
-    }
-}
-
-/// The array an operand stands for (a literal becomes a 0-d array).
-pub fn arg_array<'a>(a: &'a Arg) -> Cow<'a, Array> {
-    match a {
-        Arg::Array(a) => Cow::Borrowed(a),
-        Arg::Scalar(l) => Cow::Owned(Array::from_literal(*l)),
+        None => zeros_like_aval(aval),
     }
 }
 
@@ -65,47 +42,6 @@ pub fn arg_array<'a>(a: &'a Arg) -> Cow<'a, Array> {
 /// integers and bools).
 pub fn differentiable(aval: &Aval) -> bool {
     aval.dtype.is_float()
-}
-
-/// The values of a jaxpr's variables during one evaluation.
-pub(crate) struct Env {
-    values: Vec<Option<Array>>,
-}
-
-impl Env {
-    fn new(jaxpr: &Jaxpr) -> Env {
-        Env {
-            values: vec![None; jaxpr.avals.len()],
-        }
-    }
-
-    fn set(&mut self, v: Var, a: Array) {
-        self.values[v.0 as usize] = Some(a);
-    }
-
-    fn get(&self, v: Var) -> &Array {
-        self.values[v.0 as usize]
-            .as_ref()
-            .unwrap_or_else(|| panic!("autodiff: v{} has no value", v.0))
-    }
-
-    fn arg(&self, a: &Atom) -> Arg<'_> {
-        match a {
-            Atom::Var(v) => Arg::Array(Cow::Borrowed(self.get(*v))),
-            Atom::Lit(l) => Arg::Scalar(*l),
-        }
-    }
-
-    fn atom(&self, a: &Atom) -> Array {
-        match a {
-            Atom::Var(v) => self.get(*v).clone(),
-            Atom::Lit(l) => Array::from_literal(*l),
-        }
-    }
-}
-
-fn operands<'a>(args: &'a [Arg<'a>]) -> Vec<Operand<'a>> {
-    args.iter().map(Arg::operand).collect()
 }
 
 /// Evaluates `jaxpr` on `primals` with `tangents` (`None` = zero), returning the outputs and
@@ -116,7 +52,7 @@ pub fn jvp_jaxpr(
     primals: &[Array],
     tangents: &[Option<Array>],
 ) -> (Vec<Array>, Vec<Option<Array>>) {
-    let mut env = Env::new(jaxpr);
+    let mut env = Env::new(jaxpr, "autodiff");
     let mut tan: Vec<Option<Array>> = vec![None; jaxpr.avals.len()];
     for (v, c) in jaxpr.constvars.iter().zip(consts) {
         env.set(*v, c.clone());
@@ -126,8 +62,8 @@ pub fn jvp_jaxpr(
         tan[v.0 as usize] = t.clone().filter(|_| differentiable(jaxpr.aval(*v)));
     }
     for e in &jaxpr.eqns {
-        let args: Vec<Arg> = e.inputs.iter().map(|a| env.arg(a)).collect();
-        let outs = bind_at(e.prim.clone(), &operands(&args), e.loc);
+        let args: Vec<Operand> = e.inputs.iter().map(|a| env.operand(a)).collect();
+        let outs = bind_at(e.prim.clone(), &args, e.loc);
         let in_tangents: Vec<Option<Array>> = e
             .inputs
             .iter()
@@ -147,7 +83,7 @@ pub fn jvp_jaxpr(
             env.set(*v, o);
         }
     }
-    let outs = jaxpr.outvars.iter().map(|a| env.atom(a)).collect();
+    let outs = jaxpr.outvars.iter().map(|a| env.read(a)).collect();
     let out_tangents = jaxpr
         .outvars
         .iter()
@@ -162,7 +98,7 @@ pub fn jvp_jaxpr(
 /// The forward pass of reverse mode: every intermediate value, ready for [`Linearized::backward`].
 pub struct Linearized {
     jaxpr: Jaxpr,
-    env: Env,
+    env: Env<Array>,
     /// The backward functions of equations whose primitive ran its own forward pass.
     custom: Vec<Option<Backward>>,
     /// Does this variable depend on a differentiated input (so that it needs a cotangent)?
@@ -188,7 +124,7 @@ pub fn linearize_jaxpr_reusing(
     primals: &[Array],
     mut reuse: Vec<Option<Vec<Array>>>,
 ) -> (Vec<Array>, Linearized) {
-    let mut env = Env::new(&jaxpr);
+    let mut env = Env::new(&jaxpr, "autodiff");
     for (v, c) in jaxpr
         .constvars
         .iter()
@@ -217,10 +153,10 @@ pub fn linearize_jaxpr_reusing(
             }
             continue;
         }
-        let args: Vec<Arg> = e.inputs.iter().map(|a| env.arg(a)).collect();
+        let args: Vec<Operand> = e.inputs.iter().map(|a| env.operand(a)).collect();
         let (outs, backward) = match e.prim.linearize(&args) {
             Some((outs, backward)) => (outs, Some(backward)),
-            None => (bind_at(e.prim.clone(), &operands(&args), e.loc), None),
+            None => (bind_at(e.prim.clone(), &args, e.loc), None),
         };
         custom.push(backward);
         drop(args);
@@ -228,7 +164,7 @@ pub fn linearize_jaxpr_reusing(
             env.set(*v, o);
         }
     }
-    let outs = jaxpr.outvars.iter().map(|a| env.atom(a)).collect();
+    let outs = jaxpr.outvars.iter().map(|a| env.read(a)).collect();
     (
         outs,
         Linearized {
@@ -266,7 +202,7 @@ impl Linearized {
             let in_cts = match custom {
                 Some(backward) => backward(&out_cts, &wanted),
                 None => {
-                    let args: Vec<Arg> = e.inputs.iter().map(|a| self.env.arg(a)).collect();
+                    let args: Vec<Operand> = e.inputs.iter().map(|a| self.env.operand(a)).collect();
                     let outs: Vec<Array> =
                         e.outputs.iter().map(|v| self.env.get(*v).clone()).collect();
                     e.prim.vjp(&args, &outs, &out_cts, &wanted)

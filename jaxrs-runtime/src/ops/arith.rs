@@ -1,6 +1,6 @@
 //! Binary arithmetic, comparisons, logical ops and `where_`, with operator overloading.
 
-use super::{unify, Arg, IntoArg};
+use super::{unify, IntoArg};
 use crate::core::array::Array;
 use crate::core::trace::{bind1, op_error, Operand};
 use crate::dtype::DType;
@@ -10,15 +10,15 @@ use std::panic::Location;
 
 /// Applies a binary primitive after broadcasting and promotion.
 #[track_caller]
-pub(crate) fn binary<'a>(op: BinaryOp, x: Arg<'a>, y: Arg<'a>) -> Array {
+pub(crate) fn binary<'a>(op: BinaryOp, x: Operand<'a>, y: Operand<'a>) -> Array {
     let args = unify(op.name(), vec![x, y]);
-    bind1(Binary(op), &[args[0].operand(), args[1].operand()])
+    bind1(Binary(op), &args)
 }
 
 #[track_caller]
-fn compare<'a>(op: CompareOp, x: Arg<'a>, y: Arg<'a>) -> Array {
+fn compare<'a>(op: CompareOp, x: Operand<'a>, y: Operand<'a>) -> Array {
     let args = unify(Compare(op).name_str(), vec![x, y]);
-    bind1(Compare(op), &[args[0].operand(), args[1].operand()])
+    bind1(Compare(op), &args)
 }
 
 impl Compare {
@@ -29,16 +29,18 @@ impl Compare {
 
 /// Converts a non-bool operand to bool (nonzero is true), as numpy's logical ops do.
 #[track_caller]
-fn to_bool<'a>(x: Arg<'a>) -> Arg<'a> {
+fn to_bool<'a>(x: Operand<'a>) -> Operand<'a> {
     match x {
-        Arg::Array(a) if a.dtype() != DType::Bool => Arg::Array(std::borrow::Cow::Owned(bind1(
-            Convert {
-                dtype: DType::Bool,
-                weak: false,
-            },
-            &[Operand::Array(&a)],
-        ))),
-        Arg::Scalar(l) if l.dtype != DType::Bool => Arg::Scalar(l.cast(DType::Bool, l.weak)),
+        Operand::Array(a) if a.dtype() != DType::Bool => {
+            Operand::Array(std::borrow::Cow::Owned(bind1(
+                Convert {
+                    dtype: DType::Bool,
+                    weak: false,
+                },
+                &[Operand::from(&*a)],
+            )))
+        }
+        Operand::Lit(l) if l.dtype != DType::Bool => Operand::Lit(l.cast(DType::Bool, l.weak)),
         other => other,
     }
 }
@@ -115,10 +117,7 @@ impl Array {
             "logical_and",
             vec![to_bool(self.into_arg()), to_bool(other.into_arg())],
         );
-        bind1(
-            Binary(BinaryOp::And),
-            &[args[0].operand(), args[1].operand()],
-        )
+        bind1(Binary(BinaryOp::And), &args)
     }
 
     /// Elementwise `or` (operands converted to bool).
@@ -128,17 +127,14 @@ impl Array {
             "logical_or",
             vec![to_bool(self.into_arg()), to_bool(other.into_arg())],
         );
-        bind1(
-            Binary(BinaryOp::Or),
-            &[args[0].operand(), args[1].operand()],
-        )
+        bind1(Binary(BinaryOp::Or), &args)
     }
 
     /// Elementwise `not` (the operand converted to bool).
     #[track_caller]
     pub fn logical_not(&self) -> Array {
         let x = to_bool(self.into_arg());
-        bind1(Unary(UnaryOp::Not), &[x.operand()])
+        bind1(Unary(UnaryOp::Not), &[x.borrowed()])
     }
 }
 
@@ -172,7 +168,7 @@ pub fn where_<'a>(cond: impl IntoArg<'a>, x: impl IntoArg<'a>, y: impl IntoArg<'
     let x = super::coerce(x, dt, weak, &shape);
     let y_weak = y.aval().weak;
     let y = super::coerce(y, dt, y_weak, &shape);
-    bind1(Select, &[cond.operand(), x.operand(), y.operand()])
+    bind1(Select, &[cond.borrowed(), x.borrowed(), y.borrowed()])
 }
 
 macro_rules! operator {
@@ -236,6 +232,6 @@ impl ops::Neg for Array {
 impl Array {
     #[track_caller]
     fn neg_(&self) -> Array {
-        bind1(Unary(UnaryOp::Neg), &[Operand::Array(self)])
+        bind1(Unary(UnaryOp::Neg), &[Operand::from(self)])
     }
 }

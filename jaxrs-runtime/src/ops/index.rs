@@ -13,8 +13,8 @@ impl Array {
     /// `lax.dynamic_slice`.
     #[track_caller]
     pub fn dynamic_slice(&self, starts: &[Array], sizes: &[usize]) -> Array {
-        let mut ops = vec![Operand::Array(self)];
-        ops.extend(starts.iter().map(Operand::Array));
+        let mut ops = vec![Operand::from(self)];
+        ops.extend(starts.iter().map(Operand::from));
         bind1(
             DynamicSlice {
                 sizes: sizes.to_vec(),
@@ -31,8 +31,8 @@ impl Array {
         } else {
             update.astype(self.dtype())
         };
-        let mut ops = vec![Operand::Array(self), Operand::Array(&update)];
-        ops.extend(starts.iter().map(Operand::Array));
+        let mut ops = vec![Operand::from(self), Operand::from(&update)];
+        ops.extend(starts.iter().map(Operand::from));
         bind1(DynamicUpdateSlice, &ops)
     }
 
@@ -45,7 +45,7 @@ impl Array {
         let axis = axis_of("take", axis, self);
         bind1(
             Take { axis },
-            &[Operand::Array(self), Operand::Array(indices)],
+            &[Operand::from(self), Operand::from(indices)],
         )
     }
 

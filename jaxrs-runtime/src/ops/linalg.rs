@@ -35,7 +35,7 @@ impl Array {
                     dtype,
                     weak: self.is_weak(),
                 },
-                &[Operand::Array(self)],
+                &[Operand::from(self)],
             )
         }
     }
@@ -51,7 +51,7 @@ impl Array {
             lhs_batch: dims.lhs_batch.clone(),
             rhs_batch: dims.rhs_batch.clone(),
         };
-        bind1(prim, &[Operand::Array(&a), Operand::Array(&b)])
+        bind1(prim, &[Operand::from(&a), Operand::from(&b)])
     }
 
     /// The matrix product with numpy's rules: 1-D operands are vectors, leading axes are
@@ -104,26 +104,26 @@ impl Array {
             // No batch axes on the right: contract directly; a's leading axes stay in front.
             return bind1(
                 contract(ra - 1, 0, vec![], vec![]),
-                &[Operand::Array(&a), Operand::Array(&b)],
+                &[Operand::from(&a), Operand::from(&b)],
             );
         }
         if ra == 1 {
             // [k] @ [..., k, m]: contract, giving [..., m].
             return bind1(
                 contract(0, rb - 2, vec![], vec![]),
-                &[Operand::Array(&a), Operand::Array(&b)],
+                &[Operand::from(&a), Operand::from(&b)],
             );
         }
         if ra == 2 {
             // [n, k] @ [..., k, m] gives [n, ..., m]: move n behind the batch axes.
             let y = bind1(
                 contract(1, rb - 2, vec![], vec![]),
-                &[Operand::Array(&a), Operand::Array(&b)],
+                &[Operand::from(&a), Operand::from(&b)],
             );
             let mut perm: Vec<usize> = (1..rb - 1).collect();
             perm.push(0);
             perm.push(rb - 1);
-            return bind1(Transpose { perm }, &[Operand::Array(&y)]);
+            return bind1(Transpose { perm }, &[Operand::from(&y)]);
         }
         // Both batched: broadcast the batch axes, then one batched contraction.
         let batch =
@@ -146,7 +146,7 @@ impl Array {
         let bd: Vec<usize> = (0..nb).collect();
         bind1(
             contract(nb + 1, nb, bd.clone(), bd),
-            &[Operand::Array(&a), Operand::Array(&b)],
+            &[Operand::from(&a), Operand::from(&b)],
         )
     }
 }

@@ -1,5 +1,6 @@
 //! Unary math, activations, casts.
 
+use super::arith::where_;
 use crate::core::array::Array;
 use crate::core::trace::{bind1, Operand};
 use crate::dtype::DType;
@@ -17,7 +18,7 @@ fn float_operand(op: UnaryOp, x: &Array) -> Array {
                 dtype: DType::F32,
                 weak: x.is_weak(),
             },
-            &[Operand::Array(x)],
+            &[Operand::from(x)],
         );
     }
     x.clone()
@@ -31,7 +32,7 @@ macro_rules! unary_methods {
                 #[track_caller]
                 pub fn $method(&self) -> Array {
                     let x = float_operand(UnaryOp::$op, self);
-                    bind1(Unary(UnaryOp::$op), &[Operand::Array(&x)])
+                    bind1(Unary(UnaryOp::$op), &[Operand::from(&x)])
                 }
             )*
         }
@@ -83,7 +84,7 @@ impl Array {
     /// `x^n` for an integer constant `n`, by multiplications (`lax.integer_pow`).
     #[track_caller]
     pub fn powi(&self, n: i32) -> Array {
-        bind1(IntegerPow { n }, &[Operand::Array(self)])
+        bind1(IntegerPow { n }, &[Operand::from(self)])
     }
 
     /// `max(x, 0)`, with derivative 0 at 0 (as `jax.nn.relu`), and NaN passed through.
@@ -117,7 +118,7 @@ impl Array {
         if dtype == self.dtype() && !self.is_weak() {
             return self.clone();
         }
-        bind1(Convert { dtype, weak: false }, &[Operand::Array(self)])
+        bind1(Convert { dtype, weak: false }, &[Operand::from(self)])
     }
 }
 
@@ -132,26 +133,19 @@ impl Array {
 /// ```
 #[track_caller]
 pub fn stop_gradient(x: &Array) -> Array {
-    bind1(StopGradient, &[Operand::Array(x)])
+    bind1(StopGradient, &[Operand::from(x)])
 }
 
 impl Array {
     /// The Euclidean (L2) norm of all elements, with a gradient that is `x / |x|` and zero
     /// (not NaN, as the chain rule through `sqrt` gives) at `x = 0`: the case gradient
-    /// clipping meets when every gradient is zero. Built with [`crate::transforms::grad::custom_vjp`].
+    /// clipping meets when every gradient is zero. Built with JAX's double-`where` idiom (the
+    /// square root only ever sees a positive value), so forward mode works too.
     #[track_caller]
     pub fn norm(&self) -> Array {
-        let f = crate::transforms::grad::custom_vjp(
-            "norm",
-            |x: Array| {
-                let n = (&x * &x).sum(None, false).sqrt();
-                (n.clone(), (x, n))
-            },
-            |(x, n): (Array, Array), g: Array| {
-                let safe = crate::ops::where_(n.eq(0.0), 1.0, &n);
-                crate::ops::where_(n.eq(0.0), 0.0, &x * (g / safe))
-            },
-        );
-        f.call(self.clone())
+        let sq = (self * self).sum(None, false);
+        let zero = sq.eq(0.0);
+        let safe = where_(&zero, 1.0, &sq);
+        where_(&zero, 0.0, safe.sqrt())
     }
 }

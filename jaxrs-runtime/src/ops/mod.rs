@@ -17,85 +17,47 @@ pub use math::stop_gradient;
 
 use crate::aval::{broadcast_shapes, normalize_axis, Aval};
 use crate::core::array::Array;
-use crate::core::ir::{LitValue, Literal};
+use crate::core::ir::Literal;
 use crate::core::trace::{bind1, op_error, Operand};
 use crate::dtype::DType;
-use crate::dtype::Element;
 use crate::prims::{BroadcastInDim, Convert};
 use std::borrow::Cow;
 use std::panic::Location;
 
-/// An operand as the array API accepts it: an array (borrowed or owned) or a Rust scalar.
-pub enum Arg<'a> {
-    Array(Cow<'a, Array>),
-    Scalar(Literal),
-}
-
-impl Arg<'_> {
-    pub(crate) fn aval(&self) -> Aval {
-        match self {
-            Arg::Array(a) => a.aval().clone(),
-            Arg::Scalar(l) => l.aval(),
-        }
-    }
-
-    pub(crate) fn operand(&self) -> Operand<'_> {
-        match self {
-            Arg::Array(a) => Operand::Array(a),
-            Arg::Scalar(l) => Operand::Lit(*l),
-        }
-    }
-}
-
 /// Anything usable as an operand: `Array`, `&Array`, or a Rust scalar (weakly typed).
 pub trait IntoArg<'a> {
-    fn into_arg(self) -> Arg<'a>;
+    fn into_arg(self) -> Operand<'a>;
 }
 
 impl<'a> IntoArg<'a> for &'a Array {
-    fn into_arg(self) -> Arg<'a> {
-        Arg::Array(Cow::Borrowed(self))
+    fn into_arg(self) -> Operand<'a> {
+        Operand::from(self)
     }
 }
 
 impl<'a> IntoArg<'a> for Array {
-    fn into_arg(self) -> Arg<'a> {
-        Arg::Array(Cow::Owned(self))
+    fn into_arg(self) -> Operand<'a> {
+        Operand::from(self)
     }
 }
 
-impl<'a> IntoArg<'a> for Arg<'a> {
-    fn into_arg(self) -> Arg<'a> {
+impl<'a> IntoArg<'a> for Operand<'a> {
+    fn into_arg(self) -> Operand<'a> {
         self
     }
 }
 
 impl<'a> IntoArg<'a> for &&'a Array {
-    fn into_arg(self) -> Arg<'a> {
-        Arg::Array(Cow::Borrowed(*self))
-    }
-}
-
-/// The weakly typed literal for a Rust scalar (JAX's Python-scalar rule: `f16_array * 2.0`
-/// stays `f16`).
-pub(crate) fn scalar_literal<T: Element>(v: T) -> Literal {
-    let value = match T::DTYPE.kind() {
-        crate::dtype::DTypeKind::Float => LitValue::Float(v.to_f64()),
-        crate::dtype::DTypeKind::Int => LitValue::Int(v.to_f64() as i64),
-        crate::dtype::DTypeKind::Bool => LitValue::Bool(v.to_f64() != 0.0),
-    };
-    Literal {
-        value,
-        dtype: DType::default_of_kind(T::DTYPE.kind()),
-        weak: true,
+    fn into_arg(self) -> Operand<'a> {
+        Operand::from(*self)
     }
 }
 
 macro_rules! scalar_arg {
     ($($t:ty),*) => {$(
         impl<'a> IntoArg<'a> for $t {
-            fn into_arg(self) -> Arg<'a> {
-                Arg::Scalar(scalar_literal(self))
+            fn into_arg(self) -> Operand<'a> {
+                Operand::Lit(Literal::weak_scalar(self))
             }
         }
     )*};
@@ -107,14 +69,19 @@ const EAGER_HOST_FILL_LIMIT: usize = 1 << 14;
 
 /// Converts an operand to `dtype` and broadcasts it to `shape`.
 #[track_caller]
-pub(crate) fn coerce<'a>(arg: Arg<'a>, dtype: DType, weak: bool, shape: &[usize]) -> Arg<'a> {
+pub(crate) fn coerce<'a>(
+    arg: Operand<'a>,
+    dtype: DType,
+    weak: bool,
+    shape: &[usize],
+) -> Operand<'a> {
     // A converted operand takes the promoted type whole, weakness included (JAX's rule:
     // `int32_array > 0.5` compares two weak float32s).
     let arg = match arg {
-        Arg::Scalar(l) if l.dtype != dtype => Arg::Scalar(l.cast(dtype, weak)),
-        Arg::Array(a) if a.dtype() != dtype => Arg::Array(Cow::Owned(bind1(
+        Operand::Lit(l) if l.dtype != dtype => Operand::Lit(l.cast(dtype, weak)),
+        Operand::Array(a) if a.dtype() != dtype => Operand::Array(Cow::Owned(bind1(
             Convert { dtype, weak },
-            &[Operand::Array(&a)],
+            &[Operand::from(&*a)],
         ))),
         other => other,
     };
@@ -123,11 +90,11 @@ pub(crate) fn coerce<'a>(arg: Arg<'a>, dtype: DType, weak: bool, shape: &[usize]
     }
     // Eagerly, a Rust scalar spread over a small array is cheaper to build on the host (one
     // upload) than on the device (an upload and a dispatch); under a trace it stays a literal.
-    if let Arg::Scalar(l) = &arg {
+    if let Operand::Lit(l) = &arg {
         if !crate::core::trace::is_tracing()
             && shape.iter().product::<usize>() <= EAGER_HOST_FILL_LIMIT
         {
-            return Arg::Array(Cow::Owned(Array::from_literal_filled(*l, shape)));
+            return Operand::Array(Cow::Owned(Array::from_literal_filled(*l, shape)));
         }
     }
     let rank_in = arg.aval().rank();
@@ -136,14 +103,14 @@ pub(crate) fn coerce<'a>(arg: Arg<'a>, dtype: DType, weak: bool, shape: &[usize]
         shape: shape.to_vec(),
         dims,
     };
-    Arg::Array(Cow::Owned(bind1(prim, &[arg.operand()])))
+    Operand::Array(Cow::Owned(bind1(prim, &[arg.borrowed()])))
 }
 
 /// Promotes and broadcasts operands to a common dtype and shape (numpy + JAX rules);
 /// `op` names the operation in the error when the shapes do not broadcast.
 #[track_caller]
-pub(crate) fn unify<'a>(op: &str, args: Vec<Arg<'a>>) -> Vec<Arg<'a>> {
-    let avals: Vec<Aval> = args.iter().map(Arg::aval).collect();
+pub(crate) fn unify<'a>(op: &str, args: Vec<Operand<'a>>) -> Vec<Operand<'a>> {
+    let avals: Vec<Aval> = args.iter().map(Operand::aval).collect();
     let (mut dtype, mut weak) = (avals[0].dtype, avals[0].weak);
     let mut shape = avals[0].shape.clone();
     let loc = Location::caller();

@@ -46,7 +46,7 @@ fn keep_dims(y: Array, x_shape: &[usize], axes: &[usize]) -> Array {
         .enumerate()
         .map(|(i, &d)| if axes.contains(&i) { 1 } else { d })
         .collect();
-    bind1(Reshape { shape }, &[Operand::Array(&y)])
+    bind1(Reshape { shape }, &[Operand::from(&y)])
 }
 
 #[track_caller]
@@ -62,7 +62,7 @@ fn reduce(op: ReduceOp, name: &str, x: &Array, axes: Option<Vec<i64>>, keepdims:
             op,
             axes: axes.clone(),
         },
-        &[Operand::Array(&src)],
+        &[Operand::from(&src)],
     );
     if keepdims {
         keep_dims(y, x.shape(), &axes)
@@ -142,7 +142,7 @@ impl Array {
                 is_min,
                 index_dtype: DType::I32,
             },
-            &[Operand::Array(self)],
+            &[Operand::from(self)],
         );
         if keepdims {
             keep_dims(y, self.shape(), &[axis])
@@ -174,7 +174,7 @@ impl Array {
                 .filter(|i| !axes.contains(&(*i as i64)))
                 .collect();
             let shape: Vec<usize> = keep.iter().map(|&i| self.shape()[i]).collect();
-            bind1(Reshape { shape }, &[Operand::Array(&out)])
+            bind1(Reshape { shape }, &[Operand::from(&out)])
         }
     }
 
@@ -208,6 +208,6 @@ impl Array {
         } else {
             self.clone()
         };
-        bind1(Cumulative { op, axis, reverse }, &[Operand::Array(&x)])
+        bind1(Cumulative { op, axis, reverse }, &[Operand::from(&x)])
     }
 }

@@ -4,6 +4,7 @@
 use super::{axes_of, axis_of, Dims, IntoArg};
 use crate::aval::{broadcast_shapes, normalize_axis};
 use crate::core::array::Array;
+use crate::core::ir::Literal;
 use crate::core::trace::{bind1, op_error, Operand};
 use crate::dtype::DType;
 use crate::prims::{BroadcastInDim, Concatenate, Iota, Pad, Reshape, Rev, Slice, Transpose};
@@ -55,7 +56,7 @@ impl Array {
         if shape == self.shape() {
             return self.clone();
         }
-        bind1(Reshape { shape }, &[Operand::Array(self)])
+        bind1(Reshape { shape }, &[Operand::from(self)])
     }
 
     /// Permutes the axes: output axis `i` is input axis `perm[i]` (negative axes count from
@@ -66,7 +67,7 @@ impl Array {
         if perm.iter().enumerate().all(|(i, &p)| i == p) && perm.len() == self.rank() {
             return self.clone();
         }
-        bind1(Transpose { perm }, &[Operand::Array(self)])
+        bind1(Transpose { perm }, &[Operand::from(self)])
     }
 
     /// All axes reversed (`x.T` in numpy).
@@ -107,7 +108,33 @@ impl Array {
                 shape: shape.to_vec(),
                 dims,
             },
-            &[Operand::Array(self)],
+            &[Operand::from(self)],
+        )
+    }
+
+    /// `broadcast_in_dim`: axis `i` of `self` becomes axis `dims[i]` of an array of `shape`
+    /// (the other axes repeat it). The primitive as is, for rules that place axes themselves.
+    #[track_caller]
+    pub(crate) fn broadcast_in_dim(&self, shape: &[usize], dims: &[usize]) -> Array {
+        bind1(
+            BroadcastInDim {
+                shape: shape.to_vec(),
+                dims: dims.to_vec(),
+            },
+            &[Operand::from(self)],
+        )
+    }
+
+    /// `lit` repeated to `shape`, computed by the program: under a trace an equation, not a
+    /// captured constant.
+    #[track_caller]
+    pub(crate) fn broadcast_literal(lit: Literal, shape: &[usize]) -> Array {
+        bind1(
+            BroadcastInDim {
+                shape: shape.to_vec(),
+                dims: vec![],
+            },
+            &[Operand::Lit(lit)],
         )
     }
 
@@ -125,7 +152,7 @@ impl Array {
         });
         let mut shape = self.shape().to_vec();
         shape.insert(axis, 1);
-        bind1(Reshape { shape }, &[Operand::Array(self)])
+        bind1(Reshape { shape }, &[Operand::from(self)])
     }
 
     /// Removes the given size-1 axes.
@@ -144,7 +171,7 @@ impl Array {
             .filter(|i| !axes.contains(i))
             .map(|i| self.shape()[i])
             .collect();
-        bind1(Reshape { shape }, &[Operand::Array(self)])
+        bind1(Reshape { shape }, &[Operand::from(self)])
     }
 
     /// Joins arrays along an existing axis (dtypes promoted).
@@ -174,7 +201,7 @@ impl Array {
                 a.astype(dtype)
             });
         }
-        let ops: Vec<Operand> = cast.iter().map(Operand::Array).collect();
+        let ops: Vec<Operand> = cast.iter().map(Operand::from).collect();
         bind1(Concatenate { axis }, &ops)
     }
 
@@ -207,7 +234,7 @@ impl Array {
                 limit: limit.to_vec(),
                 strides,
             },
-            &[Operand::Array(self)],
+            &[Operand::from(self)],
         )
     }
 
@@ -238,10 +265,8 @@ impl Array {
             interior.to_vec()
         };
         let value = match value.into_arg() {
-            super::Arg::Scalar(l) => super::Arg::Scalar(l.cast(self.dtype(), false)),
-            super::Arg::Array(a) => {
-                super::Arg::Array(std::borrow::Cow::Owned(a.astype(self.dtype())))
-            }
+            Operand::Lit(l) => Operand::Lit(l.cast(self.dtype(), false)),
+            Operand::Array(a) => Operand::Array(std::borrow::Cow::Owned(a.astype(self.dtype()))),
         };
         bind1(
             Pad {
@@ -249,7 +274,7 @@ impl Array {
                 high: high.to_vec(),
                 interior,
             },
-            &[Operand::Array(self), value.operand()],
+            &[Operand::from(self), value.borrowed()],
         )
     }
 
@@ -258,7 +283,7 @@ impl Array {
     pub fn flip(&self, axes: impl Dims) -> Array {
         let mut dims = axes_of("flip", axes.dims(), self);
         dims.sort_unstable();
-        bind1(Rev { dims }, &[Operand::Array(self)])
+        bind1(Rev { dims }, &[Operand::from(self)])
     }
 
     /// `0, 1, 2, ...` along `dimension` of a new array of `shape` (`lax.iota`).

@@ -5,11 +5,11 @@ use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Primitive};
+use crate::core::trace::Operand;
 use crate::dtype::DType;
 use crate::dtype::DTypeKind;
-use crate::interpreters::ad::{arg_array, differentiable, or_zeros, zeros};
+use crate::interpreters::ad::{differentiable, or_zeros, zeros_like_aval};
 use crate::ops::where_;
-use crate::ops::Arg;
 
 /// Which dtypes an elementwise op accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,19 +118,19 @@ impl Primitive for Unary {
         check_domain(self.0.domain(), inputs[0].dtype)?;
         Ok(vec![inputs[0].clone()])
     }
-    fn jvp(&self, p: &[Arg], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, p: &[Operand], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
         let t = t[0].as_ref().expect("a tangent");
-        vec![self.0.derivative(&arg_array(&p[0]), &outs[0], t)]
+        vec![self.0.derivative(&p[0].to_array(), &outs[0], t)]
     }
     fn vjp(
         &self,
-        p: &[Arg],
+        p: &[Operand],
         outs: &[Array],
         cts: &[Option<Array>],
         _wanted: &[bool],
     ) -> Vec<Option<Array>> {
         let g = cts[0].as_ref().expect("a cotangent");
-        vec![self.0.derivative(&arg_array(&p[0]), &outs[0], g)]
+        vec![self.0.derivative(&p[0].to_array(), &outs[0], g)]
     }
     fn lower(
         &self,
@@ -161,7 +161,7 @@ impl Primitive for Unary {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         _: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
@@ -287,10 +287,10 @@ impl Primitive for Binary {
             .clone()
             .weak(inputs[0].weak && inputs[1].weak)])
     }
-    fn jvp(&self, p: &[Arg], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, p: &[Operand], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
         let (dx, dy) = self
             .0
-            .partials(&arg_array(&p[0]), &arg_array(&p[1]), &outs[0]);
+            .partials(&p[0].to_array(), &p[1].to_array(), &outs[0]);
         let term = |t: &Option<Array>, d: &Partial| t.as_ref().and_then(|t| d.apply(t));
         match (term(&t[0], &dx), term(&t[1], &dy)) {
             (Some(a), Some(b)) => vec![Some(a + b)],
@@ -299,7 +299,7 @@ impl Primitive for Binary {
     }
     fn vjp(
         &self,
-        p: &[Arg],
+        p: &[Operand],
         outs: &[Array],
         cts: &[Option<Array>],
         wanted: &[bool],
@@ -307,7 +307,7 @@ impl Primitive for Binary {
         let g = cts[0].as_ref().expect("a cotangent");
         let (dx, dy) = self
             .0
-            .partials(&arg_array(&p[0]), &arg_array(&p[1]), &outs[0]);
+            .partials(&p[0].to_array(), &p[1].to_array(), &outs[0]);
         vec![
             dx.apply(g).filter(|_| wanted[0]),
             dy.apply(g).filter(|_| wanted[1]),
@@ -345,7 +345,7 @@ impl Primitive for Binary {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
@@ -449,12 +449,12 @@ impl Primitive for Compare {
             Aval::new(inputs[0].shape.clone(), DType::Bool).weak(inputs[0].weak && inputs[1].weak)
         ])
     }
-    fn jvp(&self, _: &[Arg], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, _: &[Operand], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![None]
     }
     fn vjp(
         &self,
-        _: &[Arg],
+        _: &[Operand],
         _: &[Array],
         _: &[Option<Array>],
         _wanted: &[bool],
@@ -479,7 +479,7 @@ impl Primitive for Compare {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
@@ -512,27 +512,27 @@ impl Primitive for Select {
             .clone()
             .weak(inputs[1].weak && inputs[2].weak)])
     }
-    fn jvp(&self, p: &[Arg], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, p: &[Operand], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
         if t[1].is_none() && t[2].is_none() {
             return vec![None];
         }
         let aval = outs[0].aval();
         vec![Some(where_(
-            &*arg_array(&p[0]),
+            &*p[0].to_array(),
             or_zeros(&t[1], aval),
             or_zeros(&t[2], aval),
         ))]
     }
     fn vjp(
         &self,
-        p: &[Arg],
+        p: &[Operand],
         outs: &[Array],
         cts: &[Option<Array>],
         wanted: &[bool],
     ) -> Vec<Option<Array>> {
         let g = cts[0].as_ref().expect("a cotangent");
-        let pred = arg_array(&p[0]);
-        let zero = zeros(outs[0].aval());
+        let pred = p[0].to_array();
+        let zero = zeros_like_aval(outs[0].aval());
         vec![
             None,
             wanted[1].then(|| where_(&*pred, g, &zero)),
@@ -557,7 +557,7 @@ impl Primitive for Select {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
@@ -588,21 +588,21 @@ impl Primitive for IntegerPow {
         }
         Ok(vec![inputs[0].clone()])
     }
-    fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![t[0]
             .as_ref()
-            .and_then(|t| self.derivative(&arg_array(&p[0]), t))]
+            .and_then(|t| self.derivative(&p[0].to_array(), t))]
     }
     fn vjp(
         &self,
-        p: &[Arg],
+        p: &[Operand],
         _: &[Array],
         cts: &[Option<Array>],
         _wanted: &[bool],
     ) -> Vec<Option<Array>> {
         vec![cts[0]
             .as_ref()
-            .and_then(|g| self.derivative(&arg_array(&p[0]), g))]
+            .and_then(|g| self.derivative(&p[0].to_array(), g))]
     }
     fn lower(
         &self,
@@ -639,7 +639,7 @@ impl Primitive for IntegerPow {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         _: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
@@ -668,7 +668,7 @@ impl Primitive for Convert {
             Aval::new(inputs[0].shape.clone(), self.dtype).weak(self.weak)
         ])
     }
-    fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         let float_to_float = p[0].aval().dtype.is_float() && self.dtype.is_float();
         vec![t[0]
             .as_ref()
@@ -677,7 +677,7 @@ impl Primitive for Convert {
     }
     fn vjp(
         &self,
-        p: &[Arg],
+        p: &[Operand],
         _: &[Array],
         cts: &[Option<Array>],
         _wanted: &[bool],
@@ -716,7 +716,7 @@ impl Primitive for Convert {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         _: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
@@ -737,12 +737,12 @@ impl Primitive for StopGradient {
         arity(inputs, 1)?;
         Ok(vec![inputs[0].clone()])
     }
-    fn jvp(&self, _: &[Arg], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, _: &[Operand], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![None]
     }
     fn vjp(
         &self,
-        _: &[Arg],
+        _: &[Operand],
         _: &[Array],
         _: &[Option<Array>],
         _wanted: &[bool],
@@ -754,7 +754,7 @@ impl Primitive for StopGradient {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         _: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {

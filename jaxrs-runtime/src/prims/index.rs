@@ -2,14 +2,20 @@
 
 use super::arity;
 use super::elementwise::{compare_props, CompareOp};
+use super::elementwise::{Binary, BinaryOp, Select};
+use super::shape::{BroadcastInDim, Reshape};
 use crate::aval::Aval;
 use crate::core::array::Array;
+use crate::core::ir::Literal;
 use crate::core::lower::{dim_list, i64_array, LowerCtx};
 use crate::core::primitive::{as_any, tuple_str, Primitive};
 use crate::core::trace::{bind1, Operand};
 use crate::dtype::DType;
-use crate::interpreters::ad::{arg_array, or_zeros, zeros};
-use crate::ops::Arg;
+use crate::interpreters::ad::{or_zeros, zeros_like_aval};
+use crate::interpreters::batching::{
+    bind_batched, bound_array, common_bdim, move_bdim, moveaxis, shift_axis,
+};
+use crate::ops::where_;
 
 fn check_starts(starts: &[Aval], rank: usize) -> Result<(), String> {
     if starts.len() != rank {
@@ -72,22 +78,22 @@ impl Primitive for DynamicSlice {
         }
         Ok(vec![x.with_shape(self.sizes.clone())])
     }
-    fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         let Some(t) = &t[0] else { return vec![None] };
-        let starts: Vec<Array> = p[1..].iter().map(|a| arg_array(a).into_owned()).collect();
+        let starts: Vec<Array> = p[1..].iter().map(|a| a.to_array().into_owned()).collect();
         vec![Some(t.dynamic_slice(&starts, &self.sizes))]
     }
     fn vjp(
         &self,
-        p: &[Arg],
+        p: &[Operand],
         _: &[Array],
         cts: &[Option<Array>],
         _wanted: &[bool],
     ) -> Vec<Option<Array>> {
         let mut out = vec![None; p.len()];
         if let Some(g) = &cts[0] {
-            let starts: Vec<Array> = p[1..].iter().map(|a| arg_array(a).into_owned()).collect();
-            out[0] = Some(zeros(&p[0].aval()).dynamic_update_slice(g, &starts));
+            let starts: Vec<Array> = p[1..].iter().map(|a| a.to_array().into_owned()).collect();
+            out[0] = Some(zeros_like_aval(&p[0].aval()).dynamic_update_slice(g, &starts));
         }
         out
     }
@@ -113,7 +119,7 @@ impl Primitive for DynamicSlice {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
@@ -122,26 +128,84 @@ impl Primitive for DynamicSlice {
             // One window for every example: the whole batch dim rides along.
             let b = dims[0].expect("the operand is batched");
             let dtype = starts.first().map_or(DType::I32, |s| s.aval().dtype);
-            let zero = crate::interpreters::batching::int_literal(0, dtype);
-            let mut ops: Vec<Operand> = starts.iter().map(Arg::operand).collect();
+            let zero = Literal::int(0, dtype);
+            let mut ops: Vec<Operand> = starts.iter().map(Operand::borrowed).collect();
             ops.insert(b, Operand::Lit(zero));
-            ops.insert(0, args[0].operand());
+            ops.insert(0, args[0].borrowed());
             let mut sizes = self.sizes.clone();
             sizes.insert(b, axis_size);
             return (vec![bind1(DynamicSlice { sizes }, &ops)], vec![Some(b)]);
         }
         // A window per example: a gather (as JAX does).
-        let (y, d) = crate::interpreters::batching::dynamic_slice_batched(
-            &args[0],
-            dims[0],
-            starts,
-            sd,
-            &self.sizes,
-            axis_size,
-        );
+        let (y, d) = dynamic_slice_batched(&args[0], dims[0], starts, sd, &self.sizes, axis_size);
         (vec![y], vec![d])
     }
     as_any!();
+}
+
+/// `dynamic_slice` with start indices that differ between examples: the unbatched starts
+/// slice first (one `dynamic_slice`), then each axis with batched starts gathers its
+/// window, `start + iota(size)` per example.
+fn dynamic_slice_batched(
+    x: &Operand,
+    xd: Option<usize>,
+    starts: &[Operand],
+    sd: &[Option<usize>],
+    sizes: &[usize],
+    axis_size: usize,
+) -> (Array, Option<usize>) {
+    let x = bound_array(x).into_owned();
+    let mut per_example = x.shape().to_vec();
+    if let Some(b) = xd {
+        per_example.remove(b);
+    }
+    let (mut cur, mut cd) = (x, xd);
+    let start_dtype = starts[0].aval().dtype;
+    let static_part = (0..sizes.len()).any(|k| sd[k].is_none() && sizes[k] < per_example[k]);
+    if static_part {
+        let mut ops: Vec<Operand> = Vec::new();
+        let mut slice_sizes = Vec::new();
+        for k in 0..sizes.len() {
+            if sd[k].is_none() {
+                ops.push(starts[k].borrowed());
+                slice_sizes.push(sizes[k]);
+            } else {
+                ops.push(Operand::Lit(Literal::int(0, starts[k].aval().dtype)));
+                slice_sizes.push(per_example[k]);
+            }
+        }
+        if let Some(b) = cd {
+            ops.insert(b, Operand::Lit(Literal::int(0, start_dtype)));
+            slice_sizes.insert(b, axis_size);
+        }
+        ops.insert(0, Operand::from(&cur));
+        let sliced = bind1(DynamicSlice { sizes: slice_sizes }, &ops);
+        cur = sliced;
+    }
+    for k in 0..sizes.len() {
+        let (Some(d), n, size) = (sd[k], per_example[k], sizes[k]) else {
+            continue;
+        };
+        if size == n {
+            continue; // the start clamps to 0: nothing to gather
+        }
+        let s = clamped_start(&starts[k], Some(d), n, size);
+        let idx = s.reshape([axis_size, 1]) + Array::iota(s.dtype(), &[1, size], 1);
+        (cur, cd) = take_batched(&cur, cd, &idx, Some(0), k, axis_size);
+    }
+    (cur, cd)
+}
+
+/// A start index of a dynamic slice per example, as a `[axis_size]` vector (batched) or a
+/// 0-d array (unbatched), in a dtype wide enough for `n`, clamped as XLA clamps starts so
+/// that a slice of `size` stays inside an axis of size `n`.
+fn clamped_start(start: &Operand, dim: Option<usize>, n: usize, size: usize) -> Array {
+    let s = match dim {
+        Some(d) => moveaxis(&bound_array(start), d, 0),
+        None => bound_array(start).into_owned(),
+    };
+    let s = s.astype(index_dtype(s.dtype(), n));
+    wrap_clamp(&s, n, n - size)
 }
 
 /// Writes `update` into `x` at traced starts (operands: `x, update, i0, i1, ...`), clamped.
@@ -166,27 +230,27 @@ impl Primitive for DynamicUpdateSlice {
         }
         Ok(vec![x.clone()])
     }
-    fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         if t[0].is_none() && t[1].is_none() {
             return vec![None];
         }
-        let starts: Vec<Array> = p[2..].iter().map(|a| arg_array(a).into_owned()).collect();
+        let starts: Vec<Array> = p[2..].iter().map(|a| a.to_array().into_owned()).collect();
         let tx = or_zeros(&t[0], &p[0].aval());
         let tu = or_zeros(&t[1], &p[1].aval());
         vec![Some(tx.dynamic_update_slice(&tu, &starts))]
     }
     fn vjp(
         &self,
-        p: &[Arg],
+        p: &[Operand],
         _: &[Array],
         cts: &[Option<Array>],
         wanted: &[bool],
     ) -> Vec<Option<Array>> {
         let mut out = vec![None; p.len()];
         if let Some(g) = &cts[0] {
-            let starts: Vec<Array> = p[2..].iter().map(|a| arg_array(a).into_owned()).collect();
+            let starts: Vec<Array> = p[2..].iter().map(|a| a.to_array().into_owned()).collect();
             let update = p[1].aval();
-            out[0] = wanted[0].then(|| g.dynamic_update_slice(&zeros(&update), &starts));
+            out[0] = wanted[0].then(|| g.dynamic_update_slice(&zeros_like_aval(&update), &starts));
             out[1] = wanted[1].then(|| g.dynamic_slice(&starts, &update.shape));
         }
         out
@@ -215,31 +279,117 @@ impl Primitive for DynamicUpdateSlice {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
         let (starts, sd) = (&args[2..], &dims[2..]);
         if sd.iter().all(Option::is_none) {
             // One place for every example: update the batch as a whole.
-            let b = crate::interpreters::batching::common_bdim(&dims[..2]);
-            let x = crate::interpreters::batching::move_bdim(&args[0], dims[0], b, axis_size);
-            let u = crate::interpreters::batching::move_bdim(&args[1], dims[1], b, axis_size);
+            let b = common_bdim(&dims[..2]);
+            let x = move_bdim(&args[0], dims[0], b, axis_size);
+            let u = move_bdim(&args[1], dims[1], b, axis_size);
             let dtype = starts.first().map_or(DType::I32, |s| s.aval().dtype);
-            let zero = crate::interpreters::batching::int_literal(0, dtype);
-            let mut ops: Vec<Operand> = starts.iter().map(Arg::operand).collect();
+            let zero = Literal::int(0, dtype);
+            let mut ops: Vec<Operand> = starts.iter().map(Operand::borrowed).collect();
             ops.insert(b, Operand::Lit(zero));
-            ops.insert(0, Operand::Array(&u));
-            ops.insert(0, Operand::Array(&x));
+            ops.insert(0, Operand::from(&u));
+            ops.insert(0, Operand::from(&x));
             return (vec![bind1(DynamicUpdateSlice, &ops)], vec![Some(b)]);
         }
         // A place per example: gather the update into place and select it (JAX scatters).
-        let (y, d) = crate::interpreters::batching::dynamic_update_slice_batched(
+        let (y, d) = dynamic_update_slice_batched(
             &args[0], dims[0], &args[1], dims[1], starts, sd, axis_size,
         );
         (vec![y], vec![d])
     }
     as_any!();
+}
+
+/// `dynamic_update_slice` with start indices that differ between examples, as a select:
+/// along each axis the update is gathered into place (`update[j - start]`), and a mask
+/// (`start <= j < start + size` on every axis) picks it over the operand.
+#[allow(clippy::too_many_arguments)]
+fn dynamic_update_slice_batched(
+    x: &Operand,
+    xd: Option<usize>,
+    u: &Operand,
+    ud: Option<usize>,
+    starts: &[Operand],
+    sd: &[Option<usize>],
+    axis_size: usize,
+) -> (Array, Option<usize>) {
+    let per = |a: &Operand, d: Option<usize>| {
+        let mut s = a.aval().shape;
+        if let Some(d) = d {
+            s.remove(d);
+        }
+        s
+    };
+    let (per_x, per_u) = (per(x, xd), per(u, ud));
+    let (mut cur, mut cd) = (bound_array(u).into_owned(), ud);
+    let mut mask: Option<(Array, Option<usize>)> = None;
+    for k in 0..per_x.len() {
+        let (n, size) = (per_x[k], per_u[k]);
+        if size == n {
+            continue; // the start clamps to 0: the update covers the axis
+        }
+        let s = clamped_start(&starts[k], sd[k], n, size);
+        let (idx, m, md) = match sd[k] {
+            Some(_) => {
+                let s = s.reshape([axis_size, 1]);
+                let j = Array::iota(s.dtype(), &[axis_size, n], 1);
+                let idx = (&j - &s).maximum(0).minimum(size as i64 - 1);
+                let inside = j.ge(&s).logical_and(j.lt(&s + size as i64));
+                let mut shape = vec![axis_size];
+                shape.extend(&per_x);
+                let m = bind1(
+                    BroadcastInDim {
+                        shape,
+                        dims: vec![0, k + 1],
+                    },
+                    &[Operand::from(&inside)],
+                );
+                (idx, m, Some(0))
+            }
+            None => {
+                let j = Array::iota(s.dtype(), &[n], 0);
+                let idx = (&j - &s).maximum(0).minimum(size as i64 - 1);
+                let inside = j.ge(&s).logical_and(j.lt(&s + size as i64));
+                let m = bind1(
+                    BroadcastInDim {
+                        shape: per_x.clone(),
+                        dims: vec![k],
+                    },
+                    &[Operand::from(&inside)],
+                );
+                (idx, m, None)
+            }
+        };
+        (cur, cd) = take_batched(&cur, cd, &idx, md, k, axis_size);
+        mask = Some(match mask {
+            None => (m, md),
+            Some((prev, pd)) => {
+                let (mut o, mut od) = bind_batched(
+                    Binary(BinaryOp::And),
+                    &[Operand::from(&prev), Operand::from(&m)],
+                    &[pd, md],
+                    axis_size,
+                );
+                (o.remove(0), od.remove(0))
+            }
+        });
+    }
+    let Some((mask, md)) = mask else {
+        return (cur, cd);
+    };
+    let (mut o, mut od) = bind_batched(
+        Select,
+        &[Operand::from(&mask), Operand::from(&cur), x.borrowed()],
+        &[md, cd, xd],
+        axis_size,
+    );
+    (o.remove(0), od.remove(0))
 }
 
 /// `x.take(indices, axis)`: the result has shape `x[..axis] + indices.shape + x[axis+1..]`
@@ -281,14 +431,14 @@ impl Primitive for Take {
         shape.extend(&x.shape[self.axis + 1..]);
         Ok(vec![x.with_shape(shape)])
     }
-    fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![t[0]
             .as_ref()
-            .map(|t| bind1(self.clone(), &[Operand::Array(t), p[1].operand()]))]
+            .map(|t| bind1(self.clone(), &[Operand::from(t), p[1].borrowed()]))]
     }
     fn vjp(
         &self,
-        p: &[Arg],
+        p: &[Operand],
         _: &[Array],
         cts: &[Option<Array>],
         _wanted: &[bool],
@@ -296,11 +446,11 @@ impl Primitive for Take {
         let Some(g) = &cts[0] else {
             return vec![None, None];
         };
-        let base = zeros(&p[0].aval());
+        let base = zeros_like_aval(&p[0].aval());
         vec![
             Some(bind1(
                 IndexAdd { axis: self.axis },
-                &[Operand::Array(&base), p[1].operand(), Operand::Array(g)],
+                &[Operand::from(&base), p[1].borrowed(), Operand::from(g)],
             )),
             None,
         ]
@@ -334,14 +484,14 @@ impl Primitive for Take {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        let (y, d) = crate::interpreters::batching::take_batched(
-            &crate::interpreters::batching::arg_array(&args[0]),
+        let (y, d) = take_batched(
+            &args[0].to_array(),
             dims[0],
-            &crate::interpreters::batching::arg_array(&args[1]),
+            &args[1].to_array(),
             dims[1],
             self.axis,
             axis_size,
@@ -349,6 +499,76 @@ impl Primitive for Take {
         (vec![y], vec![d])
     }
     as_any!();
+}
+
+/// `take(x, idx, axis)` for each example: `x` batched along `xd` (or not), `idx` along `id`.
+/// Batched indices into a batched operand become one gather from the batch flattened
+/// example-major; otherwise the batch rides along as an axis of the operand or the indices.
+fn take_batched(
+    x: &Array,
+    xd: Option<usize>,
+    idx: &Array,
+    id: Option<usize>,
+    axis: usize,
+    axis_size: usize,
+) -> (Array, Option<usize>) {
+    let k = idx.rank() - id.is_some() as usize;
+    let take = |x: &Array, idx: &Array, axis: usize| {
+        bind1(Take { axis }, &[Operand::from(x), Operand::from(idx)])
+    };
+    match (xd, id) {
+        (None, None) => (take(x, idx, axis), None),
+        (None, Some(i)) => (take(x, idx, axis), Some(axis + i)),
+        (Some(b), None) => {
+            let a = shift_axis(axis, b);
+            // The batch dim is before the taken axis, or after it and the index dims.
+            (take(x, idx, a), Some(if b < a { b } else { b + k - 1 }))
+        }
+        (Some(b), Some(i)) => {
+            // [B, n, rest..] flattened to [B*n, rest..]: row `e * n + j` is x[e][j].
+            let x1 = moveaxis(&moveaxis(x, b, 0), axis + 1, 1);
+            let n = x1.shape()[1];
+            let mut flat_shape = vec![axis_size * n];
+            flat_shape.extend_from_slice(&x1.shape()[2..]);
+            let xf = bind1(Reshape { shape: flat_shape }, &[Operand::from(&x1)]);
+            let y = take(&xf, &flat_indices(idx, i, n, axis_size), 0);
+            // [B, K.., rest..] -> [B, rest[..axis], K.., rest[axis..]].
+            let mut perm = vec![0];
+            perm.extend(1 + k..1 + k + axis);
+            perm.extend(1..1 + k);
+            perm.extend(1 + k + axis..y.rank());
+            (y.transpose(perm), Some(0))
+        }
+    }
+}
+
+/// The integer dtype indices are computed in: wide enough for `bound` and for every value
+/// of `dtype`.
+fn index_dtype(dtype: DType, bound: usize) -> DType {
+    let narrow = matches!(dtype, DType::I8 | DType::U8 | DType::I32);
+    if narrow && bound <= i32::MAX as usize {
+        DType::I32
+    } else {
+        DType::I64
+    }
+}
+
+/// Indices into an axis of size `n` made what XLA's gather uses: a negative index counts
+/// from the end, then the index is clamped into `0..=hi`.
+fn wrap_clamp(i: &Array, n: usize, hi: usize) -> Array {
+    let wrapped = where_(i.lt(0), i + n as i64, i);
+    wrapped.maximum(0).minimum(hi as i64)
+}
+
+/// Per-example indices `idx` (batched along `idim`) into an axis of size `n`, made indices
+/// into the `axis_size * n` rows of the batch flattened example-major: wrapped and clamped
+/// per example (as `take` does), then offset by `example * n`. Shape: `[axis_size, K...]`.
+fn flat_indices(idx: &Array, idim: usize, n: usize, axis_size: usize) -> Array {
+    let wide = index_dtype(idx.dtype(), axis_size * n.max(1));
+    let i = moveaxis(idx, idim, 0).astype(wide);
+    let i = wrap_clamp(&i, n, n.saturating_sub(1));
+    let example = Array::iota(wide, i.shape(), 0);
+    i + example * n as i64
 }
 
 /// `x` with `updates` added at `indices` along `axis` (repeated indices accumulate): the
@@ -378,7 +598,7 @@ impl Primitive for IndexAdd {
         }
         Ok(vec![x.clone()])
     }
-    fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         if t[0].is_none() && t[2].is_none() {
             return vec![None];
         }
@@ -386,12 +606,12 @@ impl Primitive for IndexAdd {
         let tu = or_zeros(&t[2], &p[2].aval());
         vec![Some(bind1(
             self.clone(),
-            &[Operand::Array(&tx), p[1].operand(), Operand::Array(&tu)],
+            &[Operand::from(&tx), p[1].borrowed(), Operand::from(&tu)],
         ))]
     }
     fn vjp(
         &self,
-        p: &[Arg],
+        p: &[Operand],
         _: &[Array],
         cts: &[Option<Array>],
         wanted: &[bool],
@@ -402,7 +622,7 @@ impl Primitive for IndexAdd {
         let taken = wanted[2].then(|| {
             bind1(
                 Take { axis: self.axis },
-                &[Operand::Array(g), p[1].operand()],
+                &[Operand::from(g), p[1].borrowed()],
             )
         });
         vec![Some(g.clone()).filter(|_| wanted[0]), None, taken]
@@ -459,14 +679,76 @@ impl Primitive for IndexAdd {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        let (y, d) = crate::interpreters::batching::index_add_batched(
+        let (y, d) = index_add_batched(
             &args[0], dims[0], &args[1], dims[1], &args[2], dims[2], self.axis, axis_size,
         );
         (vec![y], vec![d])
     }
     as_any!();
+}
+
+/// `index_add(x, idx, u, axis)` for each example, each operand batched or not (at least one
+/// is). Batched indices scatter into the batch flattened example-major, so repeated indices
+/// still accumulate within their example only.
+#[allow(clippy::too_many_arguments)]
+fn index_add_batched(
+    x: &Operand,
+    xd: Option<usize>,
+    idx: &Operand,
+    id: Option<usize>,
+    u: &Operand,
+    ud: Option<usize>,
+    axis: usize,
+    axis_size: usize,
+) -> (Array, Option<usize>) {
+    let idx_arr = bound_array(idx);
+    match id {
+        None => {
+            let b = xd.unwrap_or(0);
+            let xb = move_bdim(x, xd, b, axis_size);
+            let a = shift_axis(axis, b);
+            let k = idx_arr.rank();
+            let ub = move_bdim(u, ud, if b < a { b } else { b + k - 1 }, axis_size);
+            let y = bind1(
+                IndexAdd { axis: a },
+                &[
+                    Operand::from(&xb),
+                    Operand::from(&*idx_arr),
+                    Operand::from(&ub),
+                ],
+            );
+            (y, Some(b))
+        }
+        Some(i) => {
+            let k = idx_arr.rank() - 1;
+            let x1 = moveaxis(&move_bdim(x, xd, 0, axis_size), axis + 1, 1);
+            let n = x1.shape()[1];
+            let mut flat_shape = vec![axis_size * n];
+            flat_shape.extend_from_slice(&x1.shape()[2..]);
+            let xf = bind1(Reshape { shape: flat_shape }, &[Operand::from(&x1)]);
+            // u: [B, rest[..axis], K.., rest[axis..]] -> [B, K.., rest..].
+            let u0 = move_bdim(u, ud, 0, axis_size);
+            let mut perm = vec![0];
+            perm.extend(1 + axis..1 + axis + k);
+            perm.extend(1..1 + axis);
+            perm.extend(1 + axis + k..u0.rank());
+            let u1 = u0.transpose(perm);
+            let flat = flat_indices(&idx_arr, i, n, axis_size);
+            let y = bind1(
+                IndexAdd { axis: 0 },
+                &[Operand::from(&xf), Operand::from(&flat), Operand::from(&u1)],
+            );
+            let y = bind1(
+                Reshape {
+                    shape: x1.shape().to_vec(),
+                },
+                &[Operand::from(&y)],
+            );
+            (moveaxis(&y, 1, axis + 1), Some(0))
+        }
+    }
 }

@@ -6,8 +6,6 @@ use crate::core::array::Array;
 use crate::core::lower::{dim_list, LowerCtx};
 use crate::core::primitive::{as_any, tuple_str, Primitive};
 use crate::core::trace::{bind1, Operand};
-use crate::interpreters::ad::arg_array;
-use crate::ops::Arg;
 
 /// Puts the dims of a cotangent computed as `[batch, free, other side's contracting dims in
 /// increasing order]` back into the operand's own order.
@@ -123,10 +121,9 @@ impl Primitive for DotGeneral {
         );
         Ok(vec![l.with_shape(shape).weak(l.weak && r.weak)])
     }
-    fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
-        let (x, y) = (arg_array(&p[0]), arg_array(&p[1]));
-        let dot =
-            |a: &Array, b: &Array| bind1(self.clone(), &[Operand::Array(a), Operand::Array(b)]);
+    fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        let (x, y) = (p[0].to_array(), p[1].to_array());
+        let dot = |a: &Array, b: &Array| bind1(self.clone(), &[Operand::from(a), Operand::from(b)]);
         let left = t[0].as_ref().map(|t| dot(t, &y));
         let right = t[1].as_ref().map(|t| dot(&x, t));
         match (left, right) {
@@ -136,7 +133,7 @@ impl Primitive for DotGeneral {
     }
     fn vjp(
         &self,
-        p: &[Arg],
+        p: &[Operand],
         _: &[Array],
         cts: &[Option<Array>],
         wanted: &[bool],
@@ -144,7 +141,7 @@ impl Primitive for DotGeneral {
         let Some(g) = &cts[0] else {
             return vec![None, None];
         };
-        let (x, y) = (arg_array(&p[0]), arg_array(&p[1]));
+        let (x, y) = (p[0].to_array(), p[1].to_array());
         let (lb, lc, rb, rc) = (
             &self.lhs_batch,
             &self.lhs_contract,
@@ -168,7 +165,7 @@ impl Primitive for DotGeneral {
                         lhs_batch: g_batch.clone(),
                         rhs_batch: rb.clone(),
                     },
-                    &[Operand::Array(g), Operand::Array(&y)],
+                    &[Operand::from(g), Operand::from(&*y)],
                 ),
                 lb,
                 &lf,
@@ -185,7 +182,7 @@ impl Primitive for DotGeneral {
                         lhs_batch: g_batch,
                         rhs_batch: lb.clone(),
                     },
-                    &[Operand::Array(g), Operand::Array(&x)],
+                    &[Operand::from(g), Operand::from(&*x)],
                 ),
                 rb,
                 &rf,
@@ -237,7 +234,7 @@ impl Primitive for DotGeneral {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         _: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
@@ -275,7 +272,7 @@ impl Primitive for DotGeneral {
             }
             (None, None) => unreachable!("a batching rule has a batched operand"),
         };
-        let y = bind1(prim, &[args[0].operand(), args[1].operand()]);
+        let y = bind1(prim, args);
         (vec![y], vec![Some(out)])
     }
     as_any!();

@@ -8,8 +8,6 @@ use crate::core::lower::{i64_array, LowerCtx};
 use crate::core::primitive::{as_any, tuple_str, Primitive};
 use crate::core::trace::{bind1, Operand};
 use crate::dtype::DType;
-use crate::interpreters::ad::arg_array;
-use crate::ops::Arg;
 
 /// The monoid a reduction folds with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -95,7 +93,7 @@ impl Reduce {
                 shape: shape.to_vec(),
                 dims,
             },
-            &[Operand::Array(y)],
+            &[Operand::from(y)],
         )
     }
 
@@ -110,7 +108,7 @@ impl Reduce {
                         op: ReduceOp::Sum,
                         axes: self.axes.clone(),
                     },
-                    &[Operand::Array(&location)],
+                    &[Operand::from(&location)],
                 );
                 location / self.expand(&counts, x.shape())
             }
@@ -135,7 +133,7 @@ impl Reduce {
                         shape: grid_shape.clone(),
                         dims,
                     },
-                    &[Operand::Array(&flat)],
+                    &[Operand::from(&flat)],
                 );
                 let rows = Array::iota(DType::I32, &grid_shape, k - 1);
                 let cols = Array::iota(DType::I32, &grid_shape, k);
@@ -145,7 +143,7 @@ impl Reduce {
                         op: ReduceOp::Prod,
                         axes: vec![k],
                     },
-                    &[Operand::Array(&masked)],
+                    &[Operand::from(&masked)],
                 );
                 let mut inverse = vec![0; rank];
                 for (i, &p) in perm.iter().enumerate() {
@@ -189,7 +187,7 @@ impl Primitive for Reduce {
             .collect();
         Ok(vec![a.with_shape(shape)])
     }
-    fn jvp(&self, p: &[Arg], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, p: &[Operand], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
         let t = t[0].as_ref().expect("a tangent");
         let sum = |v: &Array| {
             bind1(
@@ -197,26 +195,26 @@ impl Primitive for Reduce {
                     op: ReduceOp::Sum,
                     axes: self.axes.clone(),
                 },
-                &[Operand::Array(v)],
+                &[Operand::from(v)],
             )
         };
         match self.op {
             ReduceOp::Sum => vec![Some(sum(t))],
             ReduceOp::And | ReduceOp::Or => vec![None],
             _ => vec![Some(sum(
-                &(t * self.local_derivative(&arg_array(&p[0]), &outs[0]))
+                &(t * self.local_derivative(&p[0].to_array(), &outs[0]))
             ))],
         }
     }
     fn vjp(
         &self,
-        p: &[Arg],
+        p: &[Operand],
         outs: &[Array],
         cts: &[Option<Array>],
         _wanted: &[bool],
     ) -> Vec<Option<Array>> {
         let g = cts[0].as_ref().expect("a cotangent");
-        let x = arg_array(&p[0]);
+        let x = p[0].to_array();
         match self.op {
             ReduceOp::Sum => vec![Some(self.expand(g, x.shape()))],
             ReduceOp::And | ReduceOp::Or => vec![None],
@@ -251,7 +249,7 @@ impl Primitive for Reduce {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         _: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
@@ -265,7 +263,7 @@ impl Primitive for Reduce {
             .collect();
         let out = b - axes.iter().filter(|&&a| a < b).count();
         let prim = Reduce { op: self.op, axes };
-        (vec![bind1(prim, &[args[0].operand()])], vec![Some(out)])
+        (vec![bind1(prim, &[args[0].borrowed()])], vec![Some(out)])
     }
     as_any!();
 }
@@ -313,12 +311,12 @@ impl Primitive for Argmax {
             .collect();
         Ok(vec![Aval::new(shape, self.index_dtype)])
     }
-    fn jvp(&self, _: &[Arg], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, _: &[Operand], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![None]
     }
     fn vjp(
         &self,
-        _: &[Arg],
+        _: &[Operand],
         _: &[Array],
         _: &[Option<Array>],
         _wanted: &[bool],
@@ -424,7 +422,7 @@ impl Primitive for Argmax {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         _: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
@@ -435,7 +433,7 @@ impl Primitive for Argmax {
             ..self.clone()
         };
         let out = if axis < b { b - 1 } else { b };
-        (vec![bind1(prim, &[args[0].operand()])], vec![Some(out)])
+        (vec![bind1(prim, &[args[0].borrowed()])], vec![Some(out)])
     }
     as_any!();
 }
@@ -473,16 +471,16 @@ impl Primitive for Cumulative {
         }
         Ok(vec![inputs[0].clone()])
     }
-    fn jvp(&self, _: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, _: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         let t = t[0].as_ref().expect("a tangent");
         match self.op {
-            ReduceOp::Sum => vec![Some(bind1(self.clone(), &[Operand::Array(t)]))],
+            ReduceOp::Sum => vec![Some(bind1(self.clone(), &[Operand::from(t)]))],
             _ => panic!("{}: only cumsum is differentiable", self.name()),
         }
     }
     fn vjp(
         &self,
-        _: &[Arg],
+        _: &[Operand],
         _: &[Array],
         cts: &[Option<Array>],
         _wanted: &[bool],
@@ -495,7 +493,7 @@ impl Primitive for Cumulative {
                     reverse: !self.reverse,
                     ..self.clone()
                 },
-                &[Operand::Array(g)],
+                &[Operand::from(g)],
             ))],
             _ => panic!("{}: only cumsum is differentiable", self.name()),
         }
@@ -543,7 +541,7 @@ impl Primitive for Cumulative {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         _: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
@@ -552,7 +550,7 @@ impl Primitive for Cumulative {
             axis: crate::interpreters::batching::shift_axis(self.axis, b),
             ..self.clone()
         };
-        (vec![bind1(prim, &[args[0].operand()])], vec![Some(b)])
+        (vec![bind1(prim, &[args[0].borrowed()])], vec![Some(b)])
     }
     as_any!();
 }

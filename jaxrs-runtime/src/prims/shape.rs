@@ -3,20 +3,21 @@
 use super::arity;
 use crate::aval::Aval;
 use crate::core::array::Array;
+use crate::core::ir::Literal;
 use crate::core::lower::{i64_array, LowerCtx};
 use crate::core::primitive::{as_any, tuple_str, Primitive};
 use crate::core::trace::{bind1, Operand};
 use crate::dtype::DType;
-use crate::interpreters::ad::{or_zeros, zeros};
-use crate::ops::Arg;
+use crate::interpreters::ad::{or_zeros, zeros_like_aval};
+use crate::interpreters::batching::{align, move_bdim, shift_axis};
 
 /// A linear primitive's tangent: the primitive applied to the tangent.
 macro_rules! linear_jvp {
     () => {
-        fn jvp(&self, _: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        fn jvp(&self, _: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
             vec![t[0]
                 .as_ref()
-                .map(|t| bind1(self.clone(), &[Operand::Array(t)]))]
+                .map(|t| bind1(self.clone(), &[Operand::from(t)]))]
         }
     };
 }
@@ -49,7 +50,7 @@ impl Primitive for Reshape {
     linear_jvp!();
     fn vjp(
         &self,
-        p: &[Arg],
+        p: &[Operand],
         _: &[Array],
         cts: &[Option<Array>],
         _wanted: &[bool],
@@ -57,7 +58,7 @@ impl Primitive for Reshape {
         let shape = p[0].aval().shape;
         vec![cts[0]
             .as_ref()
-            .map(|g| bind1(Reshape { shape }, &[Operand::Array(g)]))]
+            .map(|g| bind1(Reshape { shape }, &[Operand::from(g)]))]
     }
     fn lower(
         &self,
@@ -76,7 +77,7 @@ impl Primitive for Reshape {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
@@ -90,19 +91,13 @@ impl Primitive for Reshape {
             .filter(|&k| self.shape[..k].iter().product::<usize>() == before)
             .min_by_key(|&k| k.abs_diff(b));
         let (x, to) = match to {
-            Some(to) => (
-                crate::interpreters::batching::arg_array(&args[0]).into_owned(),
-                to,
-            ),
-            None => (
-                crate::interpreters::batching::move_bdim(&args[0], dims[0], 0, axis_size),
-                0,
-            ),
+            Some(to) => (args[0].to_array().into_owned(), to),
+            None => (move_bdim(&args[0], dims[0], 0, axis_size), 0),
         };
         let mut shape = self.shape.clone();
         shape.insert(to, axis_size);
         (
-            vec![bind1(Reshape { shape }, &[Operand::Array(&x)])],
+            vec![bind1(Reshape { shape }, &[Operand::from(&x)])],
             vec![Some(to)],
         )
     }
@@ -144,7 +139,7 @@ impl Primitive for Transpose {
     linear_jvp!();
     fn vjp(
         &self,
-        _: &[Arg],
+        _: &[Operand],
         _: &[Array],
         cts: &[Option<Array>],
         _wanted: &[bool],
@@ -155,7 +150,7 @@ impl Primitive for Transpose {
         }
         vec![cts[0]
             .as_ref()
-            .map(|g| bind1(Transpose { perm: inverse }, &[Operand::Array(g)]))]
+            .map(|g| bind1(Transpose { perm: inverse }, &[Operand::from(g)]))]
     }
     fn lower(
         &self,
@@ -178,17 +173,17 @@ impl Primitive for Transpose {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         _: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
         // The batch dim stays where it is; the other axes are permuted around it.
         let b = dims[0].expect("the operand is batched");
-        let shift = |a: usize| crate::interpreters::batching::shift_axis(a, b);
+        let shift = |a: usize| shift_axis(a, b);
         let mut perm: Vec<usize> = self.perm.iter().map(|&p| shift(p)).collect();
         perm.insert(b, b);
         (
-            vec![bind1(Transpose { perm }, &[args[0].operand()])],
+            vec![bind1(Transpose { perm }, &[args[0].borrowed()])],
             vec![Some(b)],
         )
     }
@@ -238,7 +233,7 @@ impl Primitive for BroadcastInDim {
     linear_jvp!();
     fn vjp(
         &self,
-        p: &[Arg],
+        p: &[Operand],
         _: &[Array],
         cts: &[Option<Array>],
         _wanted: &[bool],
@@ -260,12 +255,12 @@ impl Primitive for BroadcastInDim {
                     op: super::ReduceOp::Sum,
                     axes: summed,
                 },
-                &[Operand::Array(g)],
+                &[Operand::from(g)],
             )
         };
         vec![Some(bind1(
             Reshape { shape: in_shape },
-            &[Operand::Array(&reduced)],
+            &[Operand::from(&reduced)],
         ))]
     }
     fn lower(
@@ -289,7 +284,7 @@ impl Primitive for BroadcastInDim {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
@@ -297,11 +292,7 @@ impl Primitive for BroadcastInDim {
         // keeps `dims` increasing without moving the operand's batch dim.
         let b = dims[0].expect("the operand is batched");
         let to = if b == 0 { 0 } else { self.dims[b - 1] + 1 };
-        let mut new_dims: Vec<usize> = self
-            .dims
-            .iter()
-            .map(|&d| crate::interpreters::batching::shift_axis(d, to))
-            .collect();
+        let mut new_dims: Vec<usize> = self.dims.iter().map(|&d| shift_axis(d, to)).collect();
         new_dims.insert(b, to);
         let mut shape = self.shape.clone();
         shape.insert(to, axis_size);
@@ -309,7 +300,7 @@ impl Primitive for BroadcastInDim {
             shape,
             dims: new_dims,
         };
-        (vec![bind1(prim, &[args[0].operand()])], vec![Some(to)])
+        (vec![bind1(prim, &[args[0].borrowed()])], vec![Some(to)])
     }
     as_any!();
 }
@@ -360,18 +351,18 @@ impl Primitive for Concatenate {
             .with_shape(shape)
             .weak(inputs.iter().all(|a| a.weak))])
     }
-    fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         let parts: Vec<Array> = t
             .iter()
             .zip(p)
             .map(|(t, p)| or_zeros(t, &p.aval()))
             .collect();
-        let ops: Vec<Operand> = parts.iter().map(Operand::Array).collect();
+        let ops: Vec<Operand> = parts.iter().map(Operand::from).collect();
         vec![Some(bind1(self.clone(), &ops))]
     }
     fn vjp(
         &self,
-        p: &[Arg],
+        p: &[Operand],
         _: &[Array],
         cts: &[Option<Array>],
         _wanted: &[bool],
@@ -395,7 +386,7 @@ impl Primitive for Concatenate {
                         limit,
                         strides,
                     },
-                    &[Operand::Array(g)],
+                    &[Operand::from(g)],
                 ))
             })
             .collect()
@@ -419,14 +410,14 @@ impl Primitive for Concatenate {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        let (xs, b) = crate::interpreters::batching::align(args, dims, axis_size);
-        let ops: Vec<Operand> = xs.iter().map(Operand::Array).collect();
+        let (xs, b) = align(args, dims, axis_size);
+        let ops: Vec<Operand> = xs.iter().map(Operand::from).collect();
         let prim = Concatenate {
-            axis: crate::interpreters::batching::shift_axis(self.axis, b),
+            axis: shift_axis(self.axis, b),
         };
         (vec![bind1(prim, &ops)], vec![Some(b)])
     }
@@ -476,7 +467,7 @@ impl Primitive for Slice {
     linear_jvp!();
     fn vjp(
         &self,
-        p: &[Arg],
+        p: &[Operand],
         outs: &[Array],
         cts: &[Option<Array>],
         _wanted: &[bool],
@@ -484,7 +475,7 @@ impl Primitive for Slice {
         let Some(g) = &cts[0] else { return vec![None] };
         let a = p[0].aval();
         if outs[0].size() == 0 {
-            return vec![Some(zeros(&a))];
+            return vec![Some(zeros_like_aval(&a))];
         }
         // Put each element back where it came from: pad with the start before, stride - 1
         // between, and what is left after.
@@ -496,19 +487,14 @@ impl Primitive for Slice {
                 a.shape[i] as i64 - (self.start[i] as i64 + (m - 1) * self.strides[i] as i64 + 1)
             })
             .collect();
-        let zero = crate::core::ir::Literal {
-            value: crate::core::ir::LitValue::Float(0.0),
-            dtype: DType::F64,
-            weak: false,
-        }
-        .cast(a.dtype, false);
+        let zero = Literal::from_f64(0.0, a.dtype, false);
         vec![Some(bind1(
             Pad {
                 low,
                 high,
                 interior,
             },
-            &[Operand::Array(g), Operand::Lit(zero)],
+            &[Operand::from(g), Operand::Lit(zero)],
         ))]
     }
     fn lower(
@@ -535,7 +521,7 @@ impl Primitive for Slice {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
@@ -545,7 +531,7 @@ impl Primitive for Slice {
         prim.start.insert(b, 0);
         prim.limit.insert(b, axis_size);
         prim.strides.insert(b, 1);
-        (vec![bind1(prim, &[args[0].operand()])], vec![Some(b)])
+        (vec![bind1(prim, &[args[0].borrowed()])], vec![Some(b)])
     }
     as_any!();
 }
@@ -593,7 +579,7 @@ impl Primitive for Pad {
         }
         Ok(vec![a.with_shape(shape)])
     }
-    fn jvp(&self, p: &[Arg], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         if t[0].is_none() && t[1].is_none() {
             return vec![None];
         }
@@ -601,12 +587,12 @@ impl Primitive for Pad {
         let tv = or_zeros(&t[1], &p[1].aval());
         vec![Some(bind1(
             self.clone(),
-            &[Operand::Array(&tx), Operand::Array(&tv)],
+            &[Operand::from(&tx), Operand::from(&tv)],
         ))]
     }
     fn vjp(
         &self,
-        p: &[Arg],
+        p: &[Operand],
         _: &[Array],
         cts: &[Option<Array>],
         wanted: &[bool],
@@ -618,19 +604,14 @@ impl Primitive for Pad {
         // Undo the edges (a negative edge was a crop: pad it back with zeros), then take every
         // (interior + 1)-th element.
         let neg = |v: &[i64]| v.iter().map(|x| -x).collect::<Vec<_>>();
-        let zero = crate::core::ir::Literal {
-            value: crate::core::ir::LitValue::Float(0.0),
-            dtype: DType::F64,
-            weak: false,
-        }
-        .cast(a.dtype, false);
+        let zero = Literal::from_f64(0.0, a.dtype, false);
         let unpadded = bind1(
             Pad {
                 low: neg(&self.low),
                 high: neg(&self.high),
                 interior: vec![0; a.rank()],
             },
-            &[Operand::Array(g), Operand::Lit(zero)],
+            &[Operand::from(g), Operand::Lit(zero)],
         );
         let strides: Vec<usize> = self.interior.iter().map(|&i| i as usize + 1).collect();
         let ct_x = bind1(
@@ -639,7 +620,7 @@ impl Primitive for Pad {
                 limit: unpadded.shape().to_vec(),
                 strides,
             },
-            &[Operand::Array(&unpadded)],
+            &[Operand::from(&unpadded)],
         );
         let ct_v = wanted[1].then(|| g.sum(None, false) - ct_x.sum(None, false));
         vec![Some(ct_x), ct_v]
@@ -667,7 +648,7 @@ impl Primitive for Pad {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
@@ -678,23 +659,14 @@ impl Primitive for Pad {
         prim.high.insert(b, 0);
         prim.interior.insert(b, 0);
         if dims[1].is_none() {
-            let y = bind1(prim, &[x.operand(), value.operand()]);
+            let y = bind1(prim, &[x.borrowed(), value.borrowed()]);
             return (vec![y], vec![Some(b)]);
         }
         // A padding value per example: pad with zeros, then select each example's value
         // where a padded mask of ones says the element is padding.
-        let x = crate::interpreters::batching::move_bdim(x, dims[0], b, axis_size);
-        let lit = |v: f64, dtype: DType| {
-            Operand::Lit(
-                crate::core::ir::Literal {
-                    value: crate::core::ir::LitValue::Float(v),
-                    dtype: DType::F64,
-                    weak: false,
-                }
-                .cast(dtype, false),
-            )
-        };
-        let padded = bind1(prim.clone(), &[Operand::Array(&x), lit(0.0, x.dtype())]);
+        let x = move_bdim(x, dims[0], b, axis_size);
+        let lit = |v: f64, dtype: DType| Operand::Lit(Literal::from_f64(v, dtype, false));
+        let padded = bind1(prim.clone(), &[Operand::from(&x), lit(0.0, x.dtype())]);
         let ones = bind1(
             BroadcastInDim {
                 shape: x.shape().to_vec(),
@@ -702,21 +674,21 @@ impl Primitive for Pad {
             },
             &[lit(1.0, DType::Bool)],
         );
-        let inside = bind1(prim, &[Operand::Array(&ones), lit(0.0, DType::Bool)]);
-        let v = crate::interpreters::batching::move_bdim(value, dims[1], 0, axis_size);
+        let inside = bind1(prim, &[Operand::from(&ones), lit(0.0, DType::Bool)]);
+        let v = move_bdim(value, dims[1], 0, axis_size);
         let v = bind1(
             BroadcastInDim {
                 shape: padded.shape().to_vec(),
                 dims: vec![b],
             },
-            &[Operand::Array(&v)],
+            &[Operand::from(&v)],
         );
         let y = bind1(
             super::Select,
             &[
-                Operand::Array(&inside),
-                Operand::Array(&padded),
-                Operand::Array(&v),
+                Operand::from(&inside),
+                Operand::from(&padded),
+                Operand::from(&v),
             ],
         );
         (vec![y], vec![Some(b)])
@@ -751,14 +723,14 @@ impl Primitive for Rev {
     linear_jvp!();
     fn vjp(
         &self,
-        _: &[Arg],
+        _: &[Operand],
         _: &[Array],
         cts: &[Option<Array>],
         _wanted: &[bool],
     ) -> Vec<Option<Array>> {
         vec![cts[0]
             .as_ref()
-            .map(|g| bind1(self.clone(), &[Operand::Array(g)]))]
+            .map(|g| bind1(self.clone(), &[Operand::from(g)]))]
     }
     fn lower(
         &self,
@@ -781,19 +753,15 @@ impl Primitive for Rev {
     }
     fn batch(
         &self,
-        args: &[Arg],
+        args: &[Operand],
         dims: &[Option<usize>],
         _: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
         let b = dims[0].expect("the operand is batched");
         let prim = Rev {
-            dims: self
-                .dims
-                .iter()
-                .map(|&d| crate::interpreters::batching::shift_axis(d, b))
-                .collect(),
+            dims: self.dims.iter().map(|&d| shift_axis(d, b)).collect(),
         };
-        (vec![bind1(prim, &[args[0].operand()])], vec![Some(b)])
+        (vec![bind1(prim, &[args[0].borrowed()])], vec![Some(b)])
     }
     as_any!();
 }
@@ -831,12 +799,12 @@ impl Primitive for Iota {
         }
         Ok(vec![Aval::new(self.shape.clone(), self.dtype)])
     }
-    fn jvp(&self, _: &[Arg], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, _: &[Operand], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![None]
     }
     fn vjp(
         &self,
-        _: &[Arg],
+        _: &[Operand],
         _: &[Array],
         _: &[Option<Array>],
         _wanted: &[bool],
@@ -852,7 +820,12 @@ impl Primitive for Iota {
             &out[0],
         )]
     }
-    fn batch(&self, _: &[Arg], _: &[Option<usize>], _: usize) -> (Vec<Array>, Vec<Option<usize>>) {
+    fn batch(
+        &self,
+        _: &[Operand],
+        _: &[Option<usize>],
+        _: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
         // No operands, so nothing to batch: the same values for every example.
         (vec![bind1(self.clone(), &[])], vec![None])
     }

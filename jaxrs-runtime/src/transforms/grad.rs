@@ -60,7 +60,7 @@ pub fn jvp<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, primals: &A, tangents: &A) 
     let out_t: Vec<Array> = out_t
         .into_iter()
         .zip(&outs)
-        .map(|(t, o)| t.unwrap_or_else(|| crate::interpreters::ad::zeros(o.aval())))
+        .map(|(t, o)| t.unwrap_or_else(|| crate::interpreters::ad::zeros_like_aval(o.aval())))
         .collect();
     (rebuild(&out_def, outs), rebuild(&out_def, out_t))
 }
@@ -94,7 +94,7 @@ impl<A: Tree> Pullback<A> {
         let grads = grads
             .into_iter()
             .zip(&self.in_avals)
-            .map(|(g, a)| g.unwrap_or_else(|| crate::interpreters::ad::zeros(a)))
+            .map(|(g, a)| g.unwrap_or_else(|| crate::interpreters::ad::zeros_like_aval(a)))
             .collect();
         rebuild(&self.in_def, grads)
     }
@@ -161,12 +161,12 @@ fn value_aux_and_grad<A: Tree, X: Tree>(
     let (outs, linearized) = linearize_jaxpr(closed.jaxpr, &closed.consts, &leaves);
     check_scalar_loss(&outs[0], what, loc);
     let mut cts: Vec<Option<Array>> = vec![None; outs.len()];
-    cts[0] = Some(crate::interpreters::ad::filled(outs[0].aval(), 1.0));
+    cts[0] = Some(crate::interpreters::ad::full_like_aval(outs[0].aval(), 1.0));
     let grads = linearized.backward(&cts);
     let grads: Vec<Array> = grads
         .into_iter()
         .zip(&in_avals)
-        .map(|(g, a)| g.unwrap_or_else(|| crate::interpreters::ad::zeros(a)))
+        .map(|(g, a)| g.unwrap_or_else(|| crate::interpreters::ad::zeros_like_aval(a)))
         .collect();
     let (loss, aux): (Array, X) = rebuild(&out_def, outs);
     ((loss, aux), rebuild(&in_def, grads))
@@ -412,7 +412,8 @@ pub struct CustomVjp<Fwd, Bwd> {
 
 /// `jax.custom_vjp`: `fwd(args) -> (output, residuals)` computes the function and what its
 /// derivative needs; `bwd(residuals, output_cotangent) -> args_cotangent` is the derivative.
-/// Use it where the stock rules would be unstable or wasteful (see [`crate::core::array::Array::norm`]).
+/// Use it where the stock rules would be unstable or wasteful (a gradient clip, a norm whose
+/// gradient at 0 should be 0). It is reverse mode only, as in JAX.
 ///
 /// ```
 /// use jaxrs::prelude::*;
@@ -486,7 +487,7 @@ impl<Fwd, Bwd> CustomVjp<Fwd, Bwd> {
             .consts
             .iter()
             .chain(&leaves)
-            .map(crate::core::trace::Operand::Array)
+            .map(crate::core::trace::Operand::from)
             .collect();
         let mut outs =
             crate::core::trace::bind_at(std::sync::Arc::new(prim), &operands, Location::caller());

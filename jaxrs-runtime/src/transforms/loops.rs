@@ -193,7 +193,7 @@ pub fn scan_with<C: Tree, X: Tree, Y: Tree>(
         .iter()
         .chain(&carry)
         .chain(&xs)
-        .map(Operand::Array)
+        .map(Operand::from)
         .collect();
     let mut outs = bind_at(Arc::new(prim), &operands, loc);
     let ys = outs.split_off(nk);
@@ -277,7 +277,7 @@ pub fn while_loop<C: Tree>(cond: impl Fn(&C) -> Array, body: impl Fn(C) -> C, in
         .iter()
         .chain(&body_j.consts)
         .chain(&carry)
-        .map(Operand::Array)
+        .map(Operand::from)
         .collect();
     rebuild("while_loop", &cdef, bind_at(Arc::new(prim), &operands, loc))
 }
@@ -365,7 +365,7 @@ pub fn switch<A: Tree, R: Tree>(index: &Array, branches: &[&dyn Fn(A) -> R], ope
             .collect(),
         branch_consts: counts,
     };
-    let operands: Vec<Operand> = ops.iter().map(Operand::Array).collect();
+    let operands: Vec<Operand> = ops.iter().map(Operand::from).collect();
     let outs = bind_at(Arc::new(prim), &operands, loc);
     rebuild("switch", &first.expect("a branch").0, outs)
 }

@@ -6,51 +6,11 @@
 use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::trace::{bind1, bind_at, trace_to_jaxpr, Operand};
+pub use crate::higher_order::remat::RematPolicy;
 use crate::higher_order::remat::{CheckpointName, RematCall};
 use crate::tree::{try_tree_unflatten, Tree};
-use std::fmt;
 use std::panic::Location;
 use std::sync::Arc;
-
-/// What a rematerialised function keeps from its forward pass for the backward one; the rest
-/// is recomputed. Like `jax.checkpoint_policies`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub enum RematPolicy {
-    /// Keep nothing but the inputs: recompute every intermediate value (the default, JAX's
-    /// `nothing_saveable`).
-    #[default]
-    NothingSaveable,
-    /// Keep the results of matrix products (`dot_general`), recompute the cheap elementwise
-    /// work around them (`dots_saveable`).
-    DotsSaveable,
-    /// Keep everything: plain reverse mode, nothing recomputed (`everything_saveable`).
-    EverythingSaveable,
-    /// Keep the values marked with [`checkpoint_name`] under one of these names
-    /// (`save_only_these_names`).
-    SaveOnlyTheseNames(Vec<String>),
-}
-
-impl RematPolicy {
-    /// [`RematPolicy::SaveOnlyTheseNames`] from any list of names.
-    pub fn save_only_these_names<S: Into<String>>(
-        names: impl IntoIterator<Item = S>,
-    ) -> RematPolicy {
-        RematPolicy::SaveOnlyTheseNames(names.into_iter().map(Into::into).collect())
-    }
-}
-
-impl fmt::Display for RematPolicy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RematPolicy::NothingSaveable => f.write_str("nothing_saveable"),
-            RematPolicy::DotsSaveable => f.write_str("dots_saveable"),
-            RematPolicy::EverythingSaveable => f.write_str("everything_saveable"),
-            RematPolicy::SaveOnlyTheseNames(names) => {
-                write!(f, "save_only_these_names({})", names.join(", "))
-            }
-        }
-    }
-}
 
 /// A rematerialised function; see [`remat`].
 #[derive(Clone)]
@@ -153,7 +113,7 @@ pub fn remat_call<A: Tree, AT: Tree, R: Tree>(
         .consts
         .iter()
         .chain(&leaves)
-        .map(Operand::Array)
+        .map(Operand::from)
         .collect();
     let outs = bind_at(Arc::new(prim), &operands, loc);
     let out_def = out_def.expect("traced");
@@ -186,6 +146,6 @@ pub fn checkpoint_name(x: &Array, name: &str) -> Array {
         CheckpointName {
             name: name.to_string(),
         },
-        &[Operand::Array(x)],
+        &[Operand::from(x)],
     )
 }

@@ -6,10 +6,9 @@
 use crate::aval::{normalize_axis, Aval};
 use crate::core::array::Array;
 use crate::core::trace::trace_to_jaxpr;
+use crate::core::trace::Operand;
 use crate::interpreters::batching::{batch_jaxpr, move_bdim, moveaxis};
-use crate::ops::Arg;
 use crate::tree::{try_tree_unflatten, Tree, TreeDef};
-use std::borrow::Cow;
 use std::fmt::Write;
 use std::panic::Location;
 
@@ -468,7 +467,7 @@ fn vmap_call_at<A: Tree, R: Tree>(
             };
             match d {
                 Some(d) => moveaxis(&o, d, w),
-                None => move_bdim(&Arg::Array(Cow::Borrowed(&o)), None, w, size),
+                None => move_bdim(&Operand::from(&o), None, w, size),
             }
         })
         .collect();
