@@ -4,7 +4,7 @@
 
 use crate::aval::Aval;
 use crate::core::array::Array;
-use crate::core::trace::trace_to_jaxpr;
+use crate::core::trace::{trace_to_jaxpr, At};
 use crate::interpreters::ad::{jvp_jaxpr, linearize_jaxpr, Linearized};
 use crate::tree::{try_tree_unflatten, Tree, TreeDef};
 use std::panic::Location;
@@ -118,11 +118,10 @@ pub fn vjp<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, primals: &A) -> (R, Pullbac
 fn check_scalar_loss(loss: &Array, what: &str, loc: &Location<'_>) {
     if loss.rank() != 0 || !loss.dtype().is_float() {
         panic!(
-            "{what}: the function must return a real scalar (a 0-d float array), but it returned {} at {}:{}; \
+            "{what}: the function must return a real scalar (a 0-d float array), but it returned {} {}; \
              reduce it first (e.g. `.sum(None, false)` or `.mean(None, false)`), or use vjp",
             loss.aval(),
-            loc.file(),
-            loc.line()
+            At::line(loc)
         );
     }
 }
@@ -140,10 +139,9 @@ fn value_aux_and_grad<A: Tree, X: Tree>(
     if let Some(l) = leaves.iter().find(|l| !l.dtype().is_float()) {
         panic!(
             "{what}: cannot differentiate with respect to a {} input (only floating-point values have \
-             gradients); pass it through a closure or choose the argnums to differentiate, at {}:{}",
+             gradients); pass it through a closure or choose the argnums to differentiate, {}",
             l.aval(),
-            loc.file(),
-            loc.line()
+            At::line(loc)
         );
     }
     let in_avals: Vec<Aval> = leaves.iter().map(|l| l.aval().clone()).collect();

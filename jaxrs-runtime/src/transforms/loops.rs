@@ -8,7 +8,7 @@
 
 use crate::aval::Aval;
 use crate::core::array::Array;
-use crate::core::trace::{bind_at, trace_to_jaxpr, Operand};
+use crate::core::trace::{bind_at, trace_to_jaxpr, At, Operand};
 use crate::dtype::DType;
 use crate::higher_order::control::close_over_consts;
 use crate::higher_order::control::{Cond, Scan, While};
@@ -52,18 +52,13 @@ fn check_same(
 ) {
     if old_def != new_def {
         panic!(
-            "{what}: the structure changed from {old_def} to {new_def} at {}:{}",
-            loc.file(),
-            loc.line()
+            "{what}: the structure changed from {old_def} to {new_def} {}",
+            At::line(loc)
         );
     }
     for ((path, a), b) in leaf_paths(old_def, "carry").into_iter().zip(old).zip(new) {
         if !a.same_type(b) {
-            panic!(
-                "{what}: {path} changed from {a} to {b} at {}:{}",
-                loc.file(),
-                loc.line()
-            );
+            panic!("{what}: {path} changed from {a} to {b} {}", At::line(loc));
         }
     }
 }
@@ -100,28 +95,25 @@ pub fn scan_with<C: Tree, X: Tree, Y: Tree>(
     for (path, x) in leaf_paths(&xdef, "xs").into_iter().zip(&xs) {
         let n = *x.shape().first().unwrap_or_else(|| {
             panic!(
-                "scan: {path} is a scalar ({}); scanned inputs need a leading axis, at {}:{}",
+                "scan: {path} is a scalar ({}); scanned inputs need a leading axis, {}",
                 x.aval(),
-                loc.file(),
-                loc.line()
+                At::line(loc)
             )
         });
         match length {
             None => length = Some(n),
             Some(l) if l != n => panic!(
-                "scan: {path} has {n} steps along its leading axis but the scan has {l} ({}), at {}:{}",
+                "scan: {path} has {n} steps along its leading axis but the scan has {l} ({}), {}",
                 x.aval(),
-                loc.file(),
-                loc.line()
+                At::line(loc)
             ),
             _ => {}
         }
     }
     let length = length.unwrap_or_else(|| {
         panic!(
-            "scan: no xs to scan over; give ScanOptions::length, at {}:{}",
-            loc.file(),
-            loc.line()
+            "scan: no xs to scan over; give ScanOptions::length, {}",
+            At::line(loc)
         )
     });
     let carry_avals: Vec<Aval> = carry.iter().map(|c| c.aval().clone()).collect();
@@ -201,10 +193,9 @@ pub fn while_loop<C: Tree>(cond: impl Fn(&C) -> Array, body: impl Fn(C) -> C, in
         let p = cond(&c);
         if p.rank() != 0 || p.dtype() != DType::Bool {
             panic!(
-                "while_loop: the condition must return a bool scalar, not {}, at {}:{}",
+                "while_loop: the condition must return a bool scalar, not {}, {}",
                 p.aval(),
-                loc.file(),
-                loc.line()
+                At::line(loc)
             );
         }
         vec![p]
@@ -246,14 +237,13 @@ pub fn while_loop<C: Tree>(cond: impl Fn(&C) -> Array, body: impl Fn(C) -> C, in
 pub fn switch<A: Tree, R: Tree>(index: &Array, branches: &[&dyn Fn(A) -> R], operands: A) -> R {
     let loc = Location::caller();
     if branches.is_empty() {
-        panic!("switch: no branches, at {}:{}", loc.file(), loc.line());
+        panic!("switch: no branches, {}", At::line(loc));
     }
     if index.rank() != 0 || !(index.dtype().is_int() || index.dtype() == DType::Bool) {
         panic!(
-            "switch: the index must be an integer scalar, not {}, at {}:{}",
+            "switch: the index must be an integer scalar, not {}, {}",
             index.aval(),
-            loc.file(),
-            loc.line()
+            At::line(loc)
         );
     }
     let (leaves, def) = operands.flatten();
@@ -275,14 +265,13 @@ pub fn switch<A: Tree, R: Tree>(index: &Array, branches: &[&dyn Fn(A) -> R], ope
             Some((d0, a0)) => {
                 if *d0 != d {
                     panic!(
-                        "switch: branch {k} returns {d} but branch 0 returns {d0}, at {}:{}",
-                        loc.file(),
-                        loc.line()
+                        "switch: branch {k} returns {d} but branch 0 returns {d0}, {}",
+                        At::line(loc)
                     );
                 }
                 for ((path, x), y) in leaf_paths(d0, "output").into_iter().zip(a0).zip(&out_avals) {
                     if !x.same_type(y) {
-                        panic!("switch: branch {k} returns {y} for {path} but branch 0 returns {x}, at {}:{}", loc.file(), loc.line());
+                        panic!("switch: branch {k} returns {y} for {path} but branch 0 returns {x}, {}", At::line(loc));
                     }
                 }
             }

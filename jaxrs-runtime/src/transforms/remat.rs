@@ -5,7 +5,7 @@
 
 use crate::aval::Aval;
 use crate::core::array::Array;
-use crate::core::trace::{bind1, bind_at, trace_to_jaxpr, Operand};
+use crate::core::trace::{bind1, bind_at, trace_to_jaxpr, At, Operand};
 use crate::higher_order::remat::{CheckpointName, RematCall};
 use crate::tree::{try_tree_unflatten, Tree};
 use std::fmt;
@@ -119,7 +119,7 @@ pub fn remat_call<A: Tree, AT: Tree, R: Tree>(
     let mut out_def = None;
     let closed = trace_to_jaxpr(&avals, |tracers| {
         let a: AT = try_tree_unflatten(&in_def, tracers).unwrap_or_else(|e| {
-            panic!("remat at {}:{}: {e}", loc.file(), loc.line());
+            panic!("remat {}: {e}", At::line(loc));
         });
         let (outs, def) = body(a).flatten();
         out_def = Some(def);
@@ -145,8 +145,7 @@ pub fn remat_call<A: Tree, AT: Tree, R: Tree>(
         .collect();
     let outs = bind_at(Arc::new(prim), &operands, loc);
     let out_def = out_def.expect("traced");
-    try_tree_unflatten(&out_def, outs)
-        .unwrap_or_else(|e| panic!("remat at {}:{}: {e}", loc.file(), loc.line()))
+    try_tree_unflatten(&out_def, outs).unwrap_or_else(|e| panic!("remat {}: {e}", At::line(loc)))
 }
 
 /// `jax.ad_checkpoint.checkpoint_name`: `x` itself, marked with `name`, so that
