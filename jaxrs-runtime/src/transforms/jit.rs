@@ -10,8 +10,9 @@ use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::client::{client, fail};
 use crate::core::lower::{lower_jaxpr, LowerOptions};
-use crate::core::trace::{is_tracing, trace_to_jaxpr};
+use crate::core::trace::is_tracing;
 use crate::pjrt::{Buffer, CompileOptions, LoadedExecutable};
+use crate::transforms::traced::{rebuild, trace_tree};
 use crate::tree::{leaf_paths, Tree, TreeDef};
 use std::any::Any;
 use std::fmt::Debug;
@@ -268,9 +269,11 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
     if is_tracing() || leaves.iter().any(|l| !l.is_concrete()) {
         // Inside another transformation: run the body on its tracers (it is inlined into the
         // enclosing trace, which is compiled as a whole).
-        let mut it = leaves.into_iter();
-        let d = unflatten_or_panic::<DT>(site, &dd, &mut it);
-        let k = unflatten_or_panic::<KT>(site, &kd, &mut it);
+        let (d, k): (DT, KT) = rebuild(
+            format_args!("jit `{}`", site.name()),
+            &TreeDef::Tuple(vec![dd, kd]),
+            leaves,
+        );
         return body(d, k, &statics);
     }
 
@@ -308,8 +311,11 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         .zip(&entry.out_avals)
         .map(|(b, a)| Array::from_buffer(b, a.clone()))
         .collect();
-    crate::tree::try_tree_unflatten(&entry.out_def, arrays)
-        .unwrap_or_else(|e| panic!("jit `{}`: cannot rebuild the result: {e}", site.name()))
+    rebuild(
+        format_args!("jit `{}`: cannot rebuild the result", site.name()),
+        &entry.out_def,
+        arrays,
+    )
 }
 
 fn lookup<S: StaticArgs>(
@@ -328,14 +334,6 @@ fn lookup<S: StaticArgs>(
         .cloned()
 }
 
-fn unflatten_or_panic<T: Tree>(
-    site: &JitSite,
-    def: &TreeDef,
-    it: &mut dyn Iterator<Item = Array>,
-) -> T {
-    T::unflatten_from(def, it).unwrap_or_else(|e| panic!("jit `{}`: {e}", site.name()))
-}
-
 #[allow(clippy::too_many_arguments)]
 fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
     site: &JitSite,
@@ -349,15 +347,12 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
     let cache = site.cache();
     let in_avals: Vec<Aval> = leaves.iter().map(|l| l.aval().clone()).collect();
     let explanation = explain_miss(site, cache, &dd, &kd, &in_avals, &statics);
-    let mut out_def = None;
-    let closed = trace_to_jaxpr(&in_avals, |tracers| {
-        let mut it = tracers.into_iter();
-        let d = unflatten_or_panic::<DT>(site, &dd, &mut it);
-        let k = unflatten_or_panic::<KT>(site, &kd, &mut it);
-        let (outs, def) = body(d, k, &statics).flatten();
-        out_def = Some(def);
-        outs
-    });
+    let (closed, out_def) = trace_tree(
+        format_args!("jit `{}`", site.name()),
+        &TreeDef::Tuple(vec![dd.clone(), kd.clone()]),
+        &in_avals,
+        |(d, k): (DT, KT)| body(d, k, &statics),
+    );
     let mut donated = vec![false; closed.consts.len()];
     donated.extend((0..leaves.len()).map(|i| i < num_donated));
     let text = lower_jaxpr(
@@ -391,7 +386,7 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         statics: Box::new(statics),
         exe,
         consts: closed.consts,
-        out_def: out_def.expect("traced"),
+        out_def,
     });
     cache
         .entries

@@ -9,4 +9,5 @@ pub mod inspect;
 pub mod jit;
 pub mod loops;
 pub mod remat;
+mod traced;
 pub mod vmap;

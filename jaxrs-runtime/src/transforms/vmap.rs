@@ -5,10 +5,11 @@
 
 use crate::aval::{normalize_axis, Aval};
 use crate::core::array::Array;
-use crate::core::trace::{trace_to_jaxpr, At};
+use crate::core::trace::At;
 use crate::interpreters::batching::{batch_jaxpr, move_bdim, moveaxis};
 use crate::ops::Arg;
-use crate::tree::{try_tree_unflatten, Tree, TreeDef};
+use crate::transforms::traced::{rebuild, trace_leaves, worded};
+use crate::tree::{Tree, TreeDef};
 use std::borrow::Cow;
 use std::fmt::Write;
 use std::panic::Location;
@@ -392,8 +393,8 @@ fn vmap_call_at<A: Tree, R: Tree>(
             aval
         })
         .collect();
-    let mut out_def = None;
-    let closed = trace_to_jaxpr(&per_example, |tracers| {
+    // Not `trace_tree`: the argument is rebuilt from the tracers and the unmapped leaves.
+    let (closed, out_def) = trace_leaves(&per_example, |tracers| {
         let mut tracers = tracers.into_iter();
         let example: Vec<Array> = leaves
             .iter()
@@ -403,14 +404,10 @@ fn vmap_call_at<A: Tree, R: Tree>(
                 None => l.clone(),
             })
             .collect();
-        let a: A =
-            try_tree_unflatten(&def, example).unwrap_or_else(|e| panic!("{head}: {e} {}", at));
-        let (outs, d) = f(a).flatten();
-        out_def = Some(d);
-        outs
+        let a: A = rebuild(worded(|e| format!("{head}: {e} {at}")), &def, example);
+        f(a)
     });
     drop(leaves);
-    let out_def = out_def.expect("traced");
     let (outs, out_dims) = batch_jaxpr(
         &closed.jaxpr,
         &closed.consts,
@@ -457,8 +454,11 @@ fn vmap_call_at<A: Tree, R: Tree>(
             }
         })
         .collect();
-    try_tree_unflatten(&out_def, outs)
-        .unwrap_or_else(|e| panic!("{head}: cannot rebuild the result: {e} {}", at))
+    rebuild(
+        worded(|e| format!("{head}: cannot rebuild the result: {e} {at}")),
+        &out_def,
+        outs,
+    )
 }
 
 /// Vectorizes `f` over a batch, like `jax.vmap`: the result maps `f` over the examples
