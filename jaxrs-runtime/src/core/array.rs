@@ -3,6 +3,7 @@
 use crate::aval::Aval;
 use crate::core::client::{client, fail};
 use crate::core::ir::{LitValue, Literal, Var};
+use crate::core::trace::At;
 use crate::dtype::DType;
 use crate::dtype::Element;
 use crate::error::Error;
@@ -113,10 +114,9 @@ impl Array {
         if data.len() != n {
             let loc = std::panic::Location::caller();
             panic!(
-                "from_slice: {} elements do not fill shape {shape:?} ({n} elements) at {}:{}",
+                "from_slice: {} elements do not fill shape {shape:?} ({n} elements) {}",
                 data.len(),
-                loc.file(),
-                loc.line()
+                At::line(loc)
             );
         }
         Array::from_host_bytes(as_bytes(data), Aval::new(shape.to_vec(), T::DTYPE))
@@ -329,11 +329,10 @@ impl Array {
             Repr::Traced(t) => {
                 let loc = std::panic::Location::caller();
                 panic!(
-                    "{what}: this array is traced ({}), it has no value yet at {}:{}. Values exist only \
+                    "{what}: this array is traced ({}), it has no value yet {}. Values exist only \
                      outside jit/grad/vmap; return the array from the transformed function instead",
                     t.aval,
-                    loc.file(),
-                    loc.line()
+                    At::line(loc)
                 )
             }
         }
@@ -354,11 +353,10 @@ impl Array {
         if T::DTYPE != c.aval.dtype {
             let loc = std::panic::Location::caller();
             panic!(
-                "to_vec: the array is {} but {} was asked for (use astype first) at {}:{}",
+                "to_vec: the array is {} but {} was asked for (use astype first) {}",
                 c.aval.dtype.name(),
                 T::DTYPE.name(),
-                loc.file(),
-                loc.line()
+                At::line(loc)
             );
         }
         let n = c.aval.size();
@@ -376,10 +374,9 @@ impl Array {
         if n != 1 {
             let loc = std::panic::Location::caller();
             panic!(
-                "item: the array has {n} elements ({}), not one, at {}:{}",
+                "item: the array has {n} elements ({}), not one, {}",
                 self.aval(),
-                loc.file(),
-                loc.line()
+                At::line(loc)
             );
         }
         self.to_vec::<T>()[0]

@@ -90,12 +90,44 @@ pub fn is_tracing() -> bool {
 #[track_caller]
 pub fn op_error(op: &str, msg: &str, avals: &[Aval], loc: &Location<'_>) -> ! {
     panic!(
-        "{op}: {msg} (operands: {}) at {}:{}:{}",
+        "{op}: {msg} (operands: {}) {}",
         avals_to_string(avals),
-        loc.file(),
-        loc.line(),
-        loc.column()
+        At::column(loc)
     )
+}
+
+/// The user's source line as error messages end: `at file:line` ([`At::line`]) or
+/// `at file:line:col` ([`At::column`]), written in one place so every message points alike.
+///
+/// ```ignore
+/// panic!("switch: no branches, {}", At::line(loc));
+/// ```
+#[derive(Clone, Copy)]
+pub struct At<'a> {
+    loc: &'a Location<'a>,
+    column: bool,
+}
+
+impl<'a> At<'a> {
+    /// `at file:line`.
+    pub fn line(loc: &'a Location<'a>) -> At<'a> {
+        At { loc, column: false }
+    }
+
+    /// `at file:line:col`.
+    pub fn column(loc: &'a Location<'a>) -> At<'a> {
+        At { loc, column: true }
+    }
+}
+
+impl std::fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "at {}:{}", self.loc.file(), self.loc.line())?;
+        if self.column {
+            write!(f, ":{}", self.loc.column())?;
+        }
+        Ok(())
+    }
 }
 
 /// Applies a primitive: records it in the innermost trace, or runs it now when none is open.

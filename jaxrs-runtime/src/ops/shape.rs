@@ -5,7 +5,7 @@ use super::{axes_of, axis_of, Dims, IntoArg};
 use crate::aval::{broadcast_shapes, normalize_axis};
 use crate::core::array::Array;
 use crate::core::ir::Literal;
-use crate::core::trace::{bind1, op_error, Operand};
+use crate::core::trace::{bind1, op_error, At, Operand};
 use crate::dtype::DType;
 use crate::prims::{BroadcastInDim, Concatenate, Iota, Pad, Reshape, Rev, Slice, Transpose};
 use std::panic::Location;
@@ -178,13 +178,9 @@ impl Array {
     #[track_caller]
     pub fn concatenate(arrays: &[Array], axis: i64) -> Array {
         let loc = Location::caller();
-        let first = arrays.first().unwrap_or_else(|| {
-            panic!(
-                "concatenate: no arrays given at {}:{}",
-                loc.file(),
-                loc.line()
-            )
-        });
+        let first = arrays
+            .first()
+            .unwrap_or_else(|| panic!("concatenate: no arrays given {}", At::line(loc)));
         let axis = axis_of("concatenate", axis, first);
         let dtype = arrays
             .iter()

@@ -1,11 +1,8 @@
 //! `Client` (owns a `PJRT_Client`) and `Device` (a client's device, by reference).
 
 use super::api::Api;
-use super::buffer::Buffer;
-use super::executable::LoadedExecutable;
-use super::options::CompileOptions;
 use super::sys;
-use crate::dtype::DType;
+use super::util::{raw_slice, string_from};
 use crate::error::Error;
 use crate::error::ErrorCode;
 use crate::error::Result;
@@ -15,8 +12,8 @@ use std::sync::{Arc, Mutex, Weak};
 
 /// A PJRT client: the devices of one plugin, and the factory of buffers and executables.
 ///
-/// Dropped when the last `Arc` goes; every [`Buffer`] and [`LoadedExecutable`] holds one, so
-/// the client outlives them.
+/// Dropped when the last `Arc` goes; every `Buffer` and `LoadedExecutable` holds one, so the
+/// client outlives them.
 pub struct Client {
     api: Arc<Api>,
     raw: NonNull<sys::PJRT_Client>,
@@ -38,15 +35,8 @@ impl std::fmt::Debug for Client {
     }
 }
 
-/// How host data is handed to `PJRT_Client_BufferFromHostBuffer`.
-///
-/// `kImmutableOnlyDuringCall`: the plugin copies during the call, so the caller's bytes may be
-/// freed on return and there is no event to wait for. Zero-copy would be faster for large
-/// arrays (1.3 vs 4.9 µs for tiny ones) but needs the bytes to outlive the buffer (its
-/// `done_with_host_buffer` event fires only at `Buffer_Destroy`: awaiting it before deadlocks).
-const HOST_BUFFER_SEMANTICS: sys::PJRT_HostBufferSemantics =
-    sys::PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
-
+// `buffer_from_host` is in `buffer.rs` and `compile` in `executable.rs`: those modules import
+// this one, so this one imports neither.
 impl Client {
     /// Creates a client. `cpu_device_count` is passed as the create option `cpu_device_count`
     /// (int64) only when `Some` (a CPU plugin's option; others may reject it).
@@ -126,123 +116,6 @@ impl Client {
     /// The device of ours with this raw pointer.
     pub(crate) fn device_of(&self, raw: *mut sys::PJRT_Device) -> Option<Device> {
         self.devices.iter().copied().find(|d| d.raw == raw)
-    }
-
-    /// Uploads a dense row-major host array to `device`.
-    ///
-    /// `bytes.len()` must be `product(dims) * dtype.size_in_bytes()`; otherwise nothing is
-    /// sent to the plugin and the error is [`Error::Pjrt`] with `InvalidArgument`. The plugin
-    /// copies during the call: `bytes` may be freed or reused as soon as this returns.
-    pub fn buffer_from_host(
-        &self,
-        bytes: &[u8],
-        dtype: DType,
-        dims: &[i64],
-        device: &Device,
-    ) -> Result<Buffer> {
-        const CTX: &str = "PJRT_Client_BufferFromHostBuffer";
-        let expected = dense_size(dtype, dims).ok_or_else(|| {
-            invalid(
-                CTX,
-                format!("invalid dimensions {dims:?} for a {} array", dtype.name()),
-            )
-        })?;
-        if bytes.len() != expected {
-            return Err(invalid(
-                CTX,
-                format!(
-                    "{} bytes given for a {}{dims:?} array, which needs {expected}",
-                    bytes.len(),
-                    dtype.name()
-                ),
-            ));
-        }
-        if self.device_of(device.raw).is_none() {
-            return Err(invalid(
-                CTX,
-                format!("device {} does not belong to this client", device.id),
-            ));
-        }
-        let mut args = sys::PJRT_Client_BufferFromHostBuffer_Args {
-            struct_size: sys::PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE,
-            extension_start: ptr::null_mut(),
-            client: self.raw(),
-            data: bytes.as_ptr().cast(),
-            // Always a valid type: an invalid one aborts the process.
-            type_: dtype.pjrt_element_type(),
-            dims: dims.as_ptr(),
-            num_dims: dims.len(),
-            byte_strides: ptr::null(),
-            num_byte_strides: 0,
-            host_buffer_semantics: HOST_BUFFER_SEMANTICS,
-            device: device.raw,
-            memory: ptr::null_mut(),
-            device_layout: ptr::null_mut(),
-            done_with_host_buffer: ptr::null_mut(),
-            buffer: ptr::null_mut(),
-        };
-        // SAFETY: valid args, `bytes` and `dims` live for the call (all the chosen semantics
-        // need), the device is one of this client's.
-        let err = unsafe { (self.api.f.client_buffer_from_host_buffer)(&mut args) };
-        let done = args.done_with_host_buffer;
-        if let Err(e) = self.api.check(err, CTX) {
-            self.api.destroy_event(done);
-            return Err(e);
-        }
-        // With kImmutableOnlyDuringCall the host data is no longer used: the event (if the
-        // plugin returns one) is already fulfilled, or means nothing to us.
-        self.api.destroy_event(done);
-        let raw = NonNull::new(args.buffer).ok_or_else(|| Error::Pjrt {
-            code: ErrorCode::Internal,
-            context: CTX,
-            message: "the plugin returned no buffer".into(),
-        })?;
-        // SAFETY: a fresh buffer of this client, owned by the new `Buffer`.
-        Ok(unsafe { Buffer::from_raw(raw, self.arc()) })
-    }
-
-    /// Compiles a StableHLO program (MLIR text or bytecode) for this client's devices.
-    ///
-    /// XLA's rejection is [`Error::Compile`] with its message.
-    pub fn compile(&self, mlir_text: &str, options: &CompileOptions) -> Result<LoadedExecutable> {
-        const FORMAT: &str = "mlir";
-        let opts = options.encode();
-        let program = sys::PJRT_Program {
-            struct_size: sys::PJRT_Program_STRUCT_SIZE,
-            extension_start: ptr::null_mut(),
-            // The plugin reads the code only; the `char*` is the header's.
-            code: mlir_text.as_ptr() as *mut c_char,
-            code_size: mlir_text.len(),
-            format: FORMAT.as_ptr().cast(),
-            format_size: FORMAT.len(),
-        };
-        let mut args = sys::PJRT_Client_Compile_Args {
-            struct_size: sys::PJRT_Client_Compile_Args_STRUCT_SIZE,
-            extension_start: ptr::null_mut(),
-            client: self.raw(),
-            program: &program,
-            compile_options: opts.as_ptr().cast(),
-            compile_options_size: opts.len(),
-            executable: ptr::null_mut(),
-        };
-        // SAFETY: valid args; program text and options outlive the call; the options are
-        // never empty (an empty blob aborts the process).
-        let err = unsafe { (self.api.f.client_compile)(&mut args) };
-        if !err.is_null() {
-            let (code, message) = self.api.take_status(err);
-            return Err(match code {
-                ErrorCode::ResourceExhausted => Error::OutOfMemory {
-                    context: "PJRT_Client_Compile",
-                    message,
-                },
-                _ => Error::Compile { message },
-            });
-        }
-        let raw = NonNull::new(args.executable).ok_or_else(|| Error::Compile {
-            message: "the plugin returned no executable".into(),
-        })?;
-        // SAFETY: a fresh executable of this client, owned by the new `LoadedExecutable`.
-        unsafe { LoadedExecutable::from_raw(raw, self.arc()) }
     }
 }
 
@@ -338,6 +211,10 @@ impl std::fmt::Debug for Device {
 }
 
 impl Device {
+    pub(crate) fn raw(&self) -> *mut sys::PJRT_Device {
+        self.raw
+    }
+
     fn describe(api: &Api, raw: *mut sys::PJRT_Device) -> Result<Device> {
         let mut d = sys::PJRT_Device_GetDescription_Args {
             struct_size: sys::PJRT_Device_GetDescription_Args_STRUCT_SIZE,
@@ -421,44 +298,4 @@ fn intern(s: String) -> &'static str {
     let k: &'static str = Box::leak(s.into_boxed_str());
     kinds.push(k);
     k
-}
-
-/// `product(dims) * size`, or `None` for a negative dimension or an overflow.
-pub(crate) fn dense_size(dtype: DType, dims: &[i64]) -> Option<usize> {
-    dims.iter().try_fold(dtype.size_in_bytes(), |acc, &d| {
-        usize::try_from(d).ok().and_then(|d| acc.checked_mul(d))
-    })
-}
-
-#[cold]
-pub(crate) fn invalid(context: &'static str, message: String) -> Error {
-    Error::Pjrt {
-        code: ErrorCode::InvalidArgument,
-        context,
-        message,
-    }
-}
-
-/// Copies a (pointer, length) string from the plugin.
-///
-/// # Safety
-/// `ptr` must point to `len` readable bytes (or be null).
-pub(crate) unsafe fn string_from(ptr: *const c_char, len: usize) -> String {
-    if ptr.is_null() || len == 0 {
-        return String::new();
-    }
-    let bytes = std::slice::from_raw_parts(ptr.cast::<u8>(), len);
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// A (pointer, length) array from the plugin as a slice (empty for null).
-///
-/// # Safety
-/// `ptr` must point to `len` valid elements that outlive the returned slice.
-pub(crate) unsafe fn raw_slice<'a, T>(ptr: *const T, len: usize) -> &'a [T] {
-    if ptr.is_null() || len == 0 {
-        &[]
-    } else {
-        std::slice::from_raw_parts(ptr, len)
-    }
 }

@@ -1,11 +1,14 @@
 //! `LoadedExecutable`: a compiled program, ready to run on its devices.
 
 use super::buffer::Buffer;
-use super::client::{invalid, raw_slice, Client, Device};
+use super::client::{Client, Device};
+use super::options::CompileOptions;
 use super::sys;
+use super::util::{invalid, raw_slice};
 use crate::error::Error;
 use crate::error::ErrorCode;
 use crate::error::Result;
+use std::os::raw::c_char;
 use std::ptr::{self, NonNull};
 use std::sync::Arc;
 
@@ -360,5 +363,53 @@ impl Drop for LoadedExecutable {
             log::warn!("{e}");
         }
         destroy_loaded(&self.client, self.raw);
+    }
+}
+
+// `Client`'s compiler lives next to `LoadedExecutable`, so that `client.rs` need not import
+// this module (the arrow goes executable -> client only).
+impl Client {
+    /// Compiles a StableHLO program (MLIR text or bytecode) for this client's devices.
+    ///
+    /// XLA's rejection is [`Error::Compile`] with its message.
+    pub fn compile(&self, mlir_text: &str, options: &CompileOptions) -> Result<LoadedExecutable> {
+        const FORMAT: &str = "mlir";
+        let opts = options.encode();
+        let program = sys::PJRT_Program {
+            struct_size: sys::PJRT_Program_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            // The plugin reads the code only; the `char*` is the header's.
+            code: mlir_text.as_ptr() as *mut c_char,
+            code_size: mlir_text.len(),
+            format: FORMAT.as_ptr().cast(),
+            format_size: FORMAT.len(),
+        };
+        let mut args = sys::PJRT_Client_Compile_Args {
+            struct_size: sys::PJRT_Client_Compile_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            client: self.raw(),
+            program: &program,
+            compile_options: opts.as_ptr().cast(),
+            compile_options_size: opts.len(),
+            executable: ptr::null_mut(),
+        };
+        // SAFETY: valid args; program text and options outlive the call; the options are
+        // never empty (an empty blob aborts the process).
+        let err = unsafe { (self.api().f.client_compile)(&mut args) };
+        if !err.is_null() {
+            let (code, message) = self.api().take_status(err);
+            return Err(match code {
+                ErrorCode::ResourceExhausted => Error::OutOfMemory {
+                    context: "PJRT_Client_Compile",
+                    message,
+                },
+                _ => Error::Compile { message },
+            });
+        }
+        let raw = NonNull::new(args.executable).ok_or_else(|| Error::Compile {
+            message: "the plugin returned no executable".into(),
+        })?;
+        // SAFETY: a fresh executable of this client, owned by the new `LoadedExecutable`.
+        unsafe { LoadedExecutable::from_raw(raw, self.arc()) }
     }
 }

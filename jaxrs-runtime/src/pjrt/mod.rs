@@ -13,6 +13,7 @@ mod executable;
 mod options;
 pub mod provision;
 pub mod sys;
+mod util;
 
 pub use api::Api;
 pub use buffer::Buffer;

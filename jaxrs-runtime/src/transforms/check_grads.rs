@@ -4,7 +4,8 @@
 use crate::core::array::Array;
 use crate::dtype::DType;
 use crate::transforms::grad::{jvp, vjp};
-use crate::tree::{try_tree_unflatten, Tree};
+use crate::transforms::traced::rebuild;
+use crate::tree::Tree;
 use std::cell::Cell;
 
 /// Which modes [`check_grads_with`] checks.
@@ -179,7 +180,7 @@ pub fn check_grads_with<A: Tree, R: Tree>(
 ) {
     let (leaves, def) = args.flatten();
     let flat = |xs: Vec<Array>| -> Vec<Array> {
-        let a: A = try_tree_unflatten(&def, xs).unwrap_or_else(|e| panic!("check_grads: {e}"));
+        let a: A = rebuild("check_grads", &def, xs);
         f(a).flatten().0
     };
     check_flat(&flat, &leaves, order, modes);

@@ -4,9 +4,10 @@
 
 use crate::aval::Aval;
 use crate::core::array::Array;
-use crate::core::trace::trace_to_jaxpr;
+use crate::core::trace::At;
 use crate::interpreters::ad::{jvp_jaxpr, linearize_jaxpr, Linearized};
-use crate::tree::{try_tree_unflatten, Tree, TreeDef};
+use crate::transforms::traced::{avals_of, rebuild, trace_tree, Unnamed};
+use crate::tree::{Tree, TreeDef};
 use std::panic::Location;
 
 /// Traces `f` at the avals of `args`, returning the jaxpr, its constants and the output tree.
@@ -16,15 +17,8 @@ fn trace<A: Tree, R: Tree>(
     what: &str,
 ) -> (crate::core::ir::ClosedJaxpr, Vec<Array>, TreeDef, TreeDef) {
     let (leaves, def) = args.flatten();
-    let avals: Vec<Aval> = leaves.iter().map(|l| l.aval().clone()).collect();
-    let mut out_def = None;
-    let closed = trace_to_jaxpr(&avals, |tracers| {
-        let a: A = try_tree_unflatten(&def, tracers).unwrap_or_else(|e| panic!("{what}: {e}"));
-        let (outs, d) = f(a).flatten();
-        out_def = Some(d);
-        outs
-    });
-    (closed, leaves, def, out_def.expect("traced"))
+    let (closed, out_def) = trace_tree(what, &def, &avals_of(&leaves), f);
+    (closed, leaves, def, out_def)
 }
 
 /// Forward mode: `f(primals)` and its derivative along `tangents` (a tree shaped like
@@ -62,11 +56,10 @@ pub fn jvp<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, primals: &A, tangents: &A) 
         .zip(&outs)
         .map(|(t, o)| t.unwrap_or_else(|| crate::interpreters::ad::zeros_like_aval(o.aval())))
         .collect();
-    (rebuild(&out_def, outs), rebuild(&out_def, out_t))
-}
-
-fn rebuild<T: Tree>(def: &TreeDef, leaves: Vec<Array>) -> T {
-    try_tree_unflatten(def, leaves).unwrap_or_else(|e| panic!("{e}"))
+    (
+        rebuild(Unnamed, &out_def, outs),
+        rebuild(Unnamed, &out_def, out_t),
+    )
 }
 
 /// The pullback of [`vjp`]: maps a cotangent of the output to one of the input.
@@ -96,7 +89,7 @@ impl<A: Tree> Pullback<A> {
             .zip(&self.in_avals)
             .map(|(g, a)| g.unwrap_or_else(|| crate::interpreters::ad::zeros_like_aval(a)))
             .collect();
-        rebuild(&self.in_def, grads)
+        rebuild(Unnamed, &self.in_def, grads)
     }
 }
 
@@ -113,7 +106,7 @@ impl<A: Tree> Pullback<A> {
 /// ```
 pub fn vjp<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, primals: &A) -> (R, Pullback<A>) {
     let (closed, leaves, in_def, out_def) = trace(f, primals, "vjp");
-    let in_avals = leaves.iter().map(|l| l.aval().clone()).collect();
+    let in_avals = avals_of(&leaves);
     let (outs, linearized) = linearize_jaxpr(closed.jaxpr, &closed.consts, &leaves);
     let pullback = Pullback {
         linearized,
@@ -122,18 +115,17 @@ pub fn vjp<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, primals: &A) -> (R, Pullbac
         out_def: out_def.clone(),
         _args: std::marker::PhantomData,
     };
-    (rebuild(&out_def, outs), pullback)
+    (rebuild(Unnamed, &out_def, outs), pullback)
 }
 
 /// Checks that `loss` is a real scalar, as `grad` requires.
 fn check_scalar_loss(loss: &Array, what: &str, loc: &Location<'_>) {
     if loss.rank() != 0 || !loss.dtype().is_float() {
         panic!(
-            "{what}: the function must return a real scalar (a 0-d float array), but it returned {} at {}:{}; \
+            "{what}: the function must return a real scalar (a 0-d float array), but it returned {} {}; \
              reduce it first (e.g. `.sum(None, false)` or `.mean(None, false)`), or use vjp",
             loss.aval(),
-            loc.file(),
-            loc.line()
+            At::line(loc)
         );
     }
 }
@@ -151,13 +143,12 @@ fn value_aux_and_grad<A: Tree, X: Tree>(
     if let Some(l) = leaves.iter().find(|l| !l.dtype().is_float()) {
         panic!(
             "{what}: cannot differentiate with respect to a {} input (only floating-point values have \
-             gradients); pass it through a closure or choose the argnums to differentiate, at {}:{}",
+             gradients); pass it through a closure or choose the argnums to differentiate, {}",
             l.aval(),
-            loc.file(),
-            loc.line()
+            At::line(loc)
         );
     }
-    let in_avals: Vec<Aval> = leaves.iter().map(|l| l.aval().clone()).collect();
+    let in_avals = avals_of(&leaves);
     let (outs, linearized) = linearize_jaxpr(closed.jaxpr, &closed.consts, &leaves);
     check_scalar_loss(&outs[0], what, loc);
     let mut cts: Vec<Option<Array>> = vec![None; outs.len()];
@@ -168,8 +159,8 @@ fn value_aux_and_grad<A: Tree, X: Tree>(
         .zip(&in_avals)
         .map(|(g, a)| g.unwrap_or_else(|| crate::interpreters::ad::zeros_like_aval(a)))
         .collect();
-    let (loss, aux): (Array, X) = rebuild(&out_def, outs);
-    ((loss, aux), rebuild(&in_def, grads))
+    let (loss, aux): (Array, X) = rebuild(Unnamed, &out_def, outs);
+    ((loss, aux), rebuild(Unnamed, &in_def, grads))
 }
 
 /// `jax.grad`: a function returning the gradient of the scalar `f` with respect to its
@@ -382,7 +373,7 @@ where
                     }
                 })
                 .collect();
-            rebuild(&def, all)
+            rebuild(Unnamed, &def, all)
         };
         let ((value, aux), grads) =
             value_aux_and_grad(|d: Vec<Array>| f(assemble(d)), &diff, "value_and_grad", loc);
@@ -399,7 +390,7 @@ where
                 }
             })
             .collect();
-        ((value, aux), N::pick(&rebuild::<A>(&def, full)))
+        ((value, aux), N::pick(&rebuild::<A>(Unnamed, &def, full)))
     }
 }
 
@@ -450,24 +441,18 @@ impl<Fwd, Bwd> CustomVjp<Fwd, Bwd> {
         Bwd: Fn(Res, R) -> A + Send + Sync + 'static,
     {
         let (leaves, args_def) = args.flatten();
-        let avals: Vec<Aval> = leaves.iter().map(|l| l.aval().clone()).collect();
-        let mut defs = None;
-        let closed = trace_to_jaxpr(&avals, |tracers| {
-            let a: A = rebuild(&args_def, tracers);
-            let (out, res) = (self.fwd)(a);
-            let (mut outs, out_def) = out.flatten();
-            let (res, res_def) = res.flatten();
-            let num_outputs = outs.len();
-            outs.extend(res);
-            defs = Some((out_def, res_def, num_outputs));
-            outs
-        });
-        let (out_def, res_def, num_outputs) = defs.expect("traced");
+        let (closed, pair_def) = trace_tree(Unnamed, &args_def, &avals_of(&leaves), &self.fwd);
+        // The traced outputs are the leaves of fwd's output, then those of its residuals.
+        let TreeDef::Tuple(pair) = pair_def else {
+            unreachable!("fwd returns a pair")
+        };
+        let (out_def, res_def) = (pair[0].clone(), pair[1].clone());
+        let num_outputs = out_def.num_leaves();
         let (bwd, name, ct_def) = (self.bwd.clone(), self.name, out_def.clone());
         let flat_bwd: crate::higher_order::custom_vjp::FlatBackward =
             std::sync::Arc::new(move |residuals: Vec<Array>, cts: Vec<Array>| {
-                let res: Res = rebuild(&res_def, residuals);
-                let ct: R = rebuild(&ct_def, cts);
+                let res: Res = rebuild(Unnamed, &res_def, residuals);
+                let ct: R = rebuild(Unnamed, &ct_def, cts);
                 let (grads, def) = bwd(res, ct).flatten();
                 if def != args_def {
                     panic!(
@@ -492,6 +477,6 @@ impl<Fwd, Bwd> CustomVjp<Fwd, Bwd> {
         let mut outs =
             crate::core::trace::bind_at(std::sync::Arc::new(prim), &operands, Location::caller());
         outs.truncate(num_outputs);
-        rebuild(&out_def, outs)
+        rebuild(Unnamed, &out_def, outs)
     }
 }

@@ -1,9 +1,8 @@
 //! Inspecting programs: the IR and the StableHLO of any function over trees.
 
-use crate::aval::Aval;
 use crate::core::ir::ClosedJaxpr;
 use crate::core::lower::{lower_jaxpr, LowerOptions};
-use crate::core::trace::trace_to_jaxpr;
+use crate::transforms::traced::{avals_of, trace_tree};
 use crate::tree::Tree;
 
 /// Traces `f` on abstract values shaped like `example` and returns its jaxpr.
@@ -27,12 +26,7 @@ use crate::tree::Tree;
 /// ```
 pub fn make_jaxpr<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, example: &A) -> ClosedJaxpr {
     let (leaves, def) = example.flatten();
-    let avals: Vec<Aval> = leaves.iter().map(|l| l.aval().clone()).collect();
-    trace_to_jaxpr(&avals, |tracers| {
-        let args = crate::tree::try_tree_unflatten::<A>(&def, tracers)
-            .unwrap_or_else(|e| panic!("make_jaxpr: {e}"));
-        f(args).flatten().0
-    })
+    trace_tree("make_jaxpr", &def, &avals_of(&leaves), f).0
 }
 
 /// The StableHLO module XLA receives for `f` at arguments shaped like `example` (constants

@@ -1,11 +1,25 @@
 //! `jit`: trace once per input signature, compile with XLA, and call the cached executable.
 //!
-//! The `#[jit]` macro and the [`jit`] function both go through [`jit_call`]. See DESIGN.md
-//! item 5 for the cache key.
+//! The `#[jit]` macro and the [`jit`] function both go through [`jit_call`].
+//!
+//! The cache key (DESIGN.md item 5) is the tree structure and avals of every traced argument
+//! and the values of the static ones; the function is the [`JitSite`] itself. A hit goes
+//! straight to PJRT execute: no tracing, no lowering, no string formatting.
 
-use crate::tree::Tree;
+use crate::aval::Aval;
+use crate::core::array::Array;
+use crate::core::client::{client, fail};
+use crate::core::lower::{lower_jaxpr, LowerOptions};
+use crate::core::trace::is_tracing;
+use crate::pjrt::{Buffer, CompileOptions, LoadedExecutable};
+use crate::transforms::traced::{rebuild, trace_tree};
+use crate::tree::{leaf_paths, Tree, TreeDef};
+use std::any::Any;
 use std::fmt::Debug;
+use std::fmt::Write;
 use std::hash::Hash;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 
 /// The compile cache of one jitted function.
 ///
@@ -28,7 +42,7 @@ use std::hash::Hash;
 pub struct JitSite {
     name: &'static str,
     location: &'static str,
-    state: std::sync::OnceLock<crate::transforms::jit_cache::JitCache>,
+    state: std::sync::OnceLock<JitCache>,
 }
 
 impl JitSite {
@@ -49,9 +63,36 @@ impl JitSite {
         self.location
     }
 
-    pub(crate) fn cache(&self) -> &crate::transforms::jit_cache::JitCache {
-        self.state
-            .get_or_init(crate::transforms::jit_cache::JitCache::default)
+    fn cache(&self) -> &JitCache {
+        self.state.get_or_init(JitCache::default)
+    }
+
+    /// How many times this function was traced and compiled (a miss of its cache).
+    pub fn cache_misses(&self) -> u64 {
+        self.cache().misses.load(Ordering::Relaxed)
+    }
+
+    /// How many specialisations are cached.
+    pub fn cache_size(&self) -> usize {
+        self.cache().entries.read().expect("jit cache").len()
+    }
+
+    /// Why the most recent cache miss happened (`None` before the first call).
+    pub fn last_miss_explanation(&self) -> Option<String> {
+        self.cache()
+            .explanations
+            .lock()
+            .expect("jit cache")
+            .last()
+            .cloned()
+    }
+
+    /// The compiled memory statistics of the most recently compiled specialisation.
+    pub fn last_compiled_memory_stats(&self) -> Option<crate::pjrt::MemoryStats> {
+        let entries = self.cache().entries.read().expect("jit cache");
+        entries
+            .last()
+            .and_then(|e| e.exe.compiled_memory_stats().ok())
     }
 }
 
@@ -115,7 +156,7 @@ where
     KT: Tree,
     R: Tree,
 {
-    crate::transforms::jit_cache::call(site, donated, kept, statics, body)
+    call(site, donated, kept, statics, body)
 }
 
 /// A jitted closure; see [`jit`].
@@ -170,4 +211,261 @@ impl<F> Jitted<F> {
             jit_call(&self.site, (), args, (), |(), a: A, _: &()| (self.f)(a))
         }
     }
+}
+
+/// Static argument values kept in a cache entry, compared through `Any`.
+trait StaticKey: Send + Sync {
+    fn as_any(&self) -> &dyn Any;
+    fn describe(&self) -> String;
+}
+
+impl<S: StaticArgs> StaticKey for S {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn describe(&self) -> String {
+        format!("{self:?}")
+    }
+}
+
+/// One compiled specialisation of a jitted function.
+struct Entry {
+    donated_def: TreeDef,
+    kept_def: TreeDef,
+    in_avals: Vec<Aval>,
+    statics: Box<dyn StaticKey>,
+    exe: LoadedExecutable,
+    consts: Vec<Array>,
+    out_def: TreeDef,
+    out_avals: Vec<Aval>,
+}
+
+impl Entry {
+    fn matches<S: StaticArgs>(
+        &self,
+        dd: &TreeDef,
+        kd: &TreeDef,
+        leaves: &[Array],
+        statics: &S,
+    ) -> bool {
+        self.in_avals.len() == leaves.len()
+            && self.in_avals.iter().zip(leaves).all(|(a, l)| a == l.aval())
+            && self.statics.as_any().downcast_ref::<S>() == Some(statics)
+            && &self.donated_def == dd
+            && &self.kept_def == kd
+    }
+}
+
+/// The state behind a [`JitSite`].
+#[derive(Default)]
+struct JitCache {
+    entries: RwLock<Vec<Arc<Entry>>>,
+    compiling: Mutex<()>,
+    misses: AtomicU64,
+    explanations: Mutex<Vec<String>>,
+}
+
+// Not folded into `jit_call`: that one is `#[track_caller]`, which would move where the
+// panics in here are reported.
+fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
+    site: &JitSite,
+    donated: D,
+    kept: K,
+    statics: S,
+    body: impl Fn(DT, KT, &S) -> R,
+) -> R {
+    let mut leaves = Vec::new();
+    donated.flatten_into(&mut leaves);
+    let num_donated = leaves.len();
+    kept.flatten_into(&mut leaves);
+    let (dd, kd) = (donated.structure(), kept.structure());
+    // The caller gave up `donated`: from here on `leaves` may hold its only reference.
+    drop(donated);
+    drop(kept);
+
+    if is_tracing() || leaves.iter().any(|l| !l.is_concrete()) {
+        // Inside another transformation: run the body on its tracers (it is inlined into the
+        // enclosing trace, which is compiled as a whole).
+        let (d, k): (DT, KT) = rebuild(
+            format_args!("jit `{}`", site.name()),
+            &TreeDef::Tuple(vec![dd, kd]),
+            leaves,
+        );
+        return body(d, k, &statics);
+    }
+
+    let cache = site.cache();
+    let entry = lookup(cache, &dd, &kd, &leaves, &statics).unwrap_or_else(|| {
+        let _guard = cache.compiling.lock().expect("jit compile lock");
+        lookup(cache, &dd, &kd, &leaves, &statics)
+            .unwrap_or_else(|| compile_entry(site, dd, kd, &leaves, num_donated, statics, &body))
+    });
+
+    let mut args: Vec<&Buffer> = Vec::with_capacity(entry.consts.len() + leaves.len());
+    args.extend(entry.consts.iter().map(|c| &c.concrete("jit").buffers[0]));
+    args.extend(leaves.iter().map(|l| &l.concrete("jit").buffers[0]));
+    let mut keep_alive: Vec<i64> = Vec::new();
+    for (i, leaf) in leaves[..num_donated].iter().enumerate() {
+        if Arc::strong_count(&leaf.0) > 1 {
+            log::debug!(
+                target: "jaxrs::jit",
+                "jit `{}`: donated leaf {i} is still shared with a clone; its buffer is not donated",
+                site.name()
+            );
+            keep_alive.push((entry.consts.len() + i) as i64);
+        }
+    }
+    let outs = entry
+        .exe
+        .execute(&[args], &keep_alive)
+        .unwrap_or_else(|e| fail(e));
+    drop(leaves);
+    let arrays: Vec<Array> = outs
+        .into_iter()
+        .next()
+        .expect("one device")
+        .into_iter()
+        .zip(&entry.out_avals)
+        .map(|(b, a)| Array::from_buffer(b, a.clone()))
+        .collect();
+    rebuild(
+        format_args!("jit `{}`: cannot rebuild the result", site.name()),
+        &entry.out_def,
+        arrays,
+    )
+}
+
+fn lookup<S: StaticArgs>(
+    cache: &JitCache,
+    dd: &TreeDef,
+    kd: &TreeDef,
+    leaves: &[Array],
+    statics: &S,
+) -> Option<Arc<Entry>> {
+    let entries = cache.entries.read().expect("jit cache");
+    // Most recent first: a training loop hits the entry it just added.
+    entries
+        .iter()
+        .rev()
+        .find(|e| e.matches(dd, kd, leaves, statics))
+        .cloned()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
+    site: &JitSite,
+    dd: TreeDef,
+    kd: TreeDef,
+    leaves: &[Array],
+    num_donated: usize,
+    statics: S,
+    body: &impl Fn(DT, KT, &S) -> R,
+) -> Arc<Entry> {
+    let cache = site.cache();
+    let in_avals: Vec<Aval> = leaves.iter().map(|l| l.aval().clone()).collect();
+    let explanation = explain_miss(site, cache, &dd, &kd, &in_avals, &statics);
+    let (closed, out_def) = trace_tree(
+        format_args!("jit `{}`", site.name()),
+        &TreeDef::Tuple(vec![dd.clone(), kd.clone()]),
+        &in_avals,
+        |(d, k): (DT, KT)| body(d, k, &statics),
+    );
+    let mut donated = vec![false; closed.consts.len()];
+    donated.extend((0..leaves.len()).map(|i| i < num_donated));
+    let text = lower_jaxpr(
+        &closed.jaxpr,
+        &LowerOptions {
+            donated,
+            with_locations: true,
+            num_replicas: 1,
+            num_partitions: 1,
+        },
+    );
+    let exe = client()
+        .compile(&text, &CompileOptions::single_device())
+        .unwrap_or_else(|e| fail(e));
+    let n = cache.misses.fetch_add(1, Ordering::Relaxed) + 1;
+    if n > 1 {
+        log::info!(target: "jaxrs::jit", "{explanation}");
+    } else {
+        log::debug!(target: "jaxrs::jit", "{explanation}");
+    }
+    cache
+        .explanations
+        .lock()
+        .expect("jit cache")
+        .push(explanation);
+    let entry = Arc::new(Entry {
+        donated_def: dd,
+        kept_def: kd,
+        out_avals: closed.jaxpr.out_avals(),
+        in_avals,
+        statics: Box::new(statics),
+        exe,
+        consts: closed.consts,
+        out_def,
+    });
+    cache
+        .entries
+        .write()
+        .expect("jit cache")
+        .push(entry.clone());
+    entry
+}
+
+/// Says what differs between this call and the closest cached specialisation.
+fn explain_miss<S: StaticArgs>(
+    site: &JitSite,
+    cache: &JitCache,
+    dd: &TreeDef,
+    kd: &TreeDef,
+    avals: &[Aval],
+    statics: &S,
+) -> String {
+    let head = format!(
+        "jit `{}` ({}): tracing and compiling",
+        site.name(),
+        site.location()
+    );
+    let entries = cache.entries.read().expect("jit cache");
+    let Some(prev) = entries.last() else {
+        return format!("{head} for the first time");
+    };
+    let mut why = String::new();
+    if &prev.donated_def != dd {
+        let _ = write!(
+            why,
+            "; donated arguments' structure changed from {} to {}",
+            prev.donated_def, dd
+        );
+    }
+    if &prev.kept_def != kd {
+        let _ = write!(
+            why,
+            "; arguments' structure changed from {} to {}",
+            prev.kept_def, kd
+        );
+    }
+    if why.is_empty() {
+        let paths = leaf_paths(dd, "donated")
+            .into_iter()
+            .chain(leaf_paths(kd, "arg"));
+        for ((path, old), new) in paths.zip(&prev.in_avals).zip(avals) {
+            if old != new {
+                let _ = write!(why, "; {path} changed from {old} to {new}");
+            }
+        }
+        if prev.statics.as_any().downcast_ref::<S>() != Some(statics) {
+            let _ = write!(
+                why,
+                "; static arguments changed from {} to {:?}",
+                prev.statics.describe(),
+                statics
+            );
+        }
+    }
+    if why.is_empty() {
+        why = "; no difference from the last specialisation (evicted or raced)".into();
+    }
+    format!("{head} because{}", &why[1..])
 }

@@ -8,11 +8,12 @@
 
 use crate::aval::Aval;
 use crate::core::array::Array;
-use crate::core::trace::{bind_at, trace_to_jaxpr, Operand};
+use crate::core::trace::{bind_at, At, Operand};
 use crate::dtype::DType;
 use crate::higher_order::control::close_over_consts;
 use crate::higher_order::control::{Cond, Scan, While};
-use crate::tree::{leaf_paths, try_tree_unflatten, Tree, TreeDef};
+use crate::transforms::traced::{avals_of, rebuild, trace_tree};
+use crate::tree::{leaf_paths, Tree, TreeDef};
 use std::panic::Location;
 use std::sync::Arc;
 
@@ -37,10 +38,6 @@ impl Default for ScanOptions {
     }
 }
 
-fn rebuild<T: Tree>(what: &str, def: &TreeDef, leaves: Vec<Array>) -> T {
-    try_tree_unflatten(def, leaves).unwrap_or_else(|e| panic!("{what}: {e}"))
-}
-
 /// Checks that `new` (structure and leaf types) is `old`, naming the first leaf that differs.
 fn check_same(
     what: &str,
@@ -52,18 +49,13 @@ fn check_same(
 ) {
     if old_def != new_def {
         panic!(
-            "{what}: the structure changed from {old_def} to {new_def} at {}:{}",
-            loc.file(),
-            loc.line()
+            "{what}: the structure changed from {old_def} to {new_def} {}",
+            At::line(loc)
         );
     }
     for ((path, a), b) in leaf_paths(old_def, "carry").into_iter().zip(old).zip(new) {
         if !a.same_type(b) {
-            panic!(
-                "{what}: {path} changed from {a} to {b} at {}:{}",
-                loc.file(),
-                loc.line()
-            );
+            panic!("{what}: {path} changed from {a} to {b} {}", At::line(loc));
         }
     }
 }
@@ -127,59 +119,52 @@ pub fn scan_with<C: Tree, X: Tree, Y: Tree>(
     for (path, x) in leaf_paths(&xdef, "xs").into_iter().zip(&xs) {
         let n = *x.shape().first().unwrap_or_else(|| {
             panic!(
-                "scan: {path} is a scalar ({}); scanned inputs need a leading axis, at {}:{}",
+                "scan: {path} is a scalar ({}); scanned inputs need a leading axis, {}",
                 x.aval(),
-                loc.file(),
-                loc.line()
+                At::line(loc)
             )
         });
         match length {
             None => length = Some(n),
             Some(l) if l != n => panic!(
-                "scan: {path} has {n} steps along its leading axis but the scan has {l} ({}), at {}:{}",
+                "scan: {path} has {n} steps along its leading axis but the scan has {l} ({}), {}",
                 x.aval(),
-                loc.file(),
-                loc.line()
+                At::line(loc)
             ),
             _ => {}
         }
     }
     let length = length.unwrap_or_else(|| {
         panic!(
-            "scan: no xs to scan over; give ScanOptions::length, at {}:{}",
-            loc.file(),
-            loc.line()
+            "scan: no xs to scan over; give ScanOptions::length, {}",
+            At::line(loc)
         )
     });
-    let carry_avals: Vec<Aval> = carry.iter().map(|c| c.aval().clone()).collect();
+    let carry_avals = avals_of(&carry);
     let mut in_avals = carry_avals.clone();
     in_avals.extend(
         xs.iter()
             .map(|x| x.aval().with_shape(x.shape()[1..].to_vec())),
     );
     let nk = carry.len();
-    let mut ydef = None;
-    let closed = trace_to_jaxpr(&in_avals, |vals| {
-        let mut vals = vals;
-        let x_vals = vals.split_off(nk);
-        let c: C = rebuild("scan", &cdef, vals);
-        let x: X = rebuild("scan", &xdef, x_vals);
-        let (c2, y) = f(c, x);
-        let (mut outs, c2def) = c2.flatten();
-        let c2_avals: Vec<Aval> = outs.iter().map(|o| o.aval().clone()).collect();
-        check_same(
-            "scan: the carry returned by the step function",
-            &cdef,
-            &carry_avals,
-            &c2def,
-            &c2_avals,
-            loc,
-        );
-        let (ys, d) = y.flatten();
-        ydef = Some(d);
-        outs.extend(ys);
-        outs
-    });
+    let (closed, out_def) = trace_tree(
+        "scan",
+        &TreeDef::Tuple(vec![cdef.clone(), xdef]),
+        &in_avals,
+        |(c, x): (C, X)| {
+            let (c2, y) = f(c, x);
+            let (c2_leaves, c2def) = c2.flatten();
+            check_same(
+                "scan: the carry returned by the step function",
+                &cdef,
+                &carry_avals,
+                &c2def,
+                &avals_of(&c2_leaves),
+                loc,
+            );
+            (c2, y)
+        },
+    );
     let prim = Scan {
         num_consts: closed.consts.len(),
         body: Arc::new(close_over_consts(closed.jaxpr)),
@@ -195,12 +180,8 @@ pub fn scan_with<C: Tree, X: Tree, Y: Tree>(
         .chain(&xs)
         .map(Operand::from)
         .collect();
-    let mut outs = bind_at(Arc::new(prim), &operands, loc);
-    let ys = outs.split_off(nk);
-    (
-        rebuild("scan", &cdef, outs),
-        rebuild("scan", &ydef.expect("traced"), ys),
-    )
+    // The carry's structure is `cdef`: checked above.
+    rebuild("scan", &out_def, bind_at(Arc::new(prim), &operands, loc))
 }
 
 /// `jax.lax.fori_loop` with static bounds: `body(i, carry)` for `i` in `lower..upper`.
@@ -238,30 +219,28 @@ pub fn fori_loop<C: Tree>(lower: i32, upper: i32, body: impl Fn(&Array, C) -> C,
 pub fn while_loop<C: Tree>(cond: impl Fn(&C) -> Array, body: impl Fn(C) -> C, init: C) -> C {
     let loc = Location::caller();
     let (carry, cdef) = init.flatten();
-    let avals: Vec<Aval> = carry.iter().map(|c| c.aval().clone()).collect();
-    let cond_j = trace_to_jaxpr(&avals, |vals| {
-        let c: C = rebuild("while_loop", &cdef, vals);
+    let avals = avals_of(&carry);
+    let (cond_j, _) = trace_tree("while_loop", &cdef, &avals, |c: C| {
         let p = cond(&c);
         if p.rank() != 0 || p.dtype() != DType::Bool {
             panic!(
-                "while_loop: the condition must return a bool scalar, not {}, at {}:{}",
+                "while_loop: the condition must return a bool scalar, not {}, {}",
                 p.aval(),
-                loc.file(),
-                loc.line()
+                At::line(loc)
             );
         }
-        vec![p]
+        p
     });
-    let body_j = trace_to_jaxpr(&avals, |vals| {
-        let c: C = rebuild("while_loop", &cdef, vals);
+    // The body returns its result's leaves, flattened to check them against the carry; the
+    // carry's structure rebuilds the loop's result.
+    let (body_j, _) = trace_tree("while_loop", &cdef, &avals, |c: C| {
         let (outs, d) = body(c).flatten();
-        let out_avals: Vec<Aval> = outs.iter().map(|o| o.aval().clone()).collect();
         check_same(
             "while_loop: the carry returned by the body",
             &cdef,
             &avals,
             &d,
-            &out_avals,
+            &avals_of(&outs),
             loc,
         );
         outs
@@ -303,43 +282,34 @@ pub fn while_loop<C: Tree>(cond: impl Fn(&C) -> Array, body: impl Fn(C) -> C, in
 pub fn switch<A: Tree, R: Tree>(index: &Array, branches: &[&dyn Fn(A) -> R], operands: A) -> R {
     let loc = Location::caller();
     if branches.is_empty() {
-        panic!("switch: no branches, at {}:{}", loc.file(), loc.line());
+        panic!("switch: no branches, {}", At::line(loc));
     }
     if index.rank() != 0 || !(index.dtype().is_int() || index.dtype() == DType::Bool) {
         panic!(
-            "switch: the index must be an integer scalar, not {}, at {}:{}",
+            "switch: the index must be an integer scalar, not {}, {}",
             index.aval(),
-            loc.file(),
-            loc.line()
+            At::line(loc)
         );
     }
     let (leaves, def) = operands.flatten();
-    let avals: Vec<Aval> = leaves.iter().map(|l| l.aval().clone()).collect();
+    let avals = avals_of(&leaves);
     let mut first: Option<(TreeDef, Vec<Aval>)> = None;
     let mut traced = Vec::with_capacity(branches.len());
     for (k, branch) in branches.iter().enumerate() {
-        let mut out_def = None;
-        let closed = trace_to_jaxpr(&avals, |vals| {
-            let a: A = rebuild("switch", &def, vals);
-            let (outs, d) = branch(a).flatten();
-            out_def = Some(d);
-            outs
-        });
-        let d = out_def.expect("traced");
+        let (closed, d) = trace_tree("switch", &def, &avals, |a: A| branch(a));
         let out_avals = closed.jaxpr.out_avals();
         match &first {
             None => first = Some((d, out_avals)),
             Some((d0, a0)) => {
                 if *d0 != d {
                     panic!(
-                        "switch: branch {k} returns {d} but branch 0 returns {d0}, at {}:{}",
-                        loc.file(),
-                        loc.line()
+                        "switch: branch {k} returns {d} but branch 0 returns {d0}, {}",
+                        At::line(loc)
                     );
                 }
                 for ((path, x), y) in leaf_paths(d0, "output").into_iter().zip(a0).zip(&out_avals) {
                     if !x.same_type(y) {
-                        panic!("switch: branch {k} returns {y} for {path} but branch 0 returns {x}, at {}:{}", loc.file(), loc.line());
+                        panic!("switch: branch {k} returns {y} for {path} but branch 0 returns {x}, {}", At::line(loc));
                     }
                 }
             }

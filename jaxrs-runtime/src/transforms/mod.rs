@@ -7,7 +7,7 @@ pub mod check_grads;
 pub mod grad;
 pub mod inspect;
 pub mod jit;
-pub mod jit_cache;
 pub mod loops;
 pub mod remat;
+mod traced;
 pub mod vmap;

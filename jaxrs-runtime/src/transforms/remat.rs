@@ -3,12 +3,12 @@
 //! compute for memory. The `#[remat]` macro and [`remat`] both go through [`remat_call`]; the
 //! primitive and its rules are in [`crate::higher_order::remat`].
 
-use crate::aval::Aval;
 use crate::core::array::Array;
-use crate::core::trace::{bind1, bind_at, trace_to_jaxpr, Operand};
+use crate::core::trace::{bind1, bind_at, At, Operand};
 pub use crate::higher_order::remat::RematPolicy;
 use crate::higher_order::remat::{CheckpointName, RematCall};
-use crate::tree::{try_tree_unflatten, Tree};
+use crate::transforms::traced::{avals_of, rebuild, trace_tree};
+use crate::tree::Tree;
 use std::panic::Location;
 use std::sync::Arc;
 
@@ -87,16 +87,12 @@ pub fn remat_call<A: Tree, AT: Tree, R: Tree>(
     let loc = Location::caller();
     let (leaves, in_def) = args.flatten();
     drop(args);
-    let avals: Vec<Aval> = leaves.iter().map(|l| l.aval().clone()).collect();
-    let mut out_def = None;
-    let closed = trace_to_jaxpr(&avals, |tracers| {
-        let a: AT = try_tree_unflatten(&in_def, tracers).unwrap_or_else(|e| {
-            panic!("remat at {}:{}: {e}", loc.file(), loc.line());
-        });
-        let (outs, def) = body(a).flatten();
-        out_def = Some(def);
-        outs
-    });
+    let (closed, out_def) = trace_tree(
+        format_args!("remat {}", At::line(loc)),
+        &in_def,
+        &avals_of(&leaves),
+        body,
+    );
     let mut jaxpr = closed.jaxpr;
     // Captured values become leading inputs, differentiated like the arguments.
     let num_consts = jaxpr.constvars.len();
@@ -116,9 +112,7 @@ pub fn remat_call<A: Tree, AT: Tree, R: Tree>(
         .map(Operand::from)
         .collect();
     let outs = bind_at(Arc::new(prim), &operands, loc);
-    let out_def = out_def.expect("traced");
-    try_tree_unflatten(&out_def, outs)
-        .unwrap_or_else(|e| panic!("remat at {}:{}: {e}", loc.file(), loc.line()))
+    rebuild(format_args!("remat {}", At::line(loc)), &out_def, outs)
 }
 
 /// `jax.ad_checkpoint.checkpoint_name`: `x` itself, marked with `name`, so that

@@ -5,10 +5,10 @@
 
 use crate::aval::{normalize_axis, Aval};
 use crate::core::array::Array;
-use crate::core::trace::trace_to_jaxpr;
-use crate::core::trace::Operand;
+use crate::core::trace::{At, Operand};
 use crate::interpreters::batching::{batch_jaxpr, move_bdim, moveaxis};
-use crate::tree::{try_tree_unflatten, Tree, TreeDef};
+use crate::transforms::traced::{rebuild, trace_leaves, worded};
+use crate::tree::{Tree, TreeDef};
 use std::fmt::Write;
 use std::panic::Location;
 
@@ -285,7 +285,7 @@ fn size_mismatch(head: &str, mapped: &[Mapped], axis_size: Option<usize>, loc: &
             if odd.len() == 1 { "it" } else { "them" },
         );
     }
-    panic!("{msg}at {}:{}:{}", loc.file(), loc.line(), loc.column());
+    panic!("{msg}{}", At::column(loc));
 }
 
 /// Calls `f` on a batch: `args` holds the examples stacked along the axes `in_axes` gives
@@ -326,13 +326,13 @@ fn vmap_call_at<A: Tree, R: Tree>(
     f: impl FnOnce(A) -> R,
 ) -> R {
     let head = names.head();
-    let at = || format!("at {}:{}:{}", loc.file(), loc.line(), loc.column());
+    let at = At::column(loc);
     let (leaves, def) = args.flatten();
     drop(args);
     let leaf_name = leaf_names(&def, "args", names.params);
     let mut axes = Vec::with_capacity(leaves.len());
     if let Err(e) = in_axes.leaf_axes(&def, &mut axes) {
-        panic!("{head}: in_axes does not fit the arguments: {e} {}", at());
+        panic!("{head}: in_axes does not fit the arguments: {e} {}", at);
     }
 
     // Each leaf's mapped axis, checked against its rank.
@@ -361,7 +361,7 @@ fn vmap_call_at<A: Tree, R: Tree>(
             };
             panic!(
                 "{head}: in_axes maps {name} along axis {axis}, which is out of range: {why} {}",
-                at()
+                at
             );
         };
         dims.push(Some(d));
@@ -376,7 +376,7 @@ fn vmap_call_at<A: Tree, R: Tree>(
         (None, None) => panic!(
             "{head}: no argument is mapped (every in_axes entry is None), so the batch size is \
              unknown; give axis_size {}",
-            at()
+            at
         ),
         (Some(first), given) => {
             let n = given.unwrap_or(first.size());
@@ -406,8 +406,8 @@ fn vmap_call_at<A: Tree, R: Tree>(
             aval
         })
         .collect();
-    let mut out_def = None;
-    let closed = trace_to_jaxpr(&per_example, |tracers| {
+    // Not `trace_tree`: the argument is rebuilt from the tracers and the unmapped leaves.
+    let (closed, out_def) = trace_leaves(&per_example, |tracers| {
         let mut tracers = tracers.into_iter();
         let example: Vec<Array> = leaves
             .iter()
@@ -417,14 +417,10 @@ fn vmap_call_at<A: Tree, R: Tree>(
                 None => l.clone(),
             })
             .collect();
-        let a: A =
-            try_tree_unflatten(&def, example).unwrap_or_else(|e| panic!("{head}: {e} {}", at()));
-        let (outs, d) = f(a).flatten();
-        out_def = Some(d);
-        outs
+        let a: A = rebuild(worded(|e| format!("{head}: {e} {at}")), &def, example);
+        f(a)
     });
     drop(leaves);
-    let out_def = out_def.expect("traced");
     let (outs, out_dims) = batch_jaxpr(
         &closed.jaxpr,
         &closed.consts,
@@ -436,7 +432,7 @@ fn vmap_call_at<A: Tree, R: Tree>(
     // Each output along its out axis.
     let mut want = Vec::with_capacity(outs.len());
     if let Err(e) = out_axes.leaf_axes(&out_def, &mut want) {
-        panic!("{head}: out_axes does not fit the result: {e} {}", at());
+        panic!("{head}: out_axes does not fit the result: {e} {}", at);
     }
     let out_name = leaf_names(&out_def, "output", None);
     let outs: Vec<Array> = outs
@@ -450,7 +446,7 @@ fn vmap_call_at<A: Tree, R: Tree>(
                     panic!(
                         "{head}: out_axes is None for {name}, but {name} differs between \
                          examples (it depends on a mapped argument); give it an out axis {}",
-                        at()
+                        at
                     );
                 }
                 return o;
@@ -462,7 +458,7 @@ fn vmap_call_at<A: Tree, R: Tree>(
                      rank {r} (axes {} to {}) {}",
                     -(r as i64),
                     r - 1,
-                    at()
+                    at
                 );
             };
             match d {
@@ -471,8 +467,11 @@ fn vmap_call_at<A: Tree, R: Tree>(
             }
         })
         .collect();
-    try_tree_unflatten(&out_def, outs)
-        .unwrap_or_else(|e| panic!("{head}: cannot rebuild the result: {e} {}", at()))
+    rebuild(
+        worded(|e| format!("{head}: cannot rebuild the result: {e} {at}")),
+        &out_def,
+        outs,
+    )
 }
 
 /// Vectorizes `f` over a batch, like `jax.vmap`: the result maps `f` over the examples
