@@ -57,9 +57,8 @@ type Step = Jitted<StepFn>;
 
 /// The jitted step, compiled (one call made), and its temp bytes.
 fn step(remat: bool, p: &Params, x: &Array) -> (Step, i64) {
-    let f: StepFn = Box::new(move |(p, x): (Params, Array)| {
-        jaxrs::value_and_grad(|p: Params| loss(&p, &x, remat))(p)
-    });
+    let f: StepFn =
+        Box::new(move |(p, x): (Params, Array)| value_and_grad(|p: Params| loss(&p, &x, remat))(p));
     let f = jit(f);
     run(&f, p, x);
     let temp = f
@@ -149,8 +148,6 @@ criterion_group!(benches, bench);
 
 fn main() {
     benches();
-    criterion::Criterion::default()
-        .configure_from_args()
-        .final_summary();
+    Criterion::default().configure_from_args().final_summary();
     summary();
 }

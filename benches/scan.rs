@@ -75,9 +75,7 @@ criterion_group!(benches, bench);
 
 fn main() {
     benches();
-    criterion::Criterion::default()
-        .configure_from_args()
-        .final_summary();
+    Criterion::default().configure_from_args().final_summary();
     let w = weights();
     let best =
         |f: &dyn Fn() -> Duration| (0..3).map(|_| f()).min().expect("runs").as_secs_f64() * 1e3;

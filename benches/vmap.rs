@@ -166,8 +166,6 @@ criterion_group!(benches, bench);
 
 fn main() {
     benches();
-    criterion::Criterion::default()
-        .configure_from_args()
-        .final_summary();
+    Criterion::default().configure_from_args().final_summary();
     ratios();
 }

@@ -178,10 +178,7 @@ fn prod_and_max_at_awkward_points() {
         vec![0.0; 3]
     );
     let ones = Array::ones(&[3], DType::F64);
-    assert_eq!(
-        jaxrs::jvp(|x: Array| x.norm(), &z, &ones).1.item::<f64>(),
-        0.0
-    );
+    assert_eq!(jvp(|x: Array| x.norm(), &z, &ones).1.item::<f64>(), 0.0);
 }
 
 fn shaped(name: &str, shape: &[usize], f: impl Fn(&Array) -> Array) {
@@ -308,7 +305,7 @@ fn custom_vjp_is_reverse_mode_only_like_jax() {
         check_grads_with(custom_norm, &x, 2, Modes::Reverse);
     }
     let x = arr(&[4], 91, -1.0, 1.0);
-    let err = std::panic::catch_unwind(|| jaxrs::jvp(custom_norm, &x, &x))
+    let err = std::panic::catch_unwind(|| jvp(custom_norm, &x, &x))
         .expect_err("forward mode must refuse");
     let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(msg.contains("reverse mode only"), "{msg}");

@@ -104,7 +104,7 @@ fn f64s(shape: &[usize], seed: u64) -> Array {
             (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5
         })
         .collect();
-    Array::from_f64s(&v, shape, jaxrs::DType::F64)
+    Array::from_f64s(&v, shape, DType::F64)
 }
 
 #[test]
@@ -219,12 +219,12 @@ fn reverse_and_unrolled_scans_compute_the_same_thing() {
 #[test]
 fn a_long_scan_is_one_while_loop_whatever_its_length() {
     let size = |t: usize| {
-        let xs = Array::zeros(&[t, 4], jaxrs::DType::F32);
+        let xs = Array::zeros(&[t, 4], DType::F32);
         let hlo = stablehlo(
             |xs: Array| {
                 scan(
                     |c: Array, x: Array| ((&c + &x).tanh(), &c * 2.0),
-                    Array::zeros(&[4], jaxrs::DType::F32),
+                    Array::zeros(&[4], DType::F32),
                     xs,
                 )
             },
@@ -242,10 +242,10 @@ fn a_carry_that_changes_type_is_an_error_naming_the_leaf() {
         scan(
             |c: (Array, Array), x: Array| ((c.0.clone(), c.1.sum(None, true)), x),
             (
-                Array::zeros(&[2], jaxrs::DType::F32),
-                Array::zeros(&[3], jaxrs::DType::F32),
+                Array::zeros(&[2], DType::F32),
+                Array::zeros(&[3], DType::F32),
             ),
-            Array::zeros(&[4, 2], jaxrs::DType::F32),
+            Array::zeros(&[4, 2], DType::F32),
         )
     }))
     .expect_err("must panic");
@@ -262,7 +262,7 @@ fn fori_loop_and_while_loop() {
     let r = fori_loop(
         2,
         6,
-        |i: &Array, c: Array| c + i.astype(jaxrs::DType::F32),
+        |i: &Array, c: Array| c + i.astype(DType::F32),
         Array::scalar(0.0f32),
     );
     assert_eq!(r.item::<f32>(), 14.0);
@@ -349,7 +349,7 @@ fn cond_and_switch() {
             &Array::scalar(true),
             |x: Array| x.clone(),
             |x: Array| x.sum(None, true),
-            Array::zeros(&[3], jaxrs::DType::F32),
+            Array::zeros(&[3], DType::F32),
         )
     })
     .expect_err("branches disagree");
@@ -479,7 +479,7 @@ fn the_backward_scan_skips_cotangents_nobody_needs() {
     let rnn = |w: &Array, xs: Array| {
         scan(
             |h: Array, x: Array| ((h.matmul(w) + x).tanh(), ()),
-            Array::zeros(&[2], jaxrs::DType::F32),
+            Array::zeros(&[2], DType::F32),
             xs,
         )
         .0

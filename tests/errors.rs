@@ -102,10 +102,10 @@ fn an_axis_out_of_range() {
 #[test]
 fn try_run_passes_programmer_errors_through() {
     // Shape mistakes are not environmental failures: try_run lets them unwind.
-    let msg = message(|| drop(jaxrs::try_run(|| &v(2) + &v(3))));
+    let msg = message(|| drop(try_run(|| &v(2) + &v(3))));
     assert!(msg.contains("add") && msg.contains("f32[2]"), "{msg}");
     assert_eq!(
-        jaxrs::try_run(|| (&v(2) + 1.0).to_vec::<f32>()).expect("fine"),
+        try_run(|| (&v(2) + 1.0).to_vec::<f32>()).expect("fine"),
         vec![1.0, 2.0]
     );
 }

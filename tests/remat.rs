@@ -543,11 +543,11 @@ fn remat_around_a_scan_body_and_scan_inside_remat() {
                 "jit mode {mode}: {p} vs {q}"
             );
         }
-        jaxrs::check_grads_with(
+        check_grads_with(
             |(w, u): (Array, Array)| scan_loss(&w, &u, &xs, &h0, mode),
             &(w.clone(), u.clone()),
             2,
-            jaxrs::Modes::Both,
+            Modes::Both,
         );
     }
 }

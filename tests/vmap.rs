@@ -633,7 +633,7 @@ fn scan_batches_its_carry_xs_and_captured_values() {
     // A leaky accumulator: carry [4], xs [5 steps, 4], a captured weight [4].
     let step = |x: &[Array]| {
         let w = x[2].clone();
-        let (c, ys) = jaxrs::scan(
+        let (c, ys) = scan(
             |c: Array, x: Array| {
                 let c = &c * &w + &x;
                 (c.clone(), c.tanh())
@@ -657,7 +657,7 @@ fn scan_batches_its_carry_xs_and_captured_values() {
         );
     }
     check("fori_loop", &[f32s(&[4], Some(1))], |x| {
-        jaxrs::fori_loop(
+        fori_loop(
             0,
             3,
             |i, c: Array| &c * 2.0 + i.astype(DType::F32),
@@ -670,7 +670,7 @@ fn scan_batches_its_carry_xs_and_captured_values() {
 fn while_loop_runs_each_example_its_own_number_of_steps() {
     let f = |x: &[Array]| {
         let limit = x[1].clone();
-        let (_, acc) = jaxrs::while_loop(
+        let (_, acc) = while_loop(
             |c: &(Array, Array)| c.0.lt(&limit),
             |(i, acc): (Array, Array)| (&i + 1, &acc * 1.5 + 1.0),
             (Array::scalar(0i32), x[0].clone()),
@@ -693,7 +693,7 @@ fn while_loop_runs_each_example_its_own_number_of_steps() {
 #[test]
 fn cond_and_switch_with_shared_and_per_example_predicates() {
     let f = |x: &[Array]| {
-        jaxrs::cond(
+        cond(
             &x[0].sum(None, false).gt(0.0),
             |(a, b): (Array, Array)| (&a * &b).exp(),
             |(a, b): (Array, Array)| &a - &b,
@@ -707,7 +707,7 @@ fn cond_and_switch_with_shared_and_per_example_predicates() {
         let b0 = |v: Array| v.sin();
         let b1 = |v: Array| &v * 2.0;
         let b2 = |v: Array| v.sum(None, true).broadcast_to(&[3]);
-        jaxrs::switch(&x[0], &[&b0, &b1, &b2], x[1].clone())
+        switch(&x[0], &[&b0, &b1, &b2], x[1].clone())
     };
     // Out-of-range indices clamp, per example too.
     check(
@@ -727,7 +727,7 @@ fn gradients_flow_through_a_batched_scan() {
     let w = arr(&seq(4, 0.25), &[4]);
     let xs = arr(&seq(3 * 5 * 4, 0.1), &[3, 5, 4]);
     let rnn = |w: &Array, x: &Array| {
-        let (c, _) = jaxrs::scan(
+        let (c, _) = scan(
             |c: Array, x: Array| ((&c * w + &x).tanh(), ()),
             Array::zeros(&[4], DType::F32),
             x.clone(),
@@ -978,7 +978,7 @@ fn unmapped_arguments_reach_the_function_as_they_are() {
 #[test]
 fn axis_size_when_nothing_is_mapped() {
     let w = arr(&[1.0, 2.0], &[2]);
-    let got: Array = jaxrs::vmap_sized(|w: Array| w.exp(), None, 0, 4)(w);
+    let got: Array = vmap_sized(|w: Array| w.exp(), None, 0, 4)(w);
     assert_eq!(got.shape(), &[4, 2]);
 }
 
@@ -1218,7 +1218,7 @@ fn other_misuses_say_what_to_do() {
         )))
     });
     assert!(msg.contains("in_axes does not fit the arguments"), "{msg}");
-    let msg = panic_message(|| drop(jaxrs::vmap_sized(|x: Array| x, 0, 0, 5)(x)));
+    let msg = panic_message(|| drop(vmap_sized(|x: Array| x, 0, 0, 5)(x)));
     assert!(
         msg.contains("axis_size is 5") && msg.contains("has size 3"),
         "{msg}"

@@ -55,7 +55,7 @@ pub fn expand(f: &JitFn) -> TokenStream {
     let name = &sig.ident;
     let private = private();
     // Transformations stacked below #[jit] apply inside it.
-    let (transforms, attrs) = crate::common::stacked::split(attrs.clone());
+    let (transforms, attrs) = stacked::split(attrs.clone());
     let attrs = &attrs;
     // Names the expansion introduces; mixed-site so that the user's body cannot see them.
     let statics = Ident::new("__jaxrs_statics", Span::mixed_site());

@@ -66,8 +66,8 @@ pub struct Axis {
 impl Axis {
     /// Tokens spanning the axis as written, for errors that point at all of `-1`.
     pub fn tokens(&self) -> TokenStream {
-        let first = proc_macro2::Ident::new("axis", self.span);
-        let last = proc_macro2::Ident::new("axis", self.end);
+        let first = Ident::new("axis", self.span);
+        let last = Ident::new("axis", self.end);
         quote::quote!(#first #last)
     }
 }

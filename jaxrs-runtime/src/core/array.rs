@@ -55,7 +55,7 @@ pub enum Sharding {
 fn as_bytes<T: Element>(data: &[T]) -> &[u8] {
     // SAFETY: every `Element` is a plain value type without padding (bool is one byte holding
     // 0 or 1), so its memory is a valid byte slice of size_of::<T>() * len.
-    unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data)) }
+    unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, size_of_val(data)) }
 }
 
 impl Array {
@@ -431,7 +431,7 @@ fn host_bytes_of(lit: Literal) -> Vec<u8> {
 }
 
 fn bytes_to_vec<T: Element>(bytes: &[u8]) -> Vec<T> {
-    let size = std::mem::size_of::<T>();
+    let size = size_of::<T>();
     if T::DTYPE == DType::Bool {
         // A device PRED is one byte; map it rather than trusting it is 0 or 1.
         return bytes

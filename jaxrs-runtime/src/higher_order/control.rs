@@ -327,7 +327,7 @@ fn varying_vars(jaxpr: &Jaxpr, varying: &[bool]) -> Vec<bool> {
         let m = e
             .inputs
             .iter()
-            .any(|a| matches!(a, crate::core::ir::Atom::Var(v) if marked[v.0 as usize]));
+            .any(|a| matches!(a, Atom::Var(v) if marked[v.0 as usize]));
         for v in &e.outputs {
             marked[v.0 as usize] = m;
         }
@@ -373,7 +373,7 @@ fn scan_linearize(s: &Scan, args: &[Array]) -> (Vec<Array>, Backward) {
     let res_outvars = &f.outvars[nk + ny..];
     let res_varies: Vec<bool> = res_outvars
         .iter()
-        .map(|a| matches!(a, crate::core::ir::Atom::Var(v) if marked[v.0 as usize]))
+        .map(|a| matches!(a, Atom::Var(v) if marked[v.0 as usize]))
         .collect();
     // Loop-invariant residuals: evaluate F's invariant part once, here.
     let invariant_values: Vec<Option<Array>> = if res_varies.iter().all(|&v| v) {

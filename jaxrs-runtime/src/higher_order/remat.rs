@@ -77,10 +77,7 @@ impl Primitive for OptimizationBarrier {
     ) -> (Vec<Array>, Vec<Option<usize>>) {
         // The identity on every operand: each keeps its batch dim.
         let ops: Vec<Operand> = args.iter().map(Operand::borrowed).collect();
-        (
-            crate::core::trace::bind(Arc::new(*self), &ops),
-            dims.to_vec(),
-        )
+        (bind(Arc::new(*self), &ops), dims.to_vec())
     }
     as_any!();
 }

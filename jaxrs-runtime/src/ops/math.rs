@@ -91,7 +91,7 @@ impl Array {
     #[track_caller]
     pub fn relu(&self) -> Array {
         let keep = self.gt(0.0).logical_or(self.ne(self));
-        crate::ops::where_(keep, self, 0.0)
+        where_(keep, self, 0.0)
     }
 
     /// GELU with the tanh approximation (`jax.nn.gelu(x, approximate=True)`).

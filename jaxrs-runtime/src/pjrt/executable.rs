@@ -92,7 +92,8 @@ impl LoadedExecutable {
             loaded_executable: raw.as_ptr(),
             executable: ptr::null_mut(),
         };
-        let err = (api.f.loaded_executable_get_executable)(&mut g);
+        // SAFETY: `g` is a valid args struct and `raw` a live executable (the caller's promise).
+        let err = unsafe { (api.f.loaded_executable_get_executable)(&mut g) };
         let executable = match api
             .check(err, "PJRT_LoadedExecutable_GetExecutable")
             .and_then(|()| {
@@ -122,7 +123,8 @@ impl LoadedExecutable {
             executable: executable.as_ptr(),
             num_outputs: 0,
         };
-        let err = (api.f.executable_num_outputs)(&mut n);
+        // SAFETY: `executable` was just returned by the plugin for `raw`.
+        let err = unsafe { (api.f.executable_num_outputs)(&mut n) };
         api.check(err, "PJRT_Executable_NumOutputs")?;
         exe.num_outputs = n.num_outputs;
         let mut d = sys::PJRT_LoadedExecutable_AddressableDevices_Args {
@@ -132,9 +134,11 @@ impl LoadedExecutable {
             addressable_devices: ptr::null(),
             num_addressable_devices: 0,
         };
-        let err = (api.f.loaded_executable_addressable_devices)(&mut d);
+        // SAFETY: as above, `raw` is live.
+        let err = unsafe { (api.f.loaded_executable_addressable_devices)(&mut d) };
         api.check(err, "PJRT_LoadedExecutable_AddressableDevices")?;
-        exe.devices = raw_slice(d.addressable_devices, d.num_addressable_devices)
+        // SAFETY: the plugin returned this array of device pointers, owned by the executable.
+        exe.devices = unsafe { raw_slice(d.addressable_devices, d.num_addressable_devices) }
             .iter()
             .map(|&p| {
                 exe.client.device_of(p).ok_or_else(|| Error::Pjrt {

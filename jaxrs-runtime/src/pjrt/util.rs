@@ -30,7 +30,8 @@ pub(crate) unsafe fn string_from(ptr: *const c_char, len: usize) -> String {
     if ptr.is_null() || len == 0 {
         return String::new();
     }
-    let bytes = std::slice::from_raw_parts(ptr.cast::<u8>(), len);
+    // SAFETY: non-null, and the caller guarantees `len` readable bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) };
     String::from_utf8_lossy(bytes).into_owned()
 }
 
@@ -42,6 +43,7 @@ pub(crate) unsafe fn raw_slice<'a, T>(ptr: *const T, len: usize) -> &'a [T] {
     if ptr.is_null() || len == 0 {
         &[]
     } else {
-        std::slice::from_raw_parts(ptr, len)
+        // SAFETY: non-null, and the caller guarantees `len` valid elements outliving 'a.
+        unsafe { std::slice::from_raw_parts(ptr, len) }
     }
 }
