@@ -99,7 +99,7 @@ pub fn op_error(op: &str, msg: &str, avals: &[Aval], loc: &Location<'_>) -> ! {
 /// The user's source line as error messages end: `at file:line` ([`At::line`]) or
 /// `at file:line:col` ([`At::column`]), written in one place so every message points alike.
 ///
-/// ```ignore
+/// ```text
 /// panic!("switch: no branches, {}", At::line(loc));
 /// ```
 #[derive(Clone, Copy)]
