@@ -300,6 +300,16 @@ pub const PJRT_DeviceDescription_Id_Args_STRUCT_SIZE: usize =
     struct_size!(PJRT_DeviceDescription_Id_Args, id: c_int);
 
 #[repr(C)]
+pub struct PJRT_DeviceDescription_ProcessIndex_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub device_description: *mut PJRT_DeviceDescription,
+    pub process_index: c_int,
+}
+pub const PJRT_DeviceDescription_ProcessIndex_Args_STRUCT_SIZE: usize =
+    struct_size!(PJRT_DeviceDescription_ProcessIndex_Args, process_index: c_int);
+
+#[repr(C)]
 pub struct PJRT_DeviceDescription_Kind_Args {
     pub struct_size: usize,
     pub extension_start: *mut PJRT_Extension_Base,
@@ -558,7 +568,7 @@ pub struct PJRT_Api {
     pub PJRT_Client_BufferFromHostBuffer: Fn<PJRT_Client_BufferFromHostBuffer_Args>,
 
     pub PJRT_DeviceDescription_Id: Fn<PJRT_DeviceDescription_Id_Args>,
-    pub PJRT_DeviceDescription_ProcessIndex: Unused,
+    pub PJRT_DeviceDescription_ProcessIndex: Fn<PJRT_DeviceDescription_ProcessIndex_Args>,
     pub PJRT_DeviceDescription_Attributes: Unused,
     pub PJRT_DeviceDescription_Kind: Fn<PJRT_DeviceDescription_Kind_Args>,
     pub PJRT_DeviceDescription_DebugString: Unused,
