@@ -494,3 +494,33 @@ fn the_readme_snippet_runs() -> jaxrs::Result<()> {
     assert_eq!(w.addressable_shards()[0].data.shape(), &[16, 2]);
     Ok(())
 }
+
+#[test]
+fn pieces_already_on_devices_are_shared_or_copied_and_donation_respects_sharing() {
+    let devices = eight();
+    let x = iota(&[2, 4]);
+    let want = x.to_vec::<f32>();
+    // x's buffer on device 0 becomes replica 0 of r: donating x must leave r readable.
+    let r = device_put(&x, Sharding::Replicated(devices[..4].to_vec()));
+    let out = scale(x);
+    assert_eq!(
+        out.to_vec::<f32>(),
+        want.iter().map(|v| v * 3.0).collect::<Vec<_>>()
+    );
+    assert!(!r.is_deleted());
+    assert_eq!(r.to_vec::<f32>(), want);
+    for s in r.addressable_shards() {
+        assert_eq!(s.data.to_vec::<f32>(), want, "on {}", s.device);
+    }
+
+    // Resharding keeps the pieces that match, copies or cuts the others.
+    let mesh = mesh_2x4();
+    let rows = device_put(&r, named(&mesh, P!["dp"]));
+    let cols = device_put(&rows, named(&mesh, P![None, "mp"]));
+    let back = device_put(&cols, named(&mesh, P!["dp"]));
+    assert_eq!(back.to_vec::<f32>(), want);
+    assert_eq!(
+        back.addressable_shards()[7].data.to_vec::<f32>(),
+        vec![4.0, 5.0, 6.0, 7.0]
+    );
+}

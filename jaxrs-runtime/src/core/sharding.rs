@@ -599,8 +599,9 @@ pub struct Shard {
 }
 
 /// Lays `x` out on devices as `sharding` says, one buffer per device (like
-/// `jax.device_put(x, sharding)`). `x` may be on any device or sharded any way; the values
-/// go through the host.
+/// `jax.device_put(x, sharding)`). `x` may be on any device or sharded any way: a piece it
+/// already holds on the target device is shared, one it holds on another device is copied
+/// device to device, and other pieces are cut from a host copy.
 ///
 /// Panics with a message naming the problem when the sharding does not fit the array (an
 /// uneven split, a spec longer than the array's rank); [`try_device_put`] returns those as
@@ -662,15 +663,33 @@ pub fn try_device_put(x: &Array, sharding: impl Into<Sharding>) -> Result<Array>
     if c.sharding == sharding {
         return Ok(x.clone());
     }
-    let host = x.host_bytes()?;
+    let held = c.sharding.device_indices(&c.aval.shape)?;
     let client = client();
     let elem = c.aval.dtype.size_in_bytes();
+    let mut host: Option<Vec<u8>> = None;
     let mut buffers = Vec::with_capacity(indices.len());
     for (device, index) in sharding.devices().iter().zip(&indices) {
-        let block = copy_block(&host, &c.aval.shape, index, elem);
-        let dims: Vec<i64> = index.iter().map(|r| r.len() as i64).collect();
-        let b = client.buffer_from_host(&block, c.aval.dtype, &dims, device)?;
-        buffers.push(Arc::new(b));
+        // The same piece already on this device is shared, on another device copied over;
+        // only a piece that `x` does not hold whole is cut from the host copy.
+        let mut same = held
+            .iter()
+            .zip(c.sharding.devices())
+            .zip(&c.buffers)
+            .filter(|((held, _), _)| *held == index);
+        let buffer = if let Some((_, b)) = same.clone().find(|((_, d), _)| *d == device) {
+            b.clone()
+        } else if let Some((_, b)) = same.next() {
+            Arc::new(b.copy_to_device(device)?)
+        } else {
+            if host.is_none() {
+                host = Some(x.host_bytes()?);
+            }
+            let whole = host.as_deref().expect("just filled");
+            let block = copy_block(whole, &c.aval.shape, index, elem);
+            let dims: Vec<i64> = index.iter().map(|r| r.len() as i64).collect();
+            Arc::new(client.buffer_from_host(&block, c.aval.dtype, &dims, device)?)
+        };
+        buffers.push(buffer);
     }
     Ok(Array(Arc::new(Repr::Concrete(Concrete {
         aval: c.aval.clone(),
@@ -727,7 +746,8 @@ impl Array {
     }
 
     /// This array as a whole on `device`: itself when it already is, a buffer it already holds
-    /// there when it is replicated, else gathered through the host and uploaded.
+    /// there when it is replicated, a device-to-device copy of a whole copy it holds
+    /// elsewhere, else gathered through the host and uploaded.
     ///
     /// Programs run on one device until pjit exists; every argument passes through here.
     pub(crate) fn on_device(&self, device: Device) -> Cow<'_, Array> {
@@ -746,6 +766,20 @@ impl Array {
                     ));
                 }
             }
+        }
+        let whole_elsewhere = c
+            .sharding
+            .device_indices(&c.aval.shape)
+            .ok()
+            .and_then(|ix| {
+                ix.iter()
+                    .zip(&c.buffers)
+                    .find(|(index, _)| index.iter().zip(&c.aval.shape).all(|(r, &n)| r.len() == n))
+                    .map(|(_, b)| b.clone())
+            });
+        if let Some(b) = whole_elsewhere {
+            let copy = b.copy_to_device(&device).unwrap_or_else(|e| fail(e));
+            return Cow::Owned(Array::from_buffer(copy, c.aval.clone(), device));
         }
         let bytes = self.host_bytes().unwrap_or_else(|e| fail(e));
         let dims: Vec<i64> = c.aval.shape.iter().map(|&d| d as i64).collect();

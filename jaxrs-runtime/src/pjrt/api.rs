@@ -50,6 +50,7 @@ pub(crate) struct Fns {
     pub buffer_is_deleted: Call<sys::PJRT_Buffer_IsDeleted_Args>,
     pub buffer_ready_event: Call<sys::PJRT_Buffer_ReadyEvent_Args>,
     pub buffer_copy_raw_to_host: Call<sys::PJRT_Buffer_CopyRawToHost_Args>,
+    pub buffer_copy_to_device: Call<sys::PJRT_Buffer_CopyToDevice_Args>,
 }
 
 /// A loaded PJRT plugin.
@@ -327,5 +328,6 @@ fn fns(t: &sys::PJRT_Api) -> std::result::Result<Fns, String> {
         buffer_is_deleted: need!(PJRT_Buffer_IsDeleted),
         buffer_ready_event: need!(PJRT_Buffer_ReadyEvent),
         buffer_copy_raw_to_host: need!(PJRT_Buffer_CopyRawToHost),
+        buffer_copy_to_device: need!(PJRT_Buffer_CopyToDevice),
     })
 }
