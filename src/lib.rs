@@ -63,6 +63,12 @@
 //! - **Memory**: [`macro@remat`] and [`fn@remat`] with a [`RematPolicy`], [`checkpoint_name`].
 //! - **Pytrees**: [`Tree`] and `#[derive(Tree)]`, [`tree_map`], [`tree_map2`],
 //!   [`tree_leaves`], [`tree_unflatten`], [`TreeDef`].
+//! - **Devices**: [`devices`], [`local_device_count`], [`set_cpu_device_count`] (or
+//!   `JAXRS_CPU_DEVICES`), [`Device`]; lay arrays out with [`device_put`] /
+//!   [`try_device_put`] and a [`Sharding`] ([`Mesh`] + [`PartitionSpec`], written [`P!`] =
+//!   [`NamedSharding`]); read them back by [`Array::addressable_shards`] ([`Shard`]). pjit,
+//!   pmap and collectives are not built yet: an op on a sharded array gathers it onto one
+//!   device first.
 //! - **Looking inside**: [`make_jaxpr`] (the IR), [`stablehlo`] (the program XLA compiles,
 //!   each op located at its Rust line).
 //! - **Errors**: a programmer's mistake (shapes, dtypes, axes) panics with the op, the shapes
@@ -109,6 +115,21 @@ pub use jaxrs_runtime::{
     TupleArgs,
 };
 pub use jaxrs_runtime::{checkpoint_name, make_jaxpr, stablehlo, ClosedJaxpr, Jaxpr};
+pub use jaxrs_runtime::{
+    // Devices and shardings.
+    device_put,
+    devices,
+    local_device_count,
+    set_cpu_device_count,
+    try_device_put,
+    Device,
+    Mesh,
+    NamedSharding,
+    PartitionDim,
+    PartitionSpec,
+    Shard,
+    P,
+};
 pub use jaxrs_runtime::{
     // Arrays.
     stop_gradient,

@@ -3,7 +3,9 @@
 //! Programmer mistakes (a shape or dtype mismatch, a bad axis) are not `Error`s: they panic
 //! with a message naming the op, the shapes and the caller's source line, like an index out of
 //! bounds does. Everything the environment can make fail (no plugin, a compile failure, device
-//! memory exhausted, a donated buffer read again) comes back as an `Error`.
+//! memory exhausted, a donated buffer read again) comes back as an `Error`, and so do device
+//! layouts that are often read from configuration (a mesh that does not fit the devices, a
+//! sharding that does not fit an array, a device count asked for too late).
 
 /// PJRT's error codes (`PJRT_Error_Code`), which follow absl's status codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -85,6 +87,20 @@ pub enum Error {
         context: &'static str,
         message: String,
     },
+    /// A CPU device count was asked for after the process-wide client was created with
+    /// another one (the count is fixed when the client is created, by the first array
+    /// operation).
+    #[error(
+        "cannot switch to {requested} CPU devices: the PJRT client already exists with \
+         {existing}; call jaxrs::set_cpu_device_count before the first array operation (or \
+         set JAXRS_CPU_DEVICES)"
+    )]
+    DeviceCountFixed { requested: usize, existing: usize },
+    /// A mesh, partition spec or sharding that does not fit its devices or its array (the
+    /// message names what: an uneven split, an unknown or repeated mesh axis, a spec longer
+    /// than the array's rank, a device count that is not the mesh's size).
+    #[error("{0}")]
+    Sharding(String),
     /// An I/O failure (cache folder, lock file, plugin file).
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),

@@ -35,10 +35,17 @@ mod transforms;
 mod tree;
 
 // Arrays and their element types.
-pub use crate::core::array::{Array, Sharding};
+pub use crate::core::array::Array;
 pub use aval::Aval;
 pub use dtype::{DType, DTypeKind, Element};
 pub use ops::{stop_gradient, where_, Axes, Dims, DotDims, IntoArg};
+
+// Devices and how arrays lie on them.
+pub use crate::core::client::{devices, local_device_count, set_cpu_device_count};
+pub use crate::core::sharding::{
+    device_put, try_device_put, Mesh, NamedSharding, PartitionDim, PartitionSpec, Shard, Sharding,
+};
+pub use pjrt::Device;
 
 // Transformations.
 pub use transforms::check_grads::{check_grads, check_grads_with, Modes};

@@ -129,6 +129,25 @@ fn host_bytes_may_be_freed_right_after_upload() {
 }
 
 #[test]
+fn buffers_copy_between_devices_without_the_host() {
+    let c = client();
+    let last = *c.devices().last().unwrap();
+    let a = c
+        .buffer_from_host(
+            &f32_bytes(&[1.0, 2.0, 3.0, 4.0]),
+            DType::F32,
+            &[4],
+            &c.devices()[0],
+        )
+        .unwrap();
+    let b = a.copy_to_device(&last).unwrap();
+    assert_eq!(b.device(), last);
+    assert_eq!(b.dims(), [4]);
+    drop(a);
+    assert_eq!(read_f32(&b), [1.0, 2.0, 3.0, 4.0]);
+}
+
+#[test]
 fn compile_error_is_typed_and_carries_the_message() {
     let c = client();
     let bad = module(

@@ -3,12 +3,13 @@
 use crate::aval::Aval;
 use crate::core::client::{client, fail};
 use crate::core::ir::{LitValue, Literal, Var};
+use crate::core::sharding::Sharding;
 use crate::core::trace::At;
 use crate::dtype::DType;
 use crate::dtype::Element;
 use crate::error::Error;
 use crate::error::Result;
-use crate::pjrt::Buffer;
+use crate::pjrt::{Buffer, Device};
 use std::fmt;
 use std::sync::Arc;
 
@@ -30,10 +31,12 @@ pub(crate) enum Repr {
     Traced(Tracer),
 }
 
-/// A value on devices: one buffer per device holding a piece (or a replica) of it.
+/// A value on devices: one buffer per device holding a piece (or a replica) of it, in
+/// `sharding.devices()`' order. A buffer is shared with the arrays of
+/// [`Array::addressable_shards`].
 pub(crate) struct Concrete {
     pub aval: Aval,
-    pub buffers: Vec<Buffer>,
+    pub buffers: Vec<Arc<Buffer>>,
     pub sharding: Sharding,
 }
 
@@ -42,13 +45,6 @@ pub(crate) struct Tracer {
     pub aval: Aval,
     pub trace_id: u64,
     pub var: Var,
-}
-
-/// How a concrete array is laid out over devices.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Sharding {
-    /// The whole array on one device (an index into the client's addressable devices).
-    SingleDevice(usize),
 }
 
 /// Reinterprets a slice of plain elements as bytes.
@@ -63,22 +59,23 @@ impl Array {
         Array(Arc::new(Repr::Traced(t)))
     }
 
-    pub(crate) fn from_buffer(buffer: Buffer, aval: Aval) -> Array {
+    /// An array held whole by `buffer`, which lives on `device`.
+    pub(crate) fn from_buffer(buffer: Buffer, aval: Aval, device: Device) -> Array {
         Array(Arc::new(Repr::Concrete(Concrete {
             aval,
-            buffers: vec![buffer],
-            sharding: Sharding::SingleDevice(0),
+            buffers: vec![Arc::new(buffer)],
+            sharding: Sharding::SingleDevice(device),
         })))
     }
 
     fn from_host_bytes(bytes: &[u8], aval: Aval) -> Array {
         let client = client();
         let dims: Vec<i64> = aval.shape.iter().map(|&d| d as i64).collect();
-        let device = &client.devices()[0];
+        let device = client.devices()[0];
         let buffer = client
-            .buffer_from_host(bytes, aval.dtype, &dims, device)
+            .buffer_from_host(bytes, aval.dtype, &dims, &device)
             .unwrap_or_else(|e| fail(e));
-        Array::from_buffer(buffer, aval)
+        Array::from_buffer(buffer, aval, device)
     }
 
     /// An array of `shape` holding `data` in row-major order.
@@ -314,7 +311,15 @@ impl Array {
         matches!(&*self.0, Repr::Concrete(_))
     }
 
-    /// How a concrete array lies on devices (`None` for a traced one).
+    /// How a concrete array lies on devices (`None` for a traced one). A new array lies
+    /// whole on the first device; [`device_put`](crate::device_put) lays one out otherwise.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::ones(&[2], DType::F32);
+    /// assert_eq!(x.sharding(), Some(&jaxrs::Sharding::SingleDevice(jaxrs::devices()[0])));
+    /// ```
     pub fn sharding(&self) -> Option<&Sharding> {
         match &*self.0 {
             Repr::Concrete(c) => Some(&c.sharding),
@@ -338,7 +343,7 @@ impl Array {
         }
     }
 
-    /// The elements in row-major order.
+    /// The elements in row-major order (gathered from the shards of a sharded array).
     ///
     /// Panics when `T` is not the array's dtype, or when the array is traced.
     #[track_caller]
@@ -359,12 +364,7 @@ impl Array {
                 At::line(loc)
             );
         }
-        let n = c.aval.size();
-        let mut bytes = vec![0u8; n * T::DTYPE.size_in_bytes()];
-        if !bytes.is_empty() {
-            c.buffers[0].copy_to_host(&mut bytes)?;
-        }
-        Ok(bytes_to_vec(&bytes))
+        Ok(bytes_to_vec(&self.host_bytes()?))
     }
 
     /// The value of a one-element array.
@@ -401,7 +401,7 @@ impl Array {
     /// Has this array's buffer been donated to a computation (and so deleted)?
     pub fn is_deleted(&self) -> bool {
         match &*self.0 {
-            Repr::Concrete(c) => c.buffers.iter().any(Buffer::is_deleted),
+            Repr::Concrete(c) => c.buffers.iter().any(|b| b.is_deleted()),
             Repr::Traced(_) => false,
         }
     }
@@ -469,10 +469,7 @@ impl fmt::Debug for Array {
 impl Array {
     fn try_f64s(&self) -> Result<Vec<f64>, Error> {
         let c = self.concrete("reading values");
-        let mut bytes = vec![0u8; c.aval.size_in_bytes()];
-        if !bytes.is_empty() {
-            c.buffers[0].copy_to_host(&mut bytes)?;
-        }
+        let bytes = self.host_bytes()?;
         Ok(match c.aval.dtype {
             DType::Bool => bytes_to_vec::<bool>(&bytes)
                 .into_iter()

@@ -63,14 +63,18 @@ pub(crate) fn execute(
     });
     let text = lower_jaxpr(&jaxpr, &LowerOptions::default());
     let exe = compile_cached(text);
-    let args: Vec<&Buffer> = held
+    let device = exe.devices()[0];
+    // Interim, until pjit: a program runs on one device, so inputs laid out otherwise are
+    // gathered onto it first.
+    let placed: Vec<_> = held.iter().map(|a| a.on_device(device)).collect();
+    let args: Vec<&Buffer> = placed
         .iter()
-        .map(|a| &a.concrete(prim.name()).buffers[0])
+        .map(|a| &*a.concrete(prim.name()).buffers[0])
         .collect();
     let mut outs = exe.execute(&[args], &[]).unwrap_or_else(|e| fail(e));
     outs.swap_remove(0)
         .into_iter()
         .zip(out_avals)
-        .map(|(b, a)| Array::from_buffer(b, a.clone()))
+        .map(|(b, a)| Array::from_buffer(b, a.clone(), device))
         .collect()
 }

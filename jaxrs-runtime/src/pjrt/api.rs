@@ -28,6 +28,9 @@ pub(crate) struct Fns {
     pub client_buffer_from_host_buffer: Call<sys::PJRT_Client_BufferFromHostBuffer_Args>,
     pub device_description_id: Call<sys::PJRT_DeviceDescription_Id_Args>,
     pub device_description_kind: Call<sys::PJRT_DeviceDescription_Kind_Args>,
+    /// Optional: a device of a plugin without it is taken to be in process 0.
+    pub device_description_process_index:
+        Option<Call<sys::PJRT_DeviceDescription_ProcessIndex_Args>>,
     pub device_get_description: Call<sys::PJRT_Device_GetDescription_Args>,
     /// Optional in practice: some plugins leave it null.
     pub device_local_hardware_id: Option<Call<sys::PJRT_Device_LocalHardwareId_Args>>,
@@ -47,6 +50,7 @@ pub(crate) struct Fns {
     pub buffer_is_deleted: Call<sys::PJRT_Buffer_IsDeleted_Args>,
     pub buffer_ready_event: Call<sys::PJRT_Buffer_ReadyEvent_Args>,
     pub buffer_copy_raw_to_host: Call<sys::PJRT_Buffer_CopyRawToHost_Args>,
+    pub buffer_copy_to_device: Call<sys::PJRT_Buffer_CopyToDevice_Args>,
 }
 
 /// A loaded PJRT plugin.
@@ -307,6 +311,7 @@ fn fns(t: &sys::PJRT_Api) -> std::result::Result<Fns, String> {
         client_buffer_from_host_buffer: need!(PJRT_Client_BufferFromHostBuffer),
         device_description_id: need!(PJRT_DeviceDescription_Id),
         device_description_kind: need!(PJRT_DeviceDescription_Kind),
+        device_description_process_index: t.PJRT_DeviceDescription_ProcessIndex,
         device_get_description: need!(PJRT_Device_GetDescription),
         device_local_hardware_id: t.PJRT_Device_LocalHardwareId,
         executable_destroy: need!(PJRT_Executable_Destroy),
@@ -323,5 +328,6 @@ fn fns(t: &sys::PJRT_Api) -> std::result::Result<Fns, String> {
         buffer_is_deleted: need!(PJRT_Buffer_IsDeleted),
         buffer_ready_event: need!(PJRT_Buffer_ReadyEvent),
         buffer_copy_raw_to_host: need!(PJRT_Buffer_CopyRawToHost),
+        buffer_copy_to_device: need!(PJRT_Buffer_CopyToDevice),
     })
 }

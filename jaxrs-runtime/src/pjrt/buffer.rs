@@ -213,6 +213,46 @@ impl Buffer {
     }
 }
 
+impl Buffer {
+    /// A copy of this buffer on `device` (another device of the same client), made by the
+    /// plugin without a trip through the host. The copy is ordered after the value is
+    /// computed; a donated buffer gives [`Error::DonatedBufferUsed`].
+    pub fn copy_to_device(&self, device: &Device) -> Result<Buffer> {
+        const CTX: &str = "PJRT_Buffer_CopyToDevice";
+        if self.is_deleted() {
+            return Err(Error::DonatedBufferUsed(
+                "the buffer was donated to an earlier execution (or deleted), so it cannot be \
+                 copied"
+                    .into(),
+            ));
+        }
+        if self.client.device_of(device.raw()).is_none() {
+            return Err(invalid(
+                CTX,
+                format!("device {} does not belong to this client", device.id()),
+            ));
+        }
+        let api = self.client.api();
+        let mut args = sys::PJRT_Buffer_CopyToDevice_Args {
+            struct_size: sys::PJRT_Buffer_CopyToDevice_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            buffer: self.raw(),
+            dst_device: device.raw(),
+            dst_buffer: ptr::null_mut(),
+        };
+        // SAFETY: valid args: a live buffer and a device of its client.
+        let err = unsafe { (api.f.buffer_copy_to_device)(&mut args) };
+        api.check(err, CTX)?;
+        let raw = NonNull::new(args.dst_buffer).ok_or_else(|| Error::Pjrt {
+            code: ErrorCode::Internal,
+            context: CTX,
+            message: "the plugin returned no buffer".into(),
+        })?;
+        // SAFETY: a fresh buffer of this client, owned by the new `Buffer`.
+        Ok(unsafe { Buffer::from_raw(raw, self.client.clone()) })
+    }
+}
+
 impl Drop for Buffer {
     fn drop(&mut self) {
         let api = self.client.api();

@@ -78,7 +78,7 @@ impl Client {
             raw: Some(raw),
         };
         let platform_name = platform_name(&api, raw)?;
-        let devices = addressable_devices(&api, raw)?;
+        let devices = addressable_devices(&api, raw, &platform_name)?;
         std::mem::forget(guard);
         Ok(Arc::new_cyclic(|me| Client {
             api,
@@ -166,7 +166,11 @@ fn platform_name(api: &Api, raw: NonNull<sys::PJRT_Client>) -> Result<String> {
     Ok(unsafe { string_from(args.platform_name, args.platform_name_size) })
 }
 
-fn addressable_devices(api: &Api, raw: NonNull<sys::PJRT_Client>) -> Result<Vec<Device>> {
+fn addressable_devices(
+    api: &Api,
+    raw: NonNull<sys::PJRT_Client>,
+    platform_name: &str,
+) -> Result<Vec<Device>> {
     let mut args = sys::PJRT_Client_AddressableDevices_Args {
         struct_size: sys::PJRT_Client_AddressableDevices_Args_STRUCT_SIZE,
         extension_start: ptr::null_mut(),
@@ -179,17 +183,33 @@ fn addressable_devices(api: &Api, raw: NonNull<sys::PJRT_Client>) -> Result<Vec<
     api.check(err, "PJRT_Client_AddressableDevices")?;
     // SAFETY: the plugin returns an array of `num_addressable_devices` device pointers.
     let raws = unsafe { raw_slice(args.addressable_devices, args.num_addressable_devices) };
-    raws.iter().map(|&d| Device::describe(api, d)).collect()
+    let platform = intern(platform_name.to_string());
+    raws.iter()
+        .map(|&d| Device::describe(api, d, platform))
+        .collect()
 }
 
 /// A device of a [`Client`]. A plain handle: copying it is free, and it stays meaningful only
 /// with the client it came from (methods that take a device check that).
+///
+/// Printed as JAX prints its devices: `CpuDevice(id=0)`, `CudaDevice(id=1)`.
+///
+/// ```
+/// let d = jaxrs::devices()[0];
+/// assert_eq!(d.id(), 0);
+/// assert_eq!(d.platform(), "cpu");
+/// assert_eq!(d.process_index(), 0);
+/// assert_eq!(d.to_string(), "CpuDevice(id=0)");
+/// assert_eq!(format!("{d:?}"), "CpuDevice(id=0)");
+/// ```
 #[derive(Clone, Copy)]
 pub struct Device {
     raw: *mut sys::PJRT_Device,
     id: i32,
+    process_index: i32,
     local_hardware_id: i32,
     kind: &'static str,
+    platform: &'static str,
 }
 
 // SAFETY: a device handle is an identifier; the data it refers to is owned by the thread-safe
@@ -204,9 +224,27 @@ impl PartialEq for Device {
 }
 impl Eq for Device {}
 
+// Consistent with `Eq`: one client never gives two devices the same id.
+impl std::hash::Hash for Device {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.id.hash(state);
+    }
+}
+
+impl std::fmt::Display for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut chars = self.platform.chars();
+        let title: String = match chars.next() {
+            Some(c) => c.to_uppercase().chain(chars).collect(),
+            None => "Unknown".into(),
+        };
+        write!(f, "{title}Device(id={})", self.id)
+    }
+}
+
 impl std::fmt::Debug for Device {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Device({} {})", self.kind, self.id)
+        std::fmt::Display::fmt(self, f)
     }
 }
 
@@ -215,7 +253,7 @@ impl Device {
         self.raw
     }
 
-    fn describe(api: &Api, raw: *mut sys::PJRT_Device) -> Result<Device> {
+    fn describe(api: &Api, raw: *mut sys::PJRT_Device, platform: &'static str) -> Result<Device> {
         let mut d = sys::PJRT_Device_GetDescription_Args {
             struct_size: sys::PJRT_Device_GetDescription_Args_STRUCT_SIZE,
             extension_start: ptr::null_mut(),
@@ -246,6 +284,21 @@ impl Device {
         api.check(err, "PJRT_DeviceDescription_Kind")?;
         // SAFETY: the kind string lives as long as the device; it is copied.
         let kind = intern(unsafe { string_from(kind.device_kind, kind.device_kind_size) });
+        let process_index = match api.f.device_description_process_index {
+            Some(f) => {
+                let mut p = sys::PJRT_DeviceDescription_ProcessIndex_Args {
+                    struct_size: sys::PJRT_DeviceDescription_ProcessIndex_Args_STRUCT_SIZE,
+                    extension_start: ptr::null_mut(),
+                    device_description: d.device_description,
+                    process_index: 0,
+                };
+                // SAFETY: valid args on a live description.
+                let err = unsafe { f(&mut p) };
+                api.check(err, "PJRT_DeviceDescription_ProcessIndex")?;
+                p.process_index
+            }
+            None => 0,
+        };
         let local_hardware_id = match api.f.device_local_hardware_id {
             Some(f) => {
                 let mut h = sys::PJRT_Device_LocalHardwareId_Args {
@@ -267,14 +320,26 @@ impl Device {
         Ok(Device {
             raw,
             id: id.id,
+            process_index,
             local_hardware_id,
             kind,
+            platform,
         })
     }
 
     /// The device's id (unique among the plugin's devices).
     pub fn id(&self) -> i32 {
         self.id
+    }
+
+    /// The index of the process that drives this device (0 in a single-process program).
+    pub fn process_index(&self) -> i32 {
+        self.process_index
+    }
+
+    /// The platform of the device's plugin (`"cpu"`, `"cuda"`, ...).
+    pub fn platform(&self) -> &'static str {
+        self.platform
     }
 
     /// The kind of device (`"cpu"`, a GPU's model name, ...).
@@ -288,7 +353,7 @@ impl Device {
     }
 }
 
-/// Device kinds are few: keep one `'static` copy of each so `Device` stays `Copy`.
+/// Device kinds and platform names are few: keep one `'static` copy of each so `Device` stays `Copy`.
 fn intern(s: String) -> &'static str {
     static KINDS: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
     let mut kinds = KINDS.lock().unwrap_or_else(|p| p.into_inner());

@@ -300,6 +300,16 @@ pub const PJRT_DeviceDescription_Id_Args_STRUCT_SIZE: usize =
     struct_size!(PJRT_DeviceDescription_Id_Args, id: c_int);
 
 #[repr(C)]
+pub struct PJRT_DeviceDescription_ProcessIndex_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub device_description: *mut PJRT_DeviceDescription,
+    pub process_index: c_int,
+}
+pub const PJRT_DeviceDescription_ProcessIndex_Args_STRUCT_SIZE: usize =
+    struct_size!(PJRT_DeviceDescription_ProcessIndex_Args, process_index: c_int);
+
+#[repr(C)]
 pub struct PJRT_DeviceDescription_Kind_Args {
     pub struct_size: usize,
     pub extension_start: *mut PJRT_Extension_Base,
@@ -512,6 +522,17 @@ pub struct PJRT_Buffer_CopyRawToHost_Args {
 pub const PJRT_Buffer_CopyRawToHost_Args_STRUCT_SIZE: usize =
     struct_size!(PJRT_Buffer_CopyRawToHost_Args, event: *mut PJRT_Event);
 
+#[repr(C)]
+pub struct PJRT_Buffer_CopyToDevice_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub buffer: *mut PJRT_Buffer,
+    pub dst_device: *mut PJRT_Device,
+    pub dst_buffer: *mut PJRT_Buffer,
+}
+pub const PJRT_Buffer_CopyToDevice_Args_STRUCT_SIZE: usize =
+    struct_size!(PJRT_Buffer_CopyToDevice_Args, dst_buffer: *mut PJRT_Buffer);
+
 // ------------------------------------------------------------------ the function table
 
 /// A table entry jaxrs never calls: only its size (one function pointer) matters.
@@ -558,7 +579,7 @@ pub struct PJRT_Api {
     pub PJRT_Client_BufferFromHostBuffer: Fn<PJRT_Client_BufferFromHostBuffer_Args>,
 
     pub PJRT_DeviceDescription_Id: Fn<PJRT_DeviceDescription_Id_Args>,
-    pub PJRT_DeviceDescription_ProcessIndex: Unused,
+    pub PJRT_DeviceDescription_ProcessIndex: Fn<PJRT_DeviceDescription_ProcessIndex_Args>,
     pub PJRT_DeviceDescription_Attributes: Unused,
     pub PJRT_DeviceDescription_Kind: Fn<PJRT_DeviceDescription_Kind_Args>,
     pub PJRT_DeviceDescription_DebugString: Unused,
@@ -608,7 +629,7 @@ pub struct PJRT_Api {
     pub PJRT_Buffer_Memory: Unused,
     pub PJRT_Buffer_Delete: Unused,
     pub PJRT_Buffer_IsDeleted: Fn<PJRT_Buffer_IsDeleted_Args>,
-    pub PJRT_Buffer_CopyToDevice: Unused,
+    pub PJRT_Buffer_CopyToDevice: Fn<PJRT_Buffer_CopyToDevice_Args>,
     pub PJRT_Buffer_ToHostBuffer: Unused,
     pub PJRT_Buffer_IsOnCpu: Unused,
     pub PJRT_Buffer_ReadyEvent: Fn<PJRT_Buffer_ReadyEvent_Args>,

@@ -15,6 +15,7 @@ use crate::pjrt::{Buffer, CompileOptions, LoadedExecutable};
 use crate::transforms::traced::{rebuild, trace_tree};
 use crate::tree::{leaf_paths, Tree, TreeDef};
 use std::any::Any;
+use std::borrow::Cow;
 use std::fmt::Debug;
 use std::fmt::Write;
 use std::hash::Hash;
@@ -301,24 +302,45 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
             .unwrap_or_else(|| compile_entry(site, dd, kd, &leaves, num_donated, statics, &body))
     });
 
-    let mut args: Vec<&Buffer> = Vec::with_capacity(entry.consts.len() + leaves.len());
-    args.extend(entry.consts.iter().map(|c| &c.concrete("jit").buffers[0]));
-    args.extend(leaves.iter().map(|l| &l.concrete("jit").buffers[0]));
+    let device = entry.exe.devices()[0];
+    // Interim, until pjit: the program runs on one device, so arguments laid out otherwise are
+    // gathered onto it first (a gathered copy is what gets donated then).
+    let placed: Vec<_> = entry
+        .consts
+        .iter()
+        .chain(&leaves)
+        .map(|a| a.on_device(device))
+        .collect();
+    let args: Vec<&Buffer> = placed
+        .iter()
+        .map(|a| &*a.concrete("jit").buffers[0])
+        .collect();
     let mut keep_alive: Vec<i64> = Vec::new();
-    for (i, leaf) in leaves[..num_donated].iter().enumerate() {
-        if Arc::strong_count(&leaf.0) > 1 {
+    let num_consts = entry.consts.len();
+    for (i, leaf) in placed[num_consts..num_consts + num_donated]
+        .iter()
+        .enumerate()
+    {
+        // Another array still reads this buffer: the leaf itself is shared with a clone, or
+        // its buffer with a shard view (`addressable_shards`).
+        let shared = match leaf {
+            Cow::Borrowed(l) => Arc::strong_count(&l.0) > 1,
+            Cow::Owned(l) => Arc::strong_count(&l.0) > 1,
+        } || Arc::strong_count(&leaf.concrete("jit").buffers[0]) > 1;
+        if shared {
             log::debug!(
                 target: "jaxrs::jit",
                 "jit `{}`: donated leaf {i} is still shared with a clone; its buffer is not donated",
                 site.name()
             );
-            keep_alive.push((entry.consts.len() + i) as i64);
+            keep_alive.push((num_consts + i) as i64);
         }
     }
     let outs = entry
         .exe
         .execute(&[args], &keep_alive)
         .unwrap_or_else(|e| fail(e));
+    drop(placed);
     drop(leaves);
     let arrays: Vec<Array> = outs
         .into_iter()
@@ -326,7 +348,7 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         .expect("one device")
         .into_iter()
         .zip(&entry.out_avals)
-        .map(|(b, a)| Array::from_buffer(b, a.clone()))
+        .map(|(b, a)| Array::from_buffer(b, a.clone(), device))
         .collect();
     rebuild(
         format_args!("jit `{}`: cannot rebuild the result", site.name()),

@@ -1,0 +1,908 @@
+//! How a concrete array lies on devices: [`Sharding`] (one device, replicas, or a [`Mesh`] with
+//! a [`PartitionSpec`]), [`device_put`] to lay an array out, and the gathering that reads one
+//! back.
+//!
+//! Shards follow JAX's `NamedSharding`: each array dimension named by the spec is split
+//! evenly over the product of its mesh axes (the first axis listed is the major one), and the
+//! array is replicated over the mesh axes the spec does not mention. One buffer per mesh
+//! device, in the mesh's row-major device order.
+//!
+//! Until pjit exists, a program (an eager op, a `jit` call) runs on one device: an input laid
+//! out any other way is first gathered onto that device ([`Array::on_device`]). That is
+//! correct, not fast; the pjit slice replaces it with SPMD execution that follows the inputs'
+//! shardings.
+
+use crate::aval::Aval;
+use crate::core::array::{Array, Concrete, Repr};
+use crate::core::client::{client, fail};
+use crate::core::trace::At;
+use crate::error::Error;
+use crate::error::Result;
+use crate::pjrt::{Buffer, Device};
+use std::borrow::Cow;
+use std::fmt;
+use std::ops::Range;
+use std::sync::Arc;
+
+fn sharding_error(message: impl Into<String>) -> Error {
+    Error::Sharding(message.into())
+}
+
+/// A grid of devices with named axes, like `jax.sharding.Mesh`: a `[2, 4]` mesh with axes
+/// `["dp", "mp"]` has 2 rows of 4 devices; a [`PartitionSpec`] names its axes to split array
+/// dimensions over them.
+///
+/// ```
+/// jaxrs::set_cpu_device_count(8)?;
+/// let mesh = jaxrs::Mesh::new(&jaxrs::devices(), &[2, 4], &["dp", "mp"])?;
+/// assert_eq!(mesh.size(), 8);
+/// assert_eq!(mesh.axis_size("mp"), Some(4));
+/// assert_eq!(mesh.to_string(), "Mesh('dp': 2, 'mp': 4)");
+///
+/// // Errors name what does not fit.
+/// let err = jaxrs::Mesh::new(&jaxrs::devices()[..6], &[2, 4], &["dp", "mp"]).unwrap_err();
+/// assert_eq!(err.to_string(), "Mesh::new: a [2, 4] mesh needs 8 devices, 6 were given");
+/// # Ok::<(), jaxrs::Error>(())
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Mesh {
+    devices: Vec<Device>,
+    shape: Vec<usize>,
+    axis_names: Vec<String>,
+}
+
+impl Mesh {
+    /// A mesh of `shape` holding `devices` in row-major order, its axes named `axis_names`.
+    ///
+    /// Errors ([`Error::Sharding`]) when the names and the shape differ in length, a name is
+    /// empty or repeated, an axis has size 0, the device count is not the product of the
+    /// shape, or a device is listed twice.
+    pub fn new(devices: &[Device], shape: &[usize], axis_names: &[&str]) -> Result<Mesh> {
+        if axis_names.len() != shape.len() {
+            return Err(sharding_error(format!(
+                "Mesh::new: the shape {shape:?} has {} axes but {} axis names were given \
+                 ({axis_names:?})",
+                shape.len(),
+                axis_names.len()
+            )));
+        }
+        for (i, name) in axis_names.iter().enumerate() {
+            if name.is_empty() {
+                return Err(sharding_error(format!(
+                    "Mesh::new: axis {i} has an empty name ({axis_names:?})"
+                )));
+            }
+            if axis_names[..i].contains(name) {
+                return Err(sharding_error(format!(
+                    "Mesh::new: the axis name {name:?} appears twice in {axis_names:?}"
+                )));
+            }
+        }
+        if let Some(i) = shape.iter().position(|&n| n == 0) {
+            return Err(sharding_error(format!(
+                "Mesh::new: axis {:?} has size 0 (shape {shape:?})",
+                axis_names[i]
+            )));
+        }
+        let size: usize = shape.iter().product();
+        if devices.len() != size {
+            return Err(sharding_error(format!(
+                "Mesh::new: a {shape:?} mesh needs {size} devices, {} were given",
+                devices.len()
+            )));
+        }
+        for (i, d) in devices.iter().enumerate() {
+            if devices[..i].contains(d) {
+                return Err(sharding_error(format!(
+                    "Mesh::new: {d} appears twice in the device list"
+                )));
+            }
+        }
+        Ok(Mesh {
+            devices: devices.to_vec(),
+            shape: shape.to_vec(),
+            axis_names: axis_names.iter().map(|s| s.to_string()).collect(),
+        })
+    }
+
+    /// The devices, in row-major order over the mesh's axes.
+    pub fn devices(&self) -> &[Device] {
+        &self.devices
+    }
+
+    /// The size of each axis.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The axes' names.
+    pub fn axis_names(&self) -> &[String] {
+        &self.axis_names
+    }
+
+    /// The number of devices.
+    pub fn size(&self) -> usize {
+        self.devices.len()
+    }
+
+    /// The size of the axis called `name`, if the mesh has one.
+    pub fn axis_size(&self, name: &str) -> Option<usize> {
+        self.axis_index(name).map(|i| self.shape[i])
+    }
+
+    fn axis_index(&self, name: &str) -> Option<usize> {
+        self.axis_names.iter().position(|n| n == name)
+    }
+
+    /// The position of the `flat`-th device along each axis.
+    fn coords(&self, mut flat: usize) -> Vec<usize> {
+        let mut coords = vec![0; self.shape.len()];
+        for (c, &n) in coords.iter_mut().zip(&self.shape).rev() {
+            *c = flat % n;
+            flat /= n;
+        }
+        coords
+    }
+
+    fn axes_str(&self, names: &[String]) -> String {
+        let parts: Vec<String> = names
+            .iter()
+            .map(|n| format!("{n:?}={}", self.axis_size(n).unwrap_or(0)))
+            .collect();
+        parts.join(", ")
+    }
+}
+
+impl fmt::Display for Mesh {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Mesh(")?;
+        for (i, (name, n)) in self.axis_names.iter().zip(&self.shape).enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "'{name}': {n}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+impl fmt::Debug for Mesh {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self} over {:?}", self.devices)
+    }
+}
+
+/// How one array dimension is laid out over a mesh: whole on every device, or split over one
+/// or more mesh axes (the first listed is the major one, as in JAX's `P(("dp", "mp"))`).
+///
+/// Built by [`P!`](crate::P) from `None`, a name, or a tuple of names.
+///
+/// ```
+/// use jaxrs::PartitionDim;
+///
+/// assert_eq!(PartitionDim::from(None), PartitionDim::Replicated);
+/// assert_eq!(PartitionDim::from("dp"), PartitionDim::Axes(vec!["dp".into()]));
+/// assert_eq!(
+///     PartitionDim::from(("dp", "mp")),
+///     PartitionDim::Axes(vec!["dp".into(), "mp".into()])
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PartitionDim {
+    /// Not split: every device holds the whole dimension (JAX's `None`).
+    Replicated,
+    /// Split evenly over these mesh axes, major first.
+    Axes(Vec<String>),
+}
+
+impl From<Option<&str>> for PartitionDim {
+    fn from(axis: Option<&str>) -> PartitionDim {
+        match axis {
+            None => PartitionDim::Replicated,
+            Some(a) => PartitionDim::Axes(vec![a.to_string()]),
+        }
+    }
+}
+
+impl From<&str> for PartitionDim {
+    fn from(axis: &str) -> PartitionDim {
+        PartitionDim::Axes(vec![axis.to_string()])
+    }
+}
+
+impl From<String> for PartitionDim {
+    fn from(axis: String) -> PartitionDim {
+        PartitionDim::Axes(vec![axis])
+    }
+}
+
+impl From<(&str, &str)> for PartitionDim {
+    fn from((a, b): (&str, &str)) -> PartitionDim {
+        PartitionDim::Axes(vec![a.to_string(), b.to_string()])
+    }
+}
+
+impl From<(&str, &str, &str)> for PartitionDim {
+    fn from((a, b, c): (&str, &str, &str)) -> PartitionDim {
+        PartitionDim::Axes(vec![a.to_string(), b.to_string(), c.to_string()])
+    }
+}
+
+impl From<(&str, &str, &str, &str)> for PartitionDim {
+    fn from((a, b, c, d): (&str, &str, &str, &str)) -> PartitionDim {
+        PartitionDim::Axes([a, b, c, d].iter().map(|s| s.to_string()).collect())
+    }
+}
+
+impl From<Vec<&str>> for PartitionDim {
+    fn from(axes: Vec<&str>) -> PartitionDim {
+        if axes.is_empty() {
+            PartitionDim::Replicated
+        } else {
+            PartitionDim::Axes(axes.iter().map(|s| s.to_string()).collect())
+        }
+    }
+}
+
+/// Which mesh axes split each array dimension, like `jax.sharding.PartitionSpec`. Dimensions
+/// past the spec's length are not split (replicated), as in JAX.
+///
+/// Write it with [`P!`](crate::P): `P![None, "mp"]`, `P!["dp"]`, `P![("dp", "mp"), None]`
+/// (several mesh axes on one dimension), `P![]` (fully replicated). The function form is
+/// [`PartitionSpec::new`] over [`PartitionDim`]s.
+///
+/// ```
+/// use jaxrs::{PartitionDim, PartitionSpec, P};
+///
+/// let spec = P![("dp", "mp"), None];
+/// assert_eq!(spec.to_string(), "PartitionSpec(('dp', 'mp'), None)");
+/// assert_eq!(spec, PartitionSpec::new(vec![("dp", "mp").into(), PartitionDim::Replicated]));
+/// assert_eq!(P!["dp"].to_string(), "PartitionSpec('dp',)");
+/// assert_eq!(P![].len(), 0);
+/// ```
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct PartitionSpec(Vec<PartitionDim>);
+
+impl PartitionSpec {
+    /// A spec from one entry per leading array dimension.
+    pub fn new(dims: Vec<PartitionDim>) -> PartitionSpec {
+        PartitionSpec(dims)
+    }
+
+    /// The entries, one per leading dimension.
+    pub fn dims(&self) -> &[PartitionDim] {
+        &self.0
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Has the spec no entries (every dimension replicated)?
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Display for PartitionSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("PartitionSpec(")?;
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            match d {
+                PartitionDim::Replicated => f.write_str("None")?,
+                PartitionDim::Axes(axes) if axes.len() == 1 => write!(f, "'{}'", axes[0])?,
+                PartitionDim::Axes(axes) => {
+                    let quoted: Vec<String> = axes.iter().map(|a| format!("'{a}'")).collect();
+                    write!(f, "({})", quoted.join(", "))?
+                }
+            }
+        }
+        // A one-element Python tuple, as JAX prints it.
+        if self.0.len() == 1 {
+            f.write_str(",")?;
+        }
+        f.write_str(")")
+    }
+}
+
+impl fmt::Debug for PartitionSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// A [`PartitionSpec`] from its entries: `None` (replicated), a mesh axis name, or a tuple of
+/// names (the dimension split over all of them, the first major). Like JAX's `P(...)`.
+///
+/// ```
+/// use jaxrs::P;
+///
+/// let w_spec = P![None, "mp"]; // columns split over "mp", rows whole
+/// let x_spec = P!["dp"]; // rows split over "dp"; the unmentioned dimension is whole
+/// let both = P![("dp", "mp"), None]; // rows split over all 8 devices of a 2 x 4 mesh
+/// assert_eq!(w_spec.len(), 2);
+/// assert_eq!(x_spec.len(), 1);
+/// assert_eq!(both.to_string(), "PartitionSpec(('dp', 'mp'), None)");
+/// ```
+#[macro_export]
+macro_rules! P {
+    ($($dim:expr),* $(,)?) => {
+        $crate::PartitionSpec::new(::std::vec![$($crate::PartitionDim::from($dim)),*])
+    };
+}
+
+/// A [`Mesh`] and a [`PartitionSpec`] over its axes, like `jax.sharding.NamedSharding`.
+///
+/// ```
+/// use jaxrs::{Mesh, NamedSharding, P};
+///
+/// jaxrs::set_cpu_device_count(8)?;
+/// let mesh = Mesh::new(&jaxrs::devices(), &[2, 4], &["dp", "mp"])?;
+/// let s = NamedSharding::new(mesh.clone(), P![None, "mp"])?;
+/// assert_eq!(s.shard_shape(&[6, 8])?, vec![6, 2]);
+///
+/// let err = NamedSharding::new(mesh.clone(), P!["x"]).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "NamedSharding: PartitionSpec('x',) names the axis \"x\", which the mesh does not have \
+///      (its axes: [\"dp\", \"mp\"])"
+/// );
+/// # Ok::<(), jaxrs::Error>(())
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct NamedSharding {
+    mesh: Mesh,
+    spec: PartitionSpec,
+}
+
+impl NamedSharding {
+    /// Pairs `mesh` and `spec`. Errors ([`Error::Sharding`]) when the spec names an axis the
+    /// mesh does not have (listing the mesh's axes) or uses an axis twice.
+    pub fn new(mesh: Mesh, spec: PartitionSpec) -> Result<NamedSharding> {
+        let mut used: Vec<&str> = Vec::new();
+        for dim in spec.dims() {
+            let PartitionDim::Axes(axes) = dim else {
+                continue;
+            };
+            if axes.is_empty() {
+                return Err(sharding_error(format!(
+                    "NamedSharding: {spec} has an entry with no axes (write None for a \
+                     dimension that is not split)"
+                )));
+            }
+            for a in axes {
+                if mesh.axis_index(a).is_none() {
+                    return Err(sharding_error(format!(
+                        "NamedSharding: {spec} names the axis {a:?}, which the mesh does not \
+                         have (its axes: {:?})",
+                        mesh.axis_names()
+                    )));
+                }
+                if used.contains(&a.as_str()) {
+                    return Err(sharding_error(format!(
+                        "NamedSharding: {spec} uses the mesh axis {a:?} twice; an axis can split \
+                         one dimension only"
+                    )));
+                }
+                used.push(a);
+            }
+        }
+        Ok(NamedSharding { mesh, spec })
+    }
+
+    pub fn mesh(&self) -> &Mesh {
+        &self.mesh
+    }
+
+    pub fn spec(&self) -> &PartitionSpec {
+        &self.spec
+    }
+
+    /// The shape of each shard of an array of `shape`; errors as [`device_put`] would.
+    pub fn shard_shape(&self, shape: &[usize]) -> Result<Vec<usize>> {
+        Sharding::Named(self.clone()).shard_shape(shape)
+    }
+
+    /// The number of pieces each spec entry splits its dimension into.
+    fn pieces(&self, dim: &PartitionDim) -> usize {
+        match dim {
+            PartitionDim::Replicated => 1,
+            PartitionDim::Axes(axes) => axes
+                .iter()
+                .map(|a| {
+                    self.mesh
+                        .axis_size(a)
+                        .expect("validated by NamedSharding::new")
+                })
+                .product(),
+        }
+    }
+}
+
+impl fmt::Display for NamedSharding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "NamedSharding(mesh={}, spec={})", self.mesh, self.spec)
+    }
+}
+
+impl fmt::Debug for NamedSharding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// How a concrete array lies on devices: whole on one device, whole on each of several
+/// (replicated), or split over a mesh ([`NamedSharding`]). Its buffers follow
+/// [`Sharding::devices`]' order.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::{Mesh, NamedSharding, Sharding, P};
+///
+/// jaxrs::set_cpu_device_count(8)?;
+/// let devices = jaxrs::devices();
+/// let x = Array::arange(0.0, 16.0, 1.0, DType::F32).reshape(&[4, 4]);
+/// assert_eq!(x.sharding(), Some(&Sharding::SingleDevice(devices[0])));
+///
+/// let replicated = jaxrs::device_put(&x, Sharding::Replicated(devices[..2].to_vec()));
+/// assert_eq!(replicated.addressable_shards().len(), 2);
+///
+/// let mesh = Mesh::new(&devices, &[2, 4], &["dp", "mp"])?;
+/// let s = Sharding::from(NamedSharding::new(mesh, P!["dp"])?);
+/// assert_eq!(s.shard_shape(&[4, 4])?, vec![2, 4]);
+/// assert_eq!(s.devices().len(), 8);
+/// # Ok::<(), jaxrs::Error>(())
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub enum Sharding {
+    /// The whole array on one device.
+    SingleDevice(Device),
+    /// The whole array on each of these devices (at least one, none twice).
+    Replicated(Vec<Device>),
+    /// Split over a mesh as a partition spec says.
+    Named(NamedSharding),
+}
+
+impl From<Device> for Sharding {
+    fn from(d: Device) -> Sharding {
+        Sharding::SingleDevice(d)
+    }
+}
+
+impl From<NamedSharding> for Sharding {
+    fn from(s: NamedSharding) -> Sharding {
+        Sharding::Named(s)
+    }
+}
+
+impl fmt::Display for Sharding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Sharding::SingleDevice(d) => write!(f, "SingleDeviceSharding({d})"),
+            Sharding::Replicated(ds) => write!(f, "Replicated({ds:?})"),
+            Sharding::Named(n) => fmt::Display::fmt(n, f),
+        }
+    }
+}
+
+impl fmt::Debug for Sharding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl Sharding {
+    /// The devices holding a piece (or a copy) of the array, one per buffer.
+    pub fn devices(&self) -> &[Device] {
+        match self {
+            Sharding::SingleDevice(d) => std::slice::from_ref(d),
+            Sharding::Replicated(ds) => ds,
+            Sharding::Named(n) => n.mesh.devices(),
+        }
+    }
+
+    /// The shape of each shard of an array of `shape` (every shard has the same shape, since
+    /// splits are even). Errors as [`device_put`] would.
+    pub fn shard_shape(&self, shape: &[usize]) -> Result<Vec<usize>> {
+        let indices = self.device_indices(shape)?;
+        Ok(indices[0].iter().map(|r| r.len()).collect())
+    }
+
+    /// Each device's index ranges into an array of `shape`, in [`Sharding::devices`]' order.
+    pub(crate) fn device_indices(&self, shape: &[usize]) -> Result<Vec<Vec<Range<usize>>>> {
+        let whole: Vec<Range<usize>> = shape.iter().map(|&n| 0..n).collect();
+        match self {
+            Sharding::SingleDevice(_) => Ok(vec![whole]),
+            Sharding::Replicated(ds) => {
+                if ds.is_empty() {
+                    return Err(sharding_error(
+                        "a replicated sharding needs at least one device",
+                    ));
+                }
+                for (i, d) in ds.iter().enumerate() {
+                    if ds[..i].contains(d) {
+                        return Err(sharding_error(format!(
+                            "a replicated sharding lists {d} twice"
+                        )));
+                    }
+                }
+                Ok(vec![whole; ds.len()])
+            }
+            Sharding::Named(n) => {
+                let dims = n.spec.dims();
+                if dims.len() > shape.len() {
+                    return Err(sharding_error(format!(
+                        "{} has {} entries but the array has rank {} (shape {shape:?})",
+                        n.spec,
+                        dims.len(),
+                        shape.len()
+                    )));
+                }
+                for (d, (dim, &size)) in dims.iter().zip(shape).enumerate() {
+                    let pieces = n.pieces(dim);
+                    if size % pieces != 0 {
+                        let PartitionDim::Axes(axes) = dim else {
+                            unreachable!("an unsplit dimension is one piece")
+                        };
+                        let over = if axes.len() == 1 {
+                            format!("mesh axis {}", n.mesh.axes_str(axes))
+                        } else {
+                            format!("mesh axes ({}), {pieces} pieces", n.mesh.axes_str(axes))
+                        };
+                        return Err(sharding_error(format!(
+                            "dimension {d} of size {size} does not split evenly over {over} \
+                             (shape {shape:?}, {})",
+                            n.spec
+                        )));
+                    }
+                }
+                Ok((0..n.mesh.size())
+                    .map(|flat| {
+                        let coords = n.mesh.coords(flat);
+                        let mut index = whole.clone();
+                        for (range, dim) in index.iter_mut().zip(dims) {
+                            let PartitionDim::Axes(axes) = dim else {
+                                continue;
+                            };
+                            // Mixed radix over the listed axes, the first major.
+                            let mut piece = 0;
+                            for a in axes {
+                                let ax = n.mesh.axis_index(a).expect("validated");
+                                piece = piece * n.mesh.shape[ax] + coords[ax];
+                            }
+                            let chunk = range.len() / n.pieces(dim);
+                            *range = piece * chunk..(piece + 1) * chunk;
+                        }
+                        index
+                    })
+                    .collect())
+            }
+        }
+    }
+}
+
+/// One device's piece of an array (like JAX's `Shard`).
+#[derive(Clone, Debug)]
+pub struct Shard {
+    /// The device holding it.
+    pub device: Device,
+    /// Its range along each dimension of the whole array.
+    pub index: Vec<Range<usize>>,
+    /// Which copy of this piece it is: 0 for the first device holding it, 1 for the next...
+    pub replica_id: usize,
+    /// The piece itself, as an array on `device` (sharing the buffer, not copying it).
+    pub data: Array,
+}
+
+/// Lays `x` out on devices as `sharding` says, one buffer per device (like
+/// `jax.device_put(x, sharding)`). `x` may be on any device or sharded any way: a piece it
+/// already holds on the target device is shared, one it holds on another device is copied
+/// device to device, and other pieces are cut from a host copy.
+///
+/// Panics with a message naming the problem when the sharding does not fit the array (an
+/// uneven split, a spec longer than the array's rank); [`try_device_put`] returns those as
+/// [`Error::Sharding`].
+///
+/// Until pjit exists, an operation given a sharded or replicated array (an eager op, a `jit`
+/// call) first gathers it onto one device and computes there: results are correct and live on
+/// one device; SPMD execution that keeps them sharded comes with pjit.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::{Mesh, NamedSharding, P};
+///
+/// jaxrs::set_cpu_device_count(8)?;
+/// let mesh = Mesh::new(&jaxrs::devices(), &[2, 4], &["dp", "mp"])?;
+/// let x = Array::arange(0.0, 32.0, 1.0, DType::F32).reshape(&[4, 8]);
+/// let xs = jaxrs::device_put(&x, NamedSharding::new(mesh, P!["dp", "mp"])?);
+///
+/// let shards = xs.addressable_shards();
+/// assert_eq!(shards.len(), 8);
+/// assert_eq!(shards[5].index, vec![2..4, 2..4]); // mesh position (1, 1)
+/// assert_eq!(shards[5].data.to_vec::<f32>(), vec![18.0, 19.0, 26.0, 27.0]);
+/// assert_eq!(xs.to_vec::<f32>(), x.to_vec::<f32>()); // gathers
+/// assert_eq!((&xs * 2.0).sum(None, false).item::<f32>(), 992.0); // interim: on one device
+/// # Ok::<(), jaxrs::Error>(())
+/// ```
+#[track_caller]
+pub fn device_put(x: &Array, sharding: impl Into<Sharding>) -> Array {
+    let loc = std::panic::Location::caller();
+    match try_device_put(x, sharding) {
+        Ok(a) => a,
+        Err(Error::Sharding(m)) => panic!("device_put: {m} {}", At::line(loc)),
+        Err(e) => fail(e),
+    }
+}
+
+/// [`device_put`], returning a sharding that does not fit the array, and device failures,
+/// as errors.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::{Mesh, NamedSharding, P};
+///
+/// jaxrs::set_cpu_device_count(8)?;
+/// let mesh = Mesh::new(&jaxrs::devices(), &[2, 4], &["dp", "mp"])?;
+/// let x = Array::zeros(&[6, 4], DType::F32);
+/// let err = jaxrs::try_device_put(&x, NamedSharding::new(mesh, P![None, "dp", "mp"])?);
+/// assert_eq!(
+///     err.unwrap_err().to_string(),
+///     "PartitionSpec(None, 'dp', 'mp') has 3 entries but the array has rank 2 (shape [6, 4])"
+/// );
+/// # Ok::<(), jaxrs::Error>(())
+/// ```
+#[track_caller]
+pub fn try_device_put(x: &Array, sharding: impl Into<Sharding>) -> Result<Array> {
+    let sharding = sharding.into();
+    let c = x.concrete("device_put");
+    let indices = sharding.device_indices(&c.aval.shape)?;
+    if c.sharding == sharding {
+        return Ok(x.clone());
+    }
+    let held = c.sharding.device_indices(&c.aval.shape)?;
+    let client = client();
+    let elem = c.aval.dtype.size_in_bytes();
+    let mut host: Option<Vec<u8>> = None;
+    let mut buffers = Vec::with_capacity(indices.len());
+    for (device, index) in sharding.devices().iter().zip(&indices) {
+        // The same piece already on this device is shared, on another device copied over;
+        // only a piece that `x` does not hold whole is cut from the host copy.
+        let mut same = held
+            .iter()
+            .zip(c.sharding.devices())
+            .zip(&c.buffers)
+            .filter(|((held, _), _)| *held == index);
+        let buffer = if let Some((_, b)) = same.clone().find(|((_, d), _)| *d == device) {
+            b.clone()
+        } else if let Some((_, b)) = same.next() {
+            Arc::new(b.copy_to_device(device)?)
+        } else {
+            if host.is_none() {
+                host = Some(x.host_bytes()?);
+            }
+            let whole = host.as_deref().expect("just filled");
+            let block = copy_block(whole, &c.aval.shape, index, elem);
+            let dims: Vec<i64> = index.iter().map(|r| r.len() as i64).collect();
+            Arc::new(client.buffer_from_host(&block, c.aval.dtype, &dims, device)?)
+        };
+        buffers.push(buffer);
+    }
+    Ok(Array(Arc::new(Repr::Concrete(Concrete {
+        aval: c.aval.clone(),
+        buffers,
+        sharding,
+    }))))
+}
+
+impl Array {
+    /// The pieces of a concrete array, one per device holding one, in
+    /// [`Sharding::devices`]' order (like JAX's `x.addressable_shards`).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    /// use jaxrs::{Mesh, NamedSharding, P};
+    ///
+    /// jaxrs::set_cpu_device_count(8)?;
+    /// let mesh = Mesh::new(&jaxrs::devices()[..2], &[2], &["dp"])?;
+    /// let x = Array::from_vec(vec![1i32, 2, 3, 4], &[4]);
+    /// let xs = jaxrs::device_put(&x, NamedSharding::new(mesh, P!["dp"])?);
+    /// let shards = xs.addressable_shards();
+    /// assert_eq!(shards[1].device, jaxrs::devices()[1]);
+    /// assert_eq!(shards[1].index, vec![2..4]);
+    /// assert_eq!(shards[1].data.to_vec::<i32>(), vec![3, 4]);
+    /// # Ok::<(), jaxrs::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn addressable_shards(&self) -> Vec<Shard> {
+        let c = self.concrete("addressable_shards");
+        let indices = c
+            .sharding
+            .device_indices(&c.aval.shape)
+            .expect("a concrete array's sharding fits it");
+        let mut shards: Vec<Shard> = Vec::with_capacity(indices.len());
+        for ((device, index), buffer) in c.sharding.devices().iter().zip(indices).zip(&c.buffers) {
+            let replica_id = shards.iter().filter(|s| s.index == index).count();
+            let data = if c.buffers.len() == 1 {
+                self.clone()
+            } else {
+                let aval = Aval {
+                    shape: index.iter().map(|r| r.len()).collect(),
+                    ..c.aval.clone()
+                };
+                Array::from_shared_buffer(buffer.clone(), aval, *device)
+            };
+            shards.push(Shard {
+                device: *device,
+                index,
+                replica_id,
+                data,
+            });
+        }
+        shards
+    }
+
+    /// This array as a whole on `device`: itself when it already is, a buffer it already holds
+    /// there when it is replicated, a device-to-device copy of a whole copy it holds
+    /// elsewhere, else gathered through the host and uploaded.
+    ///
+    /// Programs run on one device until pjit exists; every argument passes through here.
+    pub(crate) fn on_device(&self, device: Device) -> Cow<'_, Array> {
+        let c = self.concrete("on_device");
+        if c.sharding == Sharding::SingleDevice(device) {
+            return Cow::Borrowed(self);
+        }
+        if let Ok(indices) = c.sharding.device_indices(&c.aval.shape) {
+            for ((d, index), buffer) in c.sharding.devices().iter().zip(&indices).zip(&c.buffers) {
+                let whole = index.iter().zip(&c.aval.shape).all(|(r, &n)| r.len() == n);
+                if *d == device && whole {
+                    return Cow::Owned(Array::from_shared_buffer(
+                        buffer.clone(),
+                        c.aval.clone(),
+                        device,
+                    ));
+                }
+            }
+        }
+        let whole_elsewhere = c
+            .sharding
+            .device_indices(&c.aval.shape)
+            .ok()
+            .and_then(|ix| {
+                ix.iter()
+                    .zip(&c.buffers)
+                    .find(|(index, _)| index.iter().zip(&c.aval.shape).all(|(r, &n)| r.len() == n))
+                    .map(|(_, b)| b.clone())
+            });
+        if let Some(b) = whole_elsewhere {
+            let copy = b.copy_to_device(&device).unwrap_or_else(|e| fail(e));
+            return Cow::Owned(Array::from_buffer(copy, c.aval.clone(), device));
+        }
+        let bytes = self.host_bytes().unwrap_or_else(|e| fail(e));
+        let dims: Vec<i64> = c.aval.shape.iter().map(|&d| d as i64).collect();
+        let b = client()
+            .buffer_from_host(&bytes, c.aval.dtype, &dims, &device)
+            .unwrap_or_else(|e| fail(e));
+        Cow::Owned(Array::from_buffer(b, c.aval.clone(), device))
+    }
+
+    /// The whole array's bytes in row-major order, gathered from its shards.
+    pub(crate) fn host_bytes(&self) -> Result<Vec<u8>> {
+        let c = self.concrete("reading values");
+        let mut bytes = vec![0u8; c.aval.size_in_bytes()];
+        if bytes.is_empty() {
+            return Ok(bytes);
+        }
+        if c.buffers.len() == 1 || !matches!(c.sharding, Sharding::Named(_)) {
+            c.buffers[0].copy_to_host(&mut bytes)?;
+            return Ok(bytes);
+        }
+        let indices = c.sharding.device_indices(&c.aval.shape)?;
+        let elem = c.aval.dtype.size_in_bytes();
+        let mut done: Vec<&Vec<Range<usize>>> = Vec::new();
+        for (index, buffer) in indices.iter().zip(&c.buffers) {
+            if done.contains(&index) {
+                continue;
+            }
+            let size: usize = index.iter().map(|r| r.len()).product();
+            let mut block = vec![0u8; size * elem];
+            buffer.copy_to_host(&mut block)?;
+            paste_block(&mut bytes, &c.aval.shape, index, &block, elem);
+            done.push(index);
+        }
+        Ok(bytes)
+    }
+
+    fn from_shared_buffer(buffer: Arc<Buffer>, aval: Aval, device: Device) -> Array {
+        Array(Arc::new(Repr::Concrete(Concrete {
+            aval,
+            buffers: vec![buffer],
+            sharding: Sharding::SingleDevice(device),
+        })))
+    }
+}
+
+/// Calls `row(offset_in_whole, offset_in_block, len)` (in elements) for each contiguous
+/// innermost row of the block `index` of a row-major array of `shape`.
+fn for_each_row(shape: &[usize], index: &[Range<usize>], mut row: impl FnMut(usize, usize, usize)) {
+    let Some((last, outer)) = index.split_last() else {
+        row(0, 0, 1); // a scalar is one element
+        return;
+    };
+    let size: usize = index.iter().map(|r| r.len()).product();
+    if size == 0 {
+        return;
+    }
+    let mut strides = vec![1usize; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1] * shape[i + 1];
+    }
+    let mut pos: Vec<usize> = outer.iter().map(|r| r.start).collect();
+    let mut in_block = 0;
+    loop {
+        let offset: usize =
+            pos.iter().zip(&strides).map(|(p, s)| p * s).sum::<usize>() + last.start;
+        row(offset, in_block, last.len());
+        in_block += last.len();
+        // Odometer over the outer dimensions.
+        let mut d = pos.len();
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            pos[d] += 1;
+            if pos[d] < outer[d].end {
+                break;
+            }
+            pos[d] = outer[d].start;
+        }
+    }
+}
+
+/// The bytes of the block `index` of a row-major array of `shape` held in `whole`.
+fn copy_block(whole: &[u8], shape: &[usize], index: &[Range<usize>], elem: usize) -> Vec<u8> {
+    let size: usize = index.iter().map(|r| r.len()).product();
+    let mut out = vec![0u8; size * elem];
+    for_each_row(shape, index, |from, to, len| {
+        out[to * elem..(to + len) * elem].copy_from_slice(&whole[from * elem..(from + len) * elem]);
+    });
+    out
+}
+
+/// Writes `block` into the block `index` of the row-major array of `shape` held in `whole`.
+fn paste_block(
+    whole: &mut [u8],
+    shape: &[usize],
+    index: &[Range<usize>],
+    block: &[u8],
+    elem: usize,
+) {
+    for_each_row(shape, index, |to, from, len| {
+        whole[to * elem..(to + len) * elem]
+            .copy_from_slice(&block[from * elem..(from + len) * elem]);
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_round_trip() {
+        let shape = [3, 4, 2];
+        let whole: Vec<u8> = (0..24).collect();
+        let index = vec![1..3, 2..4, 0..2];
+        let block = copy_block(&whole, &shape, &index, 1);
+        assert_eq!(block, vec![12, 13, 14, 15, 20, 21, 22, 23]);
+        let mut back = vec![0u8; 24];
+        paste_block(&mut back, &shape, &index, &block, 1);
+        assert_eq!(&back[12..16], &[12, 13, 14, 15]);
+        assert_eq!(&back[20..24], &[20, 21, 22, 23]);
+        assert_eq!(copy_block(&[7, 0], &[], &[], 2), vec![7, 0]);
+        assert!(copy_block(&[], &[0, 3], &[0..0, 0..3], 4).is_empty());
+    }
+}
