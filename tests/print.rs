@@ -70,7 +70,7 @@ fn a_summary_stays_short() {
     let x = Array::arange(0.0, 5000.0, 1.0, DType::F32);
     let debug = format!("{x:?}");
     assert!(debug.len() < 120, "{debug}");
-    let m = Array::arange(0.0, 1600.0, 1.0, DType::F32).reshape(&[40, 40]);
+    let m = Array::arange(0.0, 1600.0, 1.0, DType::F32).reshape([40, 40]);
     assert_eq!(format!("{m}").lines().count(), 7, "{m}");
 }
 

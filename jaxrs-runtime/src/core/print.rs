@@ -314,7 +314,8 @@ struct FloatFormat {
     /// Characters after the point (positional), or up to the end of the exponent
     /// (scientific); only non-finite values use it in scientific mode.
     pad_right: usize,
-    /// Scientific: digits after the point, every value padded with zeros to it.
+    /// Scientific: digits after the point, the most any value needs; every value prints
+    /// that many.
     frac_digits: usize,
     /// Scientific: digits of the exponent, at least 2.
     exp_digits: usize,
@@ -353,7 +354,7 @@ impl FloatFormat {
         }
         if finite.len() != values.len() {
             // `nan`, `inf` and `-inf` are right-aligned in the full width of a number.
-            let neg_inf = values.iter().any(|&v| v == f64::NEG_INFINITY) as usize;
+            let neg_inf = values.contains(&f64::NEG_INFINITY) as usize;
             let longest = 3 + neg_inf;
             format.pad_left = format
                 .pad_left
@@ -368,15 +369,16 @@ impl FloatFormat {
             return format!("{:>width$}", non_finite(v));
         }
         if self.scientific {
-            let sci = Scientific::of(v, self.dtype, Some(PRECISION));
+            // Every value gets the same number of digits: the exact value rounded to it, which
+            // is more than the shortest digits of some (numpy's `min_digits`).
+            let sci = Scientific::parse(&format!("{v:.*e}", self.frac_digits));
             format!(
-                "{:>left$}.{:0<frac$}e{}{:0>exp$}",
+                "{:>left$}.{}e{}{:0>exp$}",
                 sci.int,
                 sci.frac,
                 if sci.exp < 0 { '-' } else { '+' },
                 sci.exp.unsigned_abs(),
                 left = self.pad_left,
-                frac = self.frac_digits,
                 exp = self.exp_digits,
             )
         } else {
