@@ -490,7 +490,7 @@ fn the_readme_snippet_runs() -> jaxrs::Result<()> {
     jaxrs::set_cpu_device_count(8)?;
     let mesh = Mesh::new(&jaxrs::devices(), &[2, 4], &["dp", "mp"])?;
     let w = Array::ones(&[16, 8], DType::F32);
-    let w = jaxrs::device_put(&w, NamedSharding::new(mesh, P![None, "mp"])?);
+    let w = device_put(&w, NamedSharding::new(mesh, P![None, "mp"])?);
     assert_eq!(w.addressable_shards()[0].data.shape(), &[16, 2]);
     Ok(())
 }

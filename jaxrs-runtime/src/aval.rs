@@ -79,22 +79,10 @@ impl Aval {
 /// Prints as JAX does: `f32[3,4]`, with a `~` marking a weak type.
 impl fmt::Display for Aval {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let short = match self.dtype {
-            DType::Bool => "bool",
-            DType::I8 => "i8",
-            DType::I32 => "i32",
-            DType::I64 => "i64",
-            DType::U8 => "u8",
-            DType::U32 => "u32",
-            DType::BF16 => "bf16",
-            DType::F16 => "f16",
-            DType::F32 => "f32",
-            DType::F64 => "f64",
-        };
         if self.weak {
             f.write_str("~")?;
         }
-        write!(f, "{short}[")?;
+        write!(f, "{}[", self.dtype.short_name())?;
         for (i, d) in self.shape.iter().enumerate() {
             if i > 0 {
                 f.write_str(",")?;

@@ -105,6 +105,23 @@ impl DType {
         }
     }
 
+    /// The short name jaxrs prints (`f32`, `bf16`, `i32`, `u8`, `bool`): in avals (`f32[3,4]`)
+    /// and in an array's `Debug` (`dtype=f32`).
+    pub(crate) fn short_name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::I8 => "i8",
+            DType::I32 => "i32",
+            DType::I64 => "i64",
+            DType::U8 => "u8",
+            DType::U32 => "u32",
+            DType::BF16 => "bf16",
+            DType::F16 => "f16",
+            DType::F32 => "f32",
+            DType::F64 => "f64",
+        }
+    }
+
     /// Parses [`DType::name`] back.
     pub fn from_name(name: &str) -> Option<DType> {
         DType::ALL.into_iter().find(|d| d.name() == name)

@@ -3,10 +3,11 @@
 use crate::aval::Aval;
 use crate::core::client::{client, fail};
 use crate::core::ir::{LitValue, Literal, Var};
+use crate::core::print::{self, Elem};
 use crate::core::sharding::Sharding;
 use crate::core::trace::At;
-use crate::dtype::DType;
 use crate::dtype::Element;
+use crate::dtype::{DType, DTypeKind};
 use crate::error::Error;
 use crate::error::Result;
 use crate::pjrt::{Buffer, Device};
@@ -450,27 +451,15 @@ fn bytes_to_vec<T: Element>(bytes: &[u8]) -> Vec<T> {
     out
 }
 
-impl fmt::Debug for Array {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &*self.0 {
-            Repr::Traced(t) => write!(f, "Traced<{}>", t.aval),
-            Repr::Concrete(c) => {
-                write!(f, "Array({}, ", c.aval)?;
-                match self.try_f64s() {
-                    Ok(v) => fmt_nested(f, &v, &c.aval.shape, c.aval.dtype)?,
-                    Err(e) => write!(f, "<{e}>")?,
-                }
-                f.write_str(")")
-            }
-        }
-    }
-}
-
 impl Array {
+    fn try_host_bytes(&self) -> Result<Vec<u8>, Error> {
+        self.concrete("reading values");
+        self.host_bytes()
+    }
+
     fn try_f64s(&self) -> Result<Vec<f64>, Error> {
-        let c = self.concrete("reading values");
-        let bytes = self.host_bytes()?;
-        Ok(match c.aval.dtype {
+        let bytes = self.try_host_bytes()?;
+        Ok(match self.dtype() {
             DType::Bool => bytes_to_vec::<bool>(&bytes)
                 .into_iter()
                 .map(Element::to_f64)
@@ -510,44 +499,93 @@ impl Array {
             DType::F64 => bytes_to_vec::<f64>(&bytes),
         })
     }
-}
 
-/// Prints at the dtype's own precision (`0.1` for an f32, not `0.10000000149011612`).
-fn fmt_elem(f: &mut fmt::Formatter<'_>, v: f64, dtype: DType) -> fmt::Result {
-    match dtype {
-        DType::Bool => write!(f, "{}", v != 0.0),
-        DType::F64 => write!(f, "{v:?}"),
-        d if d.is_float() => write!(f, "{:?}", v as f32),
-        _ => write!(f, "{}", v as i64),
+    /// The values for the printer: as f64 where that is exact, i64 as itself.
+    fn try_print_elems(&self) -> Result<Vec<Elem>, Error> {
+        if self.dtype() == DType::I64 {
+            let bytes = self.try_host_bytes()?;
+            return Ok(bytes_to_vec::<i64>(&bytes)
+                .into_iter()
+                .map(Elem::Int)
+                .collect());
+        }
+        let kind = self.dtype().kind();
+        Ok(self
+            .try_f64s()?
+            .into_iter()
+            .map(|v| match kind {
+                DTypeKind::Bool => Elem::Bool(v != 0.0),
+                DTypeKind::Int => Elem::Int(v as i64),
+                DTypeKind::Float => Elem::Float(v),
+            })
+            .collect())
     }
 }
 
-fn fmt_nested(f: &mut fmt::Formatter<'_>, v: &[f64], shape: &[usize], dtype: DType) -> fmt::Result {
-    match shape.split_first() {
-        None => fmt_elem(f, v.first().copied().unwrap_or(f64::NAN), dtype),
-        Some((&n, rest)) => {
-            let stride: usize = rest.iter().product();
-            f.write_str("[")?;
-            for i in 0..n {
-                if i > 0 {
-                    f.write_str(", ")?;
-                }
-                if n > 8 && i == 3 {
-                    f.write_str("...")?;
-                    continue;
-                }
-                if n > 8 && i > 3 && i < n - 3 {
-                    continue;
-                }
-                fmt_nested(f, &v[i * stride..(i + 1) * stride], rest, dtype)?;
-            }
-            f.write_str("]")
+/// JAX's `repr` with jaxrs's dtype names and the shape (numpy's layout, see `Display`):
+/// `Array(<values>, dtype=<dtype>, shape=[<dims>])`, then `, weak_type=True` before the `)`
+/// for a weakly typed array. The values are printed as JAX prints them, with `, ` between
+/// elements, continuation lines aligned under the first `[`, and the suffix moved to a line of
+/// its own when the last line would pass 75 columns. The dtype is the short name of avals
+/// (`f32`, `bf16`, `i32`, `u8`, `bool`). A traced value (inside `jit`, `grad`, `vmap`, ...)
+/// prints its abstract value: `Traced<f32[3,4]>`, with `~` before the dtype when it is weak.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let x = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2]);
+/// assert_eq!(
+///     format!("{x:?}"),
+///     "Array([[1., 2.],\n       [3., 4.]], dtype=f32, shape=[2, 2])"
+/// );
+/// assert_eq!(
+///     format!("{:?}", Array::weak_scalar(0.5)),
+///     "Array(0.5, dtype=f32, shape=[], weak_type=True)"
+/// );
+/// let big = Array::arange(0.0, 5000.0, 1.0, DType::I32);
+/// assert_eq!(
+///     format!("{big:?}"),
+///     "Array([   0,    1,    2, ..., 4997, 4998, 4999], dtype=i32, shape=[5000])"
+/// );
+/// ```
+impl fmt::Debug for Array {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &*self.0 {
+            Repr::Traced(t) => write!(f, "Traced<{}>", t.aval),
+            Repr::Concrete(c) => match self.try_print_elems() {
+                Ok(elems) => f.write_str(&print::debug(&elems, &c.aval)),
+                Err(e) => write!(f, "Array(<{e}>, {})", print::repr_suffix(&c.aval)),
+            },
         }
     }
 }
 
+/// numpy's `str`: the values alone, as numpy and JAX print them with their default options.
+/// Elements are aligned in columns (each padded to the widest) and rows wrap at 75 columns;
+/// past 1000 elements only the first and last 3 items of each axis are shown, with `...`
+/// between. Floats print the shortest digits that read back as the same value at their dtype
+/// (at most 8 after the point), integral ones with a trailing `.`, and the whole array switches
+/// to scientific notation when magnitudes are below 1e-4, large for the dtype, or over 1000
+/// apart. A 0-d array prints as its scalar (`1.0`, `3`, `True`). A traced value prints as in
+/// `Debug`.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let x = Array::from_vec(vec![1.0f32, 2.5, 3.0, 4.0], &[2, 2]);
+/// assert_eq!(x.to_string(), "[[1.  2.5]\n [3.  4. ]]");
+/// let sci = Array::from_vec(vec![1e-5f32, 1.0, f32::NAN], &[3]);
+/// assert_eq!(sci.to_string(), "[1.e-05 1.e+00    nan]");
+/// assert_eq!(Array::scalar(true).to_string(), "True");
+/// ```
 impl fmt::Display for Array {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self, f)
+        match &*self.0 {
+            Repr::Traced(_) => fmt::Debug::fmt(self, f),
+            Repr::Concrete(c) => match self.try_print_elems() {
+                Ok(elems) => f.write_str(&print::display(&elems, &c.aval.shape, c.aval.dtype)),
+                Err(e) => write!(f, "<{e}>"),
+            },
+        }
     }
 }

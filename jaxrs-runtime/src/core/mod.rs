@@ -1,7 +1,7 @@
 //! The kernel of the engine: the IR ([`ir`]), the primitive trait ([`primitive`]), tracing
 //! ([`trace`]), the one `Array` type ([`array`]), eager execution ([`eager`]), StableHLO
-//! lowering ([`lower`]), the process-wide PJRT client ([`client`]) and how arrays lie on
-//! devices ([`sharding`]).
+//! lowering ([`lower`]), the process-wide PJRT client ([`client`]), how arrays lie on
+//! devices ([`sharding`]) and the array printer (`print`).
 //!
 //! These modules import each other (an `Array` op binds a primitive, which records into the
 //! trace or runs eagerly, which lowers and executes): the one accepted import cycle, as in
@@ -13,5 +13,6 @@ pub mod eager;
 pub mod ir;
 pub mod lower;
 pub mod primitive;
+pub(crate) mod print;
 pub mod sharding;
 pub mod trace;
