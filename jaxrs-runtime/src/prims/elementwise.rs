@@ -103,6 +103,9 @@ unary_table! {
     Round => "round", Float, "stablehlo.round_nearest_even", |_x, _y, _t| None;
     Erf => "erf", Float, "chlo.erf", |x: &Array, _y, t: &Array| Some(t * (-(x * x)).exp() * std::f64::consts::FRAC_2_SQRT_PI);
     Not => "not", BoolOrInt, "stablehlo.not", |_x, _y, _t| None;
+    // `max(x, 0)`, as JAX emits it: XLA recomputes `x > 0` inside the backward fusion instead
+    // of keeping a mask. The derivative is JAX's: 0 at 0 and at NaN.
+    Relu => "relu", Numeric, "stablehlo.maximum", |x: &Array, _y, t: &Array| Some(where_(x.gt(0.0), t, 0.0));
 }
 
 /// `y = op(x)`, elementwise.
@@ -153,6 +156,16 @@ impl Primitive for Unary {
                 "stablehlo.convert",
                 &[&ne],
                 &[&in_avals[0].with_dtype(DType::Bool)],
+                "",
+                &out[0],
+            )];
+        }
+        if self.0 == UnaryOp::Relu {
+            let zero = cx.splat(0.0, &in_avals[0]);
+            return vec![cx.op1(
+                self.0.mlir(),
+                &[&ins[0], &zero],
+                &[&in_avals[0], &in_avals[0]],
                 "",
                 &out[0],
             )];
@@ -320,15 +333,6 @@ impl Primitive for Binary {
         in_avals: &[Aval],
         out: &[Aval],
     ) -> Vec<String> {
-        if matches!(self.0, BinaryOp::Max | BinaryOp::Min) && in_avals[0].dtype.is_float() {
-            return vec![nan_propagating_extreme(
-                cx,
-                self.0 == BinaryOp::Min,
-                &ins[0],
-                &ins[1],
-                &in_avals[0],
-            )];
-        }
         let name = match (self.0, in_avals[0].dtype) {
             // On bool, add is or and mul is and (numpy's semantics).
             (BinaryOp::Add, DType::Bool) => "stablehlo.or",
@@ -352,41 +356,6 @@ impl Primitive for Binary {
         crate::interpreters::batching::elementwise(*self, args, dims, axis_size)
     }
     as_any!();
-}
-
-/// `max(a, b)` (or `min`) where a NaN operand wins, as JAX and the StableHLO spec say; XLA's
-/// CPU backend may otherwise return the other operand.
-pub(crate) fn nan_propagating_extreme(
-    cx: &mut LowerCtx,
-    is_min: bool,
-    a: &str,
-    b: &str,
-    aval: &Aval,
-) -> String {
-    let op = if is_min {
-        "stablehlo.minimum"
-    } else {
-        "stablehlo.maximum"
-    };
-    let m = cx.op1(op, &[a, b], &[aval, aval], "", aval);
-    let flags = aval.with_dtype(DType::Bool).weak(false);
-    let ne = compare_props(CompareOp::Ne, aval.dtype);
-    let a_nan = cx.op1("stablehlo.compare", &[a, a], &[aval, aval], &ne, &flags);
-    let b_nan = cx.op1("stablehlo.compare", &[b, b], &[aval, aval], &ne, &flags);
-    let b_or_m = cx.op1(
-        "stablehlo.select",
-        &[&b_nan, b, &m],
-        &[&flags, aval, aval],
-        "",
-        aval,
-    );
-    cx.op1(
-        "stablehlo.select",
-        &[&a_nan, a, &b_or_m],
-        &[&flags, aval, aval],
-        "",
-        aval,
-    )
 }
 
 /// A comparison direction.
