@@ -238,38 +238,39 @@ impl Partial {
 }
 
 impl BinaryOp {
-    /// The partial derivatives `(dz/dx, dz/dy)` at `x, y` with `z = op(x, y)`. Ties of
-    /// max/min split the derivative evenly, as in JAX.
-    pub fn partials(self, x: &Array, y: &Array, z: &Array) -> (Partial, Partial) {
+    /// The partial derivative `dz/dx` (`side` 0) or `dz/dy` (`side` 1) at `x, y` with
+    /// `z = op(x, y)`, computed only for the side asked for. Ties of max/min split the
+    /// derivative evenly, as in JAX.
+    pub fn partial(self, side: usize, x: &Array, y: &Array, z: &Array) -> Partial {
         use Partial::{MinusOne, One, Times, Zero};
+        let first = side == 0;
         match self {
-            BinaryOp::Add => (One, One),
-            BinaryOp::Sub => (One, MinusOne),
-            BinaryOp::Mul => (Times(y.clone()), Times(x.clone())),
-            BinaryOp::Div => (Times(1.0 / y), Times(-(z / y))),
-            BinaryOp::Rem => (One, Times(-(x / y).sign() * (x / y).abs().floor())),
-            BinaryOp::Pow => {
-                // y * x^(y-1), zero where y == 0; log(x) * x^y, with log(0) read as 0.
-                let dx = where_(y.eq(0.0), 0.0, y * x.pow(y - 1.0));
-                let safe_x = where_(x.eq(0.0), 1.0, x);
-                (Times(dx), Times(safe_x.log() * z))
-            }
+            BinaryOp::Add => One,
+            BinaryOp::Sub if first => One,
+            BinaryOp::Sub => MinusOne,
+            BinaryOp::Mul => Times(if first { y.clone() } else { x.clone() }),
+            BinaryOp::Div if first => Times(1.0 / y),
+            BinaryOp::Div => Times(-(z / y)),
+            BinaryOp::Rem if first => One,
+            BinaryOp::Rem => Times(-(x / y).sign() * (x / y).abs().floor()),
+            // y * x^(y-1), zero where y == 0.
+            BinaryOp::Pow if first => Times(where_(y.eq(0.0), 0.0, y * x.pow(y - 1.0))),
+            // log(x) * x^y, with log(0) read as 0.
+            BinaryOp::Pow => Times(where_(x.eq(0.0), 1.0, x).log() * z),
             BinaryOp::Max | BinaryOp::Min => {
-                let (wins, loses) = if self == BinaryOp::Max {
-                    (x.gt(y), x.lt(y))
+                let (mine, other) = if first { (x, y) } else { (y, x) };
+                let wins = if self == BinaryOp::Max {
+                    mine.gt(other)
                 } else {
-                    (x.lt(y), x.gt(y))
+                    mine.lt(other)
                 };
-                let half = where_(x.eq(y), 0.5, 0.0);
-                let dx = wins.astype(x.dtype()) + &half;
-                let dy = loses.astype(x.dtype()) + &half;
-                (Times(dx), Times(dy))
+                Times(wins.astype(x.dtype()) + where_(x.eq(y), 0.5, 0.0))
             }
             BinaryOp::Atan2 => {
                 let denom = x * x + y * y;
-                (Times(y / &denom), Times(-(x / &denom)))
+                Times(if first { y / &denom } else { -(x / &denom) })
             }
-            BinaryOp::And | BinaryOp::Or => (Zero, Zero),
+            BinaryOp::And | BinaryOp::Or => Zero,
         }
     }
 }
@@ -301,11 +302,12 @@ impl Primitive for Binary {
             .weak(inputs[0].weak && inputs[1].weak)])
     }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
-        let (dx, dy) = self
-            .0
-            .partials(&p[0].to_array(), &p[1].to_array(), &outs[0]);
-        let term = |t: &Option<Array>, d: &Partial| t.as_ref().and_then(|t| d.apply(t));
-        match (term(&t[0], &dx), term(&t[1], &dy)) {
+        let (x, y) = (p[0].to_array(), p[1].to_array());
+        let term = |side: usize| {
+            let t = t[side].as_ref()?;
+            self.0.partial(side, &x, &y, &outs[0]).apply(t)
+        };
+        match (term(0), term(1)) {
             (Some(a), Some(b)) => vec![Some(a + b)],
             (a, b) => vec![a.or(b)],
         }
@@ -318,13 +320,16 @@ impl Primitive for Binary {
         wanted: &[bool],
     ) -> Vec<Option<Array>> {
         let g = cts[0].as_ref().expect("a cotangent");
-        let (dx, dy) = self
-            .0
-            .partials(&p[0].to_array(), &p[1].to_array(), &outs[0]);
-        vec![
-            dx.apply(g).filter(|_| wanted[0]),
-            dy.apply(g).filter(|_| wanted[1]),
-        ]
+        let (x, y) = (p[0].to_array(), p[1].to_array());
+        // Only the partials of the inputs that need a cotangent are computed.
+        (0..2)
+            .map(|side| {
+                if !wanted[side] {
+                    return None;
+                }
+                self.0.partial(side, &x, &y, &outs[0]).apply(g)
+            })
+            .collect()
     }
     fn lower(
         &self,
