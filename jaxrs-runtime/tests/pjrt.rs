@@ -324,6 +324,7 @@ fn compile_options_encode_like_xla() {
         use_spmd_partitioning: true,
         use_shardy_partitioner: true,
         device_assignment: None,
+        xla_bool_options: Vec::new(),
     };
     assert_eq!(
         spmd.encode(),

@@ -39,6 +39,10 @@ pub(crate) struct Concrete {
     pub aval: Aval,
     pub buffers: Vec<Arc<Buffer>>,
     pub sharding: Sharding,
+    /// The Rust scalar this array was made from, if any: a trace meeting it writes the
+    /// literal into the program (XLA folds what is computed from it) instead of lifting it
+    /// into an input. Rules that need an operand as an array (`Operand::to_array`) rely on it.
+    pub literal: Option<Literal>,
 }
 
 /// A variable of the trace `trace_id`.
@@ -66,6 +70,7 @@ impl Array {
             aval,
             buffers: vec![Arc::new(buffer)],
             sharding: Sharding::SingleDevice(device),
+            literal: None,
         })))
     }
 
@@ -152,7 +157,14 @@ impl Array {
 
     /// A concrete 0-d array holding `lit`.
     pub(crate) fn from_literal(lit: Literal) -> Array {
-        Array::from_host_bytes(&host_bytes_of(lit), lit.aval())
+        let uploaded = Array::from_host_bytes(&host_bytes_of(lit), lit.aval());
+        match Arc::try_unwrap(uploaded.0) {
+            Ok(Repr::Concrete(c)) => Array(Arc::new(Repr::Concrete(Concrete {
+                literal: Some(lit),
+                ..c
+            }))),
+            _ => unreachable!("a fresh upload is concrete and unshared"),
+        }
     }
 
     /// `lit` repeated to `shape`, built on the host and uploaded once.

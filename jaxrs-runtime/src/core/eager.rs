@@ -8,7 +8,7 @@ use crate::core::ir::{Atom, Eqn, Jaxpr};
 use crate::core::lower::{lower_jaxpr, LowerOptions};
 use crate::core::primitive::Prim;
 use crate::core::trace::Operand;
-use crate::pjrt::{Buffer, CompileOptions, LoadedExecutable};
+use crate::pjrt::{Buffer, LoadedExecutable};
 use std::collections::HashMap;
 use std::panic::Location;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -25,7 +25,7 @@ pub(crate) fn compile_cached(text: String) -> Arc<LoadedExecutable> {
     }
     let exe = Arc::new(
         client()
-            .compile(&text, &CompileOptions::single_device())
+            .compile(&text, &crate::core::lower::compile_options())
             .unwrap_or_else(|e| fail(e)),
     );
     cache()

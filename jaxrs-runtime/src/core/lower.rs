@@ -6,7 +6,19 @@
 use crate::aval::Aval;
 use crate::core::ir::{Atom, Jaxpr, LitValue, Literal};
 use crate::dtype::DType;
+use crate::pjrt::CompileOptions;
 use std::fmt::Write;
+
+/// How every program lowered here is compiled. XLA's CPU backend defaults to "fast" min/max,
+/// which may return the other operand when one is NaN; `maximum`/`minimum` (and relu and
+/// `reduce_max`) are lowered plainly and rely on this switch to propagate NaN as JAX does,
+/// which sets the same option. Plain ops let XLA fuse them as it fuses JAX's.
+pub fn compile_options() -> CompileOptions {
+    CompileOptions {
+        xla_bool_options: vec![("xla_cpu_enable_fast_min_max".into(), false)],
+        ..CompileOptions::single_device()
+    }
+}
 
 /// What the lowered module needs beyond the jaxpr.
 #[derive(Clone, Debug, Default)]

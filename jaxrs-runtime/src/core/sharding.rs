@@ -695,6 +695,7 @@ pub fn try_device_put(x: &Array, sharding: impl Into<Sharding>) -> Result<Array>
         aval: c.aval.clone(),
         buffers,
         sharding,
+        literal: None,
     }))))
 }
 
@@ -821,6 +822,7 @@ impl Array {
             aval,
             buffers: vec![buffer],
             sharding: Sharding::SingleDevice(device),
+            literal: None,
         })))
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::aval::{avals_to_string, Aval};
 use crate::core::array::Array;
-use crate::core::array::{Repr, Tracer};
+use crate::core::array::{Concrete, Repr, Tracer};
 use crate::core::ir::{Atom, ClosedJaxpr, Env, Eqn, Jaxpr, Literal, Var};
 use crate::core::primitive::Prim;
 use std::borrow::Cow;
@@ -202,6 +202,12 @@ fn atom_in(stack: &mut [Frame], level: usize, op: &Operand) -> Atom {
         Operand::Array(a) => &**a,
     };
     let frame_id = stack[level].id;
+    if let Repr::Concrete(Concrete {
+        literal: Some(l), ..
+    }) = &*a.0
+    {
+        return Atom::Lit(*l);
+    }
     if let Repr::Traced(t) = &*a.0 {
         if t.trace_id == frame_id {
             return Atom::Var(t.var);

@@ -90,8 +90,7 @@ impl Array {
     /// `max(x, 0)`, with derivative 0 at 0 (as `jax.nn.relu`), and NaN passed through.
     #[track_caller]
     pub fn relu(&self) -> Array {
-        let keep = self.gt(0.0).logical_or(self.ne(self));
-        where_(keep, self, 0.0)
+        bind1(Unary(UnaryOp::Relu), &[Operand::from(self)])
     }
 
     /// GELU with the tanh approximation (`jax.nn.gelu(x, approximate=True)`).

@@ -4,6 +4,8 @@
 //!
 //! ```text
 //! CompileOptionsProto          3: executable_build_options (message)
+//!                              7: map<string, OptionOverrideProto> env_option_overrides
+//!                                 (entries: 1: key, 2: value; OptionOverrideProto 2: bool_field)
 //! ExecutableBuildOptionsProto  4: num_replicas (int64)   5: num_partitions (int64)
 //!                              6: use_spmd_partitioning (bool)
 //!                              9: device_assignment (message)
@@ -28,6 +30,9 @@ pub struct CompileOptions {
     pub use_shardy_partitioner: bool,
     /// Device ids, `[replica][computation]` (a computation is a partition).
     pub device_assignment: Option<Vec<Vec<i64>>>,
+    /// XLA debug options set for this compilation only (`xla_cpu_enable_fast_min_max`, ...),
+    /// as JAX sets them through the same field.
+    pub xla_bool_options: Vec<(String, bool)>,
 }
 
 const VARINT: u8 = 0;
@@ -87,6 +92,14 @@ impl CompileOptions {
         }
         let mut out = Vec::with_capacity(build.len() + 4);
         put_message(&mut out, 3, &build);
+        for (name, value) in &self.xla_bool_options {
+            let mut over = Vec::new();
+            put_int(&mut over, 2, i64::from(*value));
+            let mut entry = Vec::new();
+            put_message(&mut entry, 1, name.as_bytes());
+            put_message(&mut entry, 2, &over);
+            put_message(&mut out, 7, &entry);
+        }
         out
     }
 }
@@ -148,5 +161,19 @@ mod tests {
         ];
         want.extend_from_slice(&da);
         assert_eq!(o.encode(), want);
+    }
+
+    #[test]
+    fn bool_override_is_encoded_as_jaxlib_encodes_it() {
+        // The tail jaxlib 0.10.2's CompileOptions.SerializeAsString() writes for
+        // env_option_overrides = [("xla_cpu_enable_fast_min_max", False)].
+        let o = CompileOptions {
+            xla_bool_options: vec![("xla_cpu_enable_fast_min_max".into(), false)],
+            ..CompileOptions::single_device()
+        };
+        let mut want = vec![0x3a, 0x21, 0x0a, 0x1b];
+        want.extend_from_slice(b"xla_cpu_enable_fast_min_max");
+        want.extend_from_slice(&[0x12, 0x02, 0x10, 0x00]);
+        assert!(o.encode().ends_with(&want), "{:02x?}", o.encode());
     }
 }

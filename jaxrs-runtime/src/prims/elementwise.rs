@@ -103,6 +103,9 @@ unary_table! {
     Round => "round", Float, "stablehlo.round_nearest_even", |_x, _y, _t| None;
     Erf => "erf", Float, "chlo.erf", |x: &Array, _y, t: &Array| Some(t * (-(x * x)).exp() * std::f64::consts::FRAC_2_SQRT_PI);
     Not => "not", BoolOrInt, "stablehlo.not", |_x, _y, _t| None;
+    // `max(x, 0)`, as JAX emits it: XLA recomputes `x > 0` inside the backward fusion instead
+    // of keeping a mask. The derivative is JAX's: 0 at 0 and at NaN.
+    Relu => "relu", Numeric, "stablehlo.maximum", |x: &Array, _y, t: &Array| Some(where_(x.gt(0.0), t, 0.0));
 }
 
 /// `y = op(x)`, elementwise.
@@ -153,6 +156,16 @@ impl Primitive for Unary {
                 "stablehlo.convert",
                 &[&ne],
                 &[&in_avals[0].with_dtype(DType::Bool)],
+                "",
+                &out[0],
+            )];
+        }
+        if self.0 == UnaryOp::Relu {
+            let zero = cx.splat(0.0, &in_avals[0]);
+            return vec![cx.op1(
+                self.0.mlir(),
+                &[&ins[0], &zero],
+                &[&in_avals[0], &in_avals[0]],
                 "",
                 &out[0],
             )];
@@ -225,38 +238,39 @@ impl Partial {
 }
 
 impl BinaryOp {
-    /// The partial derivatives `(dz/dx, dz/dy)` at `x, y` with `z = op(x, y)`. Ties of
-    /// max/min split the derivative evenly, as in JAX.
-    pub fn partials(self, x: &Array, y: &Array, z: &Array) -> (Partial, Partial) {
+    /// The partial derivative `dz/dx` (`side` 0) or `dz/dy` (`side` 1) at `x, y` with
+    /// `z = op(x, y)`, computed only for the side asked for. Ties of max/min split the
+    /// derivative evenly, as in JAX.
+    pub fn partial(self, side: usize, x: &Array, y: &Array, z: &Array) -> Partial {
         use Partial::{MinusOne, One, Times, Zero};
+        let first = side == 0;
         match self {
-            BinaryOp::Add => (One, One),
-            BinaryOp::Sub => (One, MinusOne),
-            BinaryOp::Mul => (Times(y.clone()), Times(x.clone())),
-            BinaryOp::Div => (Times(1.0 / y), Times(-(z / y))),
-            BinaryOp::Rem => (One, Times(-(x / y).sign() * (x / y).abs().floor())),
-            BinaryOp::Pow => {
-                // y * x^(y-1), zero where y == 0; log(x) * x^y, with log(0) read as 0.
-                let dx = where_(y.eq(0.0), 0.0, y * x.pow(y - 1.0));
-                let safe_x = where_(x.eq(0.0), 1.0, x);
-                (Times(dx), Times(safe_x.log() * z))
-            }
+            BinaryOp::Add => One,
+            BinaryOp::Sub if first => One,
+            BinaryOp::Sub => MinusOne,
+            BinaryOp::Mul => Times(if first { y.clone() } else { x.clone() }),
+            BinaryOp::Div if first => Times(1.0 / y),
+            BinaryOp::Div => Times(-(z / y)),
+            BinaryOp::Rem if first => One,
+            BinaryOp::Rem => Times(-(x / y).sign() * (x / y).abs().floor()),
+            // y * x^(y-1), zero where y == 0.
+            BinaryOp::Pow if first => Times(where_(y.eq(0.0), 0.0, y * x.pow(y - 1.0))),
+            // log(x) * x^y, with log(0) read as 0.
+            BinaryOp::Pow => Times(where_(x.eq(0.0), 1.0, x).log() * z),
             BinaryOp::Max | BinaryOp::Min => {
-                let (wins, loses) = if self == BinaryOp::Max {
-                    (x.gt(y), x.lt(y))
+                let (mine, other) = if first { (x, y) } else { (y, x) };
+                let wins = if self == BinaryOp::Max {
+                    mine.gt(other)
                 } else {
-                    (x.lt(y), x.gt(y))
+                    mine.lt(other)
                 };
-                let half = where_(x.eq(y), 0.5, 0.0);
-                let dx = wins.astype(x.dtype()) + &half;
-                let dy = loses.astype(x.dtype()) + &half;
-                (Times(dx), Times(dy))
+                Times(wins.astype(x.dtype()) + where_(x.eq(y), 0.5, 0.0))
             }
             BinaryOp::Atan2 => {
                 let denom = x * x + y * y;
-                (Times(y / &denom), Times(-(x / &denom)))
+                Times(if first { y / &denom } else { -(x / &denom) })
             }
-            BinaryOp::And | BinaryOp::Or => (Zero, Zero),
+            BinaryOp::And | BinaryOp::Or => Zero,
         }
     }
 }
@@ -288,11 +302,12 @@ impl Primitive for Binary {
             .weak(inputs[0].weak && inputs[1].weak)])
     }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
-        let (dx, dy) = self
-            .0
-            .partials(&p[0].to_array(), &p[1].to_array(), &outs[0]);
-        let term = |t: &Option<Array>, d: &Partial| t.as_ref().and_then(|t| d.apply(t));
-        match (term(&t[0], &dx), term(&t[1], &dy)) {
+        let (x, y) = (p[0].to_array(), p[1].to_array());
+        let term = |side: usize| {
+            let t = t[side].as_ref()?;
+            self.0.partial(side, &x, &y, &outs[0]).apply(t)
+        };
+        match (term(0), term(1)) {
             (Some(a), Some(b)) => vec![Some(a + b)],
             (a, b) => vec![a.or(b)],
         }
@@ -305,13 +320,16 @@ impl Primitive for Binary {
         wanted: &[bool],
     ) -> Vec<Option<Array>> {
         let g = cts[0].as_ref().expect("a cotangent");
-        let (dx, dy) = self
-            .0
-            .partials(&p[0].to_array(), &p[1].to_array(), &outs[0]);
-        vec![
-            dx.apply(g).filter(|_| wanted[0]),
-            dy.apply(g).filter(|_| wanted[1]),
-        ]
+        let (x, y) = (p[0].to_array(), p[1].to_array());
+        // Only the partials of the inputs that need a cotangent are computed.
+        (0..2)
+            .map(|side| {
+                if !wanted[side] {
+                    return None;
+                }
+                self.0.partial(side, &x, &y, &outs[0]).apply(g)
+            })
+            .collect()
     }
     fn lower(
         &self,
@@ -320,15 +338,6 @@ impl Primitive for Binary {
         in_avals: &[Aval],
         out: &[Aval],
     ) -> Vec<String> {
-        if matches!(self.0, BinaryOp::Max | BinaryOp::Min) && in_avals[0].dtype.is_float() {
-            return vec![nan_propagating_extreme(
-                cx,
-                self.0 == BinaryOp::Min,
-                &ins[0],
-                &ins[1],
-                &in_avals[0],
-            )];
-        }
         let name = match (self.0, in_avals[0].dtype) {
             // On bool, add is or and mul is and (numpy's semantics).
             (BinaryOp::Add, DType::Bool) => "stablehlo.or",
@@ -352,41 +361,6 @@ impl Primitive for Binary {
         crate::interpreters::batching::elementwise(*self, args, dims, axis_size)
     }
     as_any!();
-}
-
-/// `max(a, b)` (or `min`) where a NaN operand wins, as JAX and the StableHLO spec say; XLA's
-/// CPU backend may otherwise return the other operand.
-pub(crate) fn nan_propagating_extreme(
-    cx: &mut LowerCtx,
-    is_min: bool,
-    a: &str,
-    b: &str,
-    aval: &Aval,
-) -> String {
-    let op = if is_min {
-        "stablehlo.minimum"
-    } else {
-        "stablehlo.maximum"
-    };
-    let m = cx.op1(op, &[a, b], &[aval, aval], "", aval);
-    let flags = aval.with_dtype(DType::Bool).weak(false);
-    let ne = compare_props(CompareOp::Ne, aval.dtype);
-    let a_nan = cx.op1("stablehlo.compare", &[a, a], &[aval, aval], &ne, &flags);
-    let b_nan = cx.op1("stablehlo.compare", &[b, b], &[aval, aval], &ne, &flags);
-    let b_or_m = cx.op1(
-        "stablehlo.select",
-        &[&b_nan, b, &m],
-        &[&flags, aval, aval],
-        "",
-        aval,
-    );
-    cx.op1(
-        "stablehlo.select",
-        &[&a_nan, a, &b_or_m],
-        &[&flags, aval, aval],
-        "",
-        aval,
-    )
 }
 
 /// A comparison direction.

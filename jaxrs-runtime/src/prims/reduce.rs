@@ -1,7 +1,7 @@
 //! Reductions: reduce over axes, argmax/argmin, cumulative sums.
 
 use super::arity;
-use super::elementwise::{compare_props, nan_propagating_extreme, CompareOp};
+use super::elementwise::{compare_props, CompareOp};
 use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::lower::{i64_array, LowerCtx};
@@ -72,12 +72,8 @@ impl ReduceOp {
 fn combiner_region(cx: &mut LowerCtx, op: ReduceOp, dtype: DType) -> String {
     let s = Aval::scalar(dtype);
     cx.region(&[s.clone(), s.clone()], |cx, args| {
-        let r = match op {
-            ReduceOp::Max | ReduceOp::Min if dtype.is_float() => {
-                nan_propagating_extreme(cx, op == ReduceOp::Min, &args[0], &args[1], &s)
-            }
-            _ => cx.op1(op.combiner(dtype), &[&args[0], &args[1]], &[&s, &s], "", &s),
-        };
+        // A plain maximum/minimum propagates NaN under `lower::compile_options()`.
+        let r = cx.op1(op.combiner(dtype), &[&args[0], &args[1]], &[&s, &s], "", &s);
         vec![(r, s.clone())]
     })
 }

@@ -11,7 +11,7 @@ use crate::core::array::Array;
 use crate::core::client::{client, fail};
 use crate::core::lower::{lower_jaxpr, LowerOptions};
 use crate::core::trace::is_tracing;
-use crate::pjrt::{Buffer, CompileOptions, LoadedExecutable};
+use crate::pjrt::{Buffer, LoadedExecutable};
 use crate::transforms::traced::{rebuild, trace_tree};
 use crate::tree::{leaf_paths, Tree, TreeDef};
 use std::any::Any;
@@ -404,7 +404,7 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         },
     );
     let exe = client()
-        .compile(&text, &CompileOptions::single_device())
+        .compile(&text, &crate::core::lower::compile_options())
         .unwrap_or_else(|e| fail(e));
     let n = cache.misses.fetch_add(1, Ordering::Relaxed) + 1;
     if n > 1 {

@@ -1,0 +1,37 @@
+//! The programs jaxrs hands XLA have the forms XLA optimises as well as JAX's: literals from
+//! AD rules stay constants of the program (not extra inputs XLA cannot fold), and a binary
+//! op's VJP computes only the partials of the inputs that need a cotangent.
+
+use jaxrs::prelude::*;
+
+fn main_signature(text: &str) -> &str {
+    text.lines()
+        .find(|l| l.contains("func.func public @main"))
+        .expect("a main function")
+}
+
+#[test]
+fn the_count_of_a_mean_stays_a_constant_through_ad() {
+    let x = Array::from_vec(vec![1.0f32; 12], &[3, 4]);
+    let text = jaxrs::stablehlo(
+        |x: Array| value_and_grad(|x: Array| x.relu().mean(None, false))(x),
+        &x,
+    );
+    // One input: x. The 12 of the mean is a constant, not a second argument.
+    assert_eq!(main_signature(&text).matches("%arg").count(), 1, "{text}");
+    assert!(text.contains("dense<1.2e1>"), "{text}");
+}
+
+#[test]
+fn a_division_by_a_constant_computes_only_the_numerator_partial() {
+    let x = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3]);
+    let y = Array::from_vec(vec![4.0f32, 5.0, 6.0], &[3]);
+    let text = jaxrs::stablehlo(
+        |x: Array| grad(|x: Array| (&x / &y).sum(None, false))(x),
+        &x,
+    );
+    // The forward x / y and the partial for x (1 / y); the partial for y, -(x / y) / y, is
+    // not wanted, so neither its divide nor its negation is there.
+    assert_eq!(text.matches("stablehlo.divide").count(), 2, "{text}");
+    assert!(!text.contains("stablehlo.negate"), "{text}");
+}
