@@ -226,7 +226,8 @@ fn atom_in(stack: &mut [Frame], level: usize, op: &Operand) -> Atom {
     Atom::Var(v)
 }
 
-/// Pops the frame even when the traced function panics.
+/// Pops the frame even when the traced function panics, so that a caught panic (a shape
+/// mismatch in a test, a REPL, a server) leaves this thread with no trace open.
 struct FrameGuard {
     id: u64,
     popped: bool,
@@ -234,14 +235,19 @@ struct FrameGuard {
 
 impl Drop for FrameGuard {
     fn drop(&mut self) {
-        if !self.popped {
-            STACK.with(|s| {
-                let mut s = s.borrow_mut();
-                if s.last().is_some_and(|f| f.id == self.id) {
-                    s.pop();
-                }
-            });
+        if self.popped {
+            return;
         }
+        // `try_with`: this may run while the thread's locals are torn down. Frames above ours
+        // belong to traces opened inside it; their guards ran first and popped them, but
+        // truncating rather than popping one keeps the stack right even if one did not.
+        let _ = STACK.try_with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                if let Some(at) = s.iter().rposition(|f| f.id == self.id) {
+                    s.truncate(at);
+                }
+            }
+        });
     }
 }
 

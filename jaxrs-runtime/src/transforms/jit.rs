@@ -19,7 +19,7 @@ use std::fmt::Debug;
 use std::fmt::Write;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// The compile cache of one jitted function.
 ///
@@ -74,23 +74,17 @@ impl JitSite {
 
     /// How many specialisations are cached.
     pub fn cache_size(&self) -> usize {
-        self.cache().entries.read().expect("jit cache").len()
+        read(&self.cache().entries).len()
     }
 
     /// Why the most recent cache miss happened (`None` before the first call).
     pub fn last_miss_explanation(&self) -> Option<String> {
-        self.cache()
-            .explanations
-            .lock()
-            .expect("jit cache")
-            .last()
-            .cloned()
+        lock(&self.cache().explanations).last().cloned()
     }
 
     /// The compiled memory statistics of the most recently compiled specialisation.
     pub fn last_compiled_memory_stats(&self) -> Option<crate::pjrt::MemoryStats> {
-        let entries = self.cache().entries.read().expect("jit cache");
-        entries
+        read(&self.cache().entries)
             .last()
             .and_then(|e| e.exe.compiled_memory_stats().ok())
     }
@@ -265,6 +259,23 @@ struct JitCache {
     explanations: Mutex<Vec<String>>,
 }
 
+// The cache's locks ignore poisoning. A panic while one is held leaves its data as it was:
+// `compiling` guards no data (it only makes concurrent misses compile once), and `entries` and
+// `explanations` only ever gain one complete element, pushed after the trace and the compile
+// succeeded. The panic that poisons them is the user's (a shape mismatch while tracing under
+// `compiling`), and a caller that catches it must find the function usable again.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn read<T>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    l.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn write<T>(l: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    l.write().unwrap_or_else(PoisonError::into_inner)
+}
+
 // Not folded into `jit_call`: that one is `#[track_caller]`, which would move where the
 // panics in here are reported.
 fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
@@ -296,7 +307,7 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
 
     let cache = site.cache();
     let entry = lookup(cache, &dd, &kd, &leaves, &statics).unwrap_or_else(|| {
-        let _guard = cache.compiling.lock().expect("jit compile lock");
+        let _guard = lock(&cache.compiling);
         lookup(cache, &dd, &kd, &leaves, &statics)
             .unwrap_or_else(|| compile_entry(site, dd, kd, &leaves, num_donated, statics, &body))
     });
@@ -342,7 +353,7 @@ fn lookup<S: StaticArgs>(
     leaves: &[Array],
     statics: &S,
 ) -> Option<Arc<Entry>> {
-    let entries = cache.entries.read().expect("jit cache");
+    let entries = read(&cache.entries);
     // Most recent first: a training loop hits the entry it just added.
     entries
         .iter()
@@ -390,11 +401,7 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
     } else {
         log::debug!(target: "jaxrs::jit", "{explanation}");
     }
-    cache
-        .explanations
-        .lock()
-        .expect("jit cache")
-        .push(explanation);
+    lock(&cache.explanations).push(explanation);
     let entry = Arc::new(Entry {
         donated_def: dd,
         kept_def: kd,
@@ -405,11 +412,7 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         consts: closed.consts,
         out_def,
     });
-    cache
-        .entries
-        .write()
-        .expect("jit cache")
-        .push(entry.clone());
+    write(&cache.entries).push(entry.clone());
     entry
 }
 
@@ -427,7 +430,7 @@ fn explain_miss<S: StaticArgs>(
         site.name(),
         site.location()
     );
-    let entries = cache.entries.read().expect("jit cache");
+    let entries = read(&cache.entries);
     let Some(prev) = entries.last() else {
         return format!("{head} for the first time");
     };
