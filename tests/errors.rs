@@ -109,3 +109,66 @@ fn try_run_passes_programmer_errors_through() {
         vec![1.0, 2.0]
     );
 }
+
+#[test]
+fn cond_speaks_of_cond_and_its_true_and_false_branches() {
+    let pred = Array::scalar(true);
+    let line = line!() + 2;
+    let msg = message(|| {
+        drop(cond(
+            &pred,
+            |x: Array| x.sum(None, false),
+            |x: Array| x,
+            v(3),
+        ));
+    });
+    assert!(
+        msg.starts_with(
+            "cond: the true branch returns f32[] for output but the false branch returns f32[3]"
+        ),
+        "{msg}"
+    );
+    assert!(msg.contains(&format!("tests/errors.rs:{line}")), "{msg}");
+    assert!(
+        !msg.contains("switch") && !msg.contains("branch 1"),
+        "{msg}"
+    );
+
+    let msg = message(|| {
+        drop(cond(
+            &pred,
+            |x: Array| vec![x.clone(), x],
+            |x: Array| vec![x],
+            v(3),
+        ))
+    });
+    assert!(
+        msg.starts_with(
+            "cond: the true branch returns vec![*, *] but the false branch returns vec![*]"
+        ),
+        "{msg}"
+    );
+
+    let msg = message(|| {
+        drop(cond(
+            &Array::scalar(1.0f32),
+            |x: Array| x,
+            |x: Array| x,
+            v(3),
+        ))
+    });
+    assert!(
+        msg.starts_with("cond: the predicate must be a bool scalar, not f32[]"),
+        "{msg}"
+    );
+
+    // switch keeps its own words.
+    let same = |x: Array| x;
+    let total = |x: Array| x.sum(None, false);
+    let branches: [&dyn Fn(Array) -> Array; 2] = [&same, &total];
+    let msg = message(|| drop(switch(&Array::scalar(0i32), &branches, v(3))));
+    assert!(
+        msg.starts_with("switch: branch 1 returns f32[] for output but branch 0 returns f32[3]"),
+        "{msg}"
+    );
+}
