@@ -172,3 +172,58 @@ fn cond_speaks_of_cond_and_its_true_and_false_branches() {
         "{msg}"
     );
 }
+
+/// Set in the child process of [`try_run_prints_nothing_for_the_failure_it_returns`].
+const TRY_RUN_CHILD: &str = "JAXRS_TEST_TRY_RUN_CHILD";
+
+/// Runs in a child process (whose stderr the test reads) with a broken environment: a bad
+/// `JAXRS_CPU_DEVICES` makes creating the client fail.
+#[test]
+fn try_run_child() {
+    if std::env::var_os(TRY_RUN_CHILD).is_none() {
+        return;
+    }
+    let got = jaxrs::try_run(|| Array::ones(&[2], DType::F32));
+    assert!(
+        matches!(&got, Err(e) if e.to_string().contains("JAXRS_CPU_DEVICES")),
+        "{:?}",
+        got.map(|_| ())
+    );
+    // Outside try_run the same failure is a panic, printed as usual.
+    let msg = message(|| drop(Array::ones(&[2], DType::F32)));
+    assert!(msg.contains("JAXRS_CPU_DEVICES"), "{msg}");
+    // So is a programmer error inside try_run.
+    let msg = message(|| drop(jaxrs::try_run(|| panic!("a programmer error"))));
+    assert_eq!(msg, "a programmer error");
+    println!("child done");
+}
+
+#[test]
+fn try_run_prints_nothing_for_the_failure_it_returns() {
+    let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+        .args([
+            "--exact",
+            "try_run_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(TRY_RUN_CHILD, "1")
+        .env("JAXRS_CPU_DEVICES", "none")
+        .output()
+        .expect("the test binary runs");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(
+        out.status.success() && stdout.contains("child done"),
+        "{stdout}\n{stderr}"
+    );
+    // Printed once: the panic outside try_run; the one try_run returned was silent.
+    assert_eq!(
+        stderr.matches("JAXRS_CPU_DEVICES must be").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(stderr.contains("a programmer error"), "{stderr}");
+}
