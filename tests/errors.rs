@@ -1,5 +1,8 @@
 //! The messages of mistakes a user can make with arrays and transformations: each names what
 //! is wrong, the types involved and the user's line.
+//!
+//! And what reaches stderr: nothing for a failure `try_run` returns, no XLA log lines unless
+//! asked for (both read from a child process).
 
 use jaxrs::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -198,17 +201,16 @@ fn try_run_child() {
     println!("child done");
 }
 
-#[test]
-fn try_run_prints_nothing_for_the_failure_it_returns() {
-    let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
-        .args([
-            "--exact",
-            "try_run_child",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(TRY_RUN_CHILD, "1")
-        .env("JAXRS_CPU_DEVICES", "none")
+/// Runs the test `name` of this binary alone in a child process with `env` added to (and the
+/// logging variables removed from) this one's, and returns its stderr once it passed.
+fn stderr_of_child(name: &str, env: &[(&str, &str)]) -> String {
+    let mut child = std::process::Command::new(std::env::current_exe().expect("test binary"));
+    child.args(["--exact", name, "--nocapture", "--test-threads=1"]);
+    for var in ["RUST_LOG", "JAXRS_XLA_LOG", "TF_CPP_MIN_LOG_LEVEL"] {
+        child.env_remove(var);
+    }
+    let out = child
+        .envs(env.iter().copied())
         .output()
         .expect("the test binary runs");
     let (stdout, stderr) = (
@@ -219,6 +221,15 @@ fn try_run_prints_nothing_for_the_failure_it_returns() {
         out.status.success() && stdout.contains("child done"),
         "{stdout}\n{stderr}"
     );
+    stderr.into_owned()
+}
+
+#[test]
+fn try_run_prints_nothing_for_the_failure_it_returns() {
+    let stderr = stderr_of_child(
+        "try_run_child",
+        &[(TRY_RUN_CHILD, "1"), ("JAXRS_CPU_DEVICES", "none")],
+    );
     // Printed once: the panic outside try_run; the one try_run returned was silent.
     assert_eq!(
         stderr.matches("JAXRS_CPU_DEVICES must be").count(),
@@ -226,4 +237,30 @@ fn try_run_prints_nothing_for_the_failure_it_returns() {
         "{stderr}"
     );
     assert!(stderr.contains("a programmer error"), "{stderr}");
+}
+
+/// Set in the child process of [`xla_logs_are_quiet_unless_asked`].
+const XLA_LOG_CHILD: &str = "JAXRS_TEST_XLA_LOG_CHILD";
+
+#[test]
+fn xla_log_child() {
+    if std::env::var_os(XLA_LOG_CHILD).is_none() {
+        return;
+    }
+    assert_eq!((&v(2) + 1.0).to_vec::<f32>(), vec![1.0, 2.0]);
+    println!("child done");
+}
+
+#[test]
+fn xla_logs_are_quiet_unless_asked() {
+    let quiet = stderr_of_child("xla_log_child", &[(XLA_LOG_CHILD, "1")]);
+    assert!(
+        !quiet.contains("absl") && !quiet.contains("I0000"),
+        "{quiet}"
+    );
+    let asked = stderr_of_child(
+        "xla_log_child",
+        &[(XLA_LOG_CHILD, "1"), ("JAXRS_XLA_LOG", "1")],
+    );
+    assert!(asked.contains("cpu_device_count"), "{asked}");
 }
