@@ -71,6 +71,71 @@ fn reading_a_traced_value() {
     );
 }
 
+#[jit]
+fn reads_inside_jit(x: &Array) -> Array {
+    Array::from_vec(x.to_vec::<f32>(), &[2])
+}
+
+#[test]
+fn reading_a_traced_value_names_the_method_the_transformation_and_what_to_do() {
+    let line = line!() + 3;
+    let msg = message(|| {
+        drop(grad(|x: Array| {
+            Array::scalar(x.sum(None, false).item::<f32>())
+        })(v(2)));
+    });
+    assert!(
+        msg.starts_with("item: this array is traced inside grad (f32[]), so it has no value yet"),
+        "{msg}"
+    );
+    assert!(msg.contains(&format!("tests/errors.rs:{line}")), "{msg}");
+    assert!(
+        msg.contains("after the call") && msg.contains("`cond`") && msg.contains("`where_`"),
+        "{msg}"
+    );
+
+    let msg = message(|| drop(reads_inside_jit(&v(2))));
+    assert!(
+        msg.starts_with("to_vec: this array is traced inside jit `reads_inside_jit` (f32[2])"),
+        "{msg}"
+    );
+
+    let msg = message(|| drop(vmap(|x: Array| Array::scalar(x.item::<f32>()), 0, 0)(v(3))));
+    assert!(
+        msg.starts_with("item: this array is traced inside vmap (f32[])"),
+        "{msg}"
+    );
+
+    let msg = message(|| {
+        drop(jaxrs::scan(
+            |c: Array, x: Array| (&c + x.to_f64_vec()[0], ()),
+            Array::scalar(0.0f32),
+            v(3),
+        ))
+    });
+    assert!(
+        msg.starts_with("to_f64_vec: this array is traced inside scan (f32[])"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn reading_a_leaked_tracer() {
+    let leaked = std::cell::RefCell::new(None);
+    let _ = grad(|x: Array| {
+        *leaked.borrow_mut() = Some(x.clone());
+        x.sum(None, false)
+    })(v(2));
+    let leaked = leaked.into_inner().expect("kept");
+    let msg = message(|| drop(leaked.to_vec::<f32>()));
+    assert!(
+        msg.starts_with(
+            "to_vec: this array is a tracer (f32[2]) of a transformation that has finished"
+        ),
+        "{msg}"
+    );
+}
+
 #[test]
 fn reading_the_wrong_dtype() {
     let msg = message(|| drop(v(2).to_vec::<i32>()));

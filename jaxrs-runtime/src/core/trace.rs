@@ -69,6 +69,8 @@ impl From<Array> for Operand<'_> {
 
 struct Frame {
     id: u64,
+    /// The transformation tracing, for messages (`grad`, ``jit `step` ``), if known.
+    transformation: Option<String>,
     jaxpr: Jaxpr,
     consts: Vec<Array>,
     const_vars: HashMap<usize, Var>,
@@ -83,6 +85,22 @@ static NEXT_TRACE_ID: AtomicU64 = AtomicU64::new(1);
 /// Is any trace open on this thread?
 pub fn is_tracing() -> bool {
     STACK.with(|s| !s.borrow().is_empty())
+}
+
+/// Where the tracers of trace `id` stand, for the message about reading one.
+pub enum TraceState {
+    /// The trace is open on this thread, run by this transformation if known.
+    Open(Option<String>),
+    /// The trace has finished (or is on another thread): its tracer leaked out of it.
+    Finished,
+}
+
+/// The state of the trace `id` (see [`TraceState`]).
+pub fn trace_state(id: u64) -> TraceState {
+    STACK.with(|s| match s.borrow().iter().find(|f| f.id == id) {
+        Some(f) => TraceState::Open(f.transformation.clone()),
+        None => TraceState::Finished,
+    })
 }
 
 /// Stops with the message every programmer error in an operation carries: the op, what is
@@ -256,6 +274,16 @@ impl Drop for FrameGuard {
 /// Outputs that are not tracers of this trace (a captured array returned as is, an input of
 /// an outer trace) become constants of the jaxpr.
 pub fn trace_to_jaxpr(in_avals: &[Aval], f: impl FnOnce(Vec<Array>) -> Vec<Array>) -> ClosedJaxpr {
+    trace_to_jaxpr_for(None, in_avals, f)
+}
+
+/// [`trace_to_jaxpr`] on behalf of the user-facing `transformation` (`grad`, ``jit `step` ``),
+/// which messages about its tracers name.
+pub fn trace_to_jaxpr_for(
+    transformation: Option<String>,
+    in_avals: &[Aval],
+    f: impl FnOnce(Vec<Array>) -> Vec<Array>,
+) -> ClosedJaxpr {
     let id = NEXT_TRACE_ID.fetch_add(1, Ordering::Relaxed);
     let mut jaxpr = Jaxpr::default();
     let mut tracers = Vec::with_capacity(in_avals.len());
@@ -271,6 +299,7 @@ pub fn trace_to_jaxpr(in_avals: &[Aval], f: impl FnOnce(Vec<Array>) -> Vec<Array
     STACK.with(|s| {
         s.borrow_mut().push(Frame {
             id,
+            transformation,
             jaxpr,
             consts: vec![],
             const_vars: HashMap::new(),
