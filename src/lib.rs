@@ -168,7 +168,7 @@ pub use jaxrs_runtime::internals;
 #[doc(hidden)]
 pub mod __private {
     pub use jaxrs_runtime::internals::macro_support::{
-        jit_call, next_leaf, remat_call, scan_with, vmap_call, FloatKey, VmapNames,
+        jit_call, next_leaf, remat_call, scan_with, vmap_call, FloatKey, JitParams, VmapNames,
     };
     pub use jaxrs_runtime::{
         Array, JitSite, RematPolicy, ScanOptions, Tree, TreeDef, TreeMismatch,

@@ -355,7 +355,7 @@ fn cond_and_switch() {
     .expect_err("branches disagree");
     let msg = panic_message(&*err);
     assert!(
-        msg.contains("branch 1") && msg.contains("f32[3]") && msg.contains("f32[1]"),
+        msg.contains("cond: the true branch") && msg.contains("f32[3]") && msg.contains("f32[1]"),
         "{msg}"
     );
 }

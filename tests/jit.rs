@@ -268,3 +268,129 @@ fn captured_arrays_become_inputs_not_literals() {
     let y: Array = f.call(Array::ones(&[1000], DType::F32));
     assert_eq!(y.to_vec::<f32>(), vec![2.5f32; 1000]);
 }
+
+#[jit(donate = params, static = (mode, scale))]
+fn named_step(params: Linear, x: &Array, mode: &str, scale: usize) -> Linear {
+    let k = (mode.len() * scale) as f32;
+    Linear {
+        w: &params.w * k + x.sum(None, false),
+        b: params.b,
+    }
+}
+
+#[test]
+fn recompile_explanations_name_parameters_and_fields() {
+    let params = |rows: usize| Linear {
+        w: Array::zeros(&[rows, 1], DType::F32),
+        b: Array::zeros(&[1], DType::F32),
+    };
+    let site = named_step::jit_site();
+    let x3 = Array::zeros(&[3], DType::F32);
+    drop(named_step(params(2), &x3, "ab", 1));
+    assert!(site
+        .last_miss_explanation()
+        .unwrap()
+        .ends_with("for the first time"));
+    // A kept parameter.
+    drop(named_step(
+        params(2),
+        &Array::zeros(&[4, 3], DType::F32),
+        "ab",
+        1,
+    ));
+    let why = site.last_miss_explanation().unwrap();
+    assert!(
+        why.ends_with("because x changed from f32[3] to f32[4,3]"),
+        "{why}"
+    );
+    // A field of a donated parameter.
+    drop(named_step(
+        params(5),
+        &Array::zeros(&[4, 3], DType::F32),
+        "ab",
+        1,
+    ));
+    let why = site.last_miss_explanation().unwrap();
+    assert!(
+        why.ends_with("because params.w changed from f32[2,1] to f32[5,1]"),
+        "{why}"
+    );
+    // Static parameters: only the ones that changed, with their values.
+    drop(named_step(
+        params(5),
+        &Array::zeros(&[4, 3], DType::F32),
+        "a, b",
+        1,
+    ));
+    let why = site.last_miss_explanation().unwrap();
+    assert!(
+        why.ends_with(r#"because static mode changed from "ab" to "a, b""#),
+        "{why}"
+    );
+    drop(named_step(
+        params(5),
+        &Array::zeros(&[4, 3], DType::F32),
+        "ab",
+        3,
+    ));
+    let why = site.last_miss_explanation().unwrap();
+    assert!(
+        why.ends_with(
+            r#"because static mode changed from "a, b" to "ab"; static scale changed from 1 to 3"#
+        ),
+        "{why}"
+    );
+    assert_eq!(site.cache_misses(), 5);
+}
+
+#[test]
+fn a_jitted_closure_names_its_argument_by_position() {
+    let f = jit(|(x, p): (Array, Linear)| &x + p.b);
+    let p = |n: usize| Linear {
+        w: Array::zeros(&[n], DType::F32),
+        b: Array::zeros(&[1], DType::F32),
+    };
+    let _: Array = f.call((Array::zeros(&[2], DType::F32), p(1)));
+    let _: Array = f.call((Array::zeros(&[2], DType::F32), p(3)));
+    let why = f.site().last_miss_explanation().unwrap();
+    assert!(
+        why.ends_with("because arg[1].w changed from f32[1] to f32[3]"),
+        "{why}"
+    );
+    let _: Array = f.call((Array::zeros(&[4], DType::F32), p(3)));
+    let why = f.site().last_miss_explanation().unwrap();
+    assert!(
+        why.ends_with("because arg[0] changed from f32[2] to f32[4]"),
+        "{why}"
+    );
+
+    let g = jit(|p: Linear| p.w).donate_argument();
+    let _: Array = g.call(p(1));
+    let _: Array = g.call(p(2));
+    let why = g.site().last_miss_explanation().unwrap();
+    assert!(
+        why.ends_with("because arg.w changed from f32[1] to f32[2]"),
+        "{why}"
+    );
+}
+
+#[jit]
+fn total(scale: &Array, xs: Vec<Array>) -> Array {
+    xs.iter()
+        .fold(scale.clone(), |acc, x| &acc + x.sum(None, false))
+}
+
+#[test]
+fn a_changed_structure_is_named_by_parameter() {
+    let one = Array::ones(&[1], DType::F32);
+    assert_eq!(total(&one, vec![one.clone()]).to_vec::<f32>(), vec![2.0]);
+    assert_eq!(
+        total(&one, vec![one.clone(), one.clone()]).to_vec::<f32>(),
+        vec![3.0]
+    );
+    let why = total::jit_site().last_miss_explanation().unwrap();
+    assert!(
+        why.ends_with("because the structure of xs changed from vec![*] to vec![*, *]"),
+        "{why}"
+    );
+}

@@ -78,7 +78,7 @@ pub use error::{Error, ErrorCode, Result};
 pub mod internals {
     /// What the attribute macros' expansions call.
     pub mod macro_support {
-        pub use crate::transforms::jit::{jit_call, FloatKey};
+        pub use crate::transforms::jit::{jit_call, FloatKey, JitParams};
         pub use crate::transforms::loops::scan_with;
         pub use crate::transforms::remat::remat_call;
         pub use crate::transforms::vmap::{vmap_call, VmapNames};

@@ -151,7 +151,7 @@ pub fn expand(f: &JitFn) -> TokenStream {
         pats: kept_pats,
         types: kept_types,
     } = kept;
-    let companion = companion_module(attrs, vis, name);
+    let companion = companion_module(attrs, vis, name, params);
     let inner = if transforms.is_empty() {
         quote!(#block)
     } else {
@@ -207,8 +207,14 @@ fn stacked(f: &JitFn, transforms: &[Attribute]) -> TokenStream {
 
 /// `mod name { pub fn jit_site() -> &'static JitSite }`, next to the function: a module lives
 /// in the type namespace, so it coexists with the function of the same name. Emitted on the
-/// error path too, so that uses of `name::jit_site()` do not add errors of their own.
-pub fn companion_module(fn_attrs: &[Attribute], vis: &Visibility, name: &Ident) -> TokenStream {
+/// error path too (with no `params`), so that uses of `name::jit_site()` do not add errors of
+/// their own. The site knows the parameters' names by role, for its recompile explanations.
+pub fn companion_module(
+    fn_attrs: &[Attribute],
+    vis: &Visibility,
+    name: &Ident,
+    params: &[Param],
+) -> TokenStream {
     let private = private();
     let name_str = name.unraw().to_string();
     // The function may exist only under some cfg; so must its module.
@@ -228,6 +234,27 @@ pub fn companion_module(fn_attrs: &[Attribute], vis: &Visibility, name: &Ident) 
         Visibility::Public(_) => quote!(pub),
         _ => quote!(pub(crate)),
     };
+    let location = quote!(::core::concat!(::core::file!(), ":", ::core::line!()));
+    let site_value = if params.is_empty() {
+        quote!(#private::JitSite::new(#name_str, #location))
+    } else {
+        let names = |role: Role| {
+            let names = params
+                .iter()
+                .filter(|p| p.role == role)
+                .map(|p| p.ident.unraw().to_string());
+            quote!(&[#(#names),*])
+        };
+        let (donated, kept, statics) =
+            (names(Role::Donated), names(Role::Kept), names(Role::Static));
+        quote! {
+            #private::JitSite::with_params(
+                #name_str,
+                #location,
+                #private::JitParams { donated: #donated, kept: #kept, statics: #statics },
+            )
+        }
+    };
     quote! {
         #(#cfgs)*
         #[doc = #mod_doc]
@@ -235,10 +262,7 @@ pub fn companion_module(fn_attrs: &[Attribute], vis: &Visibility, name: &Ident) 
             #[doc = #fn_doc]
             #[allow(dead_code)]
             #site_vis fn jit_site() -> &'static #private::JitSite {
-                static #site: #private::JitSite = #private::JitSite::new(
-                    #name_str,
-                    ::core::concat!(::core::file!(), ":", ::core::line!()),
-                );
+                static #site: #private::JitSite = #site_value;
                 &#site
             }
         }

@@ -16,9 +16,9 @@ pub fn jit(attr: TokenStream, item: TokenStream) -> TokenStream {
         item,
         attr::parse,
         |parsed| match parsed {
-            Item::Fn(f) if !matches!(f.sig.inputs.first(), Some(FnArg::Receiver(_))) => {
-                Some(expand::companion_module(&f.attrs, &f.vis, &f.sig.ident))
-            }
+            Item::Fn(f) if !matches!(f.sig.inputs.first(), Some(FnArg::Receiver(_))) => Some(
+                expand::companion_module(&f.attrs, &f.vis, &f.sig.ident, &[]),
+            ),
             _ => None,
         },
         |cx, options, parsed| validate::validate(cx, &options, parsed),
@@ -96,9 +96,14 @@ mod tests {
                 #[doc = "The compile cache of [`step()`](super::step()): its counters and why it last recompiled."]
                 #[allow(dead_code)]
                 pub fn jit_site() -> &'static ::jaxrs::__private::JitSite {
-                    static SITE: ::jaxrs::__private::JitSite = ::jaxrs::__private::JitSite::new(
+                    static SITE: ::jaxrs::__private::JitSite = ::jaxrs::__private::JitSite::with_params(
                         "step",
                         ::core::concat!(::core::file!(), ":", ::core::line!()),
+                        ::jaxrs::__private::JitParams {
+                            donated: &["params"],
+                            kept: &["x", "lr"],
+                            statics: &["n"]
+                        },
                     );
                     &SITE
                 }

@@ -5,7 +5,7 @@ use crate::core::client::{client, fail};
 use crate::core::ir::{LitValue, Literal, Var};
 use crate::core::print::{self, Elem};
 use crate::core::sharding::Sharding;
-use crate::core::trace::At;
+use crate::core::trace::{trace_state, At, TraceState};
 use crate::dtype::Element;
 use crate::dtype::{DType, DTypeKind};
 use crate::error::Error;
@@ -340,18 +340,32 @@ impl Array {
         }
     }
 
+    /// The values of a concrete array; `what` (the method the user called) panics on a tracer.
     #[track_caller]
     pub(crate) fn concrete(&self, what: &str) -> &Concrete {
         match &*self.0 {
             Repr::Concrete(c) => c,
             Repr::Traced(t) => {
-                let loc = std::panic::Location::caller();
-                panic!(
-                    "{what}: this array is traced ({}), it has no value yet {}. Values exist only \
-                     outside jit/grad/vmap; return the array from the transformed function instead",
-                    t.aval,
-                    At::line(loc)
-                )
+                let at = At::line(std::panic::Location::caller());
+                let aval = &t.aval;
+                match trace_state(t.trace_id) {
+                    TraceState::Open(by) => {
+                        let by = by.unwrap_or_else(|| "a transformation".into());
+                        panic!(
+                            "{what}: this array is traced inside {by} ({aval}), so it has no value \
+                             yet, {at}. Its value exists only once the transformed function has \
+                             run: return the array from it and read the result after the call. \
+                             To choose on a traced value, use `cond`, `switch` or `where_` rather \
+                             than `if`"
+                        )
+                    }
+                    TraceState::Finished => panic!(
+                        "{what}: this array is a tracer ({aval}) of a transformation that has \
+                         finished, so it never has a value, {at}. It leaked out of the transformed \
+                         function (kept in a variable that outlived the call); return arrays from \
+                         the function instead"
+                    ),
+                }
             }
         }
     }
@@ -361,17 +375,23 @@ impl Array {
     /// Panics when `T` is not the array's dtype, or when the array is traced.
     #[track_caller]
     pub fn to_vec<T: Element>(&self) -> Vec<T> {
-        self.try_to_vec().unwrap_or_else(|e| fail(e))
+        self.read_vec("to_vec").unwrap_or_else(|e| fail(e))
     }
 
     /// [`Array::to_vec`], returning device failures as errors.
     #[track_caller]
     pub fn try_to_vec<T: Element>(&self) -> Result<Vec<T>> {
-        let c = self.concrete("to_vec");
+        self.read_vec("try_to_vec")
+    }
+
+    /// The elements, for the reading method `what`, which errors name.
+    #[track_caller]
+    fn read_vec<T: Element>(&self, what: &str) -> Result<Vec<T>> {
+        let c = self.concrete(what);
         if T::DTYPE != c.aval.dtype {
             let loc = std::panic::Location::caller();
             panic!(
-                "to_vec: the array is {} but {} was asked for (use astype first) {}",
+                "{what}: the array is {} but {} was asked for (use astype first) {}",
                 c.aval.dtype.name(),
                 T::DTYPE.name(),
                 At::line(loc)
@@ -383,6 +403,8 @@ impl Array {
     /// The value of a one-element array.
     #[track_caller]
     pub fn item<T: Element>(&self) -> T {
+        // A tracer first: whatever its size, it has no value.
+        self.concrete("item");
         let n = self.size();
         if n != 1 {
             let loc = std::panic::Location::caller();
@@ -392,12 +414,13 @@ impl Array {
                 At::line(loc)
             );
         }
-        self.to_vec::<T>()[0]
+        self.read_vec::<T>("item").unwrap_or_else(|e| fail(e))[0]
     }
 
     /// The elements converted to f64, whatever the dtype (for printing and tests).
     #[track_caller]
     pub fn to_f64_vec(&self) -> Vec<f64> {
+        self.concrete("to_f64_vec");
         self.try_f64s().unwrap_or_else(|e| fail(e))
     }
 

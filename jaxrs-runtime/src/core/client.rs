@@ -8,12 +8,38 @@
 use crate::error::Error;
 use crate::error::Result;
 use crate::pjrt::{self, Client, Device};
-use std::cell::RefCell;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::Arc;
+use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe, PanicHookInfo};
+use std::sync::{Arc, Once};
+
+/// An environmental failure on its way from [`fail`] to [`try_run`], with the message it
+/// panics with: a pending error is the cause of a panic only if the panic's message is this
+/// one. (One caught elsewhere, by the user's own `catch_unwind`, stays here until the next
+/// [`fail`] or [`try_run`], and must not turn a later programmer error into an `Err`.)
+struct Pending {
+    error: Error,
+    message: String,
+}
 
 thread_local! {
-    static PENDING_ERROR: RefCell<Option<Error>> = const { RefCell::new(None) };
+    static PENDING_ERROR: RefCell<Option<Pending>> = const { RefCell::new(None) };
+    /// How many [`try_run`]s are running on this thread (they nest).
+    static TRY_RUN_DEPTH: Cell<usize> = const { Cell::new(0) };
+}
+
+/// The panic message of `payload`, if it is text.
+fn payload_text(payload: &(dyn Any + Send)) -> Option<&str> {
+    payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+}
+
+/// Takes the pending error if `payload` is the panic that [`fail`] raised for it.
+fn take_pending_for(payload: &(dyn Any + Send)) -> Option<Error> {
+    let pending = PENDING_ERROR.with(|p| p.borrow_mut().take())?;
+    (payload_text(payload) == Some(pending.message.as_str())).then_some(pending.error)
 }
 
 /// The client every array lives on (the plugin from `JAXRS_PJRT_PLUGIN`, the cache, or
@@ -73,14 +99,25 @@ pub fn set_cpu_device_count(n: usize) -> Result<()> {
 /// Stops the current operation because the environment failed; see [`try_run`].
 #[track_caller]
 pub fn fail(e: Error) -> ! {
-    let msg = e.to_string();
-    PENDING_ERROR.with(|p| *p.borrow_mut() = Some(e));
-    panic!("jaxrs: {msg}");
+    let message = format!("jaxrs: {e}");
+    PENDING_ERROR.with(|p| {
+        *p.borrow_mut() = Some(Pending {
+            error: e,
+            message: message.clone(),
+        })
+    });
+    panic!("{message}");
 }
 
 /// Runs `f`, returning an environmental failure inside it (no plugin, out of memory, XLA
-/// compile failure, a donated buffer read) as `Err` instead of a panic. Other panics
-/// (programmer errors such as shape mismatches) go on unwinding.
+/// compile failure, a donated buffer read) as `Err` instead of a panic, and printing nothing
+/// for it. Other panics (programmer errors such as shape mismatches) are printed by the panic
+/// hook as usual and go on unwinding.
+///
+/// The first call puts a panic hook in front of the one in place (the default, or one the
+/// program set before): it stays quiet for the failures a `try_run` on the panicking thread
+/// returns, and hands every other panic to that previous hook. A hook the program sets later
+/// replaces it, and then prints those failures too.
 ///
 /// ```
 /// use jaxrs::prelude::*;
@@ -97,12 +134,106 @@ pub fn fail(e: Error) -> ! {
 /// assert_eq!(total(&batch).unwrap(), Some(8.0));
 /// ```
 pub fn try_run<T>(f: impl FnOnce() -> T) -> Result<T> {
+    install_quiet_hook();
     PENDING_ERROR.with(|p| p.borrow_mut().take());
-    match catch_unwind(AssertUnwindSafe(f)) {
+    let running = Running::enter();
+    let outcome = catch_unwind(AssertUnwindSafe(f));
+    drop(running);
+    match outcome {
         Ok(v) => Ok(v),
-        Err(payload) => match PENDING_ERROR.with(|p| p.borrow_mut().take()) {
-            Some(e) => Ok(Err(e)?),
+        Err(payload) => match take_pending_for(&*payload) {
+            Some(e) => Err(e),
             None => resume_unwind(payload),
         },
+    }
+}
+
+/// Counts one running [`try_run`] on this thread, until dropped.
+struct Running;
+
+impl Running {
+    fn enter() -> Running {
+        TRY_RUN_DEPTH.with(|d| d.set(d.get() + 1));
+        Running
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = TRY_RUN_DEPTH.try_with(|d| d.set(d.get() - 1));
+    }
+}
+
+/// Chains the quiet hook (see [`try_run`]) in front of the current one, once per process.
+///
+/// Installing is a `take_hook` then a `set_hook`, so a hook another thread sets between the
+/// two would be lost; `Once` at least keeps jaxrs's own threads from racing each other. Not
+/// from a panicking thread: `take_hook` would panic there (a `try_run` in a `Drop` during
+/// unwinding); the next `try_run` installs it.
+fn install_quiet_hook() {
+    static INSTALLED: Once = Once::new();
+    if INSTALLED.is_completed() || std::thread::panicking() {
+        return;
+    }
+    INSTALLED.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info: &PanicHookInfo<'_>| {
+            if !returned_by_try_run(info.payload()) {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Is this panic an environmental failure that a [`try_run`] on this thread will return as
+/// `Err`? The hook runs on the panicking thread, right after [`fail`] recorded the failure.
+fn returned_by_try_run(payload: &(dyn Any + Send)) -> bool {
+    let in_try_run = TRY_RUN_DEPTH.try_with(|d| d.get() > 0).unwrap_or(false);
+    in_try_run
+        && PENDING_ERROR
+            .try_with(|p| {
+                p.try_borrow().is_ok_and(|p| {
+                    p.as_ref()
+                        .is_some_and(|p| payload_text(payload) == Some(p.message.as_str()))
+                })
+            })
+            .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    fn environmental() -> Error {
+        Error::Pjrt {
+            code: ErrorCode::Internal,
+            context: "test",
+            message: "the device went away".into(),
+        }
+    }
+
+    #[test]
+    fn an_environmental_failure_becomes_err() {
+        let got = try_run(|| -> () { fail(environmental()) });
+        assert!(matches!(
+            got,
+            Err(Error::Pjrt {
+                code: ErrorCode::Internal,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn a_failure_caught_inside_does_not_turn_a_later_panic_into_err() {
+        let outcome = catch_unwind(|| {
+            try_run(|| {
+                let _ = catch_unwind(|| fail(environmental()));
+                panic!("a programmer error");
+            })
+        });
+        let payload = outcome.expect_err("the programmer error unwinds through try_run");
+        assert_eq!(payload_text(&*payload), Some("a programmer error"));
     }
 }

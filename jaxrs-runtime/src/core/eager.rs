@@ -11,16 +11,22 @@ use crate::core::trace::Operand;
 use crate::pjrt::{Buffer, LoadedExecutable};
 use std::collections::HashMap;
 use std::panic::Location;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
-fn cache() -> &'static Mutex<HashMap<String, Arc<LoadedExecutable>>> {
+/// The executables compiled so far. Poisoning is ignored: the lock is held only for one map
+/// lookup or insert of a finished executable (never while compiling or running user code), so
+/// a panic under it cannot leave a half-made entry.
+fn cache() -> MutexGuard<'static, HashMap<String, Arc<LoadedExecutable>>> {
     static CACHE: OnceLock<Mutex<HashMap<String, Arc<LoadedExecutable>>>> = OnceLock::new();
-    CACHE.get_or_init(Default::default)
+    CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Compiles `text` once per process (single device), sharing the executable.
 pub(crate) fn compile_cached(text: String) -> Arc<LoadedExecutable> {
-    if let Some(exe) = cache().lock().expect("eager cache").get(&text) {
+    if let Some(exe) = cache().get(&text) {
         return exe.clone();
     }
     let exe = Arc::new(
@@ -28,12 +34,7 @@ pub(crate) fn compile_cached(text: String) -> Arc<LoadedExecutable> {
             .compile(&text, &crate::core::lower::compile_options())
             .unwrap_or_else(|e| fail(e)),
     );
-    cache()
-        .lock()
-        .expect("eager cache")
-        .entry(text)
-        .or_insert(exe)
-        .clone()
+    cache().entry(text).or_insert(exe).clone()
 }
 
 /// Runs one primitive on concrete operands. Rust scalars become device scalars (inputs, not

@@ -69,6 +69,8 @@ impl From<Array> for Operand<'_> {
 
 struct Frame {
     id: u64,
+    /// The transformation tracing, for messages (`grad`, ``jit `step` ``), if known.
+    transformation: Option<String>,
     jaxpr: Jaxpr,
     consts: Vec<Array>,
     const_vars: HashMap<usize, Var>,
@@ -83,6 +85,22 @@ static NEXT_TRACE_ID: AtomicU64 = AtomicU64::new(1);
 /// Is any trace open on this thread?
 pub fn is_tracing() -> bool {
     STACK.with(|s| !s.borrow().is_empty())
+}
+
+/// Where the tracers of trace `id` stand, for the message about reading one.
+pub enum TraceState {
+    /// The trace is open on this thread, run by this transformation if known.
+    Open(Option<String>),
+    /// The trace has finished (or is on another thread): its tracer leaked out of it.
+    Finished,
+}
+
+/// The state of the trace `id` (see [`TraceState`]).
+pub fn trace_state(id: u64) -> TraceState {
+    STACK.with(|s| match s.borrow().iter().find(|f| f.id == id) {
+        Some(f) => TraceState::Open(f.transformation.clone()),
+        None => TraceState::Finished,
+    })
 }
 
 /// Stops with the message every programmer error in an operation carries: the op, what is
@@ -232,7 +250,8 @@ fn atom_in(stack: &mut [Frame], level: usize, op: &Operand) -> Atom {
     Atom::Var(v)
 }
 
-/// Pops the frame even when the traced function panics.
+/// Pops the frame even when the traced function panics, so that a caught panic (a shape
+/// mismatch in a test, a REPL, a server) leaves this thread with no trace open.
 struct FrameGuard {
     id: u64,
     popped: bool,
@@ -240,14 +259,19 @@ struct FrameGuard {
 
 impl Drop for FrameGuard {
     fn drop(&mut self) {
-        if !self.popped {
-            STACK.with(|s| {
-                let mut s = s.borrow_mut();
-                if s.last().is_some_and(|f| f.id == self.id) {
-                    s.pop();
-                }
-            });
+        if self.popped {
+            return;
         }
+        // `try_with`: this may run while the thread's locals are torn down. Frames above ours
+        // belong to traces opened inside it; their guards ran first and popped them, but
+        // truncating rather than popping one keeps the stack right even if one did not.
+        let _ = STACK.try_with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                if let Some(at) = s.iter().rposition(|f| f.id == self.id) {
+                    s.truncate(at);
+                }
+            }
+        });
     }
 }
 
@@ -256,6 +280,16 @@ impl Drop for FrameGuard {
 /// Outputs that are not tracers of this trace (a captured array returned as is, an input of
 /// an outer trace) become constants of the jaxpr.
 pub fn trace_to_jaxpr(in_avals: &[Aval], f: impl FnOnce(Vec<Array>) -> Vec<Array>) -> ClosedJaxpr {
+    trace_to_jaxpr_for(None, in_avals, f)
+}
+
+/// [`trace_to_jaxpr`] on behalf of the user-facing `transformation` (`grad`, ``jit `step` ``),
+/// which messages about its tracers name.
+pub fn trace_to_jaxpr_for(
+    transformation: Option<String>,
+    in_avals: &[Aval],
+    f: impl FnOnce(Vec<Array>) -> Vec<Array>,
+) -> ClosedJaxpr {
     let id = NEXT_TRACE_ID.fetch_add(1, Ordering::Relaxed);
     let mut jaxpr = Jaxpr::default();
     let mut tracers = Vec::with_capacity(in_avals.len());
@@ -271,6 +305,7 @@ pub fn trace_to_jaxpr(in_avals: &[Aval], f: impl FnOnce(Vec<Array>) -> Vec<Array
     STACK.with(|s| {
         s.borrow_mut().push(Frame {
             id,
+            transformation,
             jaxpr,
             consts: vec![],
             const_vars: HashMap::new(),

@@ -80,6 +80,31 @@ impl std::fmt::Debug for Api {
     }
 }
 
+/// Keeps XLA's informational log lines off stderr unless asked for.
+///
+/// XLA logs through TSL and absl: at its default level every program would start with
+/// `WARNING: All log messages before absl::InitializeLog() is called are written to STDERR`
+/// and `I0000 ... cpu_device_count set via create_options: 1`. TSL reads
+/// `TF_CPP_MIN_LOG_LEVEL` when it first logs; `1` drops INFO and keeps warnings and errors
+/// (absl's preamble is printed with the first line that gets through, so it goes too). The
+/// variable is set before the plugin is loaded, and only when nobody chose: not when the user
+/// set it, nor when they asked for XLA's logs (`JAXRS_XLA_LOG=1`, or `RUST_LOG` set).
+///
+/// The trade-off: `setenv` is not synchronised with a C `getenv` running on another thread
+/// at the same moment (Rust's own readers are). The alternative, pointing fd 2 at /dev/null
+/// around loading the plugin and creating the client, would also swallow whatever any other
+/// thread printed meanwhile (a panic message, a test's output), and XLA's later warnings
+/// would still come with absl's preamble.
+fn quiet_xla_logs() {
+    let set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
+    let asked = std::env::var("JAXRS_XLA_LOG")
+        .is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
+        || set("RUST_LOG");
+    if !asked && !set("TF_CPP_MIN_LOG_LEVEL") {
+        std::env::set_var("TF_CPP_MIN_LOG_LEVEL", "1");
+    }
+}
+
 /// Plugins loaded so far, by canonical path.
 static LOADED: Mutex<Vec<(PathBuf, Arc<Api>)>> = Mutex::new(Vec::new());
 
@@ -104,6 +129,7 @@ impl Api {
     }
 
     fn load_uncached(path: &Path) -> std::result::Result<Api, String> {
+        quiet_xla_logs();
         // SAFETY: loading a library runs its initializers; a PJRT plugin is meant to be loaded.
         let lib = unsafe { libloading::Library::new(path) }.map_err(|e| e.to_string())?;
         // SAFETY: `GetPjrtApi` has this signature in every PJRT plugin.

@@ -20,7 +20,7 @@ use std::fmt::Debug;
 use std::fmt::Write;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// The compile cache of one jitted function.
 ///
@@ -43,15 +43,43 @@ use std::sync::{Arc, Mutex, RwLock};
 pub struct JitSite {
     name: &'static str,
     location: &'static str,
+    params: Option<JitParams>,
     state: std::sync::OnceLock<JitCache>,
 }
 
+/// The names of a jitted function's parameters in each role, in the order `jit_call` takes
+/// them, so that recompile explanations say `x` and `params.w` rather than `arg[0]`.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct JitParams {
+    pub donated: &'static [&'static str],
+    pub kept: &'static [&'static str],
+    pub statics: &'static [&'static str],
+}
+
 impl JitSite {
-    /// A cache for the function `name` defined at `location` (`file:line`).
+    /// A cache for the function `name` defined at `location` (`file:line`). Explanations
+    /// name its arguments by position: `arg[0]`, `arg[1].w`.
     pub const fn new(name: &'static str, location: &'static str) -> JitSite {
         JitSite {
             name,
             location,
+            params: None,
+            state: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// [`JitSite::new`] for a function whose parameters explanations name (`#[jit]`'s).
+    #[doc(hidden)]
+    pub const fn with_params(
+        name: &'static str,
+        location: &'static str,
+        params: JitParams,
+    ) -> JitSite {
+        JitSite {
+            name,
+            location,
+            params: Some(params),
             state: std::sync::OnceLock::new(),
         }
     }
@@ -75,23 +103,17 @@ impl JitSite {
 
     /// How many specialisations are cached.
     pub fn cache_size(&self) -> usize {
-        self.cache().entries.read().expect("jit cache").len()
+        read(&self.cache().entries).len()
     }
 
     /// Why the most recent cache miss happened (`None` before the first call).
     pub fn last_miss_explanation(&self) -> Option<String> {
-        self.cache()
-            .explanations
-            .lock()
-            .expect("jit cache")
-            .last()
-            .cloned()
+        lock(&self.cache().explanations).last().cloned()
     }
 
     /// The compiled memory statistics of the most recently compiled specialisation.
     pub fn last_compiled_memory_stats(&self) -> Option<crate::pjrt::MemoryStats> {
-        let entries = self.cache().entries.read().expect("jit cache");
-        entries
+        read(&self.cache().entries)
             .last()
             .and_then(|e| e.exe.compiled_memory_stats().ok())
     }
@@ -266,6 +288,23 @@ struct JitCache {
     explanations: Mutex<Vec<String>>,
 }
 
+// The cache's locks ignore poisoning. A panic while one is held leaves its data as it was:
+// `compiling` guards no data (it only makes concurrent misses compile once), and `entries` and
+// `explanations` only ever gain one complete element, pushed after the trace and the compile
+// succeeded. The panic that poisons them is the user's (a shape mismatch while tracing under
+// `compiling`), and a caller that catches it must find the function usable again.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn read<T>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    l.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn write<T>(l: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    l.write().unwrap_or_else(PoisonError::into_inner)
+}
+
 // Not folded into `jit_call`: that one is `#[track_caller]`, which would move where the
 // panics in here are reported.
 fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
@@ -297,7 +336,7 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
 
     let cache = site.cache();
     let entry = lookup(cache, &dd, &kd, &leaves, &statics).unwrap_or_else(|| {
-        let _guard = cache.compiling.lock().expect("jit compile lock");
+        let _guard = lock(&cache.compiling);
         lookup(cache, &dd, &kd, &leaves, &statics)
             .unwrap_or_else(|| compile_entry(site, dd, kd, &leaves, num_donated, statics, &body))
     });
@@ -364,7 +403,7 @@ fn lookup<S: StaticArgs>(
     leaves: &[Array],
     statics: &S,
 ) -> Option<Arc<Entry>> {
-    let entries = cache.entries.read().expect("jit cache");
+    let entries = read(&cache.entries);
     // Most recent first: a training loop hits the entry it just added.
     entries
         .iter()
@@ -412,11 +451,7 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
     } else {
         log::debug!(target: "jaxrs::jit", "{explanation}");
     }
-    cache
-        .explanations
-        .lock()
-        .expect("jit cache")
-        .push(explanation);
+    lock(&cache.explanations).push(explanation);
     let entry = Arc::new(Entry {
         donated_def: dd,
         kept_def: kd,
@@ -427,15 +462,12 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         consts: closed.consts,
         out_def,
     });
-    cache
-        .entries
-        .write()
-        .expect("jit cache")
-        .push(entry.clone());
+    write(&cache.entries).push(entry.clone());
     entry
 }
 
-/// Says what differs between this call and the closest cached specialisation.
+/// Says what differs between this call and the most recent cached specialisation, naming
+/// the parameters (`x`, `params.w`, `n`) when the site knows them, else by position (`arg[0]`).
 fn explain_miss<S: StaticArgs>(
     site: &JitSite,
     cache: &JitCache,
@@ -449,40 +481,38 @@ fn explain_miss<S: StaticArgs>(
         site.name(),
         site.location()
     );
-    let entries = cache.entries.read().expect("jit cache");
+    let entries = read(&cache.entries);
     let Some(prev) = entries.last() else {
         return format!("{head} for the first time");
     };
+    let (donated, kept, static_names) = match &site.params {
+        Some(p) => (Some(p.donated), Some(p.kept), Some(p.statics)),
+        None => (None, None, None),
+    };
     let mut why = String::new();
-    if &prev.donated_def != dd {
-        let _ = write!(
-            why,
-            "; donated arguments' structure changed from {} to {}",
-            prev.donated_def, dd
-        );
-    }
-    if &prev.kept_def != kd {
-        let _ = write!(
-            why,
-            "; arguments' structure changed from {} to {}",
-            prev.kept_def, kd
-        );
-    }
+    structure_changes(
+        &mut why,
+        &prev.donated_def,
+        dd,
+        donated,
+        "donated arguments",
+    );
+    structure_changes(&mut why, &prev.kept_def, kd, kept, "arguments");
     if why.is_empty() {
-        let paths = leaf_paths(dd, "donated")
+        let paths = named_leaf_paths(dd, donated)
             .into_iter()
-            .chain(leaf_paths(kd, "arg"));
+            .chain(named_leaf_paths(kd, kept));
         for ((path, old), new) in paths.zip(&prev.in_avals).zip(avals) {
             if old != new {
                 let _ = write!(why, "; {path} changed from {old} to {new}");
             }
         }
         if prev.statics.as_any().downcast_ref::<S>() != Some(statics) {
-            let _ = write!(
-                why,
-                "; static arguments changed from {} to {:?}",
-                prev.statics.describe(),
-                statics
+            static_changes(
+                &mut why,
+                &prev.statics.describe(),
+                &format!("{statics:?}"),
+                static_names,
             );
         }
     }
@@ -490,4 +520,163 @@ fn explain_miss<S: StaticArgs>(
         why = "; no difference from the last specialisation (evicted or raced)".into();
     }
     format!("{head} because{}", &why[1..])
+}
+
+/// A path for each leaf of the arguments of one role: under their parameters' names when
+/// known (`def` is then a tuple with one element per name), else under `arg`.
+fn named_leaf_paths(def: &TreeDef, names: Option<&[&str]>) -> Vec<String> {
+    match (def, names) {
+        (TreeDef::Tuple(params), Some(names)) if params.len() == names.len() => params
+            .iter()
+            .zip(names)
+            .flat_map(|(d, name)| leaf_paths(d, name))
+            .collect(),
+        _ => leaf_paths(def, "arg"),
+    }
+}
+
+/// Appends how the structure of the arguments of one role changed, per parameter if known.
+fn structure_changes(
+    why: &mut String,
+    old: &TreeDef,
+    new: &TreeDef,
+    names: Option<&[&str]>,
+    role: &str,
+) {
+    if old == new {
+        return;
+    }
+    match (old, new, names) {
+        (TreeDef::Tuple(o), TreeDef::Tuple(n), Some(names))
+            if o.len() == names.len() && n.len() == names.len() =>
+        {
+            for ((o, n), name) in o.iter().zip(n).zip(names) {
+                if o != n {
+                    let _ = write!(why, "; the structure of {name} changed from {o} to {n}");
+                }
+            }
+        }
+        _ => {
+            let _ = write!(why, "; {role}' structure changed from {old} to {new}");
+        }
+    }
+}
+
+/// Appends how the static arguments changed: each changed one by name (`n changed from 2 to
+/// 3`) when the site names them and both values split into one field per name, else the
+/// whole tuple.
+///
+/// The fields come from splitting the tuple's `Debug` text: a static argument is any
+/// `Hash + Eq + Debug` type, and asking `jit_call` for per-field access would add a bound
+/// that every error about a bad static argument would then mention.
+fn static_changes(why: &mut String, old: &str, new: &str, names: Option<&[&str]>) {
+    if let (Some(names), Some(o), Some(n)) = (names, tuple_fields(old), tuple_fields(new)) {
+        if o.len() == names.len() && n.len() == names.len() {
+            for ((o, n), name) in o.iter().zip(&n).zip(names) {
+                if o != n {
+                    let _ = write!(why, "; static {name} changed from {o} to {n}");
+                }
+            }
+            return;
+        }
+    }
+    match names {
+        Some(names) if !names.is_empty() => {
+            let _ = write!(
+                why,
+                "; static arguments ({}) changed from {old} to {new}",
+                names.join(", ")
+            );
+        }
+        _ => {
+            let _ = write!(why, "; static arguments changed from {old} to {new}");
+        }
+    }
+}
+
+/// The top-level fields of a tuple's `Debug` text: `(2, "a, b", [1, 2])` gives `2`,
+/// `"a, b"` and `[1, 2]`. `None` when the text is not a tuple or its brackets and quotes do
+/// not balance (a custom `Debug` may print anything).
+fn tuple_fields(text: &str) -> Option<Vec<&str>> {
+    let inner = text.strip_prefix('(')?.strip_suffix(')')?;
+    let mut fields = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    let mut chars = inner.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth = depth.checked_sub(1)?,
+            '"' => loop {
+                match chars.next()?.1 {
+                    '\\' => {
+                        chars.next()?;
+                    }
+                    '"' => break,
+                    _ => {}
+                }
+            },
+            // A char literal: `','`, `'\''`, `'\u{301}'`; an apostrophe that starts none is
+            // custom text, which cannot be split safely.
+            '\'' => {
+                let rest = &inner[i + 1..];
+                let mut it = rest.chars();
+                let first = it.next()?;
+                let body = match first {
+                    '\\' => 1 + it.next()?.len_utf8(),
+                    c => c.len_utf8(),
+                };
+                let close = body + rest.get(body..)?.find('\'')?;
+                if first != '\\' && close != body {
+                    return None;
+                }
+                while chars.peek().is_some_and(|(j, _)| *j <= i + 1 + close) {
+                    chars.next();
+                }
+            }
+            ',' if depth == 0 => {
+                fields.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if depth != 0 {
+        return None;
+    }
+    let last = inner[start..].trim();
+    // `(2,)`: a one-element tuple ends with a comma.
+    if !last.is_empty() {
+        fields.push(last);
+    }
+    Some(fields)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tuple_fields;
+
+    #[test]
+    fn tuple_fields_split_at_top_level_commas() {
+        assert_eq!(tuple_fields("(2,)"), Some(vec!["2"]));
+        assert_eq!(tuple_fields("()"), Some(vec![]));
+        assert_eq!(
+            tuple_fields(r#"(2, "a, \"b\"", [1, 2], Foo { x: (1, 2) }, ',', '\'', 0.5)"#),
+            Some(vec![
+                "2",
+                r#""a, \"b\"""#,
+                "[1, 2]",
+                "Foo { x: (1, 2) }",
+                "','",
+                r"'\''",
+                "0.5"
+            ])
+        );
+        assert_eq!(
+            tuple_fields(r"('\u{301}', 'x')"),
+            Some(vec![r"'\u{301}'", "'x'"])
+        );
+        assert_eq!(tuple_fields("(1, [2)"), None);
+        assert_eq!(tuple_fields("(don't, 1)"), None);
+        assert_eq!(tuple_fields("Foo"), None);
+    }
 }

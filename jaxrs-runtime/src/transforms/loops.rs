@@ -280,36 +280,81 @@ pub fn while_loop<C: Tree>(cond: impl Fn(&C) -> Array, body: impl Fn(C) -> C, in
 /// ```
 #[track_caller]
 pub fn switch<A: Tree, R: Tree>(index: &Array, branches: &[&dyn Fn(A) -> R], operands: A) -> R {
-    let loc = Location::caller();
+    switch_named(
+        Branching::Switch,
+        index,
+        branches,
+        operands,
+        Location::caller(),
+    )
+}
+
+/// Which function the user called: [`cond`] is a switch over `[false_fn, true_fn]`, but its
+/// messages speak of `cond`, its predicate and its true and false branches.
+#[derive(Clone, Copy)]
+enum Branching {
+    Switch,
+    Cond,
+}
+
+impl Branching {
+    fn op(self) -> &'static str {
+        match self {
+            Branching::Switch => "switch",
+            Branching::Cond => "cond",
+        }
+    }
+
+    fn branch(self, k: usize) -> String {
+        match (self, k) {
+            (Branching::Switch, k) => format!("branch {k}"),
+            (Branching::Cond, 0) => "the false branch".into(),
+            (Branching::Cond, _) => "the true branch".into(),
+        }
+    }
+}
+
+fn switch_named<A: Tree, R: Tree>(
+    named: Branching,
+    index: &Array,
+    branches: &[&dyn Fn(A) -> R],
+    operands: A,
+    loc: &'static Location<'static>,
+) -> R {
+    let op = named.op();
     if branches.is_empty() {
-        panic!("switch: no branches, {}", At::line(loc));
+        panic!("{op}: no branches, {}", At::line(loc));
     }
     if index.rank() != 0 || !(index.dtype().is_int() || index.dtype() == DType::Bool) {
-        panic!(
-            "switch: the index must be an integer scalar, not {}, {}",
-            index.aval(),
-            At::line(loc)
-        );
+        let what = match named {
+            Branching::Switch => "the index must be an integer scalar",
+            Branching::Cond => "the predicate must be a bool scalar",
+        };
+        panic!("{op}: {what}, not {}, {}", index.aval(), At::line(loc));
     }
     let (leaves, def) = operands.flatten();
     let avals = avals_of(&leaves);
     let mut first: Option<(TreeDef, Vec<Aval>)> = None;
     let mut traced = Vec::with_capacity(branches.len());
     for (k, branch) in branches.iter().enumerate() {
-        let (closed, d) = trace_tree("switch", &def, &avals, |a: A| branch(a));
+        let (closed, d) = trace_tree(op, &def, &avals, |a: A| branch(a));
         let out_avals = closed.jaxpr.out_avals();
         match &first {
             None => first = Some((d, out_avals)),
             Some((d0, a0)) => {
+                let (this, other) = (named.branch(k), named.branch(0));
                 if *d0 != d {
                     panic!(
-                        "switch: branch {k} returns {d} but branch 0 returns {d0}, {}",
+                        "{op}: {this} returns {d} but {other} returns {d0}, {}",
                         At::line(loc)
                     );
                 }
                 for ((path, x), y) in leaf_paths(d0, "output").into_iter().zip(a0).zip(&out_avals) {
                     if !x.same_type(y) {
-                        panic!("switch: branch {k} returns {y} for {path} but branch 0 returns {x}, {}", At::line(loc));
+                        panic!(
+                            "{op}: {this} returns {y} for {path} but {other} returns {x}, {}",
+                            At::line(loc)
+                        );
                     }
                 }
             }
@@ -337,7 +382,7 @@ pub fn switch<A: Tree, R: Tree>(index: &Array, branches: &[&dyn Fn(A) -> R], ope
     };
     let operands: Vec<Operand> = ops.iter().map(Operand::from).collect();
     let outs = bind_at(Arc::new(prim), &operands, loc);
-    rebuild("switch", &first.expect("a branch").0, outs)
+    rebuild(op, &first.expect("a branch").0, outs)
 }
 
 /// `jax.lax.cond`: `true_fn(operands)` if `pred` (a bool scalar) holds, else
@@ -357,5 +402,11 @@ pub fn cond<A: Tree, R: Tree>(
     false_fn: impl Fn(A) -> R,
     operands: A,
 ) -> R {
-    switch(pred, &[&false_fn, &true_fn], operands)
+    switch_named(
+        Branching::Cond,
+        pred,
+        &[&false_fn, &true_fn],
+        operands,
+        Location::caller(),
+    )
 }

@@ -5,7 +5,7 @@
 use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::ir::ClosedJaxpr;
-use crate::core::trace::trace_to_jaxpr;
+use crate::core::trace::trace_to_jaxpr_for;
 use crate::tree::{try_tree_unflatten, Tree, TreeDef, TreeMismatch};
 use std::fmt::Display;
 
@@ -15,11 +15,20 @@ use std::fmt::Display;
 /// [`Unnamed`] gives the mismatch alone, for the callers whose messages always had those forms.
 pub(crate) trait Blame {
     fn message(&self, e: &TreeMismatch) -> String;
+
+    /// The transformation a trace runs for, named when the user reads one of its tracers.
+    fn transformation(&self) -> Option<String> {
+        None
+    }
 }
 
 impl<W: Display + ?Sized> Blame for W {
     fn message(&self, e: &TreeMismatch) -> String {
         format!("{self}: {e}")
+    }
+
+    fn transformation(&self) -> Option<String> {
+        Some(self.to_string())
     }
 }
 
@@ -69,17 +78,20 @@ pub(crate) fn trace_tree<A: Tree, R: Tree>(
     in_avals: &[Aval],
     f: impl FnOnce(A) -> R,
 ) -> (ClosedJaxpr, TreeDef) {
-    trace_leaves(in_avals, |tracers| f(rebuild(what, in_def, tracers)))
+    trace_leaves(what.transformation(), in_avals, |tracers| {
+        f(rebuild(what, in_def, tracers))
+    })
 }
 
 /// [`trace_tree`] for a caller that builds the argument from the tracers itself (vmap passes
-/// some leaves in untraced).
+/// some leaves in untraced); `transformation` names it to a user who reads a tracer.
 pub(crate) fn trace_leaves<R: Tree>(
+    transformation: Option<String>,
     in_avals: &[Aval],
     f: impl FnOnce(Vec<Array>) -> R,
 ) -> (ClosedJaxpr, TreeDef) {
     let mut out_def = None;
-    let closed = trace_to_jaxpr(in_avals, |tracers| {
+    let closed = trace_to_jaxpr_for(transformation, in_avals, |tracers| {
         let (outs, def) = f(tracers).flatten();
         out_def = Some(def);
         outs

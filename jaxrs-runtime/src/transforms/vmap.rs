@@ -407,7 +407,7 @@ fn vmap_call_at<A: Tree, R: Tree>(
         })
         .collect();
     // Not `trace_tree`: the argument is rebuilt from the tracers and the unmapped leaves.
-    let (closed, out_def) = trace_leaves(&per_example, |tracers| {
+    let (closed, out_def) = trace_leaves(Some(head.clone()), &per_example, |tracers| {
         let mut tracers = tracers.into_iter();
         let example: Vec<Array> = leaves
             .iter()
