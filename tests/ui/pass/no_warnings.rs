@@ -210,6 +210,12 @@ impl Model {
     fn cell(c: Array, x: &Array) -> (Array, Array) {
         (&c * x, c)
     }
+
+    /// #[jit] on a function nested in a method's body.
+    fn run(&self, x: &Array) -> Array {
+        #[jit] fn apply(w: &Array, x: &Array) -> Array { x.matmul(w) }
+        apply(&self.w, x)
+    }
 }
 
 fn main() {
@@ -246,6 +252,7 @@ fn main() {
     let _: fn(&Array, f32) -> Array = Model::shift;
     let _: fn(&Array, &Array) -> Array = Model::block;
     let _: fn(Array, &Array) -> (Array, Array) = Model::cell;
+    let _: fn(&Model, &Array) -> Array = Model::run;
     let _: fn(&Array) -> Array = local;
     let _: fn(&Array) -> Array = jit_line;
     let _: fn(Array, f32) -> Array = jit_line_owned;
