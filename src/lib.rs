@@ -151,14 +151,22 @@ pub use jaxrs_runtime::{
 };
 pub use jaxrs_runtime::{try_run, Error, ErrorCode, Result};
 
-/// Everything a typical program needs: `use jaxrs::prelude::*;`.
+/// Everything a typical program needs, and everything the README uses:
+/// `use jaxrs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        checkpoint_name, cond, fori_loop, grad, jit, jvp, remat, scan, stop_gradient, switch,
-        tree_map, tree_map2, try_run, value_and_grad, value_and_grad_aux, vjp, vmap, vmap_sized,
-        where_, while_loop, Array, DType, RematPolicy, Tree,
+        check_grads, checkpoint_name, cond, custom_vjp, fori_loop, grad, jit, jvp, make_jaxpr,
+        remat, scan, stablehlo, stop_gradient, switch, tree_map, tree_map2, try_run,
+        value_and_grad, value_and_grad_argnums, value_and_grad_aux, vjp, vmap, vmap_sized, where_,
+        while_loop, Argnum, Array, DType, RematPolicy, Tree,
     };
 }
+
+/// The README's code blocks, compiled and run as this crate's doctests (`cargo test --doc`):
+/// rustdoc tests every ```` ```rust ```` block and skips those fenced with another language.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 
 /// The engine's internals, for jaxrs's own tests and benches. Not part of the public API.
 #[doc(hidden)]

@@ -75,6 +75,37 @@ use proc_macro::TokenStream;
 ///
 /// `&mut` parameters are rejected: a jitted function is pure, it returns its results.
 ///
+/// ## A scalar parameter is an `&Array` in the body
+///
+/// So a helper that takes the Rust scalar does not accept it there: with
+/// `fn decay(lr: f32) -> f32`, the body's `decay(lr)` is rustc's "mismatched types: expected
+/// `f32`, found `&Array`" (E0308). Either
+///
+/// - let the helper take an array (`fn decay(lr: &Array) -> Array`), which keeps `lr` traced
+///   (a new value runs the same program), or
+/// - keep `lr` a Rust value with `#[jit(static = lr)]`: the body sees the `f32`, and each new
+///   value compiles its own program.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// fn decay(lr: &Array) -> Array {
+///     lr * 0.5
+/// }
+///
+/// fn warmup(steps: u32) -> f32 {
+///     (steps as f32 / 10.0).min(1.0)
+/// }
+///
+/// #[jit(static = steps)]
+/// fn update(w: &Array, g: &Array, lr: f32, steps: u32) -> Array {
+///     w - g * decay(lr) * warmup(steps) // `lr` is traced, `steps` a Rust `u32`
+/// }
+///
+/// let (w, g) = (Array::ones(&[2], DType::F32), Array::ones(&[2], DType::F32));
+/// assert_eq!(update(&w, &g, 0.2, 5).to_vec::<f32>(), vec![0.95, 0.95]);
+/// ```
+///
 /// # Options
 ///
 /// - `donate = <params>`: XLA may reuse these arguments' buffers for the outputs. A donated
@@ -143,6 +174,13 @@ pub fn jit(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// Options: `reverse` (scan from the last slice to the first), `length = N` (required when the
 /// input is `()`: `fn step(c: C, _: ()) -> (C, Y)`), `unroll = K` (steps per loop iteration).
+///
+/// The carry and the slice are traced: arrays or trees of arrays. A loop-invariant parameter
+/// is captured as it is, so a Rust scalar (`scale: f32`) stays a Rust value in the body, fixed
+/// while the loop is traced. Under a stacked `#[jit]` or `#[remat]`, that attribute traces the
+/// step's Rust scalars: in the body they are `&Array`, and a helper taking `f32` does not
+/// accept them (see `#[jit]`'s "A scalar parameter is an `&Array` in the body"; `static = name`
+/// on that attribute keeps one a Rust value).
 #[proc_macro_attribute]
 pub fn scan(attr: TokenStream, item: TokenStream) -> TokenStream {
     scan::scan(attr.into(), item.into()).into()
@@ -194,9 +232,12 @@ pub fn scan(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// Every other parameter is traced, as with `#[jit]`: an `Array` or any `Tree`, by value or
 /// by shared reference; a Rust scalar (`f32 f64 i32 i64 u32 u8 i8 bool`) becomes a weakly
-/// typed 0-d `Array` inside the body. `&mut` parameters are rejected (a rematerialised
-/// function is pure), and so are methods and `async`/`const`/`extern` functions; generic
-/// functions are fine (nothing is cached per function).
+/// typed 0-d `Array` inside the body: `scale: f32` **is a `&Array`** there, so a helper taking
+/// `f32` does not accept it (rustc's E0308, "expected `f32`, found `&Array`"); list it in
+/// `static` to keep the Rust value, or let the helper take `&Array`. `&mut` parameters are
+/// rejected (a rematerialised function is pure), and so are methods and
+/// `async`/`const`/`extern` functions; generic functions are fine (nothing is cached per
+/// function).
 ///
 /// The function keeps its name, visibility, attributes and signature; its body becomes a call
 /// of the runtime's `remat_call`. The function twin is `jaxrs::remat(f)`. Stacked with
@@ -256,6 +297,10 @@ pub fn remat(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// Attributes compose like decorators, outermost first: `#[jit] #[vmap(..)] fn f` is
 /// `jit(vmap(f))`, compiled as one batched program; `#[vmap(..)] #[jit] fn f` is
 /// `vmap(jit(f))`. The runtime's `vmap(f, in_axes, out_axes)` does the same for closures.
+///
+/// Under `#[jit] #[vmap(..)]`, `#[jit]` traces the function first: an unmapped Rust scalar
+/// (`lr: f32`) is then an `&Array` in the body, not the `f32` (see `#[jit]`'s "A scalar
+/// parameter is an `&Array` in the body"; `#[jit(static = lr)]` keeps it a Rust value).
 #[proc_macro_attribute]
 pub fn vmap(attr: TokenStream, item: TokenStream) -> TokenStream {
     vmap::vmap(attr.into(), item.into()).into()

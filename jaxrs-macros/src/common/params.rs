@@ -203,6 +203,16 @@ pub fn traced_arg(
     }
 }
 
+/// The statements of the user's body, without its braces, for a generated block that
+/// already has its own (a closure's body, after the parameters' rebindings). Nested whole,
+/// a one-line body `{ x + 1.0 }` would be the tail of that block, and rustc's `unused_braces`
+/// would flag the user's braces (they carry the user's spans) with a suggestion that does not
+/// compile.
+pub fn body_statements(block: &syn::Block) -> TokenStream {
+    let stmts = &block.stmts;
+    quote!(#(#stmts)*)
+}
+
 /// The name of the generic helper whose instantiations assert `T: Tree`; mixed-site, so the
 /// user's body cannot see it.
 pub fn assert_tree_ident() -> Ident {

@@ -153,7 +153,7 @@ pub fn expand(f: &JitFn) -> TokenStream {
     } = kept;
     let companion = companion_module(attrs, vis, name, params);
     let inner = if transforms.is_empty() {
-        quote!(#block)
+        params::body_statements(block)
     } else {
         stacked(f, &transforms)
     };

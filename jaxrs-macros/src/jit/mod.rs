@@ -85,9 +85,7 @@ mod tests {
                         let x: &Array = &x;
                         let lr: &::jaxrs::__private::Array = &lr;
                         let n: usize = ::core::clone::Clone::clone(&__jaxrs_statics.0);
-                        {
-                            body(params, x, lr, n)
-                        }
+                        body(params, x, lr, n)
                     },
                 )
             }

@@ -110,7 +110,7 @@ pub fn expand(f: &RematFn) -> TokenStream {
         });
         stacked::inner_call(transforms, sig, inputs, args, block)
     } else {
-        quote!(#block)
+        params::body_statements(block)
     };
     let body = quote! {
         #(#inner_attrs)*

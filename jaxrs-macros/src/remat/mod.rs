@@ -67,13 +67,14 @@ mod tests {
             quote!(|(x, w, lr, mut y,): (Array, ::std::vec::Vec<Array>, ::jaxrs::__private::Array, Array,)| -> Array),
             quote!(let x: &Array = &x;),
             quote!(let w: &[Array] = &w;),
-            quote!(let lr: &::jaxrs::__private::Array = &lr;),
-            quote!({ body(x, w, lr, y, n) }),
+            quote!(let lr: &::jaxrs::__private::Array = &lr; body(x, w, lr, y, n)),
         ] {
             let piece = piece.to_string();
             assert!(out.contains(&piece), "missing `{piece}` in\n{out}");
         }
         assert!(out.contains("# [track_caller]"), "{out}");
+        // The body's statements end the closure, without braces of their own.
+        assert!(!out.contains("{ body"), "{out}");
     }
 
     #[test]

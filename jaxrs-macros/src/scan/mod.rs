@@ -249,12 +249,10 @@ fn expand(attr: &ScanAttr, step: Step) -> TokenStream {
             quote!()
         };
         let invariants: Vec<TokenStream> = params[2..].iter().map(|p| quote!(#p)).collect();
-        (
-            invariants,
-            quote!(#carry_pat),
-            quote!(#x_pat),
-            quote!({ #x_rebind #block }),
-        )
+        (invariants, quote!(#carry_pat), quote!(#x_pat), {
+            let stmts = crate::common::params::body_statements(block);
+            quote!({ #x_rebind #stmts })
+        })
     } else {
         let carry = Ident::new("__jaxrs_carry", Span::mixed_site());
         let x = Ident::new("__jaxrs_x", Span::mixed_site());

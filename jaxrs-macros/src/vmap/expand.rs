@@ -109,7 +109,7 @@ pub fn expand(f: &VmapFn) -> TokenStream {
     // The body of one example: the function's own, or, under stacked transformations, a
     // call of an inner function that carries them.
     let example = if transforms.is_empty() {
-        quote!(#block)
+        params::body_statements(block)
     } else {
         let inputs = original_sig.inputs.iter().map(|a| quote!(#a));
         let call_args = params.iter().map(|p| {

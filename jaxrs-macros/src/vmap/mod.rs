@@ -66,9 +66,7 @@ mod tests {
                     (<Array as ::core::clone::Clone>::clone(x), y,),
                     |(x, mut y,): (Array, Array,)| -> Array {
                         let x: &Array = &x;
-                        {
-                            body(params, x, y)
-                        }
+                        body(params, x, y)
                     },
                 )
             }
