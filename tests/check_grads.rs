@@ -284,7 +284,7 @@ fn the_norm_is_differentiable_in_both_modes() {
 /// The L2 norm as a `custom_vjp` function (reverse mode only, as in JAX), with the gradient
 /// `x / |x|` and 0 at `x = 0`.
 fn custom_norm(x: Array) -> Array {
-    jaxrs::custom_vjp(
+    custom_vjp(
         "norm",
         |x: Array| {
             let n = (&x * &x).sum(None, false).sqrt();

@@ -107,7 +107,7 @@ fn reading_a_traced_value_names_the_method_the_transformation_and_what_to_do() {
     );
 
     let msg = message(|| {
-        drop(jaxrs::scan(
+        drop(scan(
             |c: Array, x: Array| (&c + x.to_f64_vec()[0], ()),
             Array::scalar(0.0f32),
             v(3),
@@ -251,7 +251,7 @@ fn try_run_child() {
     if std::env::var_os(TRY_RUN_CHILD).is_none() {
         return;
     }
-    let got = jaxrs::try_run(|| Array::ones(&[2], DType::F32));
+    let got = try_run(|| Array::ones(&[2], DType::F32));
     assert!(
         matches!(&got, Err(e) if e.to_string().contains("JAXRS_CPU_DEVICES")),
         "{:?}",
@@ -261,7 +261,7 @@ fn try_run_child() {
     let msg = message(|| drop(Array::ones(&[2], DType::F32)));
     assert!(msg.contains("JAXRS_CPU_DEVICES"), "{msg}");
     // So is a programmer error inside try_run.
-    let msg = message(|| drop(jaxrs::try_run(|| panic!("a programmer error"))));
+    let msg = message(|| drop(try_run(|| panic!("a programmer error"))));
     assert_eq!(msg, "a programmer error");
     println!("child done");
 }

@@ -71,7 +71,7 @@ fn relu_gradient_is_zero_at_zero_and_at_nan_as_in_jax() {
 
 #[test]
 fn relu_lowers_to_a_plain_maximum_as_jax_does() {
-    let text = jaxrs::stablehlo(|x: Array| x.relu(), &v(&[1.0, -1.0]));
+    let text = stablehlo(|x: Array| x.relu(), &v(&[1.0, -1.0]));
     assert!(text.contains("stablehlo.maximum"), "{text}");
     assert!(!text.contains("stablehlo.select"), "{text}");
     assert!(!text.contains("stablehlo.compare"), "{text}");

@@ -13,7 +13,7 @@ fn main_signature(text: &str) -> &str {
 #[test]
 fn the_count_of_a_mean_stays_a_constant_through_ad() {
     let x = Array::from_vec(vec![1.0f32; 12], &[3, 4]);
-    let text = jaxrs::stablehlo(
+    let text = stablehlo(
         |x: Array| value_and_grad(|x: Array| x.relu().mean(None, false))(x),
         &x,
     );
@@ -26,7 +26,7 @@ fn the_count_of_a_mean_stays_a_constant_through_ad() {
 fn a_division_by_a_constant_computes_only_the_numerator_partial() {
     let x = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3]);
     let y = Array::from_vec(vec![4.0f32, 5.0, 6.0], &[3]);
-    let text = jaxrs::stablehlo(
+    let text = stablehlo(
         |x: Array| grad(|x: Array| (&x / &y).sum(None, false))(x),
         &x,
     );

@@ -121,7 +121,7 @@ fn a_failed_scan_trace_leaves_scan_usable() {
         (h.clone(), h)
     };
     let msg = failure(|| {
-        drop(jaxrs::scan(
+        drop(scan(
             step,
             arr(&[0.0, 0.0]),
             Array::ones(&[4, 3], DType::F32),
@@ -130,7 +130,7 @@ fn a_failed_scan_trace_leaves_scan_usable() {
     assert!(msg.contains("f32[2]") && msg.contains("f32[3]"), "{msg}");
     good_calls_everywhere(|t| {
         let xs = Array::full(&[4, 2], t as f64, DType::F32);
-        let (h, hs) = jaxrs::scan(step, arr(&[0.0, 1.0]), xs);
+        let (h, hs) = scan(step, arr(&[0.0, 1.0]), xs);
         let t = t as f32;
         assert_eq!(h.to_vec::<f32>(), vec![4.0 * t, 1.0 + 4.0 * t]);
         assert_eq!(hs.shape(), &[4, 2]);

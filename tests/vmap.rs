@@ -557,7 +557,7 @@ fn index_add_with_batched_operands() {
 /// The L2 norm as a `custom_vjp` function (reverse mode only, as in JAX), with the gradient
 /// `x / |x|` and 0 at `x = 0`.
 fn custom_norm(x: Array) -> Array {
-    jaxrs::custom_vjp(
+    custom_vjp(
         "norm",
         |x: Array| {
             let n = (&x * &x).sum(None, false).sqrt();
@@ -597,7 +597,7 @@ fn rules_move_batch_dims_only_when_needed() {
     let x = Array::zeros(&[2, 3, 4], DType::F32);
     let w = Array::zeros(&[4, 5], DType::F32);
     let program = |f: &dyn Fn(&Array, &Array) -> Array| {
-        jaxrs::make_jaxpr(
+        make_jaxpr(
             |(x, w): (Array, Array)| vmap(|(x, w): (Array, Array)| f(&x, &w), (1, None), 1)((x, w)),
             &(x.clone(), w.clone()),
         )
