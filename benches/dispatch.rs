@@ -1,6 +1,8 @@
 //! Dispatch latency: µs per cached call of a tiny jitted function (`x + 1` on f32[4]),
 //! beside the raw PJRT floor (execute + await of the same kind of executable, no jaxrs) and,
-//! when Python with JAX 0.10.2 is available, JAX's `f(x).block_until_ready()`.
+//! when Python with JAX 0.10.2 is available, JAX's `f(x).block_until_ready()`. Also the
+//! read-back of a ready array: `item()` of an f32 scalar and `to_vec()` of an f32[1000], beside
+//! JAX's `float(x)` and `np.asarray(x)`.
 //!
 //! Run: `cargo bench --bench dispatch`. Set `JAXRS_BENCH_PYTHON` to a Python that has
 //! `jax==0.10.2` (default `python3`) to get the JAX figure in the same run. The ratios are
@@ -67,7 +69,27 @@ fn bench(c: &mut Criterion) {
     g.bench_function("jaxrs_jit_call_block_until_ready", |b| {
         b.iter(|| jaxrs_call(&f, black_box(&x)))
     });
+    let (scalar, vector) = ready_read_inputs();
+    g.bench_function("jaxrs_item_ready_f32_scalar", |b| {
+        b.iter(|| black_box(&scalar).item::<f32>())
+    });
+    g.bench_function("jaxrs_to_vec_ready_f32_1000", |b| {
+        b.iter(|| black_box(&vector).to_vec::<f32>())
+    });
     g.finish();
+}
+
+/// A ready f32 scalar and a ready f32[1000], both results of a computation (device arrays, not
+/// host literals), for the read-back rows.
+fn ready_read_inputs() -> (Array, Array) {
+    let scalar = jit(|x: Array| &x * 2.0).call(Array::from_vec(vec![1.5f32], &[]));
+    let vector = jit(|x: Array| &x * 2.0).call(Array::from_vec(
+        (0..1000).map(|i| i as f32).collect::<Vec<_>>(),
+        &[1000],
+    ));
+    scalar.block_until_ready().expect("await");
+    vector.block_until_ready().expect("await");
+    (scalar, vector)
 }
 
 /// µs per call: the best of `rounds` rounds of `calls` calls.
@@ -137,8 +159,38 @@ fn ratios() {
     });
     println!("  jaxrs eager x + y:            {eager_add:8.2} µs");
     println!("  jaxrs eager x * 1.0001:       {eager_mul:8.2} µs");
+    let (scalar, vector) = ready_read_inputs();
+    let item_us = best_us(rounds, calls, || {
+        black_box(black_box(&scalar).item::<f32>());
+    });
+    let to_vec_us = best_us(rounds, calls, || {
+        black_box(black_box(&vector).to_vec::<f32>());
+    });
+    println!("  jaxrs item() of a ready f32 scalar:      {item_us:8.2} µs");
+    println!("  jaxrs to_vec() of a ready f32[1000]:     {to_vec_us:8.2} µs");
     let jax = jax_figures(calls);
     let get = |k: &str| jax.iter().find(|(n, _)| n == k).map(|(_, v)| *v);
+    for (what, ours, key) in [
+        (
+            "float(x) of a ready f32 scalar",
+            item_us,
+            "jax_float_ready_scalar_us",
+        ),
+        (
+            "np.asarray(x) of a ready f32[1000]",
+            to_vec_us,
+            "jax_asarray_ready_f32_1000_us",
+        ),
+    ] {
+        if let (Some(fresh), Some(cached)) = (get(key), get(&format!("{key}_cached"))) {
+            println!(
+                "  JAX 0.10.2 {what}: {fresh:8.2} µs (first read of each array; jaxrs is \
+                 {:.2}x faster), {cached:.2} µs (JAX's cached host copy; {:.2}x)",
+                fresh / ours,
+                cached / ours
+            );
+        }
+    }
     match get("jax_call_block_until_ready_us") {
         Some(j) => {
             println!(

@@ -394,3 +394,52 @@ fn a_changed_structure_is_named_by_parameter() {
         "{why}"
     );
 }
+
+/// `a @ a` for a row-major n x n matrix of small integers (exact in f32 in any order).
+fn host_square(a: &[f32], n: usize) -> Vec<f32> {
+    let mut out = vec![0.0f32; n * n];
+    for i in 0..n {
+        for k in 0..n {
+            let aik = a[i * n + k];
+            for j in 0..n {
+                out[i * n + j] += aik * a[k * n + j];
+            }
+        }
+    }
+    out
+}
+
+/// `v` rounded to bf16 (nearest, ties to even), for finite `v`.
+fn bf16_round(v: f32) -> f32 {
+    let bits = v.to_bits();
+    f32::from_bits((bits + 0x7fff + ((bits >> 16) & 1)) & 0xffff_0000)
+}
+
+#[test]
+fn results_read_at_once_wait_for_their_values() {
+    // Dispatch is asynchronous: a jitted matmul's outputs are read before they are computed,
+    // so every read path must wait for the value (in f32, bool, bf16, and a scalar).
+    let n = 256;
+    let values: Vec<f32> = (0..n * n).map(|i| (i % 5) as f32).collect();
+    let expected = host_square(&values, n);
+    let a = Array::from_vec(values, &[n, n]);
+    let f = jit(|a: Array| {
+        let p = a.matmul(&a);
+        let total = p.sum(None, false);
+        let big = p.gt(1000.0);
+        let half = p.astype(DType::BF16);
+        (p, total, big, half)
+    });
+    for _ in 0..3 {
+        let (p, total, big, half) = f.call(a.clone());
+        // 67 million: past f32's exact integers, so XLA's summation order shows.
+        let want: f64 = expected.iter().map(|&v| v as f64).sum();
+        assert!((total.item::<f32>() as f64 - want).abs() <= want * 1e-5);
+        assert_eq!(p.to_vec::<f32>(), expected);
+        let flags: Vec<bool> = expected.iter().map(|&v| v > 1000.0).collect();
+        assert_eq!(big.to_vec::<bool>(), flags);
+        // Sums up to 4096 with integer entries: some lose bits in bf16, as in JAX.
+        let rounded: Vec<f64> = expected.iter().map(|&v| bf16_round(v) as f64).collect();
+        assert_eq!(half.to_f64_vec(), rounded);
+    }
+}

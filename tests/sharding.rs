@@ -524,3 +524,27 @@ fn pieces_already_on_devices_are_shared_or_copied_and_donation_respects_sharing(
         vec![4.0, 5.0, 6.0, 7.0]
     );
 }
+
+#[test]
+fn sharded_reads_gather_every_dtype_in_row_major_order() {
+    // Each shard is read (in place on CPU) and pasted into the whole: 2-D blocks on a 2x4
+    // mesh, and a mesh axis replicated, in f32, bool, bf16 and i64.
+    let mesh = mesh_2x4();
+    let x = iota(&[4, 8]);
+    let expected = x.to_vec::<f32>();
+    for spec in [P!["dp", "mp"], P!["mp", None], P![None, "dp"]] {
+        let s = device_put(&x, named(&mesh, spec.clone()));
+        assert_eq!(s.to_vec::<f32>(), expected, "{spec:?}");
+        let flags = device_put(&x.gt(10.0), named(&mesh, spec.clone()));
+        let want: Vec<bool> = expected.iter().map(|&v| v > 10.0).collect();
+        assert_eq!(flags.to_vec::<bool>(), want, "{spec:?}");
+        let h = device_put(&x.astype(DType::BF16), named(&mesh, spec.clone()));
+        let exact: Vec<f64> = expected.iter().map(|&v| v as f64).collect();
+        assert_eq!(h.to_f64_vec(), exact, "{spec:?}");
+        let i = device_put(&x.astype(DType::I64), named(&mesh, spec.clone()));
+        assert_eq!(i.to_vec::<i64>(), (0..32).collect::<Vec<i64>>(), "{spec:?}");
+    }
+    // A sharded scalar-sized read.
+    let one = device_put(&iota(&[1, 1]), named(&mesh, P![None, None]));
+    assert_eq!(one.item::<f32>(), 0.0);
+}

@@ -51,6 +51,22 @@ pub(crate) struct Fns {
     pub buffer_ready_event: Call<sys::PJRT_Buffer_ReadyEvent_Args>,
     pub buffer_copy_raw_to_host: Call<sys::PJRT_Buffer_CopyRawToHost_Args>,
     pub buffer_copy_to_device: Call<sys::PJRT_Buffer_CopyToDevice_Args>,
+    /// The entries of the in-place read of a CPU buffer (`Buffer::copy_to_host`), all or none.
+    pub host_view: Option<HostViewFns>,
+}
+
+/// What reading a CPU buffer's memory in place needs; a plugin lacking any of them is read
+/// through `PJRT_Buffer_CopyRawToHost`.
+pub(crate) struct HostViewFns {
+    pub buffer_is_on_cpu: Call<sys::PJRT_Buffer_IsOnCpu_Args>,
+    pub buffer_get_memory_layout: Call<sys::PJRT_Buffer_GetMemoryLayout_Args>,
+    pub buffer_on_device_size_in_bytes: Call<sys::PJRT_Buffer_OnDeviceSizeInBytes_Args>,
+    pub buffer_increase_external_reference_count:
+        Call<sys::PJRT_Buffer_ExternalReferenceCount_Args>,
+    pub buffer_decrease_external_reference_count:
+        Call<sys::PJRT_Buffer_ExternalReferenceCount_Args>,
+    pub buffer_opaque_device_memory_data_pointer:
+        Call<sys::PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args>,
 }
 
 /// A loaded PJRT plugin.
@@ -355,5 +371,18 @@ fn fns(t: &sys::PJRT_Api) -> std::result::Result<Fns, String> {
         buffer_ready_event: need!(PJRT_Buffer_ReadyEvent),
         buffer_copy_raw_to_host: need!(PJRT_Buffer_CopyRawToHost),
         buffer_copy_to_device: need!(PJRT_Buffer_CopyToDevice),
+        host_view: (|| {
+            Some(HostViewFns {
+                buffer_is_on_cpu: t.PJRT_Buffer_IsOnCpu?,
+                buffer_get_memory_layout: t.PJRT_Buffer_GetMemoryLayout?,
+                buffer_on_device_size_in_bytes: t.PJRT_Buffer_OnDeviceSizeInBytes?,
+                buffer_increase_external_reference_count: t
+                    .PJRT_Buffer_IncreaseExternalReferenceCount?,
+                buffer_decrease_external_reference_count: t
+                    .PJRT_Buffer_DecreaseExternalReferenceCount?,
+                buffer_opaque_device_memory_data_pointer: t
+                    .PJRT_Buffer_OpaqueDeviceMemoryDataPointer?,
+            })
+        })(),
     })
 }

@@ -164,8 +164,10 @@ impl Buffer {
     /// Copies the buffer's bytes (dense, row-major) into `dst`, waiting for the value first.
     ///
     /// `dst.len()` must be the array's byte size. A deleted (donated) buffer gives
-    /// [`Error::DonatedBufferUsed`]. Uses `PJRT_Buffer_CopyRawToHost` (about half the cost
-    /// of `ToHostBuffer` on the CPU plugin).
+    /// [`Error::DonatedBufferUsed`]. A buffer in host memory (the CPU plugin) with a dense
+    /// row-major layout is read in place on the calling thread, as JAX reads one into NumPy;
+    /// any other goes through `PJRT_Buffer_CopyRawToHost` (about half the cost of
+    /// `ToHostBuffer`), whose completion the CPU plugin signals from another thread.
     pub fn copy_to_host(&self, dst: &mut [u8]) -> Result<()> {
         const CTX: &str = "PJRT_Buffer_CopyRawToHost";
         if self.is_deleted() {
@@ -190,6 +192,17 @@ impl Buffer {
                 ),
             ));
         }
+        if let Some(fns) = &self.client.api().f.host_view {
+            if !dst.is_empty() && self.read_in_place(fns, &dims, dst)? {
+                return Ok(());
+            }
+        }
+        self.copy_raw_to_host(dst)
+    }
+
+    /// `PJRT_Buffer_CopyRawToHost` of the whole buffer into `dst` (checked by the caller).
+    fn copy_raw_to_host(&self, dst: &mut [u8]) -> Result<()> {
+        const CTX: &str = "PJRT_Buffer_CopyRawToHost";
         let api = self.client.api();
         let mut args = sys::PJRT_Buffer_CopyRawToHost_Args {
             struct_size: sys::PJRT_Buffer_CopyRawToHost_Args_STRUCT_SIZE,
@@ -210,6 +223,154 @@ impl Buffer {
             return Err(e);
         }
         api.await_event(args.event, CTX)
+    }
+}
+
+/// Reading a CPU buffer's memory in place.
+///
+/// The safety argument, step by step (each step is checked before the next; any "no" falls
+/// back to `PJRT_Buffer_CopyRawToHost`, never to a guess):
+/// 1. `PJRT_Buffer_IsOnCpu`: the buffer's memory is ordinary memory of this process, so the
+///    pointer `PJRT_Buffer_OpaqueDeviceMemoryDataPointer` returns is a host address (JAX
+///    relies on the same pair to hand CPU buffers to NumPy without a copy).
+/// 2. The buffer's ready event has fired without error (`PJRT_Event_Await` on this thread,
+///    which returns at once for a fulfilled event and blocks for a pending one): every write
+///    of the producing computation is done, and the event's completion is the
+///    synchronisation that makes those writes visible here. A ready PJRT buffer is immutable
+///    from then on.
+/// 3. `PJRT_Buffer_GetMemoryLayout` is a tiled layout with major-to-minor order and no tiles,
+///    and `PJRT_Buffer_OnDeviceSizeInBytes` equals `dst.len()` (the dense size of its dtype
+///    and dimensions): the memory holds exactly the dense row-major bytes `dst` wants.
+/// 4. `PJRT_Buffer_IncreaseExternalReferenceCount` before taking the pointer and `..Decrease..`
+///    after the copy: while the count is positive the plugin keeps the memory where it is and
+///    alive (the header's contract for the pointer), and refuses to donate the buffer, so a
+///    concurrent donation on another thread cannot free it under the read.
+///
+/// The copy itself is a `memcpy` of `dst.len()` bytes into `dst` (a `&mut [u8]`, so no
+/// validity invariant on the bytes read).
+impl Buffer {
+    /// Reads the buffer into `dst` in place; `Ok(false)` when it cannot be read so (not in
+    /// host memory, not dense row-major, or the plugin declined a step), and nothing was
+    /// written.
+    fn read_in_place(
+        &self,
+        fns: &super::api::HostViewFns,
+        dims: &[i64],
+        dst: &mut [u8],
+    ) -> Result<bool> {
+        let api = self.client.api();
+        let buffer = self.raw();
+        let mut on_cpu = sys::PJRT_Buffer_IsOnCpu_Args {
+            struct_size: sys::PJRT_Buffer_IsOnCpu_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            buffer,
+            is_on_cpu: false,
+        };
+        // SAFETY: valid args on a live buffer.
+        let err = unsafe { (fns.buffer_is_on_cpu)(&mut on_cpu) };
+        if api.check(err, "PJRT_Buffer_IsOnCpu").is_err() || !on_cpu.is_on_cpu {
+            return Ok(false);
+        }
+        // Awaiting a fulfilled event returns at once, on this thread.
+        self.block_until_ready()?;
+        if !self.dense_row_major(fns, dims, dst.len()) {
+            return Ok(false);
+        }
+        let mut hold = sys::PJRT_Buffer_ExternalReferenceCount_Args {
+            struct_size: sys::PJRT_Buffer_ExternalReferenceCount_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            buffer,
+        };
+        // SAFETY: valid args on a live buffer; balanced by the decrease below.
+        let err = unsafe { (fns.buffer_increase_external_reference_count)(&mut hold) };
+        if api
+            .check(err, "PJRT_Buffer_IncreaseExternalReferenceCount")
+            .is_err()
+        {
+            return Ok(false);
+        }
+        let mut data = sys::PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args {
+            struct_size: sys::PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            buffer,
+            device_memory_ptr: ptr::null_mut(),
+        };
+        // SAFETY: valid args on a live buffer.
+        let err = unsafe { (fns.buffer_opaque_device_memory_data_pointer)(&mut data) };
+        let read = api
+            .check(err, "PJRT_Buffer_OpaqueDeviceMemoryDataPointer")
+            .is_ok()
+            && !data.device_memory_ptr.is_null();
+        if read {
+            // SAFETY: the module-level argument: a host address (1) of `dst.len()` bytes (3),
+            // fully written and immutable (2), kept alive by the external reference (4);
+            // `dst` is a distinct, exclusively borrowed Rust allocation.
+            unsafe {
+                ptr::copy_nonoverlapping(
+                    data.device_memory_ptr.cast::<u8>(),
+                    dst.as_mut_ptr(),
+                    dst.len(),
+                )
+            };
+        }
+        let mut release = sys::PJRT_Buffer_ExternalReferenceCount_Args {
+            struct_size: sys::PJRT_Buffer_ExternalReferenceCount_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            buffer,
+        };
+        // SAFETY: valid args; releases the reference taken above.
+        let err = unsafe { (fns.buffer_decrease_external_reference_count)(&mut release) };
+        if let Err(e) = api.check(err, "PJRT_Buffer_DecreaseExternalReferenceCount") {
+            log::warn!("{e}");
+        }
+        Ok(read)
+    }
+
+    /// Whether the buffer's memory is exactly the dense row-major bytes of its dims, `size`
+    /// bytes in all.
+    fn dense_row_major(&self, fns: &super::api::HostViewFns, dims: &[i64], size: usize) -> bool {
+        let api = self.client.api();
+        let mut on_device = sys::PJRT_Buffer_OnDeviceSizeInBytes_Args {
+            struct_size: sys::PJRT_Buffer_OnDeviceSizeInBytes_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            buffer: self.raw(),
+            on_device_size_in_bytes: 0,
+        };
+        // SAFETY: valid args on a live buffer.
+        let err = unsafe { (fns.buffer_on_device_size_in_bytes)(&mut on_device) };
+        if api.check(err, "PJRT_Buffer_OnDeviceSizeInBytes").is_err()
+            || on_device.on_device_size_in_bytes != size
+        {
+            return false;
+        }
+        let mut args = sys::PJRT_Buffer_GetMemoryLayout_Args {
+            struct_size: sys::PJRT_Buffer_GetMemoryLayout_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            buffer: self.raw(),
+            // SAFETY: plain data (integers and null pointers); the plugin fills it in.
+            layout: unsafe { std::mem::zeroed() },
+        };
+        args.layout.struct_size = sys::PJRT_Buffer_MemoryLayout_STRUCT_SIZE;
+        // SAFETY: valid args on a live buffer.
+        let err = unsafe { (fns.buffer_get_memory_layout)(&mut args) };
+        if api.check(err, "PJRT_Buffer_GetMemoryLayout").is_err()
+            || args.layout.type_ != sys::PJRT_Buffer_MemoryLayout_Type_Tiled
+        {
+            return false;
+        }
+        // SAFETY: `type_` says the tiled member is the live one.
+        let tiled = unsafe { args.layout.u.tiled };
+        if tiled.num_tiles != 0 || tiled.minor_to_major_size != dims.len() {
+            return false;
+        }
+        // SAFETY: `minor_to_major_size` values owned by the live buffer; read at once.
+        let minor_to_major = unsafe { raw_slice(tiled.minor_to_major, tiled.minor_to_major_size) };
+        // Row-major: the most minor dimension is the last one.
+        minor_to_major
+            .iter()
+            .rev()
+            .enumerate()
+            .all(|(i, &d)| d == i as i64)
     }
 }
 
@@ -352,5 +513,40 @@ impl Client {
         })?;
         // SAFETY: a fresh buffer of this client, owned by the new `Buffer`.
         Ok(unsafe { Buffer::from_raw(raw, self.arc()) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::dtype::DType;
+    use crate::pjrt::default_client;
+
+    /// Every dtype of a CPU buffer is read in place, with the bytes the plugin's own copy
+    /// gives. The public path (`copy_to_host`) falls back silently, so this pins that the
+    /// fast path is the one taken on the CPU plugin.
+    #[test]
+    fn cpu_buffers_are_read_in_place_with_the_copys_bytes() {
+        let client = default_client().unwrap();
+        let Some(fns) = &client.api().f.host_view else {
+            panic!("the CPU plugin has the in-place read entries");
+        };
+        let device = &client.devices()[0];
+        for dtype in &DType::ALL {
+            let dims = [2i64, 3];
+            let size = 6 * dtype.size_in_bytes();
+            let mut bytes: Vec<u8> = (0..size).map(|i| (i * 7 % 11) as u8).collect();
+            if *dtype == DType::Bool {
+                bytes.iter_mut().for_each(|b| *b &= 1);
+            }
+            let b = client
+                .buffer_from_host(&bytes, *dtype, &dims, device)
+                .unwrap();
+            let mut fast = vec![0u8; size];
+            assert!(b.read_in_place(fns, &dims, &mut fast).unwrap(), "{dtype:?}");
+            let mut slow = vec![0u8; size];
+            b.copy_raw_to_host(&mut slow).unwrap();
+            assert_eq!(fast, slow, "{dtype:?}");
+            assert_eq!(fast, bytes, "{dtype:?}");
+        }
     }
 }

@@ -57,7 +57,6 @@ opaque!(
     PJRT_LoadedExecutable,
     PJRT_Buffer,
     PJRT_ExecuteContext,
-    PJRT_Buffer_MemoryLayout,
     PJRT_SendCallbackInfo,
     PJRT_RecvCallbackInfo,
 );
@@ -533,6 +532,102 @@ pub struct PJRT_Buffer_CopyToDevice_Args {
 pub const PJRT_Buffer_CopyToDevice_Args_STRUCT_SIZE: usize =
     struct_size!(PJRT_Buffer_CopyToDevice_Args, dst_buffer: *mut PJRT_Buffer);
 
+#[repr(C)]
+pub struct PJRT_Buffer_IsOnCpu_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub buffer: *mut PJRT_Buffer,
+    pub is_on_cpu: bool,
+}
+pub const PJRT_Buffer_IsOnCpu_Args_STRUCT_SIZE: usize =
+    struct_size!(PJRT_Buffer_IsOnCpu_Args, is_on_cpu: bool);
+
+#[repr(C)]
+pub struct PJRT_Buffer_OnDeviceSizeInBytes_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub buffer: *mut PJRT_Buffer,
+    pub on_device_size_in_bytes: usize,
+}
+pub const PJRT_Buffer_OnDeviceSizeInBytes_Args_STRUCT_SIZE: usize =
+    struct_size!(PJRT_Buffer_OnDeviceSizeInBytes_Args, on_device_size_in_bytes: usize);
+
+pub type PJRT_Buffer_MemoryLayout_Type = c_int;
+pub const PJRT_Buffer_MemoryLayout_Type_Tiled: PJRT_Buffer_MemoryLayout_Type = 0;
+pub const PJRT_Buffer_MemoryLayout_Type_Strides: PJRT_Buffer_MemoryLayout_Type = 1;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PJRT_Buffer_MemoryLayout_Tiled {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub minor_to_major: *const i64,
+    pub minor_to_major_size: usize,
+    pub tile_dims: *const i64,
+    pub tile_dim_sizes: *const usize,
+    pub num_tiles: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PJRT_Buffer_MemoryLayout_Strides {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub byte_strides: *const i64,
+    pub num_byte_strides: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union PJRT_Buffer_MemoryLayout_Union {
+    pub tiled: PJRT_Buffer_MemoryLayout_Tiled,
+    pub strides: PJRT_Buffer_MemoryLayout_Strides,
+}
+
+/// The header's anonymous union is the middle field; `type_` says which member is live.
+#[repr(C)]
+pub struct PJRT_Buffer_MemoryLayout {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub u: PJRT_Buffer_MemoryLayout_Union,
+    pub type_: PJRT_Buffer_MemoryLayout_Type,
+}
+pub const PJRT_Buffer_MemoryLayout_STRUCT_SIZE: usize =
+    struct_size!(PJRT_Buffer_MemoryLayout, type_: PJRT_Buffer_MemoryLayout_Type);
+
+#[repr(C)]
+pub struct PJRT_Buffer_GetMemoryLayout_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub buffer: *mut PJRT_Buffer,
+    /// Out; the pointers in it live as long as the buffer.
+    pub layout: PJRT_Buffer_MemoryLayout,
+}
+pub const PJRT_Buffer_GetMemoryLayout_Args_STRUCT_SIZE: usize =
+    struct_size!(PJRT_Buffer_GetMemoryLayout_Args, layout: PJRT_Buffer_MemoryLayout);
+
+/// Shared by `PJRT_Buffer_IncreaseExternalReferenceCount` and `..Decrease..`.
+#[repr(C)]
+pub struct PJRT_Buffer_ExternalReferenceCount_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub buffer: *mut PJRT_Buffer,
+}
+pub const PJRT_Buffer_ExternalReferenceCount_Args_STRUCT_SIZE: usize =
+    struct_size!(PJRT_Buffer_ExternalReferenceCount_Args, buffer: *mut PJRT_Buffer);
+
+#[repr(C)]
+pub struct PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub buffer: *mut PJRT_Buffer,
+    pub device_memory_ptr: *mut c_void,
+}
+pub const PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args_STRUCT_SIZE: usize = struct_size!(
+    PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args,
+    device_memory_ptr: *mut c_void
+);
+
 // ------------------------------------------------------------------ the function table
 
 /// A table entry jaxrs never calls: only its size (one function pointer) matters.
@@ -623,20 +718,21 @@ pub struct PJRT_Api {
     pub PJRT_Buffer_Dimensions: Fn<PJRT_Buffer_Dimensions_Args>,
     pub PJRT_Buffer_UnpaddedDimensions: Unused,
     pub PJRT_Buffer_DynamicDimensionIndices: Unused,
-    pub PJRT_Buffer_GetMemoryLayout: Unused,
-    pub PJRT_Buffer_OnDeviceSizeInBytes: Unused,
+    pub PJRT_Buffer_GetMemoryLayout: Fn<PJRT_Buffer_GetMemoryLayout_Args>,
+    pub PJRT_Buffer_OnDeviceSizeInBytes: Fn<PJRT_Buffer_OnDeviceSizeInBytes_Args>,
     pub PJRT_Buffer_Device: Fn<PJRT_Buffer_Device_Args>,
     pub PJRT_Buffer_Memory: Unused,
     pub PJRT_Buffer_Delete: Unused,
     pub PJRT_Buffer_IsDeleted: Fn<PJRT_Buffer_IsDeleted_Args>,
     pub PJRT_Buffer_CopyToDevice: Fn<PJRT_Buffer_CopyToDevice_Args>,
     pub PJRT_Buffer_ToHostBuffer: Unused,
-    pub PJRT_Buffer_IsOnCpu: Unused,
+    pub PJRT_Buffer_IsOnCpu: Fn<PJRT_Buffer_IsOnCpu_Args>,
     pub PJRT_Buffer_ReadyEvent: Fn<PJRT_Buffer_ReadyEvent_Args>,
     pub PJRT_Buffer_UnsafePointer: Unused,
-    pub PJRT_Buffer_IncreaseExternalReferenceCount: Unused,
-    pub PJRT_Buffer_DecreaseExternalReferenceCount: Unused,
-    pub PJRT_Buffer_OpaqueDeviceMemoryDataPointer: Unused,
+    pub PJRT_Buffer_IncreaseExternalReferenceCount: Fn<PJRT_Buffer_ExternalReferenceCount_Args>,
+    pub PJRT_Buffer_DecreaseExternalReferenceCount: Fn<PJRT_Buffer_ExternalReferenceCount_Args>,
+    pub PJRT_Buffer_OpaqueDeviceMemoryDataPointer:
+        Fn<PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args>,
 
     pub PJRT_CopyToDeviceStream_Destroy: Unused,
     pub PJRT_CopyToDeviceStream_AddChunk: Unused,
@@ -699,6 +795,19 @@ mod tests {
         assert_eq!(PJRT_LoadedExecutable_Execute_Args_STRUCT_SIZE, 80);
         assert_eq!(PJRT_Executable_GetCompiledMemoryStats_Args_STRUCT_SIZE, 112);
         assert_eq!(PJRT_Buffer_CopyRawToHost_Args_STRUCT_SIZE, 56);
+        assert_eq!(PJRT_Buffer_IsOnCpu_Args_STRUCT_SIZE, 25);
+        assert_eq!(PJRT_Buffer_OnDeviceSizeInBytes_Args_STRUCT_SIZE, 32);
+        // Tiled is the larger union member: 7 words. `type` follows at 16 + 56.
+        assert_eq!(size_of::<PJRT_Buffer_MemoryLayout_Union>(), 56);
+        assert_eq!(offset_of!(PJRT_Buffer_MemoryLayout, type_), 72);
+        assert_eq!(PJRT_Buffer_MemoryLayout_STRUCT_SIZE, 76);
+        assert_eq!(size_of::<PJRT_Buffer_MemoryLayout>(), 80);
+        assert_eq!(PJRT_Buffer_GetMemoryLayout_Args_STRUCT_SIZE, 104);
+        assert_eq!(PJRT_Buffer_ExternalReferenceCount_Args_STRUCT_SIZE, 24);
+        assert_eq!(
+            PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args_STRUCT_SIZE,
+            32
+        );
         // 3 header words, 3 version words, then one pointer per table entry.
         assert_eq!(offset_of!(PJRT_Api, PJRT_Error_Destroy), 40);
         assert_eq!(
