@@ -106,3 +106,82 @@ fn take_fill_under_vmap() {
     let nan = f32::NAN;
     same(&f((x, i)).to_vec::<f32>(), &[2.0, nan, nan, 5.0]);
 }
+
+#[jit(donate = (a, b))]
+fn add_donating_both(a: Array, b: Array) -> Array {
+    &a + &b
+}
+
+#[jit(donate = a)]
+fn add_donating_first(a: Array, b: &Array) -> Array {
+    &a + b
+}
+
+#[test]
+fn donating_the_same_array_twice_is_an_error_naming_both_parameters() {
+    // JAX: jit(f, donate_argnums=(0, 1))(x, x) and jit(f, donate_argnums=0)(x, x) raise
+    // "Attempt to use a buffer that was previously donated in the same call".
+    let x = Array::from_vec(vec![1.0f32; 4], &[4]);
+    let err = try_run(|| add_donating_both(x.clone(), x.clone())).expect_err("donated twice");
+    let msg = err.to_string();
+    assert!(matches!(err, jaxrs::Error::DonatedBufferUsed(_)), "{msg}");
+    assert!(msg.contains("`a`") && msg.contains("`b`"), "{msg}");
+    let err = try_run(|| add_donating_first(x.clone(), &x)).expect_err("donated and read");
+    let msg = err.to_string();
+    assert!(msg.contains("`a`") && msg.contains("`b`"), "{msg}");
+    // The array is untouched and the functions still work with distinct arguments.
+    assert_eq!(x.to_vec::<f32>(), vec![1.0; 4]);
+    let y = Array::from_vec(vec![2.0f32; 4], &[4]);
+    assert_eq!(
+        add_donating_first(x.clone(), &y).to_vec::<f32>(),
+        vec![3.0; 4]
+    );
+    let z = Array::from_vec(vec![3.0f32; 4], &[4]);
+    assert_eq!(add_donating_both(y, z).to_vec::<f32>(), vec![5.0; 4]);
+}
+
+/// Records the warnings of jaxrs's jit.
+struct Warnings(std::sync::Mutex<Vec<String>>);
+
+impl log::Log for Warnings {
+    fn enabled(&self, m: &log::Metadata) -> bool {
+        m.level() <= log::Level::Warn && m.target() == "jaxrs::jit"
+    }
+    fn log(&self, r: &log::Record) {
+        if self.enabled(r.metadata()) {
+            self.0.lock().unwrap().push(r.args().to_string());
+        }
+    }
+    fn flush(&self) {}
+}
+
+static WARNINGS: Warnings = Warnings(std::sync::Mutex::new(Vec::new()));
+
+#[jit(donate = x)]
+fn scale_donated(x: Array) -> Array {
+    &x * 2.0
+}
+
+#[test]
+fn a_skipped_donation_warns_once_per_function() {
+    log::set_logger(&WARNINGS).expect("the only logger of this test binary");
+    log::set_max_level(log::LevelFilter::Warn);
+    let x = Array::from_vec(vec![1.0f32; 4], &[4]);
+    for _ in 0..3 {
+        // `x` stays alive: the clone's buffer cannot be donated.
+        assert_eq!(scale_donated(x.clone()).to_vec::<f32>(), vec![2.0; 4]);
+    }
+    let ours: Vec<String> = WARNINGS
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|w| w.contains("scale_donated"))
+        .cloned()
+        .collect();
+    assert_eq!(ours.len(), 1, "{ours:?}");
+    assert!(
+        ours[0].contains("`x`") && ours[0].contains("not donated"),
+        "{ours:?}"
+    );
+}
