@@ -144,6 +144,7 @@ pub use jaxrs_runtime::{
     Element,
     IntoArg,
     Sharding,
+    TakeMode,
 };
 pub use jaxrs_runtime::{
     tree_leaves, tree_map, tree_map2, tree_unflatten, try_tree_unflatten, Tree, TreeDef,
@@ -158,7 +159,7 @@ pub mod prelude {
         check_grads, checkpoint_name, cond, custom_vjp, fori_loop, grad, jit, jvp, make_jaxpr,
         remat, scan, stablehlo, stop_gradient, switch, tree_map, tree_map2, try_run,
         value_and_grad, value_and_grad_argnums, value_and_grad_aux, vjp, vmap, vmap_sized, where_,
-        while_loop, Argnum, Array, DType, RematPolicy, Tree,
+        while_loop, Argnum, Array, DType, RematPolicy, TakeMode, Tree,
     };
 }
 

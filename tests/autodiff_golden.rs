@@ -283,7 +283,17 @@ const UNARY: &[&str] = &[
     "integer_pow",
 ];
 const BINARY: &[&str] = &[
-    "add", "sub", "mul", "div", "rem", "pow", "maximum", "minimum", "where",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "rem",
+    "floor_divide",
+    "fmod",
+    "pow",
+    "maximum",
+    "minimum",
+    "where",
 ];
 const REDUCE: &[&str] = &[
     "sum",

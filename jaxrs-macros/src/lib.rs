@@ -109,7 +109,10 @@ use proc_macro::TokenStream;
 /// # Options
 ///
 /// - `donate = <params>`: XLA may reuse these arguments' buffers for the outputs. A donated
-///   parameter is taken by value, so Rust itself stops the caller from using it again.
+///   parameter is taken by value, so Rust itself stops the caller from using it again. As in
+///   JAX, passing one array twice in a call with a donated occurrence is an
+///   `Error::DonatedBufferUsed` naming both parameters; a donated array whose clone is alive is
+///   not donated, and the first such call warns (`log::warn!`, target `jaxrs::jit`).
 /// - `static = <params>`: these arguments are static (see above).
 ///
 /// `<params>` is one parameter, by position counted from 0 or by name, or a parenthesised list:

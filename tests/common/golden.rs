@@ -121,6 +121,8 @@ pub fn binary(op: &str, x: &In, y: &In) -> Array {
                 "mul" => with_rhs!($a, mul),
                 "div" => with_rhs!($a, div),
                 "rem" => with_rhs!($a, rem),
+                "floor_divide" => with_rhs!($a, floor_divide),
+                "fmod" => with_rhs!($a, fmod),
                 "pow" => with_rhs!($a, pow),
                 "maximum" => with_rhs!($a, maximum),
                 "minimum" => with_rhs!($a, minimum),
@@ -172,8 +174,10 @@ pub fn apply(op: &str, p: &Value, x: &[In]) -> Array {
         })
         .collect();
     match op {
-        "add" | "sub" | "mul" | "div" | "rem" | "pow" | "maximum" | "minimum" | "eq" | "ne"
-        | "lt" | "le" | "gt" | "ge" | "logical_and" | "logical_or" => binary(op, &x[0], &x[1]),
+        "add" | "sub" | "mul" | "div" | "rem" | "floor_divide" | "fmod" | "pow" | "maximum"
+        | "minimum" | "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "logical_and" | "logical_or" => {
+            binary(op, &x[0], &x[1])
+        }
         "neg" => -arr(&x[0]),
         "exp" => arr(&x[0]).exp(),
         "log" => arr(&x[0]).log(),

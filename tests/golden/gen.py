@@ -214,12 +214,32 @@ def lax_bcast(f):
     return g
 
 
+def true_divide(x, y):
+    """`jnp.true_divide` as with x64 disabled, the promotion jaxrs follows: integers divide as
+    float32 (int64, which needs x64, as float64). This script enables x64, under which
+    `jnp.true_divide` would make every integer float64."""
+    if jnp.issubdtype(x.dtype, jnp.integer):
+        f = jnp.float64 if x.dtype == jnp.int64 else jnp.float32
+        return lax_bcast(lax.div)(x.astype(f), y.astype(f))
+    return jnp.true_divide(x, y)
+
+
+INT_DIV_DTYPE = {"int8": "float32", "int32": "float32", "uint8": "float32", "uint32": "float32",
+                 "int64": "float64"}
+
+
+def out_dtype_of(op, dt):
+    return INT_DIV_DTYPE[dt] if op == "div" and dt in INT_DIV_DTYPE else None
+
+
 BINARY = {
     "add": (jnp.add, "arith"),
     "sub": (jnp.subtract, "arith"),
     "mul": (jnp.multiply, "arith"),
-    "div": (lax_bcast(lax.div), "arith"),   # float: IEEE division; int: truncation toward zero
-    "rem": (lax_bcast(lax.rem), "arith"),   # C fmod / %: result has the sign of the dividend
+    "div": (lambda x, y: true_divide(x, y), "arith"),  # `/`: integers true-divide
+    "floor_divide": (jnp.floor_divide, "arith"),       # `//`
+    "rem": (jnp.remainder, "arith"),                   # `%`: the sign of the divisor
+    "fmod": (jnp.fmod, "arith"),                       # C fmod: the sign of the dividend
     "pow": (jnp.power, "transc"),
     "maximum": (jnp.maximum, "exact"),
     "minimum": (jnp.minimum, "exact"),
@@ -247,14 +267,17 @@ SHAPES_FEW = [
 ]
 
 
+DIVISIONS = ("div", "floor_divide", "rem", "fmod")
+
+
 def binary_inputs(op, dt, rng, sa, sb):
     if dt in INTS:
-        if op in ("div", "rem"):
+        if op in DIVISIONS:
             return ints(rng, sa, dt, -20, 20), nonzero_ints(rng, sb, dt)
         return ints(rng, sa, dt), ints(rng, sb, dt)
-    if op == "div":
+    if op in ("div", "floor_divide"):
         return uniform(rng, sa, dt), away_from_zero(rng, sb, dt)
-    if op == "rem":
+    if op in ("rem", "fmod"):
         return uniform(rng, sa, dt, -5, 5), away_from_zero(rng, sb, dt)
     if op == "pow":
         return uniform(rng, sa, dt, 0.2, 3.0), uniform(rng, sb, dt, -2.0, 2.0)
@@ -269,15 +292,15 @@ def gen_binary():
             for sname, sa, sb in (SHAPES_FULL if dt == "float32" else SHAPES_FEW):
                 name = f"{op}/{dt}/{sname}"
                 x, y = binary_inputs(op, dt, rng_for(name), sa, sb)
-                case(fam, name, op, {}, [x, y], fn, kind)
+                case(fam, name, op, {}, [x, y], fn, kind, out_dtype=out_dtype_of(op, dt))
     # other integer dtypes
-    for op in ("add", "sub", "mul", "maximum", "minimum", "div", "rem"):
+    for op in ("add", "sub", "mul", "maximum", "minimum") + DIVISIONS:
         for dt, lo, hi in (("int8", -10, 10), ("uint8", 0, 15), ("uint32", 0, 1000),
                            ("int64", -10**12, 10**12)):
             name = f"{op}/{dt}/1d_5"
             r = rng_for(name)
             x = ints(r, [5], dt, lo, hi)
-            if op in ("div", "rem"):
+            if op in DIVISIONS:
                 y = ints(r, [5], dt, 1, 7) if dt.startswith("u") else nonzero_ints(r, [5], dt, 1, 7)
             elif op == "sub" and dt.startswith("u"):
                 x = ints(r, [5], dt, hi // 2, hi)
@@ -287,7 +310,8 @@ def gen_binary():
                 y = ints(r, [5], dt, 0, 3) if dt.startswith("u") else ints(r, [5], dt, -3, 3)
             else:
                 y = ints(r, [5], dt, lo, hi)
-            case(fam, name, op, {}, [x, y], BINARY[op][0], "exact")
+            case(fam, name, op, {}, [x, y], BINARY[op][0], "arith" if op == "div" else "exact",
+                 out_dtype=out_dtype_of(op, dt))
     # integer edge cases (XLA semantics, identical on CPU and GPU)
     case(fam, "add/int32/overflow_wraps", "add", {},
          [arr([2**31 - 1, -2**31, 2**30], "int32"), arr([1, -1, 2**30], "int32")], jnp.add, "exact")
@@ -295,19 +319,34 @@ def gen_binary():
          [arr([250, 255, 0], "uint8"), arr([10, 1, 0], "uint8")], jnp.add, "exact")
     case(fam, "sub/uint8/underflow_wraps", "sub", {},
          [arr([0, 3, 200], "uint8"), arr([1, 5, 100], "uint8")], jnp.subtract, "exact")
-    case(fam, "div/int32/truncates_toward_zero", "div", {},
-         [arr([7, -7, 7, -7, 1, -1, 0], "int32"), arr([2, 2, -2, -2, 3, 3, 5], "int32")],
-         BINARY["div"][0], "exact")
-    case(fam, "div/int32/by_zero_and_min_over_minus1", "div", {},
-         [arr([7, -7, 0, -2**31], "int32"), arr([0, 0, 0, -1], "int32")], BINARY["div"][0], "exact")
-    case(fam, "rem/int32/sign_of_dividend", "rem", {},
-         [arr([7, -7, 7, -7, 6, -6], "int32"), arr([3, 3, -3, -3, 3, -3], "int32")],
-         BINARY["rem"][0], "exact")
-    case(fam, "rem/int32/by_zero", "rem", {},
-         [arr([7, -7, 0], "int32"), arr([0, 0, 0], "int32")], BINARY["rem"][0], "exact")
-    case(fam, "rem/float32/sign_of_dividend", "rem", {},
-         [arr([5.5, -5.5, 5.5, -5.5, 6.0, -0.0, 1.0], "float32"),
-          arr([2.0, 2.0, -2.0, -2.0, 3.0, 1.0, "inf"], "float32")], BINARY["rem"][0], "arith")
+    trunc_x = arr([7, -7, 7, -7, 1, -1, 0], "int32")
+    trunc_y = arr([2, 2, -2, -2, 3, 3, 5], "int32")
+    zero_x, zero_y = arr([7, -7, 0, -2**31], "int32"), arr([0, 0, 0, -1], "int32")
+    case(fam, "div/int32/true_divides", "div", {}, [trunc_x, trunc_y], BINARY["div"][0],
+         "arith", out_dtype="float32")
+    case(fam, "div/int32/by_zero_and_min_over_minus1", "div", {}, [zero_x, zero_y],
+         BINARY["div"][0], "arith", out_dtype="float32")
+    case(fam, "floor_divide/int32/floors", "floor_divide", {}, [trunc_x, trunc_y],
+         jnp.floor_divide, "exact")
+    case(fam, "floor_divide/int32/by_zero_and_min_over_minus1", "floor_divide", {},
+         [zero_x, zero_y], jnp.floor_divide, "exact")
+    sign_x = arr([7, -7, 7, -7, 6, -6], "int32")
+    sign_y = arr([3, 3, -3, -3, 3, -3], "int32")
+    by_zero = [arr([7, -7, 0], "int32"), arr([0, 0, 0], "int32")]
+    float_x = arr([5.5, -5.5, 5.5, -5.5, 6.0, -0.0, 1.0, -1.0], "float32")
+    float_y = arr([2.0, 2.0, -2.0, -2.0, 3.0, 1.0, "inf", "inf"], "float32")
+    case(fam, "rem/int32/sign_of_divisor", "rem", {}, [sign_x, sign_y], jnp.remainder, "exact")
+    case(fam, "rem/int32/by_zero", "rem", {}, by_zero, jnp.remainder, "exact")
+    case(fam, "rem/float32/sign_of_divisor", "rem", {}, [float_x, float_y], jnp.remainder,
+         "arith")
+    case(fam, "fmod/int32/sign_of_dividend", "fmod", {}, [sign_x, sign_y], jnp.fmod, "exact")
+    case(fam, "fmod/int32/by_zero", "fmod", {}, by_zero, jnp.fmod, "exact")
+    case(fam, "fmod/float32/sign_of_dividend", "fmod", {}, [float_x, float_y], jnp.fmod,
+         "arith")
+    case(fam, "floor_divide/float32/signs_and_specials", "floor_divide", {},
+         [arr([7.0, -7.0, 7.0, -7.0, 0.0, 5.0, 1.0, -1.0, 3.0, -3.0], "float32"),
+          arr([2.0, 2.0, -2.0, -2.0, 0.0, 0.0, 0.0, 0.0, "inf", "inf"], "float32")],
+         jnp.floor_divide, "arith")
     # float specials
     nan, inf = float("nan"), float("inf")
     case(fam, "div/float32/specials", "div", {},
@@ -499,6 +538,11 @@ def gen_weak_scalar():
         ("mul/weak/float32_times_int", "mul", [f32, S(3)], jnp.multiply, "float32", False),
         ("sub/weak/float_minus_float32", "sub", [S(1.0), f32], jnp.subtract, "float32", False),
         ("div/weak/float_over_float16", "div", [S(1.0), f16], jnp.divide, "float16", False),
+        ("div/weak/int32_over_int", "div", [i32, S(2)], jnp.divide, "float32", False),
+        ("div/weak/int32_over_float", "div", [i32, S(2.0)], jnp.divide, "float32", True),
+        ("floor_divide/weak/int32_over_int", "floor_divide", [i32, S(-3)], jnp.floor_divide,
+         "int32", False),
+        ("rem/weak/int32_mod_int", "rem", [i32, S(-3)], jnp.remainder, "int32", False),
         ("maximum/weak/float32_and_zero", "maximum", [f32, S(0.0)], jnp.maximum, "float32", False),
         ("pow/weak/float32_pow_float", "pow", [abs(f32) + np.float32(0.5), S(2.0)], jnp.power,
          "float32", False),

@@ -66,10 +66,6 @@ binary_methods! {
     sub => Sub;
     /// `self * other`, broadcasting.
     mul => Mul;
-    /// `self / other`; on integers it truncates toward zero (like `lax.div`).
-    div => Div;
-    /// The remainder with the sign of the dividend (C's `fmod`, `lax.rem`).
-    rem => Rem;
     /// `self ** other` for floats; see [`Array::powi`] for integer exponents.
     pow => Pow;
     /// The elementwise maximum (NaN wins).
@@ -78,6 +74,170 @@ binary_methods! {
     minimum => Min;
     /// `atan2(self, other)`.
     atan2 => Atan2;
+}
+
+impl Array {
+    /// `self / other`, true division as `jnp.divide`: integer and bool operands divide as
+    /// float32 (JAX's default float; int64 as float64), so `7 / 2` is `3.5`. See
+    /// [`Array::floor_divide`] for `//`.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![7i32, -7], &[2]);
+    /// assert_eq!((&x / 2).to_vec::<f32>(), vec![3.5, -3.5]);
+    /// ```
+    #[track_caller]
+    pub fn div<'a>(&'a self, other: impl IntoArg<'a>) -> Array {
+        true_divide(self.into_arg(), other.into_arg())
+    }
+
+    /// Python's `//` as `jnp.floor_divide`: the quotient rounded toward minus infinity.
+    /// Integers keep their dtype; an integer division by zero gives what JAX gives (XLA's
+    /// `x / 0 == -1`, then the floor correction: `5 // 0 == -2`, `0 // 0 == -1`).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![7i32, -7], &[2]);
+    /// assert_eq!(x.floor_divide(2).to_vec::<i32>(), vec![3, -4]);
+    /// ```
+    #[track_caller]
+    pub fn floor_divide<'a>(&'a self, other: impl IntoArg<'a>) -> Array {
+        floor_divide(self.into_arg(), other.into_arg())
+    }
+
+    /// Python's `%` as `jnp.remainder`: the result has the sign of the divisor. An integer
+    /// remainder by zero is 0, as in JAX. `x % y` is this; see [`Array::fmod`] for C's.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![7i32, -7], &[2]);
+    /// assert_eq!((&x % 3).to_vec::<i32>(), vec![1, 2]);
+    /// ```
+    #[track_caller]
+    pub fn rem<'a>(&'a self, other: impl IntoArg<'a>) -> Array {
+        remainder(self.into_arg(), other.into_arg())
+    }
+}
+
+impl Array {
+    /// The remainder with the sign of the dividend, as C's `fmod` and `jnp.fmod`; an integer
+    /// remainder by zero is 0, as in JAX. See [`Array::rem`] for Python's `%`.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![7i32, -7], &[2]);
+    /// assert_eq!(x.fmod(3).to_vec::<i32>(), vec![1, -1]);
+    /// ```
+    #[track_caller]
+    pub fn fmod<'a>(&'a self, other: impl IntoArg<'a>) -> Array {
+        let (x, y) = pair(unify("fmod", vec![self.into_arg(), other.into_arg()]));
+        let y = nonzero_int_divisor(y);
+        bind1(Binary(BinaryOp::Rem), &[x, y])
+    }
+}
+
+/// JAX divides integers by 1 where the divisor is 0, so a remainder by 0 is 0.
+#[track_caller]
+fn nonzero_int_divisor(y: Operand<'_>) -> Operand<'_> {
+    if y.aval().dtype.is_int() {
+        let is_zero = Array::eq_operand(y.borrowed(), 0);
+        Operand::from(where_(&is_zero, 1, y))
+    } else {
+        y
+    }
+}
+
+/// The two operands [`unify`] returned.
+fn pair(args: Vec<Operand<'_>>) -> (Operand<'_>, Operand<'_>) {
+    let mut args = args.into_iter();
+    (args.next().expect("x"), args.next().expect("y"))
+}
+
+#[track_caller]
+fn true_divide<'a>(x: Operand<'a>, y: Operand<'a>) -> Array {
+    let (x, y) = pair(unify("div", vec![x, y]));
+    let aval = x.aval();
+    if aval.dtype.is_float() {
+        return bind1(Binary(BinaryOp::Div), &[x, y]);
+    }
+    // JAX's `promote_args_inexact`: the promoted type made inexact, weakness kept.
+    let float = if aval.dtype == DType::I64 {
+        DType::F64
+    } else {
+        DType::F32
+    };
+    let x = super::coerce(x, float, aval.weak, &aval.shape);
+    let y = super::coerce(y, float, aval.weak, &aval.shape);
+    bind1(Binary(BinaryOp::Div), &[x, y])
+}
+
+#[track_caller]
+fn floor_divide<'a>(x: Operand<'a>, y: Operand<'a>) -> Array {
+    let (x, y) = pair(unify("floor_divide", vec![x, y]));
+    let dtype = x.aval().dtype;
+    let div = || bind1(Binary(BinaryOp::Div), &[x.borrowed(), y.borrowed()]);
+    let rem = || bind1(Binary(BinaryOp::Rem), &[x.borrowed(), y.borrowed()]);
+    let sign = |a: &Operand<'_>| bind1(Unary(UnaryOp::Sign), &[a.borrowed()]);
+    if dtype.is_unsigned() {
+        div()
+    } else if dtype.is_int() {
+        // As `jnp.floor_divide`: truncate, then step down where the signs differ and the
+        // division was inexact.
+        let quotient = div();
+        let step = sign(&x).ne(sign(&y)).logical_and(rem().ne(0));
+        where_(&step, &quotient - 1, &quotient)
+    } else {
+        // CPython's float_divmod, as JAX's `_float_divmod`.
+        let modulo = rem();
+        let zero_divisor = y.borrowed().into_arg();
+        let corrected = where_(
+            Array::eq_operand(zero_divisor, 0),
+            x.borrowed(),
+            bind1(
+                Binary(BinaryOp::Sub),
+                &[x.borrowed(), Operand::from(&modulo)],
+            ),
+        );
+        let quotient = bind1(
+            Binary(BinaryOp::Div),
+            &[Operand::from(&corrected), y.borrowed()],
+        );
+        let step = modulo.ne(0).logical_and(sign(&y).ne(modulo.sign()));
+        where_(&step, &quotient - 1.0, &quotient).round()
+    }
+}
+
+#[track_caller]
+fn remainder<'a>(x: Operand<'a>, y: Operand<'a>) -> Array {
+    let (x, y) = pair(unify("rem", vec![x, y]));
+    let y = nonzero_int_divisor(y);
+    let truncated = bind1(Binary(BinaryOp::Rem), &[x.borrowed(), y.borrowed()]);
+    let wrong_sign = truncated
+        .lt(0)
+        .ne(Array::lt_operand(y.borrowed(), 0))
+        .logical_and(truncated.ne(0));
+    let shifted = bind1(
+        Binary(BinaryOp::Add),
+        &[Operand::from(&truncated), y.borrowed()],
+    );
+    where_(&wrong_sign, shifted, truncated)
+}
+
+impl Array {
+    /// `x == v` for an operand that may be a literal.
+    #[track_caller]
+    fn eq_operand<'a>(x: Operand<'a>, v: impl IntoArg<'a>) -> Array {
+        compare(CompareOp::Eq, x, v.into_arg())
+    }
+
+    #[track_caller]
+    fn lt_operand<'a>(x: Operand<'a>, v: impl IntoArg<'a>) -> Array {
+        compare(CompareOp::Lt, x, v.into_arg())
+    }
 }
 
 macro_rules! compare_methods {
@@ -173,35 +333,41 @@ pub fn where_<'a>(cond: impl IntoArg<'a>, x: impl IntoArg<'a>, y: impl IntoArg<'
 
 macro_rules! operator {
     ($trait:ident, $method:ident, $op:ident) => {
+        operator!(@with $trait, $method, |x, y| binary(BinaryOp::$op, x, y));
+    };
+    ($trait:ident, $method:ident, fn $f:ident) => {
+        operator!(@with $trait, $method, |x, y| $f(x, y));
+    };
+    (@with $trait:ident, $method:ident, |$x:ident, $y:ident| $body:expr) => {
         impl<'a, R: IntoArg<'a>> ops::$trait<R> for &'a Array {
             type Output = Array;
             #[track_caller]
             fn $method(self, rhs: R) -> Array {
-                binary(BinaryOp::$op, self.into_arg(), rhs.into_arg())
+                { let ($x, $y) = (self.into_arg(), rhs.into_arg()); $body }
             }
         }
         impl<'a, R: IntoArg<'a>> ops::$trait<R> for Array {
             type Output = Array;
             #[track_caller]
             fn $method(self, rhs: R) -> Array {
-                binary(BinaryOp::$op, self.into_arg(), rhs.into_arg())
+                { let ($x, $y) = (self.into_arg(), rhs.into_arg()); $body }
             }
         }
-        operator!(@scalars $trait, $method, $op, f32, f64, i32, i64, u32, u8, i8);
+        operator!(@scalars $trait, $method, |$x, $y| $body, f32, f64, i32, i64, u32, u8, i8);
     };
-    (@scalars $trait:ident, $method:ident, $op:ident, $($t:ty),*) => {$(
+    (@scalars $trait:ident, $method:ident, |$x:ident, $y:ident| $body:expr, $($t:ty),*) => {$(
         impl<'a> ops::$trait<&'a Array> for $t {
             type Output = Array;
             #[track_caller]
             fn $method(self, rhs: &'a Array) -> Array {
-                binary(BinaryOp::$op, self.into_arg(), rhs.into_arg())
+                { let ($x, $y) = (self.into_arg(), rhs.into_arg()); $body }
             }
         }
         impl ops::$trait<Array> for $t {
             type Output = Array;
             #[track_caller]
             fn $method(self, rhs: Array) -> Array {
-                binary(BinaryOp::$op, self.into_arg(), rhs.into_arg())
+                { let ($x, $y) = (self.into_arg(), rhs.into_arg()); $body }
             }
         }
     )*};
@@ -210,8 +376,8 @@ macro_rules! operator {
 operator!(Add, add, Add);
 operator!(Sub, sub, Sub);
 operator!(Mul, mul, Mul);
-operator!(Div, div, Div);
-operator!(Rem, rem, Rem);
+operator!(Div, div, fn true_divide);
+operator!(Rem, rem, fn remainder);
 
 impl ops::Neg for &Array {
     type Output = Array;

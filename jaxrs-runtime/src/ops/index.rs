@@ -1,11 +1,36 @@
 //! Indexing: dynamic slices, take (gather along an axis), one-hot.
 
+use super::arith::where_;
 use super::axis_of;
 use crate::core::array::Array;
 use crate::core::trace::{bind1, op_error, Operand};
 use crate::dtype::DType;
 use crate::prims::{DynamicSlice, DynamicUpdateSlice, Take};
 use std::panic::Location;
+
+/// What [`Array::take_with`] does with an index outside `-n..n` (`jnp.take`'s `mode`).
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let x = Array::from_vec(vec![10i32, 11, 12], &[3]);
+/// let i = Array::from_vec(vec![5i32], &[1]);
+/// assert_eq!(x.take_with(&i, 0, TakeMode::Fill).to_vec::<i32>(), vec![i32::MIN]);
+/// assert_eq!(x.take_with(&i, 0, TakeMode::Clip).to_vec::<i32>(), vec![12]);
+/// assert_eq!(x.take_with(&i, 0, TakeMode::Wrap).to_vec::<i32>(), vec![12]);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TakeMode {
+    /// JAX's default: negative indices count from the end, and an index outside `-n..n`
+    /// gives NaN (floats), the dtype's minimum (signed integers), its maximum (unsigned) or
+    /// `true` (bool). Out-of-range elements get no gradient.
+    #[default]
+    Fill,
+    /// Indices are clamped into `0..n` (a negative index takes element 0, as in JAX).
+    Clip,
+    /// Indices are taken modulo `n` (Python's `%`).
+    Wrap,
+}
 
 impl Array {
     /// The slice of `sizes` starting at traced indices `starts` (one 0-d integer array per
@@ -38,15 +63,74 @@ impl Array {
 
     /// Elements at `indices` along `axis` (`jnp.take`): the result's shape is
     /// `shape[..axis] + indices.shape + shape[axis+1..]`. With `axis = 0` on a `[vocab, dim]`
-    /// table this is an embedding lookup. Negative indices count from the end; out-of-range
-    /// indices are clamped.
+    /// table this is an embedding lookup. Negative indices count from the end; an index
+    /// outside `-n..n` gives the fill value, as JAX's default `mode="fill"`: NaN for floats,
+    /// the minimum for signed integers, the maximum for unsigned ones, `true` for bools
+    /// (see [`TakeMode`] and [`Array::take_with`] for the other modes).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![0.0f32, 1.0, 2.0], &[3]);
+    /// let i = Array::from_vec(vec![2i32, -1, 3], &[3]);
+    /// let got = x.take(&i, 0).to_vec::<f32>();
+    /// assert_eq!(&got[..2], &[2.0, 2.0]);
+    /// assert!(got[2].is_nan());
+    /// ```
     #[track_caller]
     pub fn take(&self, indices: &Array, axis: i64) -> Array {
+        self.take_with(indices, axis, TakeMode::Fill)
+    }
+
+    /// [`Array::take`] with the handling of out-of-range indices chosen, as `jnp.take`'s
+    /// `mode`.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![0.0f32, 1.0, 2.0], &[3]);
+    /// let i = Array::from_vec(vec![-1i32, 3, 4], &[3]);
+    /// assert_eq!(x.take_with(&i, 0, TakeMode::Clip).to_vec::<f32>(), vec![0.0, 2.0, 2.0]);
+    /// assert_eq!(x.take_with(&i, 0, TakeMode::Wrap).to_vec::<f32>(), vec![2.0, 0.0, 1.0]);
+    /// ```
+    #[track_caller]
+    pub fn take_with(&self, indices: &Array, axis: i64, mode: TakeMode) -> Array {
+        let loc = Location::caller();
         let axis = axis_of("take", axis, self);
-        bind1(
-            Take { axis },
-            &[Operand::from(self), Operand::from(indices)],
-        )
+        if !indices.dtype().is_int() {
+            op_error(
+                "take",
+                "indices must be integers",
+                &[self.aval().clone(), indices.aval().clone()],
+                loc,
+            );
+        }
+        let n = self.shape()[axis] as i64;
+        // Wide enough for any axis length and any index, so the bounds below cannot wrap.
+        let wide = indices.astype(DType::I64);
+        let gather = |i: &Array| bind1(Take { axis }, &[Operand::from(self), Operand::from(i)]);
+        match mode {
+            // The primitive wraps negative indices once, then clamps: JAX's clip clamps first.
+            TakeMode::Clip => gather(&wide.maximum(0i64).minimum((n - 1).max(0))),
+            TakeMode::Wrap => gather(&wide.rem(n.max(1))),
+            TakeMode::Fill => {
+                let in_range = wide.ge(-n).logical_and(wide.lt(n));
+                let mut mask_shape = vec![1i64; axis];
+                mask_shape.extend(indices.shape().iter().map(|&d| d as i64));
+                mask_shape.extend(vec![1i64; self.rank() - axis - 1]);
+                let in_range = in_range.reshape(mask_shape);
+                let taken = gather(indices);
+                match self.dtype() {
+                    DType::Bool => where_(&in_range, &taken, true),
+                    DType::I8 => where_(&in_range, &taken, i8::MIN),
+                    DType::I32 => where_(&in_range, &taken, i32::MIN),
+                    DType::I64 => where_(&in_range, &taken, i64::MIN),
+                    DType::U8 => where_(&in_range, &taken, u8::MAX),
+                    DType::U32 => where_(&in_range, &taken, u32::MAX),
+                    _ => where_(&in_range, &taken, f64::NAN),
+                }
+            }
+        }
     }
 
     /// One-hot encoding of integer `indices` over `num_classes` classes, as `dtype`

@@ -12,6 +12,7 @@ mod reduce;
 mod shape;
 
 pub use arith::where_;
+pub use index::TakeMode;
 pub use linalg::DotDims;
 pub use math::stop_gradient;
 

@@ -11,6 +11,7 @@ use crate::core::array::Array;
 use crate::core::client::{client, fail};
 use crate::core::lower::{lower_jaxpr, LowerOptions};
 use crate::core::trace::is_tracing;
+use crate::error::Error;
 use crate::pjrt::{Buffer, LoadedExecutable};
 use crate::transforms::traced::{rebuild, trace_tree};
 use crate::tree::{leaf_paths, Tree, TreeDef};
@@ -19,7 +20,7 @@ use std::borrow::Cow;
 use std::fmt::Debug;
 use std::fmt::Write;
 use std::hash::Hash;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// The compile cache of one jitted function.
@@ -158,7 +159,8 @@ float_key!(f32, f64);
 /// Calls the function cached in `site`.
 ///
 /// `donated` holds the arguments whose buffers XLA may reuse for outputs (taken by value, so
-/// the caller cannot read them again), `kept` the other traced arguments, `statics` the static
+/// the caller cannot read them again; see [`Jitted::donate_argument`] for an array passed
+/// twice and for one whose clone is alive), `kept` the other traced arguments, `statics` the static
 /// ones. `body` is the user's function over traced arguments: it runs only on a cache miss
 /// (or inlined, when called inside another transformation's trace). Rust scalars among the
 /// arguments arrive in `body` as weakly typed 0-d arrays, which is why `D`/`K` and `DT`/`KT`
@@ -212,6 +214,12 @@ pub fn jit<A: Tree, R: Tree, F: Fn(A) -> R>(f: F) -> Jitted<F> {
 
 impl<F> Jitted<F> {
     /// Donates the whole argument tree to each call: outputs may reuse its buffers.
+    ///
+    /// As in JAX, a call that passes one array twice with a donated occurrence (`f(x.clone(),
+    /// x)` with both donated, or `f(x.clone(), &x)`) fails with [`Error::DonatedBufferUsed`]
+    /// naming both parameters. A donated array whose clone is still alive elsewhere is not
+    /// donated (its buffer stays readable through the clone); the first such call of each
+    /// jitted function says so with a `log::warn!` (target `jaxrs::jit`).
     pub fn donate_argument(mut self) -> Self {
         self.donate = true;
         self
@@ -286,6 +294,8 @@ struct JitCache {
     compiling: Mutex<()>,
     misses: AtomicU64,
     explanations: Mutex<Vec<String>>,
+    /// Whether a call already warned that a donated argument still had a clone alive.
+    warned_undonated: AtomicBool,
 }
 
 // The cache's locks ignore poisoning. A panic while one is held leaves its data as it was:
@@ -334,6 +344,22 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         return body(d, k, &statics);
     }
 
+    if let Some((donated, other)) = donated_twice(&leaves, num_donated) {
+        let names = site.params.as_ref();
+        let paths: Vec<String> = named_leaf_paths(&dd, names.map(|p| p.donated))
+            .into_iter()
+            .chain(named_leaf_paths(&kd, names.map(|p| p.kept)))
+            .collect();
+        fail(Error::DonatedBufferUsed(format!(
+            "jit `{}`: `{}` is donated and the same array is also passed as `{}` in this call; \
+             a donated buffer is consumed by the call, so it can be passed only once (pass a \
+             copy, or do not donate it)",
+            site.name(),
+            paths[donated],
+            paths[other]
+        )));
+    }
+
     let cache = site.cache();
     let entry = lookup(cache, &dd, &kd, &leaves, &statics).unwrap_or_else(|| {
         let _guard = lock(&cache.compiling);
@@ -367,11 +393,24 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
             Cow::Owned(l) => Arc::strong_count(&l.0) > 1,
         } || Arc::strong_count(&leaf.concrete("jit").buffers[0]) > 1;
         if shared {
-            log::debug!(
-                target: "jaxrs::jit",
-                "jit `{}`: donated leaf {i} is still shared with a clone; its buffer is not donated",
-                site.name()
-            );
+            // Skipping is safe but silently costs the memory donation was asked to save; JAX
+            // warns too ("Some donated buffers were not usable"). Once per site: a training
+            // loop would otherwise repeat it every step.
+            if !site.cache().warned_undonated.swap(true, Ordering::Relaxed) {
+                let names = site.params.as_ref().map(|p| p.donated);
+                let path = named_leaf_paths(&entry.donated_def, names)
+                    .into_iter()
+                    .nth(i)
+                    .unwrap_or_else(|| format!("donated leaf {i}"));
+                log::warn!(
+                    target: "jaxrs::jit",
+                    "jit `{}` ({}): donated `{path}` is still shared with a clone, so its buffer \
+                     is not donated (drop the clone before the call); this is said once per \
+                     function",
+                    site.name(),
+                    site.location()
+                );
+            }
             keep_alive.push((num_consts + i) as i64);
         }
     }
@@ -394,6 +433,26 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         &entry.out_def,
         arrays,
     )
+}
+
+/// The first donated leaf (by index) that is the same array, or shares its buffer, as
+/// another argument leaf, with that leaf's index.
+fn donated_twice(leaves: &[Array], num_donated: usize) -> Option<(usize, usize)> {
+    let buffer = |a: &Array| Arc::as_ptr(&a.concrete("jit").buffers[0]);
+    (0..num_donated)
+        // A leaf and buffer held once cannot appear elsewhere: the common case costs nothing.
+        .filter(|&i| {
+            Arc::strong_count(&leaves[i].0) > 1
+                || Arc::strong_count(&leaves[i].concrete("jit").buffers[0]) > 1
+        })
+        .find_map(|i| {
+            let same = |j: &usize| {
+                *j != i
+                    && (Arc::ptr_eq(&leaves[i].0, &leaves[*j].0)
+                        || buffer(&leaves[i]) == buffer(&leaves[*j]))
+            };
+            (0..leaves.len()).find(same).map(|j| (i.min(j), i.max(j)))
+        })
 }
 
 fn lookup<S: StaticArgs>(
