@@ -285,55 +285,36 @@ fn recompile_explanations_name_parameters_and_fields() {
         b: Array::zeros(&[1], DType::F32),
     };
     let site = named_step::jit_site();
-    let x3 = Array::zeros(&[3], DType::F32);
-    drop(named_step(params(2), &x3, "ab", 1));
-    assert!(site
-        .last_miss_explanation()
-        .unwrap()
-        .ends_with("for the first time"));
+    // Calls with `params` of `rows` rows and an `x` of `x_shape`; the explanation of the miss.
+    let miss = |rows: usize, x_shape: &[usize], mode: &str, scale: usize| {
+        drop(named_step(
+            params(rows),
+            &Array::zeros(x_shape, DType::F32),
+            mode,
+            scale,
+        ));
+        site.last_miss_explanation().unwrap()
+    };
+    assert!(miss(2, &[3], "ab", 1).ends_with("for the first time"));
     // A kept parameter.
-    drop(named_step(
-        params(2),
-        &Array::zeros(&[4, 3], DType::F32),
-        "ab",
-        1,
-    ));
-    let why = site.last_miss_explanation().unwrap();
+    let why = miss(2, &[4, 3], "ab", 1);
     assert!(
         why.ends_with("because x changed from f32[3] to f32[4,3]"),
         "{why}"
     );
     // A field of a donated parameter.
-    drop(named_step(
-        params(5),
-        &Array::zeros(&[4, 3], DType::F32),
-        "ab",
-        1,
-    ));
-    let why = site.last_miss_explanation().unwrap();
+    let why = miss(5, &[4, 3], "ab", 1);
     assert!(
         why.ends_with("because params.w changed from f32[2,1] to f32[5,1]"),
         "{why}"
     );
     // Static parameters: only the ones that changed, with their values.
-    drop(named_step(
-        params(5),
-        &Array::zeros(&[4, 3], DType::F32),
-        "a, b",
-        1,
-    ));
-    let why = site.last_miss_explanation().unwrap();
+    let why = miss(5, &[4, 3], "a, b", 1);
     assert!(
         why.ends_with(r#"because static mode changed from "ab" to "a, b""#),
         "{why}"
     );
-    drop(named_step(
-        params(5),
-        &Array::zeros(&[4, 3], DType::F32),
-        "ab",
-        3,
-    ));
-    let why = site.last_miss_explanation().unwrap();
+    let why = miss(5, &[4, 3], "ab", 3);
     assert!(
         why.ends_with(
             r#"because static mode changed from "a, b" to "ab"; static scale changed from 1 to 3"#

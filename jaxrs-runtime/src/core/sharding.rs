@@ -756,29 +756,25 @@ impl Array {
         if c.sharding == Sharding::SingleDevice(device) {
             return Cow::Borrowed(self);
         }
-        if let Ok(indices) = c.sharding.device_indices(&c.aval.shape) {
-            for ((d, index), buffer) in c.sharding.devices().iter().zip(&indices).zip(&c.buffers) {
-                let whole = index.iter().zip(&c.aval.shape).all(|(r, &n)| r.len() == n);
-                if *d == device && whole {
-                    return Cow::Owned(Array::from_shared_buffer(
-                        buffer.clone(),
-                        c.aval.clone(),
-                        device,
-                    ));
-                }
-            }
-        }
-        let whole_elsewhere = c
+        // The buffers holding the whole array (replicas), with their devices.
+        let indices = c.sharding.device_indices(&c.aval.shape).unwrap_or_default();
+        let wholes: Vec<(&Device, &Arc<Buffer>)> = c
             .sharding
-            .device_indices(&c.aval.shape)
-            .ok()
-            .and_then(|ix| {
-                ix.iter()
-                    .zip(&c.buffers)
-                    .find(|(index, _)| index.iter().zip(&c.aval.shape).all(|(r, &n)| r.len() == n))
-                    .map(|(_, b)| b.clone())
-            });
-        if let Some(b) = whole_elsewhere {
+            .devices()
+            .iter()
+            .zip(&indices)
+            .zip(&c.buffers)
+            .filter(|((_, index), _)| index.iter().zip(&c.aval.shape).all(|(r, &n)| r.len() == n))
+            .map(|((d, _), b)| (d, b))
+            .collect();
+        if let Some((_, b)) = wholes.iter().find(|(d, _)| **d == device) {
+            return Cow::Owned(Array::from_shared_buffer(
+                Arc::clone(b),
+                c.aval.clone(),
+                device,
+            ));
+        }
+        if let Some((_, b)) = wholes.first() {
             let copy = b.copy_to_device(&device).unwrap_or_else(|e| fail(e));
             return Cow::Owned(Array::from_buffer(copy, c.aval.clone(), device));
         }

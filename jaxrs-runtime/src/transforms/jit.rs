@@ -16,7 +16,6 @@ use crate::pjrt::{Buffer, LoadedExecutable};
 use crate::transforms::traced::{rebuild, trace_tree};
 use crate::tree::{leaf_paths, Tree, TreeDef};
 use std::any::Any;
-use std::borrow::Cow;
 use std::fmt::Debug;
 use std::fmt::Write;
 use std::hash::Hash;
@@ -388,10 +387,8 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
     {
         // Another array still reads this buffer: the leaf itself is shared with a clone, or
         // its buffer with a shard view (`addressable_shards`).
-        let shared = match leaf {
-            Cow::Borrowed(l) => Arc::strong_count(&l.0) > 1,
-            Cow::Owned(l) => Arc::strong_count(&l.0) > 1,
-        } || Arc::strong_count(&leaf.concrete("jit").buffers[0]) > 1;
+        let shared = Arc::strong_count(&leaf.0) > 1
+            || Arc::strong_count(&leaf.concrete("jit").buffers[0]) > 1;
         if shared {
             // Skipping is safe but silently costs the memory donation was asked to save; JAX
             // warns too ("Some donated buffers were not usable"). Once per site: a training
