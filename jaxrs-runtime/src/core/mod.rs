@@ -1,13 +1,15 @@
 //! The kernel of the engine: the IR ([`ir`]), the primitive trait ([`primitive`]), tracing
 //! ([`trace`]), the one `Array` type ([`array`]), eager execution ([`eager`]), StableHLO
 //! lowering ([`lower`]), the process-wide PJRT client ([`client`]), how arrays lie on
-//! devices ([`sharding`]) and the array printer (`print`).
+//! devices ([`sharding`]), the named axes in scope while tracing ([`axes`]) and the array
+//! printer (`print`).
 //!
 //! These modules import each other (an `Array` op binds a primitive, which records into the
 //! trace or runs eagerly, which lowers and executes): the one accepted import cycle, as in
 //! JAX's `core.py` and `dispatch.py`. Nothing here knows a specific primitive.
 
 pub mod array;
+pub mod axes;
 pub mod client;
 pub mod eager;
 pub mod ir;
