@@ -101,6 +101,40 @@ pub enum Error {
     /// than the array's rank, a device count that is not the mesh's size).
     #[error("{0}")]
     Sharding(String),
+    /// A blocking get of the distributed key-value store (`jaxrs::distributed`) found no
+    /// value for its key within its timeout. `key` is the key as text (bytes that are not
+    /// UTF-8 are escaped).
+    #[error("no value for key {key:?} in the distributed key-value store after {timeout:?}")]
+    KeyValueTimeout {
+        key: String,
+        timeout: std::time::Duration,
+    },
+    /// The coordination between processes (`jaxrs::distributed`) failed: the coordinator
+    /// cannot be reached or the connection to it was lost, the processes disagree on their
+    /// number or ids, a key was set twice, the store was shut down. `code` classifies it
+    /// the way PJRT's codes do (`Unavailable`, `InvalidArgument`, `AlreadyExists`, ...).
+    #[error("jaxrs::distributed: {message}")]
+    Distributed { code: ErrorCode, message: String },
+    /// `jaxrs::distributed::initialize` asked for more than one process on a plugin without
+    /// cross-process collectives (the stock CPU plugin).
+    #[error(
+        "cannot run {num_processes} processes on the {platform} PJRT plugin: it has no \
+         cross-process collectives (XLA's CPU plugin takes only cpu_device_count, asynchronous \
+         and process_id); use one process with several CPU devices \
+         (jaxrs::set_cpu_device_count), or a plugin with multi-process support such as the \
+         CUDA plugin via JAXRS_PJRT_PLUGIN"
+    )]
+    MultiProcessUnsupported {
+        platform: String,
+        num_processes: usize,
+    },
+    /// `jaxrs::distributed::initialize` was called after the process-wide PJRT client was
+    /// created (by the first array operation, `devices()`, or an earlier failed attempt).
+    #[error(
+        "jaxrs::distributed::initialize must be called before the first array operation: the \
+         PJRT client already exists (created for this process alone)"
+    )]
+    DistributedAfterClient,
     /// An I/O failure (cache folder, lock file, plugin file).
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),

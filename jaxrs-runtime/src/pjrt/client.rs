@@ -1,6 +1,7 @@
 //! `Client` (owns a `PJRT_Client`) and `Device` (a client's device, by reference).
 
 use super::api::Api;
+use super::kv::{self, KeyValueStore, KvUserArg};
 use super::sys;
 use super::util::{raw_slice, string_from};
 use crate::error::Error;
@@ -20,6 +21,9 @@ pub struct Client {
     platform_name: String,
     devices: Vec<Device>,
     me: Weak<Client>,
+    /// The key-value store the plugin's callbacks reach; a field, so it is dropped after
+    /// `Drop::drop` destroyed the client.
+    _kv: Option<KvUserArg>,
 }
 
 // SAFETY: PJRT clients are thread-safe (the C API's contract); the other fields are plain data.
@@ -41,30 +45,57 @@ impl Client {
     /// Creates a client. `cpu_device_count` is passed as the create option `cpu_device_count`
     /// (int64) only when `Some` (a CPU plugin's option; others may reject it).
     pub fn new(api: Arc<Api>, cpu_device_count: Option<i64>) -> Result<Arc<Client>> {
-        const NAME: &str = "cpu_device_count";
-        let option = cpu_device_count.map(|n| sys::PJRT_NamedValue {
-            struct_size: sys::PJRT_NamedValue_STRUCT_SIZE,
-            extension_start: ptr::null_mut(),
-            name: NAME.as_ptr().cast::<c_char>(),
-            name_size: NAME.len(),
-            type_: sys::PJRT_NamedValue_kInt64,
-            value: sys::PJRT_NamedValue_Value { int64_value: n },
-            value_size: 1,
-        });
+        let options: Vec<(&str, i64)> = cpu_device_count
+            .map(|n| ("cpu_device_count", n))
+            .into_iter()
+            .collect();
+        Client::with_options(api, &options, None)
+    }
+
+    /// Creates a client with int64 create options (`("num_nodes", 2)`, `("node_id", 1)`) and,
+    /// when given, a key-value store that the plugin reaches through `PJRT_Client_Create`'s
+    /// `kv_*_callback`s. The client keeps the store alive until after it is destroyed.
+    pub fn with_options(
+        api: Arc<Api>,
+        options: &[(&str, i64)],
+        kv_store: Option<Arc<dyn KeyValueStore>>,
+    ) -> Result<Arc<Client>> {
+        let named: Vec<sys::PJRT_NamedValue> = options
+            .iter()
+            .map(|(name, value)| sys::PJRT_NamedValue {
+                struct_size: sys::PJRT_NamedValue_STRUCT_SIZE,
+                extension_start: ptr::null_mut(),
+                name: name.as_ptr().cast::<c_char>(),
+                name_size: name.len(),
+                type_: sys::PJRT_NamedValue_kInt64,
+                value: sys::PJRT_NamedValue_Value {
+                    int64_value: *value,
+                },
+                value_size: 1,
+            })
+            .collect();
+        let kv = kv_store.map(KvUserArg::new);
+        let user_arg = kv.as_ref().map_or(ptr::null_mut(), KvUserArg::as_ptr);
         let mut args = sys::PJRT_Client_Create_Args {
             struct_size: sys::PJRT_Client_Create_Args_STRUCT_SIZE,
             extension_start: ptr::null_mut(),
-            create_options: option.as_ref().map_or(ptr::null(), |o| o as *const _),
-            num_options: usize::from(option.is_some()),
-            kv_get_callback: None,
-            kv_get_user_arg: ptr::null_mut(),
-            kv_put_callback: None,
-            kv_put_user_arg: ptr::null_mut(),
+            create_options: if named.is_empty() {
+                ptr::null()
+            } else {
+                named.as_ptr()
+            },
+            num_options: named.len(),
+            kv_get_callback: kv.as_ref().map(|_| kv::kv_get as _),
+            kv_get_user_arg: user_arg,
+            kv_put_callback: kv.as_ref().map(|_| kv::kv_put as _),
+            kv_put_user_arg: user_arg,
             client: ptr::null_mut(),
-            kv_try_get_callback: None,
-            kv_try_get_user_arg: ptr::null_mut(),
+            kv_try_get_callback: kv.as_ref().map(|_| kv::kv_try_get as _),
+            kv_try_get_user_arg: user_arg,
         };
-        // SAFETY: valid args; `option` outlives the call.
+        // SAFETY: valid args; `named` (and the names it points to) outlive the call, and
+        // `kv`, the callbacks' user_arg, outlives the client (it is moved into it below, and
+        // on a failure here it is dropped after the guard destroys the client).
         let err = unsafe { (api.f.client_create)(&mut args) };
         api.check(err, "PJRT_Client_Create")?;
         let raw = NonNull::new(args.client).ok_or_else(|| Error::Pjrt {
@@ -86,6 +117,7 @@ impl Client {
             platform_name,
             devices,
             me: me.clone(),
+            _kv: kv,
         }))
     }
 

@@ -10,6 +10,7 @@ mod api;
 mod buffer;
 mod client;
 mod executable;
+mod kv;
 mod options;
 pub mod provision;
 pub mod sys;
@@ -19,6 +20,7 @@ pub use api::Api;
 pub use buffer::Buffer;
 pub use client::{Client, Device};
 pub use executable::{LoadedExecutable, MemoryStats};
+pub use kv::{key_text, KeyValueStore};
 pub use options::CompileOptions;
 
 use crate::error::Error;
@@ -49,11 +51,18 @@ pub fn default_client() -> Result<Arc<Client>> {
 struct DeviceCount {
     requested: Option<usize>,
     created: Option<usize>,
+    /// Has [`default_client`] run its creation (successful or not)?
+    attempted: bool,
+    /// The client [`create_default_client_for_processes`] made, for [`default_client`] to
+    /// take.
+    prepared: Option<Arc<Client>>,
 }
 
 static DEVICE_COUNT: Mutex<DeviceCount> = Mutex::new(DeviceCount {
     requested: None,
     created: None,
+    attempted: false,
+    prepared: None,
 });
 
 /// Asks for `n` CPU devices in the default client. Before the client exists this sets the
@@ -81,8 +90,65 @@ pub fn set_default_cpu_device_count(n: usize) -> Result<()> {
     }
 }
 
+/// Creates the process-wide client now, as process `node_id` of `num_nodes`, for
+/// `jaxrs::distributed::initialize`; `connect` joins the other processes and returns the
+/// key-value store they share.
+///
+/// A plugin that takes the `cpu_device_count` option is XLA's CPU plugin (others reject it
+/// with `INVALID_ARGUMENT` while checking their options, before touching a device): it has no
+/// cross-process collectives, so more than one process is
+/// [`Error::MultiProcessUnsupported`], refused before `connect` is called; with one process
+/// it is created as usual. Any other plugin is created with the `num_nodes` and `node_id`
+/// options and the store behind its key-value callbacks (what JAX passes XLA's GPU plugin).
+///
+/// Too late once [`default_client`] ran: [`Error::DistributedAfterClient`]. The lock this holds
+/// makes a concurrent first [`default_client`] wait, and then take this client.
+pub fn create_default_client_for_processes(
+    num_nodes: usize,
+    node_id: usize,
+    connect: impl FnOnce() -> Result<Arc<dyn KeyValueStore>>,
+) -> Result<Arc<Client>> {
+    let mut count = DEVICE_COUNT.lock().unwrap_or_else(|p| p.into_inner());
+    if count.attempted || count.prepared.is_some() {
+        return Err(Error::DistributedAfterClient);
+    }
+    let devices = match count.requested {
+        Some(n) => n as i64,
+        None => cpu_devices_from_env()?,
+    };
+    let api = Api::load(&provision::plugin_path()?)?;
+    let client = match Client::new(api.clone(), Some(devices)) {
+        Ok(cpu) if num_nodes > 1 => {
+            return Err(Error::MultiProcessUnsupported {
+                platform: cpu.platform_name(),
+                num_processes: num_nodes,
+            })
+        }
+        Ok(cpu) => {
+            connect()?;
+            cpu
+        }
+        Err(Error::Pjrt {
+            code: ErrorCode::InvalidArgument,
+            ..
+        }) => {
+            let store = connect()?;
+            let options = [("num_nodes", num_nodes as i64), ("node_id", node_id as i64)];
+            Client::with_options(api, &options, Some(store))?
+        }
+        Err(e) => return Err(e),
+    };
+    count.created = Some(client.devices().len());
+    count.prepared = Some(client.clone());
+    Ok(client)
+}
+
 fn create_default_client() -> Result<Arc<Client>> {
     let mut count = DEVICE_COUNT.lock().unwrap_or_else(|p| p.into_inner());
+    count.attempted = true;
+    if let Some(client) = count.prepared.take() {
+        return Ok(client);
+    }
     let devices = match count.requested {
         Some(n) => n as i64,
         None => cpu_devices_from_env()?,
@@ -147,6 +213,22 @@ fn copy_error(e: &Error) -> Error {
             existing: *existing,
         },
         Error::Sharding(m) => Error::Sharding(m.clone()),
+        Error::KeyValueTimeout { key, timeout } => Error::KeyValueTimeout {
+            key: key.clone(),
+            timeout: *timeout,
+        },
+        Error::Distributed { code, message } => Error::Distributed {
+            code: *code,
+            message: message.clone(),
+        },
+        Error::MultiProcessUnsupported {
+            platform,
+            num_processes,
+        } => Error::MultiProcessUnsupported {
+            platform: platform.clone(),
+            num_processes: *num_processes,
+        },
+        Error::DistributedAfterClient => Error::DistributedAfterClient,
         Error::Io(io) => Error::Io(std::io::Error::new(io.kind(), io.to_string())),
     }
 }

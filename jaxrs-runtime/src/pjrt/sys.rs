@@ -189,8 +189,76 @@ pub const PJRT_Event_Await_Args_STRUCT_SIZE: usize =
 
 // ------------------------------------------------------------------ client
 
-/// A key-value store callback (unused by jaxrs: always null).
-pub type PJRT_KeyValueCallback = Option<unsafe extern "C" fn(args: *mut c_void) -> *mut PJRT_Error>;
+/// What a callback calls to make the `PJRT_Error` it returns (`message` is copied).
+pub type PJRT_CallbackError = Option<
+    unsafe extern "C" fn(
+        code: PJRT_Error_Code,
+        message: *const c_char,
+        message_size: usize,
+    ) -> *mut PJRT_Error,
+>;
+
+/// Frees a value a get callback returned; the plugin calls it once it has copied the value.
+pub type PJRT_KeyValueGetCallback_ValueDeleter = Option<unsafe extern "C" fn(value: *mut c_char)>;
+
+#[repr(C)]
+pub struct PJRT_KeyValueGetCallback_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub key: *const c_char,
+    pub key_size: usize,
+    pub timeout_in_ms: c_int,
+    /// A pointer to the function pointer (as the header declares it).
+    pub callback_error: *mut PJRT_CallbackError,
+    pub user_arg: *mut c_void,
+    pub value: *mut c_char,
+    pub value_size: usize,
+    pub value_deleter_callback: PJRT_KeyValueGetCallback_ValueDeleter,
+}
+pub const PJRT_KeyValueGetCallback_Args_STRUCT_SIZE: usize = struct_size!(
+    PJRT_KeyValueGetCallback_Args,
+    value_deleter_callback: PJRT_KeyValueGetCallback_ValueDeleter
+);
+
+/// Like the get callback, but answers `NOT_FOUND` at once when the key has no value.
+#[repr(C)]
+pub struct PJRT_KeyValueTryGetCallback_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub key: *const c_char,
+    pub key_size: usize,
+    pub callback_error: *mut PJRT_CallbackError,
+    pub user_arg: *mut c_void,
+    pub value: *mut c_char,
+    pub value_size: usize,
+    pub value_deleter_callback: PJRT_KeyValueGetCallback_ValueDeleter,
+}
+pub const PJRT_KeyValueTryGetCallback_Args_STRUCT_SIZE: usize = struct_size!(
+    PJRT_KeyValueTryGetCallback_Args,
+    value_deleter_callback: PJRT_KeyValueGetCallback_ValueDeleter
+);
+
+#[repr(C)]
+pub struct PJRT_KeyValuePutCallback_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub key: *const c_char,
+    pub key_size: usize,
+    /// Alive only during the call.
+    pub value: *const c_char,
+    pub value_size: usize,
+    pub callback_error: *mut PJRT_CallbackError,
+    pub user_arg: *mut c_void,
+}
+pub const PJRT_KeyValuePutCallback_Args_STRUCT_SIZE: usize =
+    struct_size!(PJRT_KeyValuePutCallback_Args, user_arg: *mut c_void);
+
+pub type PJRT_KeyValueGetCallback =
+    Option<unsafe extern "C" fn(args: *mut PJRT_KeyValueGetCallback_Args) -> *mut PJRT_Error>;
+pub type PJRT_KeyValueTryGetCallback =
+    Option<unsafe extern "C" fn(args: *mut PJRT_KeyValueTryGetCallback_Args) -> *mut PJRT_Error>;
+pub type PJRT_KeyValuePutCallback =
+    Option<unsafe extern "C" fn(args: *mut PJRT_KeyValuePutCallback_Args) -> *mut PJRT_Error>;
 
 #[repr(C)]
 pub struct PJRT_Client_Create_Args {
@@ -198,12 +266,12 @@ pub struct PJRT_Client_Create_Args {
     pub extension_start: *mut PJRT_Extension_Base,
     pub create_options: *const PJRT_NamedValue,
     pub num_options: usize,
-    pub kv_get_callback: PJRT_KeyValueCallback,
+    pub kv_get_callback: PJRT_KeyValueGetCallback,
     pub kv_get_user_arg: *mut c_void,
-    pub kv_put_callback: PJRT_KeyValueCallback,
+    pub kv_put_callback: PJRT_KeyValuePutCallback,
     pub kv_put_user_arg: *mut c_void,
     pub client: *mut PJRT_Client,
-    pub kv_try_get_callback: PJRT_KeyValueCallback,
+    pub kv_try_get_callback: PJRT_KeyValueTryGetCallback,
     pub kv_try_get_user_arg: *mut c_void,
 }
 pub const PJRT_Client_Create_Args_STRUCT_SIZE: usize =
@@ -789,6 +857,14 @@ mod tests {
         assert_eq!(PJRT_NamedValue_STRUCT_SIZE, 56);
         assert_eq!(PJRT_Plugin_Initialize_Args_STRUCT_SIZE, 16);
         assert_eq!(PJRT_Client_Create_Args_STRUCT_SIZE, 88);
+        // `timeout_in_ms` is an int padded to 8 before `callback_error`.
+        assert_eq!(
+            offset_of!(PJRT_KeyValueGetCallback_Args, callback_error),
+            40
+        );
+        assert_eq!(PJRT_KeyValueGetCallback_Args_STRUCT_SIZE, 80);
+        assert_eq!(PJRT_KeyValueTryGetCallback_Args_STRUCT_SIZE, 72);
+        assert_eq!(PJRT_KeyValuePutCallback_Args_STRUCT_SIZE, 64);
         assert_eq!(PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE, 120);
         assert_eq!(PJRT_Buffer_IsDeleted_Args_STRUCT_SIZE, 25);
         assert_eq!(PJRT_ExecuteOptions_STRUCT_SIZE, 112);
