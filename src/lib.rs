@@ -69,6 +69,8 @@
 //!   [`NamedSharding`]); read them back by [`Array::addressable_shards`] ([`Shard`]). pjit,
 //!   pmap and collectives are not built yet: an op on a sharded array gathers it onto one
 //!   device first.
+//! - **Many processes**: [`distributed::initialize`] (as `jax.distributed.initialize`) and the
+//!   coordination store [`distributed::KeyValueStore`].
 //! - **Looking inside**: [`make_jaxpr`] (the IR), [`stablehlo`] (the program XLA compiles,
 //!   each op located at its Rust line).
 //! - **Errors**: a programmer's mistake (shapes, dtypes, axes) panics with the op, the shapes
@@ -151,6 +153,9 @@ pub use jaxrs_runtime::{
     TreeMismatch,
 };
 pub use jaxrs_runtime::{try_run, Error, ErrorCode, Result};
+
+// Many processes: `jaxrs::distributed::initialize` and the coordination store.
+pub use jaxrs_runtime::distributed;
 
 /// Everything a typical program needs, and everything the README uses:
 /// `use jaxrs::prelude::*;`.

@@ -47,6 +47,38 @@ pub use crate::core::sharding::{
 };
 pub use pjrt::Device;
 
+/// Many processes, in the style of `jax.distributed`: [`initialize`](distributed::initialize)
+/// joins this process to a program of several (process 0 serves a coordination key-value
+/// store over TCP, every process connects to it), and creates the PJRT client for this process
+/// with the store behind the plugin's key-value callbacks, as XLA's GPU plugin needs for
+/// `num_nodes` > 1. The store ([`KeyValueStore`](distributed::KeyValueStore): put, blocking
+/// get with a timeout, try_get, barriers; keys and values are bytes) is the program's too.
+///
+/// XLA's CPU plugin has no cross-process collectives: there, `initialize` with more than one
+/// process is [`Error::MultiProcessUnsupported`]; use one process with several CPU devices.
+///
+/// ```
+/// use std::time::Duration;
+///
+/// // Process `id` of `n`, all given the same coordinator address (here: one process).
+/// let (address, n, id) = ("127.0.0.1:0", 1, 0);
+/// jaxrs::distributed::initialize(address, n, id)?;
+/// let store = jaxrs::distributed::key_value_store().unwrap();
+/// store.put(format!("hello/{id}"), b"\0binary\xff")?;
+/// for other in 0..n {
+///     let value = store.get(format!("hello/{other}"), Duration::from_secs(60))?;
+///     assert_eq!(value, b"\0binary\xff");
+/// }
+/// jaxrs::distributed::shutdown()?;
+/// # Ok::<(), jaxrs::Error>(())
+/// ```
+pub mod distributed {
+    pub use crate::core::distributed::{
+        initialize, initialize_with_timeout, key_value_store, shutdown,
+    };
+    pub use crate::core::kv_store::{KeyValueStore, Service};
+}
+
 // Transformations.
 pub use transforms::check_grads::{check_grads, check_grads_with, Modes};
 pub use transforms::grad::{
