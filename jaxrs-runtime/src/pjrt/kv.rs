@@ -40,6 +40,11 @@ pub(crate) struct KvUserArg(*mut Arc<dyn KeyValueStore>);
 // SAFETY: it only points at an `Arc<dyn KeyValueStore>`, which is Send + Sync.
 unsafe impl Send for KvUserArg {}
 unsafe impl Sync for KvUserArg {}
+// A client (and so every `Array`) stays unwind-safe: Rust code never calls the store through
+// this pointer; only the plugin does, through the callbacks, each under its own
+// `catch_unwind`.
+impl std::panic::UnwindSafe for KvUserArg {}
+impl std::panic::RefUnwindSafe for KvUserArg {}
 
 impl KvUserArg {
     pub(crate) fn new(store: Arc<dyn KeyValueStore>) -> KvUserArg {
