@@ -419,3 +419,39 @@ fn a_blocking_get_is_answered_when_the_service_stops_and_threads_end() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn threads_of_one_process_share_a_store_without_holding_each_other_up() {
+    let (_service, address) = service();
+    let store = KeyValueStore::connect(&address, 1, 0, LONG).unwrap();
+    // Every thread first waits for a key the next thread puts: with one connection per
+    // process this would deadlock; the pool gives each request its own.
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let store = store.clone();
+            std::thread::spawn(move || {
+                let waited = std::thread::spawn({
+                    let store = store.clone();
+                    move || store.get(format!("ring/{t}"), LONG)
+                });
+                store
+                    .put(format!("ring/{}", (t + 1) % 8), [t as u8])
+                    .unwrap();
+                assert_eq!(waited.join().unwrap().unwrap(), [((t + 7) % 8) as u8]);
+                for i in 0..50 {
+                    store.put(format!("k/{t}/{i}"), vec![t as u8; i]).unwrap();
+                }
+                for i in 0..50 {
+                    let other = (t + 3) % 8;
+                    assert_eq!(
+                        store.get(format!("k/{other}/{i}"), LONG).unwrap(),
+                        vec![other as u8; i]
+                    );
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
