@@ -80,6 +80,18 @@
 pub use jaxrs_macros::{jit, remat, scan, vmap, Tree};
 
 pub use jaxrs_runtime::{
+    // Collectives over named axes.
+    all_gather,
+    axis_index,
+    axis_size,
+    pmax,
+    pmean,
+    pmin,
+    ppermute,
+    psum,
+    psum_scatter,
+};
+pub use jaxrs_runtime::{
     // Transformations.
     check_grads,
     check_grads_with,
@@ -98,6 +110,7 @@ pub use jaxrs_runtime::{
     value_and_grad_aux,
     vjp,
     vmap,
+    vmap_named,
     vmap_sized,
     while_loop,
     Argnum,
@@ -156,10 +169,11 @@ pub use jaxrs_runtime::{try_run, Error, ErrorCode, Result};
 /// `use jaxrs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        check_grads, checkpoint_name, cond, custom_vjp, fori_loop, grad, jit, jvp, make_jaxpr,
+        all_gather, axis_index, axis_size, check_grads, checkpoint_name, cond, custom_vjp,
+        fori_loop, grad, jit, jvp, make_jaxpr, pmax, pmean, pmin, ppermute, psum, psum_scatter,
         remat, scan, stablehlo, stop_gradient, switch, tree_map, tree_map2, try_run,
-        value_and_grad, value_and_grad_argnums, value_and_grad_aux, vjp, vmap, vmap_sized, where_,
-        while_loop, Argnum, Array, DType, RematPolicy, TakeMode, Tree,
+        value_and_grad, value_and_grad_argnums, value_and_grad_aux, vjp, vmap, vmap_named,
+        vmap_sized, where_, while_loop, Argnum, Array, DType, RematPolicy, TakeMode, Tree,
     };
 }
 
