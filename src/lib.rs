@@ -56,8 +56,10 @@
 //! - **Differentiating**: [`grad`], [`value_and_grad`], [`value_and_grad_aux`],
 //!   [`value_and_grad_argnums`] with [`Argnum`], [`vjp`], [`jvp`], [`custom_vjp`],
 //!   [`check_grads`].
-//! - **Batching**: [`macro@vmap`] and [`fn@vmap`], [`vmap_sized`], [`AxisSpec`] (`in_axes` /
-//!   `out_axes`).
+//! - **Batching**: [`macro@vmap`] and [`fn@vmap`], [`vmap_sized`], [`vmap_named`] (a named
+//!   batch axis), [`AxisSpec`] (`in_axes` / `out_axes`).
+//! - **Collectives** over a named axis: [`psum`], [`pmean`], [`pmax`], [`pmin`],
+//!   [`all_gather`], [`psum_scatter`], [`ppermute`], [`axis_index`], [`axis_size`].
 //! - **Loops and branches**: [`macro@scan`] and [`fn@scan`], [`scan_with`] ([`ScanOptions`]:
 //!   reverse, length, unroll), [`fori_loop`], [`while_loop`], [`cond`], [`switch`].
 //! - **Memory**: [`macro@remat`] and [`fn@remat`] with a [`RematPolicy`], [`checkpoint_name`].
@@ -66,9 +68,8 @@
 //! - **Devices**: [`devices`], [`local_device_count`], [`set_cpu_device_count`] (or
 //!   `JAXRS_CPU_DEVICES`), [`Device`]; lay arrays out with [`device_put`] /
 //!   [`try_device_put`] and a [`Sharding`] ([`Mesh`] + [`PartitionSpec`], written [`P!`] =
-//!   [`NamedSharding`]); read them back by [`Array::addressable_shards`] ([`Shard`]). pjit,
-//!   pmap and collectives are not built yet: an op on a sharded array gathers it onto one
-//!   device first.
+//!   [`NamedSharding`]); read them back by [`Array::addressable_shards`] ([`Shard`]). pjit
+//!   and pmap are not built yet: an op on a sharded array gathers it onto one device first.
 //! - **Looking inside**: [`make_jaxpr`] (the IR), [`stablehlo`] (the program XLA compiles,
 //!   each op located at its Rust line).
 //! - **Errors**: a programmer's mistake (shapes, dtypes, axes) panics with the op, the shapes
