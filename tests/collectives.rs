@@ -457,3 +457,58 @@ fn lowered_collectives_are_the_stablehlo_ops() {
         "{printed}"
     );
 }
+
+#[test]
+fn jit_inside_vmap_named_sees_each_batch_size() {
+    devices8();
+    let total = jit(|x: Array| psum(&x, "i"));
+    let f = vmap_named(|x: Array| total.call::<_, Array>(x), 0, 0, "i");
+    assert_eq!(
+        f(Array::ones(&[4], DType::F32)).to_vec::<f32>(),
+        vec![4.0; 4]
+    );
+    assert_eq!(
+        f(Array::ones(&[8], DType::F32)).to_vec::<f32>(),
+        vec![8.0; 8]
+    );
+    let result = std::panic::catch_unwind(|| total.call::<_, Array>(Array::ones(&[2], DType::F32)));
+    let msg = panic_message(result);
+    assert!(msg.contains("psum: unknown axis name \"i\""), "{msg}");
+}
+
+#[test]
+fn a_repeated_name_means_the_innermost_axis() {
+    devices8();
+    let inner = vmap_named(|x: Array| psum(&x, "i"), 0, 0, "i");
+    let outer = vmap_named(inner, 0, 0, "i");
+    let x = Array::from_vec(vec![1.0f32, 2.0, 3.0, 10.0, 20.0, 30.0], &[2, 3]);
+    assert_eq!(
+        outer(x).to_vec::<f32>(),
+        vec![6.0, 6.0, 6.0, 60.0, 60.0, 60.0]
+    );
+}
+
+#[test]
+fn a_vmap_inside_the_replicated_program_keeps_the_outer_collective() {
+    devices8();
+    // Micro-batches of 2 per device, reduced over the devices and within each device.
+    let per_member = |x: &Array| {
+        vmap_named(
+            |r: Array| psum(&r.sin(), "i") * pmax(&r, "j") + axis_index("i"),
+            0,
+            0,
+            "j",
+        )(x.clone())
+    };
+    let xs = Array::from_f64s(
+        &(0..48).map(|k| (k as f64 * 0.37).sin()).collect::<Vec<_>>(),
+        &[8, 2, 3],
+        DType::F32,
+    );
+    let on_devices = on_replicas(|x| per_member(&x[0]), std::slice::from_ref(&xs));
+    let on_one = vmap_named(|x: Array| per_member(&x), 0, 0, "i")(xs);
+    let (got, want) = (on_devices.to_vec::<f32>(), on_one.to_vec::<f32>());
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g - w).abs() < 1e-5, "{got:?}\n{want:?}");
+    }
+}
