@@ -95,12 +95,11 @@ pub mod internals {
     pub mod prims {
         pub use crate::prims::*;
     }
-    /// Named axes in scope while tracing, and the batching pass's axis (collectives' tests).
+    /// Named axes in scope while tracing (the collectives' tests trace as pmap will).
     pub use crate::core::axes;
     /// Lowering a jaxpr by hand (the replica-lowered collectives' tests).
     pub use crate::core::client::client;
     pub use crate::core::lower::{compile_options, lower_jaxpr, LowerOptions};
-    pub use crate::interpreters::batching::axis_name as batching_axis_name;
     /// The PJRT layer under the engine (its own tests; the dispatch bench's raw floor).
     pub mod pjrt {
         pub use crate::pjrt::*;

@@ -62,7 +62,7 @@ thread_local! {
     static BATCH_AXIS: RefCell<Vec<Option<String>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Pops the name [`batch_jaxpr`] pushed, also when a rule panics.
+/// Pops the name [`batch_jaxpr_named`] pushed, also when a rule panics.
 struct BatchAxisGuard;
 
 impl Drop for BatchAxisGuard {
