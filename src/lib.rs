@@ -56,8 +56,10 @@
 //! - **Differentiating**: [`grad`], [`value_and_grad`], [`value_and_grad_aux`],
 //!   [`value_and_grad_argnums`] with [`Argnum`], [`vjp`], [`jvp`], [`custom_vjp`],
 //!   [`check_grads`].
-//! - **Batching**: [`macro@vmap`] and [`fn@vmap`], [`vmap_sized`], [`AxisSpec`] (`in_axes` /
-//!   `out_axes`).
+//! - **Batching**: [`macro@vmap`] and [`fn@vmap`], [`vmap_sized`], [`vmap_named`] (a named
+//!   batch axis), [`AxisSpec`] (`in_axes` / `out_axes`).
+//! - **Collectives** over a named axis: [`psum`], [`pmean`], [`pmax`], [`pmin`],
+//!   [`all_gather`], [`psum_scatter`], [`ppermute`], [`axis_index`], [`axis_size`].
 //! - **Loops and branches**: [`macro@scan`] and [`fn@scan`], [`scan_with`] ([`ScanOptions`]:
 //!   reverse, length, unroll), [`fori_loop`], [`while_loop`], [`cond`], [`switch`].
 //! - **Memory**: [`macro@remat`] and [`fn@remat`] with a [`RematPolicy`], [`checkpoint_name`].
@@ -66,9 +68,8 @@
 //! - **Devices**: [`devices`], [`local_device_count`], [`set_cpu_device_count`] (or
 //!   `JAXRS_CPU_DEVICES`), [`Device`]; lay arrays out with [`device_put`] /
 //!   [`try_device_put`] and a [`Sharding`] ([`Mesh`] + [`PartitionSpec`], written [`P!`] =
-//!   [`NamedSharding`]); read them back by [`Array::addressable_shards`] ([`Shard`]). pjit,
-//!   pmap and collectives are not built yet: an op on a sharded array gathers it onto one
-//!   device first.
+//!   [`NamedSharding`]); read them back by [`Array::addressable_shards`] ([`Shard`]). pjit
+//!   and pmap are not built yet: an op on a sharded array gathers it onto one device first.
 //! - **Many processes**: [`distributed::initialize`] (as `jax.distributed.initialize`) and the
 //!   coordination store [`distributed::KeyValueStore`].
 //! - **Looking inside**: [`make_jaxpr`] (the IR), [`stablehlo`] (the program XLA compiles,
@@ -81,6 +82,18 @@
 
 pub use jaxrs_macros::{jit, remat, scan, vmap, Tree};
 
+pub use jaxrs_runtime::{
+    // Collectives over named axes.
+    all_gather,
+    axis_index,
+    axis_size,
+    pmax,
+    pmean,
+    pmin,
+    ppermute,
+    psum,
+    psum_scatter,
+};
 pub use jaxrs_runtime::{
     // Transformations.
     check_grads,
@@ -100,6 +113,7 @@ pub use jaxrs_runtime::{
     value_and_grad_aux,
     vjp,
     vmap,
+    vmap_named,
     vmap_sized,
     while_loop,
     Argnum,
@@ -161,10 +175,11 @@ pub use jaxrs_runtime::distributed;
 /// `use jaxrs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        check_grads, checkpoint_name, cond, custom_vjp, fori_loop, grad, jit, jvp, make_jaxpr,
+        all_gather, axis_index, axis_size, check_grads, checkpoint_name, cond, custom_vjp,
+        fori_loop, grad, jit, jvp, make_jaxpr, pmax, pmean, pmin, ppermute, psum, psum_scatter,
         remat, scan, stablehlo, stop_gradient, switch, tree_map, tree_map2, try_run,
-        value_and_grad, value_and_grad_argnums, value_and_grad_aux, vjp, vmap, vmap_sized, where_,
-        while_loop, Argnum, Array, DType, RematPolicy, TakeMode, Tree,
+        value_and_grad, value_and_grad_argnums, value_and_grad_aux, vjp, vmap, vmap_named,
+        vmap_sized, where_, while_loop, Argnum, Array, DType, RematPolicy, TakeMode, Tree,
     };
 }
 

@@ -88,7 +88,12 @@ pub use transforms::grad::{
 pub use transforms::jit::{jit, JitSite, Jitted, StaticArgs};
 pub use transforms::loops::{cond, fori_loop, scan, scan_with, switch, while_loop, ScanOptions};
 pub use transforms::remat::{checkpoint_name, remat, Remat, RematPolicy};
-pub use transforms::vmap::{vmap, vmap_sized, AxisSpec};
+pub use transforms::vmap::{vmap, vmap_named, vmap_sized, AxisSpec};
+
+// Collectives over named axes (vmap_named, pmap).
+pub use prims::collective::{
+    all_gather, axis_index, axis_size, pmax, pmean, pmin, ppermute, psum, psum_scatter,
+};
 
 // Pytrees.
 pub use tree::{
@@ -122,6 +127,11 @@ pub mod internals {
     pub mod prims {
         pub use crate::prims::*;
     }
+    /// Named axes in scope while tracing (the collectives' tests trace as pmap will).
+    pub use crate::core::axes;
+    /// Lowering a jaxpr by hand (the replica-lowered collectives' tests).
+    pub use crate::core::client::client;
+    pub use crate::core::lower::{compile_options, lower_jaxpr, LowerOptions};
     /// The PJRT layer under the engine (its own tests; the dispatch bench's raw floor).
     pub mod pjrt {
         pub use crate::pjrt::*;

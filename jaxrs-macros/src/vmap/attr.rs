@@ -6,7 +6,9 @@
 //! - `in_axes = AXES`, `out_axes = AXES`, where `AXES` is one axis for every parameter (or
 //!   the whole result) or a parenthesised list with one per parameter (or result element),
 //!   and an axis is `None` or an integer (`0`, `-1`: negative counts from the end);
-//! - `axis_size = EXPR`, a `usize` expression: the batch size when no parameter is mapped.
+//! - `axis_size = EXPR`, a `usize` expression: the batch size when no parameter is mapped;
+//! - `axis_name = "i"`, a string literal: the batch axis's name, for collectives
+//!   (`psum(&x, "i")`) inside the function.
 //!
 //! Each option is parsed on its own, so a mistake in one does not hide one in another.
 
@@ -15,19 +17,24 @@ use crate::ctxt::Ctxt;
 use proc_macro2::{Delimiter, Span, TokenStream};
 use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
-use syn::{Expr, Ident, Lit, Token};
+use syn::{Expr, Ident, Lit, LitStr, Token};
 
 const GRAMMAR: Grammar = Grammar {
     name: "vmap",
-    keys: &["in_axes", "out_axes", "axis_size"],
+    keys: &["in_axes", "out_axes", "axis_size", "axis_name"],
     keys_joined_by: ", ",
     expected_at_comma: KEYS_WITH_EXAMPLES,
     expected_at_start: KEYS_WITH_EXAMPLES,
-    example_value: |name| if name == "axis_size" { "8" } else { "0" },
+    example_value: |name| match name {
+        "axis_size" => "8",
+        "axis_name" => "\"i\"",
+        _ => "0",
+    },
     unknown_key_hint,
 };
 
-const KEYS_WITH_EXAMPLES: &str = "`in_axes = (None, 0)`, `out_axes = 0` or `axis_size = 8`";
+const KEYS_WITH_EXAMPLES: &str =
+    "`in_axes = (None, 0)`, `out_axes = 0`, `axis_size = 8` or `axis_name = \"i\"`";
 
 /// Everything `#[vmap(...)]` said, each option at most once.
 #[derive(Default)]
@@ -36,6 +43,8 @@ pub struct VmapAttr {
     pub out_axes: Option<Axes>,
     /// `axis_size = ...`: the key (for spans) and the expression.
     pub axis_size: Option<(Ident, Expr)>,
+    /// `axis_name = "i"`: the key (for spans) and the name.
+    pub axis_name: Option<(Ident, LitStr)>,
     /// Some option could not be parsed: checks that depend on every option (is any
     /// parameter mapped?) must not run, or they would report consequences of the mistake.
     pub incomplete: bool,
@@ -89,18 +98,20 @@ pub fn parse(cx: &mut Ctxt, tokens: TokenStream) -> VmapAttr {
 enum Parsed {
     Axes(Axes),
     AxisSize(Ident, Expr),
+    AxisName(Ident, LitStr),
 }
 
 impl VmapAttr {
     fn set(&mut self, cx: &mut Ctxt, option: Parsed) {
         let key = match &option {
             Parsed::Axes(a) => a.key.clone(),
-            Parsed::AxisSize(k, _) => k.clone(),
+            Parsed::AxisSize(k, _) | Parsed::AxisName(k, _) => k.clone(),
         };
         let name = key.unraw().to_string();
         let taken = match name.as_str() {
             "in_axes" => self.in_axes.is_some(),
             "out_axes" => self.out_axes.is_some(),
+            "axis_name" => self.axis_name.is_some(),
             _ => self.axis_size.is_some(),
         };
         if taken {
@@ -111,6 +122,7 @@ impl VmapAttr {
             Parsed::Axes(a) if name == "in_axes" => self.in_axes = Some(a),
             Parsed::Axes(a) => self.out_axes = Some(a),
             Parsed::AxisSize(k, e) => self.axis_size = Some((k, e)),
+            Parsed::AxisName(k, s) => self.axis_name = Some((k, s)),
         }
     }
 }
@@ -128,6 +140,9 @@ fn parse_option(input: ParseStream) -> syn::Result<Parsed> {
         attr::expect_end(input, &name, "")?;
         return Ok(Parsed::AxisSize(key, expr));
     }
+    if name == "axis_name" {
+        return parse_axis_name(input, key);
+    }
     let value = parse_axes(input, &name)?;
     attr::expect_end(
         input,
@@ -142,11 +157,42 @@ fn unknown_key_hint(name: &str) -> Option<String> {
         "in_axis" | "inaxes" | "axes" | "in_dims" => Some(" (did you mean `in_axes`?)".to_string()),
         "out_axis" | "outaxes" | "out_dims" => Some(" (did you mean `out_axes`?)".to_string()),
         "size" | "batch_size" | "axis_len" => Some(" (did you mean `axis_size`?)".to_string()),
-        "axis_name" | "spmd_axis_name" => Some(format!(
-            " (`{name}` names an axis for collectives, which jaxrs does not have yet)"
+        "name" | "axis" | "axisname" => Some(" (did you mean `axis_name`?)".to_string()),
+        "spmd_axis_name" => Some(format!(
+            " (`{name}` names a mesh axis for sharding the batch, which jaxrs's vmap does not \
+             support; `axis_name` names the batch axis for collectives)"
         )),
         _ => None,
     }
+}
+
+/// `axis_name = "i"`: a string literal, not empty.
+fn parse_axis_name(input: ParseStream, key: Ident) -> syn::Result<Parsed> {
+    const EXAMPLE: &str = "`axis_name = \"i\"`";
+    if input.is_empty() {
+        return Err(input.error(format!(
+            "expected the axis name after `axis_name =`, a string literal: {EXAMPLE}"
+        )));
+    }
+    if !input.peek(LitStr) {
+        let value: TokenStream = input.parse()?;
+        return Err(syn::Error::new_spanned(
+            &value,
+            format!(
+                "`axis_name` is a string literal, as in {EXAMPLE}; `{value}` is not (a name \
+                 computed at run time goes through the function form, `vmap_named`)"
+            ),
+        ));
+    }
+    let name: LitStr = input.parse()?;
+    if name.value().is_empty() {
+        return Err(syn::Error::new(
+            name.span(),
+            format!("the axis name is empty; name it, as in {EXAMPLE}"),
+        ));
+    }
+    attr::expect_end(input, "axis_name", "")?;
+    Ok(Parsed::AxisName(key, name))
 }
 
 /// `0`, `None`, `-1`, or `(None, 0, ...)`.

@@ -18,6 +18,7 @@
 //!         &(0i64, 0i64,),                          // the mapped parameters' axes
 //!         &0i64,                                   // out_axes
 //!         None,                                    // axis_size
+//!         None,                                    // axis_name
 //!         (<Array as Clone>::clone(x), y,),        // the mapped parameters, owned
 //!         |(x, y,): (Array, Array,)| -> Array {    // one example
 //!             let x: &Array = &x;
@@ -55,6 +56,7 @@ pub fn expand(f: &VmapFn) -> TokenStream {
         output,
         out_axes,
         axis_size,
+        axis_name,
     } = f;
     let private = private();
     let name = &sig.ident;
@@ -105,6 +107,10 @@ pub fn expand(f: &VmapFn) -> TokenStream {
         Some(e) => quote!(::core::option::Option::<usize>::Some(#e)),
         None => quote!(::core::option::Option::<usize>::None),
     };
+    let axis_name = match axis_name {
+        Some(name) => quote!(::core::option::Option::<&str>::Some(#name)),
+        None => quote!(::core::option::Option::<&str>::None),
+    };
 
     // The body of one example: the function's own, or, under stacked transformations, a
     // call of an inner function that carries them.
@@ -130,6 +136,7 @@ pub fn expand(f: &VmapFn) -> TokenStream {
             &(#(#axes,)*),
             &#out_axes,
             #axis_size,
+            #axis_name,
             (#(#args,)*),
             |(#(#pats,)*): (#(#types,)*)| #ret {
                 #(#lets)*

@@ -63,6 +63,7 @@ mod tests {
                     &(0i64, -1i64,),
                     &0i64,
                     ::core::option::Option::<usize>::None,
+                    ::core::option::Option::<&str>::None,
                     (<Array as ::core::clone::Clone>::clone(x), y,),
                     |(x, mut y,): (Array, Array,)| -> Array {
                         let x: &Array = &x;
@@ -110,7 +111,7 @@ mod tests {
         let out = super::vmap(quote!(in_axes = (0, 0, 0), in_axis = 1), item.clone());
         let messages = errors(&out);
         let expected = [
-            "unknown option `in_axis` of #[vmap]; the valid options are `in_axes`, `out_axes`, `axis_size` (did you mean `in_axes`?)",
+            "unknown option `in_axis` of #[vmap]; the valid options are `in_axes`, `out_axes`, `axis_size`, `axis_name` (did you mean `in_axes`?)",
             "cannot be applied to an `async fn`",
             "must return arrays",
             "cannot write through `&mut`",

@@ -34,6 +34,8 @@ pub struct VmapFn {
     pub output: Output,
     pub out_axes: Option<AxesValue>,
     pub axis_size: Option<Expr>,
+    /// `axis_name = "i"`: the batch axis's name for collectives.
+    pub axis_name: Option<syn::LitStr>,
 }
 
 pub struct Param {
@@ -204,6 +206,7 @@ pub fn validate(cx: &mut Ctxt, attr: &VmapAttr, item: Item) -> Option<VmapFn> {
         output,
         out_axes,
         axis_size: attr.axis_size.as_ref().map(|(_, e)| e.clone()),
+        axis_name: attr.axis_name.as_ref().map(|(_, s)| s.clone()),
     })
 }
 

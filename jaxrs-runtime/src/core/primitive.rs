@@ -75,7 +75,8 @@ pub trait Primitive: Debug + Send + Sync + 'static {
 
     /// Batching (vmap): the outputs and their batch dims, given the operands and their batch
     /// dims (`None`: unbatched, the same for every example; a literal is never batched) and
-    /// the batch size. At least one operand is batched. A rule binds (through the array API or
+    /// the batch size. At least one operand is batched (or, for a collective over the batch
+    /// axis, none may be: see [`Primitive::uses_named_axis`]). A rule binds (through the array API or
     /// [`crate::core::trace::bind1`]) the primitive applied to the whole batch at once, moving batch
     /// dims only where the primitive needs them elsewhere; an output may be unbatched.
     /// Helpers: the batching toolkit (`interpreters::batching`).
@@ -87,6 +88,15 @@ pub trait Primitive: Debug + Send + Sync + 'static {
     ) -> (Vec<Array>, Vec<Option<usize>>) {
         let _ = (args, dims, axis_size);
         panic!("no batching rule for {} (vmap cannot map it)", self.name())
+    }
+
+    /// Does this equation communicate over the named axis `name` (a collective such as
+    /// `psum(x, "i")`, or a higher-order primitive whose body holds one)? The batching pass
+    /// of `vmap(axis_name = name)` then runs the batching rule even when no operand is
+    /// batched: `axis_index("i")` has no operands, yet differs between examples.
+    fn uses_named_axis(&self, name: &str) -> bool {
+        let _ = name;
+        false
     }
 
     /// For transformations that look for specific primitives.

@@ -11,7 +11,8 @@ use crate::core::trace::{bind, bind1, bind_at, eval_jaxpr, trace_to_jaxpr, Opera
 use crate::dtype::DType;
 use crate::interpreters::ad::{jvp_jaxpr, linearize_jaxpr, or_zeros, zeros_like_aval};
 use crate::interpreters::batching::{
-    batched_avals, batched_outputs, bound_array, eval_at_0, moveaxis, operands_at_0,
+    batched_avals, batched_outputs, bound_array, eval_at_0, jaxpr_uses_named_axis, moveaxis,
+    operands_at_0,
 };
 use crate::prims::elementwise::Select;
 use crate::prims::reduce::{Reduce, ReduceOp};
@@ -244,6 +245,9 @@ impl Primitive for Scan {
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
         scan_batched(self, args, dims, axis_size)
+    }
+    fn uses_named_axis(&self, name: &str) -> bool {
+        jaxpr_uses_named_axis(&self.body, name)
     }
     as_any!();
 }
@@ -871,6 +875,9 @@ impl Primitive for While {
     ) -> (Vec<Array>, Vec<Option<usize>>) {
         while_batched(self, args, dims, axis_size)
     }
+    fn uses_named_axis(&self, name: &str) -> bool {
+        jaxpr_uses_named_axis(&self.cond, name) || jaxpr_uses_named_axis(&self.body, name)
+    }
     as_any!();
 }
 
@@ -1216,6 +1223,9 @@ impl Primitive for Cond {
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
         cond_batched(self, args, dims, axis_size)
+    }
+    fn uses_named_axis(&self, name: &str) -> bool {
+        self.branches.iter().any(|b| jaxpr_uses_named_axis(b, name))
     }
     as_any!();
 }

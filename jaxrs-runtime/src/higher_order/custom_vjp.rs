@@ -6,7 +6,9 @@ use crate::core::ir::Jaxpr;
 use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Primitive};
 use crate::core::trace::{bind, trace_to_jaxpr, Operand};
-use crate::interpreters::batching::{batch_eval, batch_jaxpr, bound_array, move_bdim, moveaxis};
+use crate::interpreters::batching::{
+    batch_eval, batch_jaxpr, bound_array, jaxpr_uses_named_axis, move_bdim, moveaxis,
+};
 use std::fmt;
 use std::sync::Arc;
 
@@ -117,6 +119,9 @@ impl Primitive for CustomVjpCall {
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
         custom_vjp_batched(self, args, dims, axis_size)
+    }
+    fn uses_named_axis(&self, name: &str) -> bool {
+        jaxpr_uses_named_axis(&self.fwd, name)
     }
     as_any!();
 }

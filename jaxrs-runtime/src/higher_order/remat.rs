@@ -18,7 +18,9 @@ use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Backward, Primitive};
 use crate::core::trace::{bind, bind_at, trace_to_jaxpr, Operand};
 use crate::interpreters::ad::{jvp_jaxpr, linearize_jaxpr, linearize_jaxpr_reusing};
-use crate::interpreters::batching::{batched_avals, batched_outputs, eval_at_0, operands_at_0};
+use crate::interpreters::batching::{
+    batched_avals, batched_outputs, eval_at_0, jaxpr_uses_named_axis, operands_at_0,
+};
 use crate::prims::DotGeneral;
 use std::fmt;
 use std::panic::Location;
@@ -307,6 +309,9 @@ impl Primitive for RematCall {
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
         remat_batched(self, args, dims, axis_size)
+    }
+    fn uses_named_axis(&self, name: &str) -> bool {
+        jaxpr_uses_named_axis(&self.jaxpr, name)
     }
     as_any!();
 }

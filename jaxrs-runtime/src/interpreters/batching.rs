@@ -20,12 +20,14 @@ use crate::core::ir::{Atom, Env, Jaxpr};
 use crate::core::primitive::Primitive;
 use crate::core::trace::{bind, bind1, bind_at, with_location, Operand};
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Runs `jaxpr` (traced for one example) on batched arguments: `args[i]` holds its examples
 /// stacked along `in_dims[i]` (`None`: the same value for every example), `axis_size` of
-/// them. The constants are unbatched. Returns the outputs and their batch dims.
+/// them. The constants are unbatched. Returns the outputs and their batch dims. Within a
+/// batching pass (a rule batching a body), the pass's axis name carries on.
 pub fn batch_jaxpr(
     jaxpr: &Jaxpr,
     consts: &[Array],
@@ -37,6 +39,51 @@ pub fn batch_jaxpr(
     dims.extend_from_slice(in_dims);
     let inputs: Vec<Array> = consts.iter().chain(args).cloned().collect();
     batch_eval(jaxpr, &inputs, &dims, axis_size)
+}
+
+/// [`batch_jaxpr`] as a new batching pass (vmap's), whose batch axis is called `axis_name`
+/// (`vmap(axis_name = "i")`, `None` for an unnamed one): collectives over that name become
+/// operations across the batch (see [`axis_name`]).
+pub fn batch_jaxpr_named(
+    jaxpr: &Jaxpr,
+    consts: &[Array],
+    args: &[Array],
+    in_dims: &[Option<usize>],
+    axis_size: usize,
+    axis_name: Option<&str>,
+) -> (Vec<Array>, Vec<Option<usize>>) {
+    BATCH_AXIS.with(|b| b.borrow_mut().push(axis_name.map(str::to_owned)));
+    let _guard = BatchAxisGuard;
+    batch_jaxpr(jaxpr, consts, args, in_dims, axis_size)
+}
+
+thread_local! {
+    /// The names of the batch axes whose batching passes are running, innermost last.
+    static BATCH_AXIS: RefCell<Vec<Option<String>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Pops the name [`batch_jaxpr_named`] pushed, also when a rule panics.
+struct BatchAxisGuard;
+
+impl Drop for BatchAxisGuard {
+    fn drop(&mut self) {
+        BATCH_AXIS.with(|b| b.borrow_mut().pop());
+    }
+}
+
+/// The name of the axis the running batching pass maps (`None` for an unnamed vmap, or
+/// outside any pass). A collective's batching rule compares it with its own axis: over this
+/// axis it becomes an operation across the batch dim (`psum` a sum over it, `axis_index` an
+/// iota); over another axis it stays a collective, applied to the whole batch. Rules of
+/// higher-order primitives need not pass it on: their bodies run in the same pass.
+pub fn axis_name() -> Option<String> {
+    BATCH_AXIS.with(|b| b.borrow().last().cloned().flatten())
+}
+
+/// Does an equation of `jaxpr` communicate over the named axis `name` (for
+/// [`Primitive::uses_named_axis`] of primitives holding jaxprs)?
+pub fn jaxpr_uses_named_axis(jaxpr: &Jaxpr, name: &str) -> bool {
+    jaxpr.eqns.iter().any(|e| e.prim.uses_named_axis(name))
 }
 
 /// [`batch_jaxpr`] with a batch dim for every input, constants (first) included.
@@ -56,6 +103,7 @@ pub fn batch_eval(
         dims.len(),
         "batch_jaxpr: one dim per argument"
     );
+    let batch_axis = axis_name();
     // Each value with its batch dim.
     let mut env: Env<(Array, Option<usize>)> = Env::new(jaxpr, "batch_jaxpr");
     for ((v, a), d) in jaxpr
@@ -79,7 +127,10 @@ pub fn batch_eval(
                 Atom::Lit(l) => (Operand::Lit(*l), None),
             })
             .unzip();
-        let (outs, out_dims) = if in_dims.iter().all(Option::is_none) {
+        let over_this_axis = batch_axis
+            .as_deref()
+            .is_some_and(|name| e.prim.uses_named_axis(name));
+        let (outs, out_dims) = if in_dims.iter().all(Option::is_none) && !over_this_axis {
             let outs = bind_at(e.prim.clone(), &args, e.loc);
             let n = outs.len();
             (outs, vec![None; n])
@@ -230,7 +281,8 @@ pub fn bind_batched(
     dims: &[Option<usize>],
     axis_size: usize,
 ) -> (Vec<Array>, Vec<Option<usize>>) {
-    if dims.iter().all(Option::is_none) {
+    let over_this_axis = axis_name().is_some_and(|name| prim.uses_named_axis(&name));
+    if dims.iter().all(Option::is_none) && !over_this_axis {
         let outs = bind(Arc::new(prim), args);
         let n = outs.len();
         (outs, vec![None; n])
@@ -241,17 +293,23 @@ pub fn bind_batched(
 
 /// Which outputs of `jaxpr` may be batched when the inputs flagged in `batched` are (its
 /// constants first, then its inputs): an equation's outputs are batched when any of its
-/// inputs is. Never wrong the other way: an output marked unbatched is unbatched.
+/// inputs is, or when it is a collective over the running pass's batch axis. Never wrong
+/// the other way: an output marked unbatched is unbatched.
 pub fn batched_outputs(jaxpr: &Jaxpr, batched: &[bool]) -> Vec<bool> {
     let mut marked = vec![false; jaxpr.avals.len()];
     for (v, &b) in jaxpr.constvars.iter().chain(&jaxpr.invars).zip(batched) {
         marked[v.0 as usize] = b;
     }
+    // A collective over the batch axis may differ between examples without batched inputs.
+    let batch_axis = axis_name();
     for e in &jaxpr.eqns {
         let b = e
             .inputs
             .iter()
-            .any(|a| matches!(a, Atom::Var(v) if marked[v.0 as usize]));
+            .any(|a| matches!(a, Atom::Var(v) if marked[v.0 as usize]))
+            || batch_axis
+                .as_deref()
+                .is_some_and(|name| e.prim.uses_named_axis(name));
         for v in &e.outputs {
             marked[v.0 as usize] = b;
         }

@@ -2,12 +2,14 @@
 //! [`Primitive`](crate::core::primitive::Primitive): its inference and lowering (and, as they are
 //! added, its autodiff and batching rules) sit together in its impl.
 
+pub mod collective;
 pub mod elementwise;
 pub mod index;
 pub mod linalg;
 pub mod reduce;
 pub mod shape;
 
+pub use collective::{AllGather, AllReduce, AxisIndex, Ppermute, ReduceScatter};
 pub use elementwise::{
     Binary, BinaryOp, Compare, CompareOp, Convert, IntegerPow, Select, StopGradient, Unary, UnaryOp,
 };

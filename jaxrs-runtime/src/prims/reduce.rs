@@ -69,7 +69,7 @@ impl ReduceOp {
 }
 
 /// Emits the two-argument combiner region of a reduction.
-fn combiner_region(cx: &mut LowerCtx, op: ReduceOp, dtype: DType) -> String {
+pub(crate) fn combiner_region(cx: &mut LowerCtx, op: ReduceOp, dtype: DType) -> String {
     let s = Aval::scalar(dtype);
     cx.region(&[s.clone(), s.clone()], |cx, args| {
         // A plain maximum/minimum propagates NaN under `lower::compile_options()`.

@@ -5,8 +5,9 @@
 
 use crate::aval::{normalize_axis, Aval};
 use crate::core::array::Array;
+use crate::core::axes::with_named_axis;
 use crate::core::trace::{At, Operand};
-use crate::interpreters::batching::{batch_jaxpr, move_bdim, moveaxis};
+use crate::interpreters::batching::{batch_jaxpr_named, move_bdim, moveaxis};
 use crate::transforms::traced::{rebuild, trace_leaves, worded};
 use crate::tree::{Tree, TreeDef};
 use std::fmt::Write;
@@ -294,13 +295,16 @@ fn size_mismatch(head: &str, mapped: &[Mapped], axis_size: Option<usize>, loc: &
 /// shapes, then the batching pass runs on the batch.
 ///
 /// `names` names the function and its arguments in errors; `axis_size` is the batch size
-/// when no argument is mapped (and must agree with the mapped sizes otherwise).
+/// when no argument is mapped (and must agree with the mapped sizes otherwise); `axis_name`
+/// names the batch axis for collectives inside `f`.
 #[track_caller]
+#[allow(clippy::too_many_arguments)]
 pub fn vmap_call<A: Tree, R: Tree>(
     names: VmapNames,
     in_axes: &impl AxisSpec,
     out_axes: &impl AxisSpec,
     axis_size: Option<usize>,
+    axis_name: Option<&str>,
     args: A,
     f: impl FnOnce(A) -> R,
 ) -> R {
@@ -310,18 +314,21 @@ pub fn vmap_call<A: Tree, R: Tree>(
         in_axes,
         out_axes,
         axis_size,
+        axis_name,
         args,
         f,
     )
 }
 
 /// [`vmap_call`], with errors reported at `loc`.
+#[allow(clippy::too_many_arguments)]
 fn vmap_call_at<A: Tree, R: Tree>(
     loc: &'static Location<'static>,
     names: VmapNames,
     in_axes: &impl AxisSpec,
     out_axes: &impl AxisSpec,
     axis_size: Option<usize>,
+    axis_name: Option<&str>,
     args: A,
     f: impl FnOnce(A) -> R,
 ) -> R {
@@ -407,7 +414,8 @@ fn vmap_call_at<A: Tree, R: Tree>(
         })
         .collect();
     // Not `trace_tree`: the argument is rebuilt from the tracers and the unmapped leaves.
-    let (closed, out_def) = trace_leaves(Some(head.clone()), &per_example, |tracers| {
+    // A named batch axis is in scope while `f` is traced, for the collectives inside it.
+    let trace = |tracers: Vec<Array>| {
         let mut tracers = tracers.into_iter();
         let example: Vec<Array> = leaves
             .iter()
@@ -419,14 +427,21 @@ fn vmap_call_at<A: Tree, R: Tree>(
             .collect();
         let a: A = rebuild(worded(|e| format!("{head}: {e} {at}")), &def, example);
         f(a)
-    });
+    };
+    let (closed, out_def) = match axis_name {
+        Some(name) => with_named_axis(name, size, || {
+            trace_leaves(Some(head.clone()), &per_example, trace)
+        }),
+        None => trace_leaves(Some(head.clone()), &per_example, trace),
+    };
     drop(leaves);
-    let (outs, out_dims) = batch_jaxpr(
+    let (outs, out_dims) = batch_jaxpr_named(
         &closed.jaxpr,
         &closed.consts,
         &mapped_leaves,
         &mapped_dims,
         size,
+        axis_name,
     );
 
     // Each output along its out axis.
@@ -516,7 +531,7 @@ pub fn vmap<A: Tree, R: Tree, F: Fn(A) -> R>(
     in_axes: impl AxisSpec,
     out_axes: impl AxisSpec,
 ) -> impl Fn(A) -> R {
-    vmapped(f, in_axes, out_axes, None, Location::caller())
+    vmapped(f, in_axes, out_axes, None, None, Location::caller())
 }
 
 /// [`vmap`] with the batch size given, for a function none of whose arguments is mapped
@@ -537,7 +552,54 @@ pub fn vmap_sized<A: Tree, R: Tree, F: Fn(A) -> R>(
     out_axes: impl AxisSpec,
     axis_size: usize,
 ) -> impl Fn(A) -> R {
-    vmapped(f, in_axes, out_axes, Some(axis_size), Location::caller())
+    vmapped(
+        f,
+        in_axes,
+        out_axes,
+        Some(axis_size),
+        None,
+        Location::caller(),
+    )
+}
+
+/// [`vmap`] with a name for the batch axis (`jax.vmap(f, axis_name="i")`): inside `f`, the
+/// collectives over that name ([`psum`](crate::psum), [`pmean`](crate::pmean),
+/// [`all_gather`](crate::all_gather), [`axis_index`](crate::axis_index), ...) work across
+/// the examples of the batch, as they work across devices under pmap. This is how code
+/// written for pmap runs on one device.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// // Each example divided by the batch total, and its position in the batch.
+/// let normalize = vmap_named(
+///     |x: Array| (&x / psum(&x, "batch"), axis_index("batch")),
+///     0,
+///     0,
+///     "batch",
+/// );
+/// let (shares, index) = normalize(Array::from_vec(vec![1.0f32, 3.0, 4.0], &[3]));
+/// assert_eq!(shares.to_vec::<f32>(), vec![0.125, 0.375, 0.5]);
+/// assert_eq!(index.to_vec::<i32>(), vec![0, 1, 2]);
+/// ```
+///
+/// Nested vmaps take two names; a collective names the axis it reduces over, so one inside
+/// the inner function may work over the outer axis.
+#[track_caller]
+pub fn vmap_named<A: Tree, R: Tree, F: Fn(A) -> R>(
+    f: F,
+    in_axes: impl AxisSpec,
+    out_axes: impl AxisSpec,
+    axis_name: &str,
+) -> impl Fn(A) -> R {
+    vmapped(
+        f,
+        in_axes,
+        out_axes,
+        None,
+        Some(axis_name.to_owned()),
+        Location::caller(),
+    )
 }
 
 fn vmapped<A: Tree, R: Tree, F: Fn(A) -> R>(
@@ -545,11 +607,23 @@ fn vmapped<A: Tree, R: Tree, F: Fn(A) -> R>(
     in_axes: impl AxisSpec,
     out_axes: impl AxisSpec,
     axis_size: Option<usize>,
+    axis_name: Option<String>,
     loc: &'static Location<'static>,
 ) -> impl Fn(A) -> R {
     let names = VmapNames {
         function: None,
         params: None,
     };
-    move |args: A| vmap_call_at(loc, names, &in_axes, &out_axes, axis_size, args, &f)
+    move |args: A| {
+        vmap_call_at(
+            loc,
+            names,
+            &in_axes,
+            &out_axes,
+            axis_size,
+            axis_name.as_deref(),
+            args,
+            &f,
+        )
+    }
 }

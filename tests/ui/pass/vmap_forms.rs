@@ -129,6 +129,13 @@ fn nested(x: &Array, y: &Array) -> Array {
     x * y
 }
 
+// Two named batch axes; the inner function reduces over the outer one.
+#[vmap(in_axes = (0, None), axis_name = "rows", out_axes = 0)]
+#[vmap(in_axes = (0, None), axis_name = "cols")]
+fn named(x: &Array, scale: f32) -> Array {
+    psum(x, "rows") * scale + axis_index("cols")
+}
+
 fn main() {
     #[vmap(in_axes = (0,))]
     fn inner(x: Array) -> Array {
@@ -154,6 +161,7 @@ fn main() {
     let _: fn(&Array, &Array) -> Array = nested;
     let _: fn(Array) -> Array = inner;
     let _: fn(Array, f32) -> Array = stacked_mut;
+    let _: fn(&Array, f32) -> Array = named;
     // #[jit] keeps its companion module when stacked.
     assert_eq!(jit_of_vmap::jit_site().name(), "jit_of_vmap");
 }
