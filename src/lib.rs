@@ -77,7 +77,7 @@
 //!
 //! [`prelude`] brings what a typical program uses into scope.
 
-pub use jaxrs_macros::{jit, remat, scan, vmap, Tree};
+pub use jaxrs_macros::{jit, pmap, remat, scan, vmap, Tree};
 
 pub use jaxrs_runtime::{
     // Transformations.
@@ -89,6 +89,7 @@ pub use jaxrs_runtime::{
     grad,
     jit,
     jvp,
+    pmap,
     remat,
     scan,
     scan_with,
@@ -107,6 +108,8 @@ pub use jaxrs_runtime::{
     JitSite,
     Jitted,
     Modes,
+    PmapSite,
+    Pmapped,
     Pullback,
     Remat,
     RematPolicy,
@@ -157,7 +160,7 @@ pub use jaxrs_runtime::{try_run, Error, ErrorCode, Result};
 pub mod prelude {
     pub use crate::{
         check_grads, checkpoint_name, cond, custom_vjp, fori_loop, grad, jit, jvp, make_jaxpr,
-        remat, scan, stablehlo, stop_gradient, switch, tree_map, tree_map2, try_run,
+        pmap, remat, scan, stablehlo, stop_gradient, switch, tree_map, tree_map2, try_run,
         value_and_grad, value_and_grad_argnums, value_and_grad_aux, vjp, vmap, vmap_sized, where_,
         while_loop, Argnum, Array, DType, RematPolicy, TakeMode, Tree,
     };
@@ -177,10 +180,11 @@ pub use jaxrs_runtime::internals;
 #[doc(hidden)]
 pub mod __private {
     pub use jaxrs_runtime::internals::macro_support::{
-        jit_call, next_leaf, remat_call, scan_with, vmap_call, FloatKey, JitParams, VmapNames,
+        jit_call, next_leaf, pmap_call, remat_call, scan_with, vmap_call, FloatKey, JitParams,
+        PmapSpec, VmapNames,
     };
     pub use jaxrs_runtime::{
-        Array, JitSite, RematPolicy, ScanOptions, Tree, TreeDef, TreeMismatch,
+        Array, JitSite, PmapSite, RematPolicy, ScanOptions, Tree, TreeDef, TreeMismatch,
     };
 
     /// The types of Rust-scalar parameters once a transformation traces them: `Array`s. A

@@ -150,7 +150,7 @@ fn unknown_key_hint(name: &str) -> Option<String> {
 }
 
 /// `0`, `None`, `-1`, or `(None, 0, ...)`.
-fn parse_axes(input: ParseStream, key: &str) -> syn::Result<AxesValue> {
+pub fn parse_axes(input: ParseStream, key: &str) -> syn::Result<AxesValue> {
     if input.is_empty() {
         return Err(input.error(malformed_message(key)));
     }
