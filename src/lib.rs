@@ -66,9 +66,10 @@
 //! - **Devices**: [`devices`], [`local_device_count`], [`set_cpu_device_count`] (or
 //!   `JAXRS_CPU_DEVICES`), [`Device`]; lay arrays out with [`device_put`] /
 //!   [`try_device_put`] and a [`Sharding`] ([`Mesh`] + [`PartitionSpec`], written [`P!`] =
-//!   [`NamedSharding`]); read them back by [`Array::addressable_shards`] ([`Shard`]). pjit,
-//!   pmap and collectives are not built yet: an op on a sharded array gathers it onto one
-//!   device first.
+//!   [`NamedSharding`]); read them back by [`Array::addressable_shards`] ([`Shard`]).
+//!   [`macro@pmap`] and [`fn@pmap`] ([`Pmapped`], [`PmapSite`]) map a function over devices
+//!   as one replica program, its results left split over them. pjit and collectives are not
+//!   built yet: another op on a sharded array gathers it onto one device first.
 //! - **Looking inside**: [`make_jaxpr`] (the IR), [`stablehlo`] (the program XLA compiles,
 //!   each op located at its Rust line).
 //! - **Errors**: a programmer's mistake (shapes, dtypes, axes) panics with the op, the shapes

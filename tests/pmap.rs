@@ -251,7 +251,7 @@ fn negative_axes_count_from_the_end() {
 #[test]
 fn fewer_slices_use_the_first_devices_and_devices_can_be_chosen() {
     let devices = eight();
-    let x = Array::arange(0.0, 6.0, 1.0, DType::F32).reshape(&[2, 3]);
+    let x = Array::arange(0.0, 6.0, 1.0, DType::F32).reshape([2, 3]);
     let f = pmap(|x: Array| x.sum(None, false));
     let y: Array = f.call(x.clone());
     assert_eq!(y.to_vec::<f32>(), vec![3.0, 12.0]);
@@ -403,10 +403,10 @@ fn donated_params_are_consumed_shard_by_shard_and_stay_on_the_devices() {
     for d in 0..8 {
         let xd = x
             .slice(&[d, 0, 0], &[d + 1, 4, 2], &[1, 1, 1])
-            .reshape(&[4, 2]);
+            .reshape([4, 2]);
         let yd = y
             .slice(&[d, 0, 0], &[d + 1, 4, 1], &[1, 1, 1])
-            .reshape(&[4, 1]);
+            .reshape([4, 1]);
         let mut p = Params {
             w: Array::zeros(&[2, 1], DType::F32),
             b: Array::zeros(&[1], DType::F32),
@@ -450,7 +450,7 @@ fn a_donated_input_whose_clone_is_alive_is_kept_and_a_laid_out_one_is_not_copied
 
     // Passing one array twice with a donated occurrence is an error, as in jit.
     let g = pmap(|(a, b): (Array, Array)| &a + &b).donate_argument();
-    let err = jaxrs::try_run(|| {
+    let err = try_run(|| {
         let _: Array = g.call((w.clone(), w.clone()));
     })
     .unwrap_err();

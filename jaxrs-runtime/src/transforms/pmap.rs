@@ -431,7 +431,6 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         lookup(cache, &key)
             .unwrap_or_else(|| compile_entry(site, &spec, loc, &key, num_donated, &body))
     });
-    drop(key);
 
     // Each leaf as the program wants it: a leaf already laid out so (the output of a pmap
     // over these devices) is passed as is, buffer by buffer; pieces it holds on the right
