@@ -934,3 +934,36 @@ impl<F> Pmapped<F> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::axes::{lookup, NamedAxis};
+    use crate::dtype::DType;
+    use std::cell::RefCell;
+
+    /// The contract with the collectives: while the body is traced, its axis is in scope
+    /// with the number of devices, whether the pmap runs on devices or, inside another
+    /// trace, as a vmap.
+    #[test]
+    fn the_axis_is_in_scope_while_the_body_is_traced() {
+        let n = crate::core::client::local_device_count();
+        let seen: RefCell<Vec<Option<NamedAxis>>> = RefCell::new(Vec::new());
+        let f = pmap(|x: Array| {
+            seen.borrow_mut().push(lookup("dev"));
+            &x + 1.0
+        })
+        .axis_name("dev");
+        let x = Array::zeros(&[n, 2], DType::F32);
+        let y: Array = f.call(x.clone());
+        assert_eq!(y.to_vec::<f32>(), vec![1.0; 2 * n]);
+        let inside: Array = crate::transforms::jit::jit(|x: Array| -> Array { f.call(x) }).call(x);
+        assert_eq!(inside.to_vec::<f32>(), vec![1.0; 2 * n]);
+        let axis = Some(NamedAxis {
+            name: "dev".into(),
+            size: n,
+        });
+        assert_eq!(*seen.borrow(), vec![axis.clone(), axis]);
+        assert!(lookup("dev").is_none());
+    }
+}
