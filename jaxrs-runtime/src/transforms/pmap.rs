@@ -364,7 +364,8 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
             ds.to_vec()
         }
         None => {
-            let all = client().devices().to_vec();
+            let client = client();
+            let all = client.devices();
             if size > all.len() || size == 0 {
                 panic!(
                     "{}: the mapped axis has size {size}, but this process has {} devices; \
@@ -438,7 +439,11 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
     let placed: Vec<Array> = leaves
         .iter()
         .zip(&entry.in_shardings)
-        .map(|(l, s)| try_device_put(l, s.clone()).unwrap_or_else(|e| fail(e)))
+        .map(|(l, s)| match l.sharding() {
+            // The common case in a loop, checked before `try_device_put` works out indices.
+            Some(held) if held == s => l.clone(),
+            _ => try_device_put(l, s.clone()).unwrap_or_else(|e| fail(e)),
+        })
         .collect();
     // The caller gave up the donated leaves: from here on `placed` may hold the only
     // references to their buffers.
