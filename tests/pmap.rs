@@ -457,6 +457,24 @@ fn a_donated_input_whose_clone_is_alive_is_kept_and_a_laid_out_one_is_not_copied
     assert!(matches!(err, jaxrs::Error::DonatedBufferUsed(_)), "{err}");
 }
 
+/// `pmap(vmap(f))` as stacked attributes: per device, per example.
+#[pmap(axis_name = "d", in_axes = (None, 0))]
+#[vmap(in_axes = (None, 0))]
+fn per_example(w: &Array, x: &Array) -> Array {
+    x.matmul(w).tanh().sum(None, false)
+}
+
+#[test]
+fn stacked_vmap_under_pmap_matches_the_golden_vmap_inside() {
+    eight();
+    let (w, x) = (data(&[3, 2], 14.0), data(&[8, 5, 3], 15.0));
+    let a = per_example(&w, &x);
+    let b = vmap_inside(&w, &x);
+    assert_eq!(a.shape(), &[8, 5]);
+    assert_eq!(a.to_vec::<f32>(), b.to_vec::<f32>());
+    assert_eq!(a.sharding(), b.sharding());
+}
+
 #[test]
 fn grad_and_jit_around_a_pmapped_function_compute_it_as_a_map() {
     eight();

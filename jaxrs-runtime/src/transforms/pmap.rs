@@ -865,7 +865,7 @@ pub fn pmap<A: Tree, R: Tree, F: Fn(A) -> R>(f: F) -> Pmapped<F> {
 
 impl<F> Pmapped<F> {
     /// Names the device axis, for collectives inside the function (`psum(x, "d")`) and for
-    /// the results' mesh.
+    /// the results' mesh. Without a name no axis is in scope, and the mesh axis is `"pmap"`.
     pub fn axis_name(mut self, name: &str) -> Self {
         self.axis_name = Some(name.to_string());
         self
@@ -880,7 +880,8 @@ impl<F> Pmapped<F> {
     }
 
     /// Along which axis each result leaf is stacked (`None`: a result that is the same on
-    /// every device, e.g. after a `psum`, kept as one copy per device).
+    /// every device, e.g. after a `psum`, kept as one copy per device; that it is the same is
+    /// the caller's promise, not checked, and a read sees the first device's copy).
     pub fn out_axes(mut self, axes: impl AxisSpec + 'static) -> Self {
         self.out_axes = Box::new(axes);
         self
