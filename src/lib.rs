@@ -68,8 +68,12 @@
 //! - **Devices**: [`devices`], [`local_device_count`], [`set_cpu_device_count`] (or
 //!   `JAXRS_CPU_DEVICES`), [`Device`]; lay arrays out with [`device_put`] /
 //!   [`try_device_put`] and a [`Sharding`] ([`Mesh`] + [`PartitionSpec`], written [`P!`] =
-//!   [`NamedSharding`]); read them back by [`Array::addressable_shards`] ([`Shard`]). pjit
-//!   and pmap are not built yet: an op on a sharded array gathers it onto one device first.
+//!   [`NamedSharding`]); read them back by [`Array::addressable_shards`] ([`Shard`]).
+//!   [`macro@pmap`] and [`fn@pmap`] ([`Pmapped`], [`PmapSite`]) map a function over devices
+//!   as one replica program, its results left split over them; inside, the collectives
+//!   ([`psum`], [`pmean`], [`all_gather`], [`ppermute`], [`axis_index`], ...) work over its
+//!   named axis, as they do over [`vmap_named`]'s. pjit is not built yet: another op on a
+//!   sharded array gathers it onto one device first.
 //! - **Many processes**: [`distributed::initialize`] (as `jax.distributed.initialize`) and the
 //!   coordination store [`distributed::KeyValueStore`].
 //! - **Looking inside**: [`make_jaxpr`] (the IR), [`stablehlo`] (the program XLA compiles,
@@ -80,7 +84,7 @@
 //!
 //! [`prelude`] brings what a typical program uses into scope.
 
-pub use jaxrs_macros::{jit, remat, scan, vmap, Tree};
+pub use jaxrs_macros::{jit, pmap, remat, scan, vmap, Tree};
 
 pub use jaxrs_runtime::{
     // Collectives over named axes.
@@ -104,6 +108,7 @@ pub use jaxrs_runtime::{
     grad,
     jit,
     jvp,
+    pmap,
     remat,
     scan,
     scan_with,
@@ -123,6 +128,8 @@ pub use jaxrs_runtime::{
     JitSite,
     Jitted,
     Modes,
+    PmapSite,
+    Pmapped,
     Pullback,
     Remat,
     RematPolicy,
@@ -176,8 +183,8 @@ pub use jaxrs_runtime::distributed;
 pub mod prelude {
     pub use crate::{
         all_gather, axis_index, axis_size, check_grads, checkpoint_name, cond, custom_vjp,
-        fori_loop, grad, jit, jvp, make_jaxpr, pmax, pmean, pmin, ppermute, psum, psum_scatter,
-        remat, scan, stablehlo, stop_gradient, switch, tree_map, tree_map2, try_run,
+        fori_loop, grad, jit, jvp, make_jaxpr, pmap, pmax, pmean, pmin, ppermute, psum,
+        psum_scatter, remat, scan, stablehlo, stop_gradient, switch, tree_map, tree_map2, try_run,
         value_and_grad, value_and_grad_argnums, value_and_grad_aux, vjp, vmap, vmap_named,
         vmap_sized, where_, while_loop, Argnum, Array, DType, RematPolicy, TakeMode, Tree,
     };
@@ -197,10 +204,11 @@ pub use jaxrs_runtime::internals;
 #[doc(hidden)]
 pub mod __private {
     pub use jaxrs_runtime::internals::macro_support::{
-        jit_call, next_leaf, remat_call, scan_with, vmap_call, FloatKey, JitParams, VmapNames,
+        jit_call, next_leaf, pmap_call, remat_call, scan_with, vmap_call, FloatKey, JitParams,
+        PmapSpec, VmapNames,
     };
     pub use jaxrs_runtime::{
-        Array, JitSite, RematPolicy, ScanOptions, Tree, TreeDef, TreeMismatch,
+        Array, JitSite, PmapSite, RematPolicy, ScanOptions, Tree, TreeDef, TreeMismatch,
     };
 
     /// The types of Rust-scalar parameters once a transformation traces them: `Array`s. A

@@ -1,4 +1,5 @@
-//! The macros of jaxrs: `#[jit]`, `#[vmap]`, `#[scan]`, `#[remat]` and `#[derive(Tree)]`.
+//! The macros of jaxrs: `#[jit]`, `#[pmap]`, `#[vmap]`, `#[scan]`, `#[remat]` and
+//! `#[derive(Tree)]`.
 //!
 //! Each parses its input into typed options, validates them (collecting every error, each at
 //! its token), then expands into calls of the runtime through `::jaxrs::__private`. This crate
@@ -7,6 +8,7 @@
 mod common;
 mod ctxt;
 mod jit;
+mod pmap;
 mod remat;
 mod scan;
 mod tree_derive;
@@ -307,6 +309,66 @@ pub fn remat(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn vmap(attr: TokenStream, item: TokenStream) -> TokenStream {
     vmap::vmap(attr.into(), item.into()).into()
+}
+
+/// Maps a function over devices, like `jax.pmap` as a decorator: the function keeps its name
+/// and signature; its arguments' mapped axis (by default the leading one) is split over the
+/// devices, one slice per device, each device runs the body on its slice, and the results
+/// come back stacked along `out_axes` and **split over the devices** (one buffer per device,
+/// a `NamedSharding` over a 1-D mesh named `axis_name`). The body is traced once per input
+/// shapes and compiled as one program of one replica per device; a call is one launch over
+/// all the devices.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// jaxrs::set_cpu_device_count(8)?;
+///
+/// #[derive(Tree, Clone)]
+/// struct Params {
+///     w: Array,
+/// }
+///
+/// /// Each device's loss and gradient on its own slice of the batch; `params` is the same
+/// /// on every device.
+/// #[pmap(axis_name = "d", in_axes = (None, 0, 0))]
+/// fn local_grads(params: &Params, x: &Array, y: &Array) -> (Array, Params) {
+///     let loss = |p: Params| (x.matmul(&p.w) - y).powi(2).mean(None, false);
+///     let (value, grads) = value_and_grad(loss)(params.clone());
+///     (value, grads)
+/// }
+///
+/// let params = Params { w: Array::ones(&[2, 1], DType::F32) };
+/// let x = Array::ones(&[8, 4, 2], DType::F32); // [devices, local batch, features]
+/// let y = Array::zeros(&[8, 4, 1], DType::F32);
+/// let (losses, grads) = local_grads(&params, &x, &y);
+/// assert_eq!(losses.shape(), &[8]); // one loss per device, each on its device
+/// assert_eq!(losses.addressable_shards()[5].device, jaxrs::devices()[5]);
+/// assert_eq!(grads.w.shape(), &[8, 2, 1]);
+/// assert_eq!(grads.w.to_vec::<f32>(), vec![4.0; 16]);
+/// # Ok::<(), jaxrs::Error>(())
+/// ```
+///
+/// # Options
+///
+/// - `axis_name = "d"`: the name of the device axis, for collectives in the body and for the
+///   results' mesh.
+/// - `in_axes = (None, 0, 0)`: one entry per parameter: the axis split over the devices, or
+///   `None` for a parameter every device gets whole (a Rust scalar must be `None`). One axis
+///   alone applies to every parameter; the default splits every parameter along axis 0
+///   (static ones are never split).
+/// - `out_axes = 0`: where the devices' results are stacked (a parenthesised list for a
+///   tuple result; `None` for one the body makes equal on every device, e.g. by a `psum`).
+/// - `donate = <params>`, `static = <params>`: as in `#[jit]`; a donated argument's buffer is
+///   reused on each device.
+///
+/// The mapped size is the number of devices used: the first `n` local devices. The function
+/// twin, with a `devices(..)` choice, is `jaxrs::pmap(f)`. `#[pmap]` applies to the same
+/// functions as `#[jit]`, with the same parameter rules (a Rust scalar is traced, and is an
+/// `&Array` in the body); its compile cache is `name::pmap_site()`.
+#[proc_macro_attribute]
+pub fn pmap(attr: TokenStream, item: TokenStream) -> TokenStream {
+    pmap::pmap(attr.into(), item.into()).into()
 }
 
 /// Derives `jaxrs::Tree` for a struct: its leaves are its fields' leaves, in field order.

@@ -13,7 +13,7 @@
 //!
 //! | folder | what it holds |
 //! |---|---|
-//! | `transforms/` | the user API: `jit` and its compile cache, `grad` and friends, `vmap`, loops and branches, `remat`, inspection, `check_grads` |
+//! | `transforms/` | the user API: `jit` and its compile cache, `pmap`, `grad` and friends, `vmap`, loops and branches, `remat`, inspection, `check_grads` |
 //! | `higher_order/` | primitives holding jaxprs (scan, while, cond, custom_vjp, remat), each with all its rules |
 //! | `prims/` + `ops/` | first-order primitives (one `impl Primitive` with every rule) and the numpy-style Array API built on them |
 //! | `interpreters/` | the generic forward/reverse-mode and batching interpreters and the toolkits rules share |
@@ -87,6 +87,7 @@ pub use transforms::grad::{
 };
 pub use transforms::jit::{jit, JitSite, Jitted, StaticArgs};
 pub use transforms::loops::{cond, fori_loop, scan, scan_with, switch, while_loop, ScanOptions};
+pub use transforms::pmap::{pmap, PmapSite, Pmapped};
 pub use transforms::remat::{checkpoint_name, remat, Remat, RematPolicy};
 pub use transforms::vmap::{vmap, vmap_named, vmap_sized, AxisSpec};
 
@@ -117,6 +118,7 @@ pub mod internals {
     pub mod macro_support {
         pub use crate::transforms::jit::{jit_call, FloatKey, JitParams};
         pub use crate::transforms::loops::scan_with;
+        pub use crate::transforms::pmap::{pmap_call, PmapSpec};
         pub use crate::transforms::remat::remat_call;
         pub use crate::transforms::vmap::{vmap_call, VmapNames};
         pub use crate::tree::next_leaf;

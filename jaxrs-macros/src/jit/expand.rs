@@ -183,7 +183,7 @@ pub fn expand(f: &JitFn) -> TokenStream {
 /// the same name, signature and body carries them, and the body calls it (see
 /// [`stacked::inner_call`]). A traced Rust scalar is an array inside the jitted body, so the
 /// inner function takes it as `&traced_scalar::f32`; a static parameter keeps its type.
-fn stacked(f: &JitFn, transforms: &[Attribute]) -> TokenStream {
+pub(crate) fn stacked(f: &JitFn, transforms: &[Attribute]) -> TokenStream {
     let inputs = f.params.iter().map(|p| {
         let ident = &p.ident;
         let mutability = &p.mutability;
@@ -278,18 +278,18 @@ struct Group {
 }
 
 /// How a static argument enters the cache key and comes back out in the body.
-struct StaticArg {
+pub(crate) struct StaticArg {
     /// The value in the `statics` tuple.
-    key: TokenStream,
+    pub key: TokenStream,
     /// Its type.
-    ty: TokenStream,
+    pub ty: TokenStream,
     /// `let x: T = ...;` at the top of the body.
-    binding: TokenStream,
+    pub binding: TokenStream,
     /// The type that must be `Hash + Eq + Debug + Clone + Send + Sync + 'static`, if any.
-    check: Option<TokenStream>,
+    pub check: Option<TokenStream>,
 }
 
-fn static_arg(p: &Param, index: &Index, statics: &Ident, stacked: bool) -> StaticArg {
+pub(crate) fn static_arg(p: &Param, index: &Index, statics: &Ident, stacked: bool) -> StaticArg {
     let private = private();
     let ident = &p.ident;
     let mutability = &if stacked { None } else { p.mutability };

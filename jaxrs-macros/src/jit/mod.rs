@@ -1,9 +1,9 @@
 //! `#[jit]`: parse the options ([`attr`]), check them against the function ([`validate`]),
 //! generate the call into the runtime ([`expand`]).
 
-mod attr;
-mod expand;
-mod validate;
+pub(crate) mod attr;
+pub(crate) mod expand;
+pub(crate) mod validate;
 
 use proc_macro2::TokenStream;
 use syn::{FnArg, Item};

@@ -196,7 +196,7 @@ fn parse_axis_name(input: ParseStream, key: Ident) -> syn::Result<Parsed> {
 }
 
 /// `0`, `None`, `-1`, or `(None, 0, ...)`.
-fn parse_axes(input: ParseStream, key: &str) -> syn::Result<AxesValue> {
+pub fn parse_axes(input: ParseStream, key: &str) -> syn::Result<AxesValue> {
     if input.is_empty() {
         return Err(input.error(malformed_message(key)));
     }

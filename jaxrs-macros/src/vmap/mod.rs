@@ -1,7 +1,7 @@
 //! `#[vmap]`: parse the options ([`attr`]), check them against the function ([`validate`]),
 //! generate the call into the runtime ([`expand`]).
 
-mod attr;
+pub(crate) mod attr;
 mod expand;
 mod validate;
 

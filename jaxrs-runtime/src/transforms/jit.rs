@@ -244,7 +244,7 @@ impl<F> Jitted<F> {
 }
 
 /// Static argument values kept in a cache entry, compared through `Any`.
-trait StaticKey: Send + Sync {
+pub(crate) trait StaticKey: Send + Sync {
     fn as_any(&self) -> &dyn Any;
     fn describe(&self) -> String;
 }
@@ -302,15 +302,15 @@ struct JitCache {
 // `explanations` only ever gain one complete element, pushed after the trace and the compile
 // succeeded. The panic that poisons them is the user's (a shape mismatch while tracing under
 // `compiling`), and a caller that catches it must find the function usable again.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn read<T>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+pub(crate) fn read<T>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
     l.read().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn write<T>(l: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+pub(crate) fn write<T>(l: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
     l.write().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -434,7 +434,7 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
 
 /// The first donated leaf (by index) that is the same array, or shares its buffer, as
 /// another argument leaf, with that leaf's index.
-fn donated_twice(leaves: &[Array], num_donated: usize) -> Option<(usize, usize)> {
+pub(crate) fn donated_twice(leaves: &[Array], num_donated: usize) -> Option<(usize, usize)> {
     let buffer = |a: &Array| Arc::as_ptr(&a.concrete("jit").buffers[0]);
     (0..num_donated)
         // A leaf and buffer held once cannot appear elsewhere: the common case costs nothing.
@@ -580,7 +580,7 @@ fn explain_miss<S: StaticArgs>(
 
 /// A path for each leaf of the arguments of one role: under their parameters' names when
 /// known (`def` is then a tuple with one element per name), else under `arg`.
-fn named_leaf_paths(def: &TreeDef, names: Option<&[&str]>) -> Vec<String> {
+pub(crate) fn named_leaf_paths(def: &TreeDef, names: Option<&[&str]>) -> Vec<String> {
     match (def, names) {
         (TreeDef::Tuple(params), Some(names)) if params.len() == names.len() => params
             .iter()
@@ -592,7 +592,7 @@ fn named_leaf_paths(def: &TreeDef, names: Option<&[&str]>) -> Vec<String> {
 }
 
 /// Appends how the structure of the arguments of one role changed, per parameter if known.
-fn structure_changes(
+pub(crate) fn structure_changes(
     why: &mut String,
     old: &TreeDef,
     new: &TreeDef,
@@ -625,7 +625,7 @@ fn structure_changes(
 /// The fields come from splitting the tuple's `Debug` text: a static argument is any
 /// `Hash + Eq + Debug` type, and asking `jit_call` for per-field access would add a bound
 /// that every error about a bad static argument would then mention.
-fn static_changes(why: &mut String, old: &str, new: &str, names: Option<&[&str]>) {
+pub(crate) fn static_changes(why: &mut String, old: &str, new: &str, names: Option<&[&str]>) {
     if let (Some(names), Some(o), Some(n)) = (names, tuple_fields(old), tuple_fields(new)) {
         if o.len() == names.len() && n.len() == names.len() {
             for ((o, n), name) in o.iter().zip(&n).zip(names) {

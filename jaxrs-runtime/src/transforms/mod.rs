@@ -8,6 +8,7 @@ pub mod grad;
 pub mod inspect;
 pub mod jit;
 pub mod loops;
+pub mod pmap;
 pub mod remat;
 mod traced;
 pub mod vmap;
