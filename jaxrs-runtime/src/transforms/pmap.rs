@@ -392,20 +392,17 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
             function: Some(site.name),
             params: None,
         };
-        let run = || {
-            vmap_call(
-                names,
-                &LeafAxes(axes),
-                &spec.out_axes,
-                Some(size),
-                args,
-                |(d, k): (DT, KT)| body(d, k, &statics),
-            )
-        };
-        return match spec.axis_name {
-            Some(name) => with_named_axis(name, size, run),
-            None => run(),
-        };
+        // The vmap names its axis as the pmap does, so collectives over it become batch
+        // reductions on one device.
+        return vmap_call(
+            names,
+            &LeafAxes(axes),
+            &spec.out_axes,
+            Some(size),
+            spec.axis_name,
+            args,
+            |(d, k): (DT, KT)| body(d, k, &statics),
+        );
     }
 
     if let Some((a, b)) = donated_twice(&leaves, num_donated) {
