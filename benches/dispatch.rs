@@ -9,11 +9,13 @@
 //! printed at the end (best of several rounds, so noise on a shared machine inflates neither
 //! side more than the other).
 
+#[path = "common/peer.rs"]
+mod peer;
+
 use criterion::{criterion_group, Criterion};
 use jaxrs::internals::pjrt::{default_client, Buffer, CompileOptions, LoadedExecutable};
 use jaxrs::{jit, Array, DType};
 use std::hint::black_box;
-use std::time::Instant;
 
 const MODULE: &str = r#"module @floor {
   func.func public @main(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -92,42 +94,6 @@ fn ready_read_inputs() -> (Array, Array) {
     (scalar, vector)
 }
 
-/// µs per call: the best of `rounds` rounds of `calls` calls.
-fn best_us(rounds: usize, calls: usize, mut f: impl FnMut()) -> f64 {
-    (0..rounds)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..calls {
-                f();
-            }
-            t.elapsed().as_secs_f64() * 1e6 / calls as f64
-        })
-        .fold(f64::INFINITY, f64::min)
-}
-
-/// JAX's figures from the peer script, by name (`jax_call_block_until_ready_us`, ...).
-fn jax_figures(calls: usize) -> Vec<(String, f64)> {
-    let python = std::env::var("JAXRS_BENCH_PYTHON").unwrap_or_else(|_| "python3".into());
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/peer/dispatch_jax.py");
-    let Ok(out) = std::process::Command::new(python)
-        .arg(script)
-        .arg(calls.to_string())
-        .output()
-    else {
-        return vec![];
-    };
-    if !out.status.success() {
-        return vec![];
-    }
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| {
-            let (k, v) = l.split_once(": ")?;
-            Some((k.to_string(), v.trim().parse().ok()?))
-        })
-        .collect()
-}
-
 fn ratios() {
     let (rounds, calls) = (7, 20_000);
     let floor = Floor::new();
@@ -138,8 +104,8 @@ fn ratios() {
     let mut floor_us = f64::INFINITY;
     let mut jaxrs_us = f64::INFINITY;
     for _ in 0..3 {
-        floor_us = floor_us.min(best_us(rounds, calls, || floor.call()));
-        jaxrs_us = jaxrs_us.min(best_us(rounds, calls, || jaxrs_call(&f, &x)));
+        floor_us = floor_us.min(peer::best_us(rounds, calls, || floor.call()));
+        jaxrs_us = jaxrs_us.min(peer::best_us(rounds, calls, || jaxrs_call(&f, &x)));
     }
     println!("\ndispatch summary (best of {rounds} rounds x {calls} calls, x + 1 on f32[4]):");
     println!("  raw PJRT execute+await floor: {floor_us:8.2} µs");
@@ -149,27 +115,27 @@ fn ratios() {
     );
     // Eager, op by op: each operation is its own cached executable.
     let y = Array::from_vec(vec![1.0f32; 4], &[4]);
-    let eager_add = best_us(rounds, calls, || {
+    let eager_add = peer::best_us(rounds, calls, || {
         let z = &x + &y;
         z.block_until_ready().expect("await");
     });
-    let eager_mul = best_us(rounds, calls, || {
+    let eager_mul = peer::best_us(rounds, calls, || {
         let z = &x * 1.0001;
         z.block_until_ready().expect("await");
     });
     println!("  jaxrs eager x + y:            {eager_add:8.2} µs");
     println!("  jaxrs eager x * 1.0001:       {eager_mul:8.2} µs");
     let (scalar, vector) = ready_read_inputs();
-    let item_us = best_us(rounds, calls, || {
+    let item_us = peer::best_us(rounds, calls, || {
         black_box(black_box(&scalar).item::<f32>());
     });
-    let to_vec_us = best_us(rounds, calls, || {
+    let to_vec_us = peer::best_us(rounds, calls, || {
         black_box(black_box(&vector).to_vec::<f32>());
     });
     println!("  jaxrs item() of a ready f32 scalar:      {item_us:8.2} µs");
     println!("  jaxrs to_vec() of a ready f32[1000]:     {to_vec_us:8.2} µs");
-    let jax = jax_figures(calls);
-    let get = |k: &str| jax.iter().find(|(n, _)| n == k).map(|(_, v)| *v);
+    let jax = peer::jax_figures("dispatch_jax.py", &[calls.to_string()]);
+    let get = |k: &str| peer::figure(&jax, k);
     for (what, ours, key) in [
         (
             "float(x) of a ready f32 scalar",

@@ -6,10 +6,12 @@
 //! Run: `cargo bench --bench vmap`. The summary at the end gives both times (best of several
 //! rounds, interleaved) and the speed ratio.
 
+#[path = "common/peer.rs"]
+mod peer;
+
 use criterion::{criterion_group, Criterion};
 use jaxrs::prelude::*;
 use jaxrs::{jit, Jitted};
-use std::time::Instant;
 
 const BATCH: usize = 128;
 const IN: usize = 64;
@@ -122,19 +124,6 @@ fn check(b: &Jitted<impl Fn(Args) -> Array>, l: &Jitted<impl Fn(Args) -> Array>,
     }
 }
 
-/// µs per batch: the best of `rounds` rounds of `calls` calls.
-fn best_us(rounds: usize, calls: usize, mut f: impl FnMut()) -> f64 {
-    (0..rounds)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..calls {
-                f();
-            }
-            t.elapsed().as_secs_f64() * 1e6 / calls as f64
-        })
-        .fold(f64::INFINITY, f64::min)
-}
-
 fn ratios() {
     let s = setup();
     let (b, l) = (batched(), single());
@@ -144,8 +133,8 @@ fn ratios() {
     let mut loop_us = f64::INFINITY;
     // Interleaved, so that both see the same machine state.
     for _ in 0..3 {
-        batched_us = batched_us.min(best_us(rounds, calls, || drop(run_batched(&b, &s))));
-        loop_us = loop_us.min(best_us(rounds, calls, || drop(run_loop(&l, &s))));
+        batched_us = batched_us.min(peer::best_us(rounds, calls, || drop(run_batched(&b, &s))));
+        loop_us = loop_us.min(peer::best_us(rounds, calls, || drop(run_loop(&l, &s))));
     }
     println!(
         "\nvmap summary (MLP {IN}-{HIDDEN}-{OUT} loss over a batch of {BATCH}, best of {rounds} \
