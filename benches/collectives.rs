@@ -32,7 +32,7 @@ fn call(f: fn(&Array) -> Array, x: &Array) {
 
 /// An f32[8, 4], one row per device (a pmap's output, as in a training loop).
 fn split_input() -> Array {
-    affine(&Array::arange(0.0, 32.0, 1.0, DType::F32).reshape(&[8, 4]))
+    affine(&Array::arange(0.0, 32.0, 1.0, DType::F32).reshape([8, 4]))
 }
 
 fn bench(c: &mut Criterion) {
