@@ -77,8 +77,8 @@ fn pmap_train_step_with_pmean_matches_jax_and_the_single_device_step() {
     let steps = g["steps"].as_u64().unwrap() as usize;
     let (x, y) = (array(&g["x"]), array(&g["y"]));
     // [devices, local batch, features]: device d takes rows 2d and 2d + 1.
-    let xs = x.reshape(&[devices, local, 3]);
-    let ys = y.reshape(&[devices, local, 1]);
+    let xs = x.reshape([devices, local, 3]);
+    let ys = y.reshape([devices, local, 1]);
     // One replica of the parameters per device, stacked as JAX's examples do.
     let init = mlp(&g["params"]);
     let mut params = tree_map(&init, |p| {
