@@ -5,9 +5,11 @@
 //! Run: `cargo run --release --example train_mnist [-- PATH_TO_mnist_5k.csv.gz]`
 //! (or set `JAXRS_DATA_DIR` to the folder holding the data sets).
 
+#[path = "common/mnist.rs"]
+mod mnist;
+
 use jaxrs::prelude::*;
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use mnist::{Rng, PIXELS};
 use std::time::Instant;
 
 const HIDDEN: usize = 128;
@@ -53,101 +55,24 @@ fn accuracy(params: &Mlp, x: &Array, labels: &Array) -> Array {
         .mean(None, false)
 }
 
-/// A small deterministic generator (xorshift64), so runs are reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn uniform(&mut self) -> f64 {
-        ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    }
-
-    /// Normal samples by Box-Muller.
-    fn normal(&mut self, n: usize, scale: f32) -> Vec<f32> {
-        (0..n)
-            .map(|_| {
-                let (u, v) = (self.uniform(), self.uniform());
-                ((-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()) as f32 * scale
-            })
-            .collect()
-    }
-
-    fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            items.swap(i, (self.next_u64() % (i as u64 + 1)) as usize);
-        }
-    }
-}
-
-/// The rows `order` of a row-major `[n, 784]` pixel table, and their labels, as arrays.
-fn gather(pixels: &[f32], labels: &[i32], order: &[usize]) -> (Array, Array) {
-    let mut x = Vec::with_capacity(order.len() * 784);
-    for &i in order {
-        x.extend_from_slice(&pixels[i * 784..(i + 1) * 784]);
-    }
-    let y: Vec<i32> = order.iter().map(|&i| labels[i]).collect();
-    (
-        Array::from_vec(x, &[order.len(), 784]),
-        Array::from_vec(y, &[order.len()]),
-    )
-}
-
-fn data_path() -> PathBuf {
-    if let Some(p) = std::env::args().nth(1) {
-        return p.into();
-    }
-    let dir = std::env::var("JAXRS_DATA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data")));
-    dir.join("mnist_5k.csv.gz")
-}
-
-/// Pixels scaled to [0, 1] and labels, from the gzip CSV (784 pixels then the label).
-fn load(path: &PathBuf) -> (Vec<f32>, Vec<i32>) {
-    let file =
-        std::fs::File::open(path).unwrap_or_else(|e| panic!("cannot open {}: {e}", path.display()));
-    let (mut pixels, mut labels) = (Vec::new(), Vec::new());
-    for line in BufReader::new(flate2::read::GzDecoder::new(file)).lines() {
-        let line = line.expect("gzip CSV");
-        let values: Vec<f32> = line
-            .split(',')
-            .map(|v| v.trim().parse().expect("number"))
-            .collect();
-        assert_eq!(values.len(), 785, "expected 784 pixels and a label");
-        pixels.extend(values[..784].iter().map(|p| p / 255.0));
-        labels.push(values[784] as i32);
-    }
-    (pixels, labels)
-}
-
 fn main() {
-    let path = data_path();
-    let (pixels, labels) = load(&path);
-    let n = labels.len();
-    // The file is sorted by label: shuffle once (seeded) before splitting off a test set.
+    let path = mnist::data_path();
+    let digits = mnist::load(&path);
+    let n = digits.labels.len();
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    let mut order: Vec<usize> = (0..n).collect();
-    rng.shuffle(&mut order);
-    let n_test = n / 10;
-    let (test_rows, train_rows) = order.split_at(n_test);
-    let mut train_rows = train_rows.to_vec();
+    let (test_rows, mut train_rows) = mnist::split(n, &mut rng);
     println!(
-        "MNIST: {n} digits from {} ({} train, {n_test} test)",
+        "MNIST: {n} digits from {} ({} train, {} test)",
         path.display(),
-        train_rows.len()
+        train_rows.len(),
+        test_rows.len()
     );
-    let (test_x, test_y) = gather(&pixels, &labels, test_rows);
+    let (test_x, test_y) = digits.gather(&test_rows);
 
     let mut params = Mlp {
         w1: Array::from_vec(
-            rng.normal(784 * HIDDEN, (2.0f32 / 784.0).sqrt()),
-            &[784, HIDDEN],
+            rng.normal(PIXELS * HIDDEN, (2.0f32 / PIXELS as f32).sqrt()),
+            &[PIXELS, HIDDEN],
         ),
         b1: Array::zeros(&[HIDDEN], DType::F32),
         w2: Array::from_vec(
@@ -162,7 +87,7 @@ fn main() {
         rng.shuffle(&mut train_rows);
         let mut total = 0.0;
         for batch in train_rows.chunks_exact(BATCH) {
-            let (x, y) = gather(&pixels, &labels, batch);
+            let (x, y) = digits.gather(batch);
             let (p, loss) = train_step(params, &x, &y, LEARNING_RATE);
             params = p;
             total += loss.item::<f32>();
