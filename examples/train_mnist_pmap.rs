@@ -128,8 +128,8 @@ fn main() -> jaxrs::Result<()> {
         for batch in train_rows.chunks_exact(global_batch) {
             let (x, y) = digits.gather(batch);
             let (xs, ys) = (
-                x.reshape(&[DEVICES, LOCAL_BATCH, PIXELS]),
-                y.reshape(&[DEVICES, LOCAL_BATCH]),
+                x.reshape([DEVICES, LOCAL_BATCH, PIXELS]),
+                y.reshape([DEVICES, LOCAL_BATCH]),
             );
             let t = Instant::now();
             let (p, parallel_loss) = parallel_step(params, &xs, &ys, LEARNING_RATE);
