@@ -146,3 +146,25 @@ fn pmap_train_step_with_pmean_matches_jax_and_the_single_device_step() {
     }
     assert_close("single-device losses", &single_losses, &losses, rtol, atol);
 }
+
+/// Each device's slice scaled by the norm of the whole array, summed across devices by `psum`.
+#[pmap(axis_name = "d")]
+fn scaled_by_global_norm(x: &Array) -> Array {
+    let norm = psum(&x.powi(2).sum(None, false), "d").sqrt();
+    x.tanh() * norm + axis_index("d").astype(DType::F64)
+}
+
+/// Gradients through a pmap with a collective inside, to second order: finite differences
+/// run the compiled 8-device program, the derivatives run its transformed trace.
+#[test]
+fn check_grads_through_a_pmap_with_psum() {
+    jaxrs::set_cpu_device_count(8).expect("8 CPU devices");
+    let x = Array::from_f64s(
+        &(0..24).map(|i| (i as f64 * 0.37).sin()).collect::<Vec<_>>(),
+        &[8, 3],
+        DType::F64,
+    );
+    let y = scaled_by_global_norm(&x);
+    assert_eq!(y.addressable_shards().len(), 8);
+    jaxrs::check_grads(|x: Array| scaled_by_global_norm(&x), &x, 2);
+}
