@@ -166,5 +166,5 @@ fn check_grads_through_a_pmap_with_psum() {
     );
     let y = scaled_by_global_norm(&x);
     assert_eq!(y.addressable_shards().len(), 8);
-    jaxrs::check_grads(|x: Array| scaled_by_global_norm(&x), &x, 2);
+    check_grads(|x: Array| scaled_by_global_norm(&x), &x, 2);
 }
