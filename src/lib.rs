@@ -66,11 +66,17 @@
 //! - **Devices**: [`devices`], [`local_device_count`], [`set_cpu_device_count`] (or
 //!   `JAXRS_CPU_DEVICES`), [`Device`]; lay arrays out with [`device_put`] /
 //!   [`try_device_put`] and a [`Sharding`] ([`Mesh`] + [`PartitionSpec`], written [`P!`] =
-//!   [`NamedSharding`]); read them back by [`Array::addressable_shards`] ([`Shard`]). pjit,
-//!   pmap and collectives are not built yet: an op on a sharded array gathers it onto one
-//!   device first.
+//!   [`NamedSharding`]); read them back by [`Array::addressable_shards`] ([`Shard`]).
+//! - **pjit**: `#[jit(in_shardings = .., out_shardings = ..)]` and [`Jitted::in_shardings`] /
+//!   [`Jitted::out_shardings`] / [`Jitted::mesh`] ([`Shardings`], a prefix of the argument
+//!   tree) compile one SPMD program over a [`Mesh`] (Shardy annotations, one partition per
+//!   device, XLA's collectives); a jit given sharded arrays runs SPMD over their mesh. Bare
+//!   [`P!`] specs refer to the mesh in scope ([`Mesh::enter`], JAX's `with mesh:`);
+//!   [`with_sharding_constraint`] pins a value's layout inside. pmap and collectives are not
+//!   built yet, and an eager op on a sharded array gathers it onto one device first.
 //! - **Looking inside**: [`make_jaxpr`] (the IR), [`stablehlo`] (the program XLA compiles,
-//!   each op located at its Rust line).
+//!   each op located at its Rust line), [`JitSite::last_stablehlo`] and
+//!   [`JitSite::last_optimized_program`] (what a jitted function compiled to).
 //! - **Errors**: a programmer's mistake (shapes, dtypes, axes) panics with the op, the shapes
 //!   and your source line; environmental failures (no plugin, compile failure, out of memory)
 //!   are [`Error`] values, which [`try_run`] returns instead of panicking.
@@ -122,12 +128,15 @@ pub use jaxrs_runtime::{
     local_device_count,
     set_cpu_device_count,
     try_device_put,
+    with_sharding_constraint,
     Device,
     Mesh,
+    MeshGuard,
     NamedSharding,
     PartitionDim,
     PartitionSpec,
     Shard,
+    Shardings,
     P,
 };
 pub use jaxrs_runtime::{
@@ -177,10 +186,11 @@ pub use jaxrs_runtime::internals;
 #[doc(hidden)]
 pub mod __private {
     pub use jaxrs_runtime::internals::macro_support::{
-        jit_call, next_leaf, remat_call, scan_with, vmap_call, FloatKey, JitParams, VmapNames,
+        jit_call, jit_call_sharded, next_leaf, remat_call, scan_with, shardings, vmap_call,
+        FloatKey, JitParams, JitShardings, VmapNames,
     };
     pub use jaxrs_runtime::{
-        Array, JitSite, RematPolicy, ScanOptions, Tree, TreeDef, TreeMismatch,
+        Array, JitSite, Mesh, RematPolicy, ScanOptions, Shardings, Tree, TreeDef, TreeMismatch,
     };
 
     /// The types of Rust-scalar parameters once a transformation traces them: `Array`s. A

@@ -43,9 +43,11 @@ pub use ops::{stop_gradient, where_, Axes, Dims, DotDims, IntoArg, TakeMode};
 // Devices and how arrays lie on them.
 pub use crate::core::client::{devices, local_device_count, set_cpu_device_count};
 pub use crate::core::sharding::{
-    device_put, try_device_put, Mesh, NamedSharding, PartitionDim, PartitionSpec, Shard, Sharding,
+    device_put, try_device_put, Mesh, MeshGuard, NamedSharding, PartitionDim, PartitionSpec, Shard,
+    Sharding, Shardings,
 };
 pub use pjrt::Device;
+pub use prims::sharding::with_sharding_constraint;
 
 // Transformations.
 pub use transforms::check_grads::{check_grads, check_grads_with, Modes};
@@ -78,7 +80,9 @@ pub use error::{Error, ErrorCode, Result};
 pub mod internals {
     /// What the attribute macros' expansions call.
     pub mod macro_support {
-        pub use crate::transforms::jit::{jit_call, FloatKey, JitParams};
+        pub use crate::transforms::jit::{
+            jit_call, jit_call_sharded, shardings, FloatKey, JitParams, JitShardings,
+        };
         pub use crate::transforms::loops::scan_with;
         pub use crate::transforms::remat::remat_call;
         pub use crate::transforms::vmap::{vmap_call, VmapNames};
