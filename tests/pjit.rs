@@ -377,6 +377,19 @@ fn double(x: Array) -> Array {
 }
 
 #[test]
+fn a_sharded_jit_inside_another_becomes_constraints() {
+    let mesh = mesh_2x4();
+    let g = &golden()["section6"];
+    let inner = section6(&mesh);
+    let outer = jit(|(x, w): (Array, Array)| inner.call((x, w)) * 1.0);
+    let out: Array = outer.call((x(), w()));
+    assert_close(&out.to_vec::<f32>(), &floats(&g["values"]), 1e-6, "nested");
+    let text = outer.site().last_stablehlo().unwrap();
+    assert_eq!(text.matches("sdy.sharding_constraint").count(), 3, "{text}");
+    assert!(text.contains("mhlo.num_partitions = 8"), "{text}");
+}
+
+#[test]
 fn a_sharded_argument_is_donated_shard_by_shard() {
     let mesh = mesh_2x4();
     let _m = mesh.enter();

@@ -16,7 +16,7 @@ use crate::core::sharding::{
 use crate::core::trace::is_tracing;
 use crate::error::Error;
 use crate::pjrt::{Buffer, LoadedExecutable};
-use crate::prims::sharding::shardings_per_leaf;
+use crate::prims::sharding::{shardings_per_leaf, with_sharding_constraint};
 use crate::transforms::traced::{rebuild, trace_tree};
 use crate::tree::{leaf_paths, Tree, TreeDef};
 use std::any::Any;
@@ -569,13 +569,27 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
 
     if is_tracing() || leaves.iter().any(|l| !l.is_concrete()) {
         // Inside another transformation: run the body on its tracers (it is inlined into the
-        // enclosing trace, which is compiled as a whole).
+        // enclosing trace, which is compiled as a whole). Its shardings become sharding
+        // constraints on its arguments and results, as JAX's nested jit does.
+        let leaves = match shardings {
+            Some(s) => constrain_arguments(site, s, &dd, &kd, leaves),
+            None => leaves,
+        };
         let (d, k): (DT, KT) = rebuild(
             format_args!("jit `{}`", site.name()),
             &TreeDef::Tuple(vec![dd, kd]),
             leaves,
         );
-        return body(d, k, &statics);
+        let out = body(d, k, &statics);
+        return match shardings {
+            Some(s) if s.out != Shardings::Unspecified => {
+                let scope = s.mesh.clone().or_else(Mesh::current);
+                let out_shardings = resolve_specs(&s.out, scope.as_ref())
+                    .unwrap_or_else(|e| panic!("jit `{}`: out_shardings: {e}", site.name()));
+                with_sharding_constraint(&out, out_shardings)
+            }
+            _ => out,
+        };
     }
 
     if let Some((donated, other)) = donated_twice(&leaves, num_donated) {
@@ -834,6 +848,33 @@ fn layout_of(
     }
     let mesh = mesh.clone();
     Some(Layout { mesh, ins, out })
+}
+
+/// The argument leaves of a jit inlined into another trace, each with an explicit in-sharding
+/// constrained to it.
+fn constrain_arguments(
+    site: &JitSite,
+    s: &JitShardings,
+    dd: &TreeDef,
+    kd: &TreeDef,
+    leaves: Vec<Array>,
+) -> Vec<Array> {
+    let scope = s.mesh.clone().or_else(Mesh::current);
+    let what = format!("jit `{}`: in_shardings", site.name());
+    let explicit = shardings_per_leaf(&s.donated, dd, scope.as_ref(), &what)
+        .and_then(|mut d| {
+            d.extend(shardings_per_leaf(&s.kept, kd, scope.as_ref(), &what)?);
+            Ok(d)
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    leaves
+        .into_iter()
+        .zip(explicit)
+        .map(|(l, s)| match s {
+            Some(s) => with_sharding_constraint(&l, s),
+            None => l,
+        })
+        .collect()
 }
 
 /// `shardings` with every bare spec made a `NamedSharding` over `mesh`.
