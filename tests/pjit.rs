@@ -155,8 +155,18 @@ fn without_shardings_the_program_follows_the_inputs() {
         1e-6,
         "tanh(x @ w)",
     );
-    // Results nobody gave a sharding are replicated over the program's mesh.
-    assert_eq!(out.sharding(), Some(&Sharding::Named(named(&mesh, P![]))));
+    // Results nobody gave a sharding lie as XLA's propagation chose them, as JAX reports.
+    let jax_spec: Vec<Option<String>> =
+        serde_json::from_value(g["follow_inputs_spec"].clone()).unwrap();
+    assert_eq!(
+        jax_spec,
+        vec![Some("dp".to_string()), Some("mp".to_string())]
+    );
+    assert_eq!(
+        out.sharding(),
+        Some(&Sharding::Named(named(&mesh, P!["dp", "mp"])))
+    );
+    assert_eq!(out.addressable_shards()[0].data.shape(), &[4, 2]);
     let text = f.site().last_stablehlo().unwrap();
     assert!(
         text.contains("sdy.sharding = #sdy.sharding<@mesh, [{\"dp\"}, {}]>"),
@@ -182,7 +192,7 @@ fn without_shardings_the_program_follows_the_inputs() {
              'mp'))"
         )
     );
-    // A plain array with a sharded one: replicated over the mesh.
+    // A plain array with a sharded one: the plain one is replicated over the mesh.
     let mixed: Array = f.call((x(), ws));
     assert_close(&mixed.to_vec::<f32>(), &floats(&g["values"]), 1e-6, "mixed");
     assert_eq!(f.site().cache_misses(), 3);

@@ -5,7 +5,8 @@ Run: python tests/golden/gen_pjit.py   (rewrites tests/golden/pjit.json)
 Inputs are small exact arithmetic sequences (see `inputs`), rebuilt the same way in Rust.
 - "section6": the seed's §6 program, tanh(x @ w) on a 2 x 4 ("dp", "mp") mesh, x sharded
   P("dp", None), w P(None, "mp"), out P("dp", "mp"): its values, its shard shape and each
-  device's index ranges ([start, stop] per dimension), in the mesh's device order.
+  device's index ranges ([start, stop] per dimension), in the mesh's device order; and the
+  result's spec when jit is given no shardings, only the sharded inputs.
 - "mlp": a dp x mp MLP, loss = mean((tanh(x @ w1) @ w2 - y)^2) with x P("dp", None),
   w1 P(None, "mp"), w2 P("mp", None), y P("dp", None): the loss and both gradients, and how
   many all-reduce instructions XLA's compiled module of the gradient step has.
@@ -79,6 +80,14 @@ def main():
             for s in sorted(y.addressable_shards, key=lambda s: list(mesh.devices.flat).index(s.device))
         ],
     }
+
+    # No shardings given: the program follows the inputs', and the result lies as XLA chose.
+    follow = jax.jit(lambda x, w: jnp.tanh(x @ w))(
+        jax.device_put(a["x"], ns("dp", None)), jax.device_put(a["w"], ns(None, "mp"))
+    )
+    out["section6"]["follow_inputs_spec"] = [
+        None if e is None else e if isinstance(e, str) else list(e) for e in follow.sharding.spec
+    ]
 
     step = jax.jit(
         jax.value_and_grad(loss_fn, argnums=(0, 1)),

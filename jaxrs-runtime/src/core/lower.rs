@@ -42,8 +42,8 @@ pub struct Spmd {
     pub mesh: Mesh,
     /// Per argument of `main` (constants first, then inputs).
     pub in_specs: Vec<PartitionSpec>,
-    /// Per result.
-    pub out_specs: Vec<PartitionSpec>,
+    /// Per result; `None` leaves it to XLA's sharding propagation.
+    pub out_specs: Vec<Option<PartitionSpec>>,
 }
 
 impl LowerOptions {
@@ -140,12 +140,13 @@ pub fn lower_jaxpr(jaxpr: &Jaxpr, opts: &LowerOptions) -> String {
         Some(s) => out_avals
             .iter()
             .zip(&s.out_specs)
-            .map(|(a, spec)| {
-                format!(
+            .map(|(a, spec)| match spec {
+                Some(spec) => format!(
                     "{} {{sdy.sharding = {}}}",
                     a.mlir_type(),
                     sdy_sharding(spec, a.rank())
-                )
+                ),
+                None => a.mlir_type(),
             })
             .collect(),
         None => out_types.clone(),

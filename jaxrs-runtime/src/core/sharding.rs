@@ -424,6 +424,115 @@ impl NamedSharding {
     }
 }
 
+impl NamedSharding {
+    /// The sharding over `mesh` that lays an array of rank `rank` out as XLA's `op` does
+    /// (partition `i` being the mesh's `i`-th device), trailing unsplit dimensions left out
+    /// of the spec. `None` when no partition spec over the mesh's axes gives that layout.
+    pub(crate) fn from_op_sharding(
+        mesh: &Mesh,
+        rank: usize,
+        op: &crate::pjrt::OpSharding,
+    ) -> Option<NamedSharding> {
+        use crate::pjrt::OpSharding;
+        let (dims, devices) = match op {
+            OpSharding::Replicated => {
+                return NamedSharding::new(mesh.clone(), PartitionSpec::default()).ok()
+            }
+            OpSharding::Tiled { dims, devices } => (dims, devices),
+            _ => return None,
+        };
+        let n = mesh.size();
+        if dims.len() < rank || devices.len() != n {
+            return None;
+        }
+        let tiles: Vec<usize> = dims
+            .iter()
+            .map(|&d| usize::try_from(d).ok())
+            .collect::<Option<_>>()?;
+        // Each partition's tile coordinates along the array's dimensions.
+        let mut tile_of: Vec<Option<Vec<usize>>> = vec![None; n];
+        for (flat, &device) in devices.iter().enumerate() {
+            let mut rest = flat;
+            let mut coords = vec![0; tiles.len()];
+            for (c, &t) in coords.iter_mut().zip(&tiles).rev() {
+                *c = rest % t;
+                rest /= t;
+            }
+            coords.truncate(rank);
+            *tile_of.get_mut(usize::try_from(device).ok()?)? = Some(coords);
+        }
+        let tile_of: Vec<Vec<usize>> = tile_of.into_iter().collect::<Option<_>>()?;
+        let coords: Vec<Vec<usize>> = (0..n).map(|p| mesh.coords(p)).collect();
+        let mut used: Vec<usize> = Vec::new();
+        let mut spec = Vec::with_capacity(rank);
+        for (d, &count) in tiles.iter().enumerate().take(rank) {
+            if count == 1 {
+                spec.push(PartitionDim::Replicated);
+                continue;
+            }
+            let axes = find_axes(
+                mesh,
+                &coords,
+                &tile_of,
+                d,
+                count,
+                &mut used,
+                &mut Vec::new(),
+            )?;
+            spec.push(PartitionDim::Axes(
+                axes.iter().map(|&a| mesh.axis_names[a].clone()).collect(),
+            ));
+        }
+        while spec.last() == Some(&PartitionDim::Replicated) {
+            spec.pop();
+        }
+        NamedSharding::new(mesh.clone(), PartitionSpec::new(spec)).ok()
+    }
+}
+
+/// An ordered list of unused mesh axes (of size > 1) whose pieces, major first, give every
+/// partition the tile coordinate `tile_of[p][d]` along dimension `d` split into `tiles`.
+fn find_axes(
+    mesh: &Mesh,
+    coords: &[Vec<usize>],
+    tile_of: &[Vec<usize>],
+    d: usize,
+    tiles: usize,
+    used: &mut Vec<usize>,
+    chosen: &mut Vec<usize>,
+) -> Option<Vec<usize>> {
+    let pieces: usize = chosen.iter().map(|&a| mesh.shape[a]).product();
+    if pieces == tiles {
+        let fits = coords.iter().zip(tile_of).all(|(c, t)| {
+            chosen
+                .iter()
+                .fold(0, |piece, &a| piece * mesh.shape[a] + c[a])
+                == t[d]
+        });
+        if fits {
+            used.extend(chosen.iter().copied());
+            return Some(chosen.clone());
+        }
+        return None;
+    }
+    for a in 0..mesh.shape.len() {
+        let size = mesh.shape[a];
+        if size == 1
+            || used.contains(&a)
+            || chosen.contains(&a)
+            || !tiles.is_multiple_of(pieces * size)
+        {
+            continue;
+        }
+        chosen.push(a);
+        if let Some(found) = find_axes(mesh, coords, tile_of, d, tiles, used, chosen) {
+            return Some(found);
+        }
+        chosen.pop();
+    }
+    None
+}
+
 impl fmt::Display for NamedSharding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "NamedSharding(mesh={}, spec={})", self.mesh, self.spec)
@@ -936,7 +1045,7 @@ pub(crate) fn collect_traced_meshes<R>(f: impl FnOnce() -> R) -> (R, Vec<Mesh>) 
 ///
 /// Built with `.into()` from a [`PartitionSpec`] (resolved against the jit's mesh or the mesh
 /// in scope), a [`NamedSharding`], `None` (unspecified: an argument keeps the sharding it
-/// has, a result is replicated over the mesh), or a tuple or `Vec` of those (one per child:
+/// has, a result lies as XLA's propagation chose), or a tuple or `Vec` of those (one per child:
 /// tuple elements, `Vec` elements, struct fields in order).
 ///
 /// ```
@@ -952,7 +1061,7 @@ pub(crate) fn collect_traced_meshes<R>(f: impl FnOnce() -> R) -> (R, Vec<Mesh>) 
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Shardings {
-    /// Not given: arguments keep theirs, results are replicated over the program's mesh.
+    /// Not given: arguments keep theirs, results lie as XLA's sharding propagation chose.
     #[default]
     Unspecified,
     /// A spec over the jit's mesh (or the mesh in scope), for every leaf below.

@@ -342,6 +342,14 @@ impl LoadedExecutable {
         Ok((String::from_utf8_lossy(format).into_owned(), code))
     }
 
+    /// The output sharding XLA's SPMD partitioner chose (a tuple of one per output, or the
+    /// one output's), read from the optimized program; `None` when the plugin does not give
+    /// the program or it does not decode.
+    pub fn output_sharding(&self) -> Option<super::hlo::OpSharding> {
+        let (format, program) = self.optimized_program().ok()?;
+        super::hlo::spmd_output_sharding(&format, &program)
+    }
+
     /// XLA's memory estimate for one execution (`PJRT_Executable_GetCompiledMemoryStats`).
     pub fn compiled_memory_stats(&self) -> Result<MemoryStats> {
         const CTX: &str = "PJRT_Executable_GetCompiledMemoryStats";

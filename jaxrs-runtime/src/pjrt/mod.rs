@@ -10,6 +10,7 @@ mod api;
 mod buffer;
 mod client;
 mod executable;
+mod hlo;
 mod options;
 pub mod provision;
 pub mod sys;
@@ -19,6 +20,7 @@ pub use api::Api;
 pub use buffer::Buffer;
 pub use client::{Client, Device};
 pub use executable::{LoadedExecutable, MemoryStats};
+pub use hlo::OpSharding;
 pub use options::CompileOptions;
 
 use crate::error::Error;

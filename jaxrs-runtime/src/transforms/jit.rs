@@ -15,7 +15,7 @@ use crate::core::sharding::{
 };
 use crate::core::trace::is_tracing;
 use crate::error::Error;
-use crate::pjrt::{Buffer, LoadedExecutable};
+use crate::pjrt::{Buffer, LoadedExecutable, OpSharding};
 use crate::prims::sharding::{shardings_per_leaf, with_sharding_constraint};
 use crate::transforms::traced::{rebuild, trace_tree};
 use crate::tree::{leaf_paths, Tree, TreeDef};
@@ -398,7 +398,9 @@ impl<F> Jitted<F> {
     }
 
     /// How the results are laid out (JAX's `out_shardings`), as a prefix of the result tree;
-    /// see [`Jitted::in_shardings`]. A result left unspecified is replicated over the mesh.
+    /// see [`Jitted::in_shardings`]. A result left unspecified lies as XLA's sharding
+    /// propagation chose (read back from the compiled program, as JAX does), or replicated
+    /// over the mesh when that is no partition spec over it.
     pub fn out_shardings(mut self, shardings: impl Into<Shardings>) -> Self {
         self.shardings.get_or_insert_with(Default::default).out = shardings.into();
         self
@@ -1015,18 +1017,15 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         let out = layout
             .as_ref()
             .map_or(Shardings::Unspecified, |l| l.out.clone());
-        let outs: Vec<NamedSharding> = shardings_per_leaf(
+        let given: Vec<Option<NamedSharding>> = shardings_per_leaf(
             &out,
             &out_def,
             Some(&mesh),
             &format!("jit `{}`: out_shardings", site.name()),
         )
-        .unwrap_or_else(|e| panic!("{e}"))
-        .into_iter()
-        .map(|s| s.unwrap_or_else(|| replicated.clone()))
-        .collect();
-        for (i, (s, aval)) in outs.iter().zip(&out_avals).enumerate() {
-            if let Err(e) = s.shard_shape(&aval.shape) {
+        .unwrap_or_else(|e| panic!("{e}"));
+        for (i, (s, aval)) in given.iter().zip(&out_avals).enumerate() {
+            if let Some(Err(e)) = s.as_ref().map(|s| s.shard_shape(&aval.shape)) {
                 panic!(
                     "jit `{}`: out_shardings of result {i} ({aval}): {e}",
                     site.name()
@@ -1039,42 +1038,83 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
             .zip(&ins)
             .map(|(c, s)| try_device_put(c, s.clone()).unwrap_or_else(|e| fail(e)))
             .collect();
-        Program {
-            mesh,
-            ins,
-            outs,
-            mesh_pos: Vec::new(),
-        }
+        (mesh, ins, given)
     });
-    let opts = LowerOptions {
-        donated,
-        with_locations: true,
-        num_replicas: 1,
-        num_partitions: 1,
-        spmd: program.as_ref().map(|p| Spmd {
-            mesh: p.mesh.clone(),
-            in_specs: p.ins.iter().map(|s| s.spec().clone()).collect(),
-            out_specs: p.outs.iter().map(|s| s.spec().clone()).collect(),
-        }),
+    let lower = |spmd: Option<Spmd>| {
+        let opts = LowerOptions {
+            donated: donated.clone(),
+            with_locations: true,
+            num_replicas: 1,
+            num_partitions: 1,
+            spmd,
+        };
+        let text = lower_jaxpr(&closed.jaxpr, &opts);
+        let exe = client()
+            .compile(&text, &opts.compile_options())
+            .unwrap_or_else(|e| fail(e));
+        (text, exe)
     };
-    let text = lower_jaxpr(&closed.jaxpr, &opts);
-    let exe = client()
-        .compile(&text, &opts.compile_options())
-        .unwrap_or_else(|e| fail(e));
-    let program = program.map(|mut p| {
-        p.mesh_pos = exe
-            .devices()
+    let spmd = |mesh: &Mesh, ins: &[NamedSharding], outs: &[Option<NamedSharding>]| Spmd {
+        mesh: mesh.clone(),
+        in_specs: ins.iter().map(|s| s.spec().clone()).collect(),
+        out_specs: outs
             .iter()
-            .map(|d| {
-                p.mesh
-                    .devices()
-                    .iter()
-                    .position(|m| m == d)
-                    .expect("the program runs on its mesh's devices")
-            })
-            .collect();
-        p
-    });
+            .map(|s| s.as_ref().map(|s| s.spec().clone()))
+            .collect(),
+    };
+    let (text, exe, program) = match program {
+        None => {
+            let (text, exe) = lower(None);
+            (text, exe, None)
+        }
+        Some((mesh, ins, given)) => {
+            let (mut text, mut exe) = lower(Some(spmd(&mesh, &ins, &given)));
+            // Results nobody gave a sharding lie as XLA's propagation chose, as in JAX.
+            let mut outs = given.clone();
+            if given.iter().any(Option::is_none) {
+                let chosen = propagated_out_shardings(&exe, &mesh, &out_avals);
+                for (o, c) in outs.iter_mut().zip(chosen) {
+                    if o.is_none() {
+                        *o = c;
+                    }
+                }
+                if outs.iter().any(Option::is_none) {
+                    // What XLA chose is no partition spec over this mesh (or could not be
+                    // read): pin those results replicated and compile again.
+                    log::debug!(
+                        target: "jaxrs::jit",
+                        "jit `{}`: an output sharding XLA chose is not a spec over {mesh}; \
+                         replicating those results",
+                        site.name()
+                    );
+                    let replicated = NamedSharding::new(mesh.clone(), PartitionSpec::default())
+                        .expect("an empty spec fits every mesh");
+                    for o in &mut outs {
+                        o.get_or_insert_with(|| replicated.clone());
+                    }
+                    (text, exe) = lower(Some(spmd(&mesh, &ins, &outs)));
+                }
+            }
+            let mesh_pos = exe
+                .devices()
+                .iter()
+                .map(|d| {
+                    mesh.devices()
+                        .iter()
+                        .position(|m| m == d)
+                        .expect("the program runs on its mesh's devices")
+                })
+                .collect();
+            let outs = outs.into_iter().map(|o| o.expect("filled above")).collect();
+            let program = Program {
+                mesh,
+                ins,
+                outs,
+                mesh_pos,
+            };
+            (text, exe, Some(program))
+        }
+    };
     let n = cache.misses.fetch_add(1, Ordering::Relaxed) + 1;
     if n > 1 {
         log::info!(target: "jaxrs::jit", "{explanation}");
@@ -1157,6 +1197,26 @@ fn explain_miss<S: StaticArgs>(
         why = "; no difference from the last specialisation (evicted or raced)".into();
     }
     format!("{head} because{}", &why[1..])
+}
+
+/// The sharding XLA's partitioner gave each result of `exe`, as a NamedSharding over `mesh`
+/// (`None` for one that is not a partition spec over it, or when the program cannot be read).
+fn propagated_out_shardings(
+    exe: &LoadedExecutable,
+    mesh: &Mesh,
+    out_avals: &[Aval],
+) -> Vec<Option<NamedSharding>> {
+    let ops = match exe.output_sharding() {
+        Some(OpSharding::Tuple(ops)) if ops.len() == out_avals.len() => ops,
+        Some(op) if out_avals.len() == 1 => vec![op],
+        // A replicated tuple: every result replicated.
+        Some(OpSharding::Replicated) => vec![OpSharding::Replicated; out_avals.len()],
+        _ => return vec![None; out_avals.len()],
+    };
+    ops.iter()
+        .zip(out_avals)
+        .map(|(op, aval)| NamedSharding::from_op_sharding(mesh, aval.rank(), op))
+        .collect()
 }
 
 /// Appends how the shardings changed: per argument leaf whose sharding changed, then the
