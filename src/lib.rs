@@ -72,12 +72,19 @@
 //!   [`macro@pmap`] and [`fn@pmap`] ([`Pmapped`], [`PmapSite`]) map a function over devices
 //!   as one replica program, its results left split over them; inside, the collectives
 //!   ([`psum`], [`pmean`], [`all_gather`], [`ppermute`], [`axis_index`], ...) work over its
-//!   named axis, as they do over [`vmap_named`]'s. pjit is not built yet: another op on a
-//!   sharded array gathers it onto one device first.
+//!   named axis, as they do over [`vmap_named`]'s.
+//! - **pjit**: `#[jit(in_shardings = .., out_shardings = ..)]` and [`Jitted::in_shardings`] /
+//!   [`Jitted::out_shardings`] / [`Jitted::mesh`] ([`Shardings`], a prefix of the argument
+//!   tree) compile one SPMD program over a [`Mesh`] (Shardy annotations, one partition per
+//!   device, XLA's collectives); a jit given sharded arrays runs SPMD over their mesh. Bare
+//!   [`P!`] specs refer to the mesh in scope ([`Mesh::enter`], JAX's `with mesh:`);
+//!   [`with_sharding_constraint`] pins a value's layout inside. An eager op on a sharded
+//!   array gathers it onto one device first.
 //! - **Many processes**: [`distributed::initialize`] (as `jax.distributed.initialize`) and the
 //!   coordination store [`distributed::KeyValueStore`].
 //! - **Looking inside**: [`make_jaxpr`] (the IR), [`stablehlo`] (the program XLA compiles,
-//!   each op located at its Rust line).
+//!   each op located at its Rust line), [`JitSite::last_stablehlo`] and
+//!   [`JitSite::last_optimized_program`] (what a jitted function compiled to).
 //! - **Errors**: a programmer's mistake (shapes, dtypes, axes) panics with the op, the shapes
 //!   and your source line; environmental failures (no plugin, compile failure, out of memory)
 //!   are [`Error`] values, which [`try_run`] returns instead of panicking.
@@ -145,12 +152,15 @@ pub use jaxrs_runtime::{
     local_device_count,
     set_cpu_device_count,
     try_device_put,
+    with_sharding_constraint,
     Device,
     Mesh,
+    MeshGuard,
     NamedSharding,
     PartitionDim,
     PartitionSpec,
     Shard,
+    Shardings,
     P,
 };
 pub use jaxrs_runtime::{
@@ -204,11 +214,12 @@ pub use jaxrs_runtime::internals;
 #[doc(hidden)]
 pub mod __private {
     pub use jaxrs_runtime::internals::macro_support::{
-        jit_call, next_leaf, pmap_call, remat_call, scan_with, vmap_call, FloatKey, JitParams,
-        PmapSpec, VmapNames,
+        jit_call, jit_call_sharded, next_leaf, pmap_call, remat_call, scan_with, shardings,
+        vmap_call, FloatKey, JitParams, JitShardings, PmapSpec, VmapNames,
     };
     pub use jaxrs_runtime::{
-        Array, JitSite, PmapSite, RematPolicy, ScanOptions, Tree, TreeDef, TreeMismatch,
+        Array, JitSite, Mesh, PmapSite, RematPolicy, ScanOptions, Shardings, Tree, TreeDef,
+        TreeMismatch,
     };
 
     /// The types of Rust-scalar parameters once a transformation traces them: `Array`s. A

@@ -1,7 +1,7 @@
 //! Devices, meshes, partition specs and `device_put` on 8 CPU devices: shard layouts against
 //! JAX 0.10.2 (`tests/golden/sharding.json`, made by `tests/golden/gen_sharding.py`), round
-//! trips, every error message, and operations on sharded inputs (which, until pjit, gather
-//! onto one device and must give the same values as on unsharded inputs).
+//! trips, every error message, and operations on sharded inputs (eager ops gather onto one
+//! device, jit runs SPMD over the inputs' mesh; both must give the values of unsharded inputs).
 //!
 //! Every test first asks for 8 CPU devices from code: the first to run creates the client,
 //! the others find it with the same count.

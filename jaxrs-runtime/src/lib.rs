@@ -43,9 +43,11 @@ pub use ops::{stop_gradient, where_, Axes, Dims, DotDims, IntoArg, TakeMode};
 // Devices and how arrays lie on them.
 pub use crate::core::client::{devices, local_device_count, set_cpu_device_count};
 pub use crate::core::sharding::{
-    device_put, try_device_put, Mesh, NamedSharding, PartitionDim, PartitionSpec, Shard, Sharding,
+    device_put, try_device_put, Mesh, MeshGuard, NamedSharding, PartitionDim, PartitionSpec, Shard,
+    Sharding, Shardings,
 };
 pub use pjrt::Device;
+pub use prims::sharding::with_sharding_constraint;
 
 /// Many processes, in the style of `jax.distributed`: [`initialize`](distributed::initialize)
 /// joins this process to a program of several (process 0 serves a coordination key-value
@@ -116,7 +118,9 @@ pub use error::{Error, ErrorCode, Result};
 pub mod internals {
     /// What the attribute macros' expansions call.
     pub mod macro_support {
-        pub use crate::transforms::jit::{jit_call, FloatKey, JitParams};
+        pub use crate::transforms::jit::{
+            jit_call, jit_call_sharded, shardings, FloatKey, JitParams, JitShardings,
+        };
         pub use crate::transforms::loops::scan_with;
         pub use crate::transforms::pmap::{pmap_call, PmapSpec};
         pub use crate::transforms::remat::remat_call;

@@ -4,7 +4,10 @@
 //! Grammar (shared, see [`crate::common::attr`]): a comma-separated list of `key = value`,
 //! where `key` is `donate` or `static` and `value` is one parameter (an index counted from 0,
 //! or a name) or a parenthesised list of them: `donate = 0`, `static = lr`,
-//! `donate = (0, params)`.
+//! `donate = (0, params)`. `in_shardings`, `out_shardings` and `mesh` take Rust expressions
+//! evaluated at each call (JAX's `jax.jit(f, in_shardings=..., out_shardings=...)`):
+//! `in_shardings = (P!["dp", None], P![None, "mp"])` (one entry per traced parameter, or one
+//! expression for all of them), `out_shardings = P!["dp", "mp"]`, `mesh = my_mesh()`.
 
 use crate::common::attr::{self, ArgList, Grammar};
 use crate::ctxt::Ctxt;
@@ -14,11 +17,19 @@ use syn::Ident;
 
 const GRAMMAR: Grammar = Grammar {
     name: "jit",
-    keys: &["donate", "static"],
-    keys_joined_by: " and ",
-    expected_at_comma: "`donate = ...` or `static = ...`",
-    expected_at_start: "`donate = <parameters>` or `static = <parameters>`",
-    example_value: |_| "0",
+    keys: &["donate", "static", "in_shardings", "out_shardings", "mesh"],
+    keys_joined_by: ", ",
+    expected_at_comma: "`donate = ...`, `static = ...`, `in_shardings = ...`, \
+                        `out_shardings = ...` or `mesh = ...`",
+    expected_at_start: "`donate = <parameters>`, `static = <parameters>`, \
+                        `in_shardings = <shardings>`, `out_shardings = <shardings>` or \
+                        `mesh = <mesh>`",
+    example_value: |key| match key {
+        "in_shardings" => "(P![\"dp\", None], P![None, \"mp\"])",
+        "out_shardings" => "P![\"dp\", \"mp\"]",
+        "mesh" => "mesh",
+        _ => "0",
+    },
     unknown_key_hint,
 };
 
@@ -29,6 +40,12 @@ pub struct JitAttr {
     pub donate: Option<ArgList>,
     /// `static = ...`: parameters that are part of the cache key instead of being traced.
     pub statics: Option<ArgList>,
+    /// `in_shardings = ...`: how the traced parameters are laid out.
+    pub in_shardings: Option<ShardingsExpr>,
+    /// `out_shardings = ...`: how the results are laid out.
+    pub out_shardings: Option<ShardingsExpr>,
+    /// `mesh = ...`: the mesh bare partition specs refer to.
+    pub mesh: Option<ShardingsExpr>,
     /// Some option could not be parsed, so the parameters' roles are not fully known: checks
     /// that depend on a role (is this parameter traceable?) must not run, or they would report
     /// consequences of the first mistake.
@@ -41,7 +58,8 @@ pub fn parse(cx: &mut Ctxt, tokens: TokenStream) -> JitAttr {
     let mut attr = JitAttr::default();
     for entry in attr::split_top_level_commas(cx, &GRAMMAR, tokens) {
         match parse_option.parse2(entry) {
-            Ok(list) => attr.set(cx, list),
+            Ok(JitOption::Params(list)) => attr.set(cx, list),
+            Ok(JitOption::Expr(e)) => attr.set_expr(cx, e),
             Err(e) => cx.syn_error(e),
         }
     }
@@ -71,16 +89,58 @@ impl JitAttr {
     }
 }
 
+/// The value of a sharding option: a Rust expression, kept with its key for error spans.
+pub struct ShardingsExpr {
+    pub key: Ident,
+    pub expr: syn::Expr,
+}
+
+enum JitOption {
+    Params(ArgList),
+    Expr(ShardingsExpr),
+}
+
+impl JitAttr {
+    fn set_expr(&mut self, cx: &mut Ctxt, e: ShardingsExpr) {
+        let name = syn::ext::IdentExt::unraw(&e.key).to_string();
+        let slot = match name.as_str() {
+            "in_shardings" => &mut self.in_shardings,
+            "out_shardings" => &mut self.out_shardings,
+            "mesh" => &mut self.mesh,
+            _ => unreachable!("parse_option only returns known keys"),
+        };
+        if slot.is_some() {
+            cx.error(e.key.span(), format!("`{name}` is given twice"));
+            return;
+        }
+        *slot = Some(e);
+    }
+}
+
 /// Parses one `key = value`.
-fn parse_option(input: ParseStream) -> syn::Result<ArgList> {
+fn parse_option(input: ParseStream) -> syn::Result<JitOption> {
     let (key, name): (Ident, String) = attr::parse_key(input, &GRAMMAR)?;
+    if matches!(name.as_str(), "in_shardings" | "out_shardings" | "mesh") {
+        if input.is_empty() {
+            return Err(syn::Error::new(
+                key.span(),
+                format!(
+                    "expected a value after `{name} =`, as in `{name} = {}`",
+                    (GRAMMAR.example_value)(&name)
+                ),
+            ));
+        }
+        let expr: syn::Expr = input.parse()?;
+        attr::expect_end(input, &name, "")?;
+        return Ok(JitOption::Expr(ShardingsExpr { key, expr }));
+    }
     let args = attr::parse_params(input, &name, ("params", "lr"))?;
     attr::expect_end(
         input,
         &name,
         &format!(", and list several parameters in parentheses: `{name} = (0, 1)`"),
     )?;
-    Ok(ArgList { key, args })
+    Ok(JitOption::Params(ArgList { key, args }))
 }
 
 /// JAX users reach for the Python spellings; say what they are called here.
@@ -88,6 +148,12 @@ fn unknown_key_hint(name: &str) -> Option<String> {
     let key = match name {
         "static_argnums" | "static_argnames" => "static",
         "donate_argnums" | "donate_argnames" => "donate",
+        "in_sharding" | "in_specs" => {
+            return Some(" (did you mean `in_shardings`?)".into());
+        }
+        "out_sharding" | "out_specs" => {
+            return Some(" (did you mean `out_shardings`?)".into());
+        }
         _ => return None,
     };
     Some(format!(

@@ -31,7 +31,7 @@
 //! }
 //! ```
 
-use super::validate::{JitFn, Param, Role};
+use super::validate::{InShardings, JitFn, JitShardingExprs, Param, Role};
 use crate::common::fn_checks::{scalar_type, Output, Passing};
 use crate::common::params::{self, private, to_owned, traced_arg};
 use crate::common::stacked;
@@ -51,6 +51,7 @@ pub fn expand(f: &JitFn) -> TokenStream {
         block,
         params,
         output,
+        shardings,
     } = f;
     let name = &sig.ident;
     let private = private();
@@ -158,11 +159,16 @@ pub fn expand(f: &JitFn) -> TokenStream {
         stacked(f, &transforms)
     };
 
+    let (call, shardings_arg) = match shardings {
+        None => (quote!(jit_call), TokenStream::new()),
+        Some(s) => (quote!(jit_call_sharded), sharding_arg(s, params)),
+    };
     let body = quote! {
         #(#inner_attrs)*
         #checks
-        #private::jit_call(
+        #private::#call(
             #name::jit_site(),
+            #shardings_arg
             (#(#donated_args,)*),
             (#(#kept_args,)*),
             (#(#static_keys,)*),
@@ -177,6 +183,69 @@ pub fn expand(f: &JitFn) -> TokenStream {
     let mut out = params::function(attrs, vis, sig, block, body);
     out.extend(companion);
     out
+}
+
+/// `&JitShardings { .. },`: the sharding options, evaluated at each call, with
+/// `in_shardings` split by role as `jit_call` takes the arguments.
+fn sharding_arg(s: &JitShardingExprs, params: &[Param]) -> TokenStream {
+    let private = private();
+    let shardings = quote!(#private::Shardings);
+    // At the expression's span: a value that is no sharding is reported where it is written.
+    let into = |e: &syn::Expr| quote_spanned!(e.span()=> #private::shardings(#e));
+    let traced: Vec<&Param> = params.iter().filter(|p| p.role != Role::Static).collect();
+    let all = Ident::new("__jaxrs_in_shardings", Span::mixed_site());
+    let (prelude, per_param): (TokenStream, Vec<TokenStream>) = match &s.ins {
+        InShardings::Unspecified => (
+            TokenStream::new(),
+            traced
+                .iter()
+                .map(|_| quote!(#shardings::Unspecified))
+                .collect(),
+        ),
+        InShardings::All(e) => {
+            let value = into(e);
+            (
+                quote!(let #all: #shardings = #value;),
+                traced
+                    .iter()
+                    .map(|_| quote!(::core::clone::Clone::clone(&#all)))
+                    .collect(),
+            )
+        }
+        InShardings::PerParam(es) => (TokenStream::new(), es.iter().map(into).collect()),
+    };
+    let role = |r: Role| {
+        let entries = traced
+            .iter()
+            .zip(&per_param)
+            .filter(|(p, _)| p.role == r)
+            .map(|(_, e)| e);
+        quote!(#shardings::PerChild(::std::vec![#(#entries),*]))
+    };
+    let (donated, kept) = (role(Role::Donated), role(Role::Kept));
+    let out = match &s.out {
+        Some(e) => into(e),
+        None => quote!(#shardings::Unspecified),
+    };
+    let mesh = match &s.mesh {
+        Some(e) => quote! {
+            ::core::option::Option::Some(::core::clone::Clone::clone(
+                ::core::borrow::Borrow::<#private::Mesh>::borrow(&(#e)),
+            ))
+        },
+        None => quote!(::core::option::Option::None),
+    };
+    quote! {
+        &{
+            #prelude
+            #private::JitShardings {
+                mesh: #mesh,
+                donated: #donated,
+                kept: #kept,
+                out: #out,
+            }
+        },
+    }
 }
 
 /// The body under transformation attributes stacked below #[jit]: an inner function with

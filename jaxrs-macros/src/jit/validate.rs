@@ -31,6 +31,24 @@ pub struct JitFn {
     pub block: Block,
     pub params: Vec<Param>,
     pub output: Output,
+    /// `in_shardings`/`out_shardings`/`mesh`, if any was given.
+    pub shardings: Option<JitShardingExprs>,
+}
+
+/// The sharding options, as expressions the expansion evaluates at each call.
+pub struct JitShardingExprs {
+    pub ins: InShardings,
+    pub out: Option<syn::Expr>,
+    pub mesh: Option<syn::Expr>,
+}
+
+pub enum InShardings {
+    /// Not given: every argument keeps its own layout.
+    Unspecified,
+    /// One expression for every traced parameter.
+    All(syn::Expr),
+    /// One per traced parameter, in parameter order.
+    PerParam(Vec<syn::Expr>),
 }
 
 /// One parameter of a jitted function.
@@ -135,7 +153,10 @@ pub fn validate(cx: &mut Ctxt, attr: &JitAttr, item: Item) -> Option<JitFn> {
         }
     }
 
+    let shardings = sharding_exprs(cx, attr, &sig, &params);
+
     Some(JitFn {
+        shardings,
         attrs,
         inner_attrs,
         vis,
@@ -314,4 +335,52 @@ fn position_of(names: &[Option<Ident>], ident: &Ident) -> usize {
         .iter()
         .position(|n| n.as_ref() == Some(ident))
         .expect("every named parameter has a position")
+}
+
+/// The sharding options, with `in_shardings` checked against the traced parameters: a tuple
+/// has one entry per traced (donated or kept) parameter, in order.
+fn sharding_exprs(
+    cx: &mut Ctxt,
+    attr: &JitAttr,
+    sig: &Signature,
+    params: &[Param],
+) -> Option<JitShardingExprs> {
+    if attr.in_shardings.is_none() && attr.out_shardings.is_none() && attr.mesh.is_none() {
+        return None;
+    }
+    let traced: Vec<String> = params
+        .iter()
+        .filter(|p| p.role != Role::Static)
+        .map(|p| format!("`{}`", p.ident.unraw()))
+        .collect();
+    let ins = match attr.in_shardings.as_ref().map(|e| &e.expr) {
+        None => InShardings::Unspecified,
+        Some(syn::Expr::Tuple(t)) => {
+            if !attr.incomplete && t.elems.len() != traced.len() {
+                cx.error(
+                    syn::spanned::Spanned::span(t),
+                    format!(
+                        "`in_shardings` has {} entries, but `{}` has {} traced parameters ({}); \
+                         give one sharding per traced parameter, in order (static parameters \
+                         have none), or one sharding for all",
+                        t.elems.len(),
+                        sig.ident.unraw(),
+                        traced.len(),
+                        if traced.is_empty() {
+                            "none".to_string()
+                        } else {
+                            traced.join(", ")
+                        }
+                    ),
+                );
+            }
+            InShardings::PerParam(t.elems.iter().cloned().collect())
+        }
+        Some(e) => InShardings::All(e.clone()),
+    };
+    Some(JitShardingExprs {
+        ins,
+        out: attr.out_shardings.as_ref().map(|e| e.expr.clone()),
+        mesh: attr.mesh.as_ref().map(|e| e.expr.clone()),
+    })
 }

@@ -65,8 +65,8 @@ pub(crate) fn execute(
     let text = lower_jaxpr(&jaxpr, &LowerOptions::default());
     let exe = compile_cached(text);
     let device = exe.devices()[0];
-    // Interim, until pjit: a program runs on one device, so inputs laid out otherwise are
-    // gathered onto it first.
+    // An eager op runs on one device (only jit runs SPMD over a mesh), so inputs laid out
+    // otherwise are gathered onto it first.
     let placed: Vec<_> = held.iter().map(|a| a.on_device(device)).collect();
     let args: Vec<&Buffer> = placed
         .iter()

@@ -5,6 +5,7 @@
 
 use crate::aval::Aval;
 use crate::core::ir::{Atom, Jaxpr, LitValue, Literal};
+use crate::core::sharding::{Mesh, PartitionDim, PartitionSpec};
 use crate::dtype::DType;
 use crate::pjrt::CompileOptions;
 use std::fmt::Write;
@@ -28,12 +29,82 @@ pub struct LowerOptions {
     /// Emit `loc(...)` for each op (off for eager single-op programs, whose text is a cache key).
     pub with_locations: bool,
     pub num_replicas: usize,
+    /// Ignored when `spmd` is set: an SPMD program has one partition per mesh device.
     pub num_partitions: usize,
+    /// A program partitioned over a mesh (pjit): Shardy shardings on `main`'s arguments and
+    /// results, one partition per mesh device.
+    pub spmd: Option<Spmd>,
+}
+
+/// How an SPMD program's arguments and results lie on its mesh.
+#[derive(Clone, Debug)]
+pub struct Spmd {
+    pub mesh: Mesh,
+    /// Per argument of `main` (constants first, then inputs).
+    pub in_specs: Vec<PartitionSpec>,
+    /// Per result; `None` leaves it to XLA's sharding propagation.
+    pub out_specs: Vec<Option<PartitionSpec>>,
+}
+
+impl LowerOptions {
+    /// The number of partitions the module declares and is compiled with.
+    fn partitions(&self) -> usize {
+        match &self.spmd {
+            Some(s) => s.mesh.size(),
+            None => self.num_partitions.max(1),
+        }
+    }
+
+    /// How the module lowered with these options is compiled. The module's
+    /// `mhlo.num_partitions`/`mhlo.num_replicas` and these counts come from the same fields,
+    /// so they cannot disagree (XLA takes the compile options' word).
+    pub fn compile_options(&self) -> CompileOptions {
+        let mut o = compile_options();
+        o.num_replicas = self.num_replicas.max(1) as i64;
+        o.num_partitions = self.partitions() as i64;
+        if let Some(s) = &self.spmd {
+            o.use_spmd_partitioning = true;
+            o.use_shardy_partitioner = true;
+            // The plugin's XLA defaults to the mesh-based HloShardingV3, meets the `sdy`
+            // attributes the MLIR import carries as frontend attributes, warns ("stale model
+            // export") and falls back to V2; asking for V2 gives the same program quietly.
+            o.xla_bool_options
+                .push(("xla_enable_hlo_sharding_v3".into(), false));
+            // Logical device i of `sdy.mesh` (row-major over its axes) is computation i.
+            o.device_assignment = Some(vec![s
+                .mesh
+                .devices()
+                .iter()
+                .map(|d| i64::from(d.id()))
+                .collect()]);
+        }
+        o
+    }
+}
+
+/// `[{"dp"}, {}]`: the dimension shardings of `spec` for an array of `rank`, in Shardy's syntax.
+fn sdy_dims(spec: &PartitionSpec, rank: usize) -> String {
+    let dims: Vec<String> = (0..rank)
+        .map(|d| match spec.dims().get(d) {
+            Some(PartitionDim::Axes(axes)) => {
+                let names: Vec<String> = axes.iter().map(|a| format!("{a:?}")).collect();
+                format!("{{{}}}", names.join(", "))
+            }
+            _ => "{}".to_string(),
+        })
+        .collect();
+    format!("[{}]", dims.join(", "))
+}
+
+/// `#sdy.sharding<@mesh, [{"dp"}, {}]>`: a sharding over the module's one mesh.
+pub fn sdy_sharding(spec: &PartitionSpec, rank: usize) -> String {
+    format!("#sdy.sharding<@mesh, {}>", sdy_dims(spec, rank))
 }
 
 /// Lowers `jaxpr` to a StableHLO module whose `main` takes the constants then the inputs.
 pub fn lower_jaxpr(jaxpr: &Jaxpr, opts: &LowerOptions) -> String {
     let mut cx = LowerCtx::new(opts.with_locations);
+    cx.mesh = opts.spmd.as_ref().map(|s| s.mesh.clone());
     let args: Vec<_> = jaxpr
         .constvars
         .iter()
@@ -44,28 +115,64 @@ pub fn lower_jaxpr(jaxpr: &Jaxpr, opts: &LowerOptions) -> String {
     for (i, v) in args.iter().enumerate() {
         let name = format!("%arg{i}");
         let aval = jaxpr.aval(*v);
-        let attr = if opts.donated.get(i).copied().unwrap_or(false) {
-            " {jax.buffer_donor = true}"
+        let mut attrs = Vec::new();
+        if opts.donated.get(i).copied().unwrap_or(false) {
+            attrs.push("jax.buffer_donor = true".to_string());
+        }
+        if let Some(spec) = opts.spmd.as_ref().and_then(|s| s.in_specs.get(i)) {
+            attrs.push(format!(
+                "sdy.sharding = {}",
+                sdy_sharding(spec, aval.rank())
+            ));
+        }
+        let attr = if attrs.is_empty() {
+            String::new()
         } else {
-            ""
+            format!(" {{{}}}", attrs.join(", "))
         };
         sig.push(format!("{name}: {}{attr}", aval.mlir_type()));
         cx.bind(*v, name);
     }
     let outs = cx.lower_body(jaxpr, &[]);
-    let out_types: Vec<String> = jaxpr.out_avals().iter().map(Aval::mlir_type).collect();
+    let out_avals = jaxpr.out_avals();
+    let out_types: Vec<String> = out_avals.iter().map(Aval::mlir_type).collect();
+    let result_types: Vec<String> = match &opts.spmd {
+        Some(s) => out_avals
+            .iter()
+            .zip(&s.out_specs)
+            .map(|(a, spec)| match spec {
+                Some(spec) => format!(
+                    "{} {{sdy.sharding = {}}}",
+                    a.mlir_type(),
+                    sdy_sharding(spec, a.rank())
+                ),
+                None => a.mlir_type(),
+            })
+            .collect(),
+        None => out_types.clone(),
+    };
     let mut m = String::with_capacity(cx.body.len() + 512);
     let _ = writeln!(
         m,
         "module @jaxrs attributes {{mhlo.num_partitions = {} : i32, mhlo.num_replicas = {} : i32}} {{",
-        opts.num_partitions.max(1),
+        opts.partitions(),
         opts.num_replicas.max(1)
     );
+    if let Some(s) = &opts.spmd {
+        let axes: Vec<String> = s
+            .mesh
+            .axis_names()
+            .iter()
+            .zip(s.mesh.shape())
+            .map(|(name, n)| format!("{name:?}={n}"))
+            .collect();
+        let _ = writeln!(m, "  sdy.mesh @mesh = <[{}]>", axes.join(", "));
+    }
     let _ = writeln!(
         m,
         "  func.func public @main({}) -> ({}) {{",
         sig.join(", "),
-        out_types.join(", ")
+        result_types.join(", ")
     );
     m.push_str(&cx.body);
     if outs.is_empty() {
@@ -90,6 +197,7 @@ pub struct LowerCtx {
     indent: usize,
     with_locations: bool,
     loc: String,
+    mesh: Option<Mesh>,
 }
 
 impl LowerCtx {
@@ -101,6 +209,7 @@ impl LowerCtx {
             indent: 4,
             with_locations,
             loc: String::new(),
+            mesh: None,
         }
     }
 
@@ -178,6 +287,11 @@ impl LowerCtx {
         self.loc = saved_loc;
         self.names = outer;
         outs
+    }
+
+    /// The mesh of the SPMD program being lowered (`None` for a single-device program).
+    pub fn mesh(&self) -> Option<&Mesh> {
+        self.mesh.as_ref()
     }
 
     fn fresh(&mut self) -> String {

@@ -7,10 +7,10 @@
 //! array is replicated over the mesh axes the spec does not mention. One buffer per mesh
 //! device, in the mesh's row-major device order.
 //!
-//! Until pjit exists, a program (an eager op, a `jit` call) runs on one device: an input laid
-//! out any other way is first gathered onto that device ([`Array::on_device`]). That is
-//! correct, not fast; the pjit slice replaces it with SPMD execution that follows the inputs'
-//! shardings.
+//! A `jit` with shardings, or given arrays with named shardings, runs one SPMD program over
+//! their mesh (pjit, `transforms/jit.rs`). An eager op, and a `jit` whose arguments name no
+//! mesh, run on one device: an input laid out any other way is first gathered onto that device
+//! ([`Array::on_device`]). That is correct, not fast.
 
 use crate::aval::Aval;
 use crate::core::array::{Array, Concrete, Repr};
@@ -20,6 +20,7 @@ use crate::error::Error;
 use crate::error::Result;
 use crate::pjrt::{Buffer, Device};
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
@@ -423,6 +424,115 @@ impl NamedSharding {
     }
 }
 
+impl NamedSharding {
+    /// The sharding over `mesh` that lays an array of rank `rank` out as XLA's `op` does
+    /// (partition `i` being the mesh's `i`-th device), trailing unsplit dimensions left out
+    /// of the spec. `None` when no partition spec over the mesh's axes gives that layout.
+    pub(crate) fn from_op_sharding(
+        mesh: &Mesh,
+        rank: usize,
+        op: &crate::pjrt::OpSharding,
+    ) -> Option<NamedSharding> {
+        use crate::pjrt::OpSharding;
+        let (dims, devices) = match op {
+            OpSharding::Replicated => {
+                return NamedSharding::new(mesh.clone(), PartitionSpec::default()).ok()
+            }
+            OpSharding::Tiled { dims, devices } => (dims, devices),
+            _ => return None,
+        };
+        let n = mesh.size();
+        if dims.len() < rank || devices.len() != n {
+            return None;
+        }
+        let tiles: Vec<usize> = dims
+            .iter()
+            .map(|&d| usize::try_from(d).ok())
+            .collect::<Option<_>>()?;
+        // Each partition's tile coordinates along the array's dimensions.
+        let mut tile_of: Vec<Option<Vec<usize>>> = vec![None; n];
+        for (flat, &device) in devices.iter().enumerate() {
+            let mut rest = flat;
+            let mut coords = vec![0; tiles.len()];
+            for (c, &t) in coords.iter_mut().zip(&tiles).rev() {
+                *c = rest % t;
+                rest /= t;
+            }
+            coords.truncate(rank);
+            *tile_of.get_mut(usize::try_from(device).ok()?)? = Some(coords);
+        }
+        let tile_of: Vec<Vec<usize>> = tile_of.into_iter().collect::<Option<_>>()?;
+        let coords: Vec<Vec<usize>> = (0..n).map(|p| mesh.coords(p)).collect();
+        let mut used: Vec<usize> = Vec::new();
+        let mut spec = Vec::with_capacity(rank);
+        for (d, &count) in tiles.iter().enumerate().take(rank) {
+            if count == 1 {
+                spec.push(PartitionDim::Replicated);
+                continue;
+            }
+            let axes = find_axes(
+                mesh,
+                &coords,
+                &tile_of,
+                d,
+                count,
+                &mut used,
+                &mut Vec::new(),
+            )?;
+            spec.push(PartitionDim::Axes(
+                axes.iter().map(|&a| mesh.axis_names[a].clone()).collect(),
+            ));
+        }
+        while spec.last() == Some(&PartitionDim::Replicated) {
+            spec.pop();
+        }
+        NamedSharding::new(mesh.clone(), PartitionSpec::new(spec)).ok()
+    }
+}
+
+/// An ordered list of unused mesh axes (of size > 1) whose pieces, major first, give every
+/// partition the tile coordinate `tile_of[p][d]` along dimension `d` split into `tiles`.
+fn find_axes(
+    mesh: &Mesh,
+    coords: &[Vec<usize>],
+    tile_of: &[Vec<usize>],
+    d: usize,
+    tiles: usize,
+    used: &mut Vec<usize>,
+    chosen: &mut Vec<usize>,
+) -> Option<Vec<usize>> {
+    let pieces: usize = chosen.iter().map(|&a| mesh.shape[a]).product();
+    if pieces == tiles {
+        let fits = coords.iter().zip(tile_of).all(|(c, t)| {
+            chosen
+                .iter()
+                .fold(0, |piece, &a| piece * mesh.shape[a] + c[a])
+                == t[d]
+        });
+        if fits {
+            used.extend(chosen.iter().copied());
+            return Some(chosen.clone());
+        }
+        return None;
+    }
+    for a in 0..mesh.shape.len() {
+        let size = mesh.shape[a];
+        if size == 1
+            || used.contains(&a)
+            || chosen.contains(&a)
+            || !tiles.is_multiple_of(pieces * size)
+        {
+            continue;
+        }
+        chosen.push(a);
+        if let Some(found) = find_axes(mesh, coords, tile_of, d, tiles, used, chosen) {
+            return Some(found);
+        }
+        chosen.pop();
+    }
+    None
+}
+
 impl fmt::Display for NamedSharding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "NamedSharding(mesh={}, spec={})", self.mesh, self.spec)
@@ -607,9 +717,9 @@ pub struct Shard {
 /// uneven split, a spec longer than the array's rank); [`try_device_put`] returns those as
 /// [`Error::Sharding`].
 ///
-/// Until pjit exists, an operation given a sharded or replicated array (an eager op, a `jit`
-/// call) first gathers it onto one device and computes there: results are correct and live on
-/// one device; SPMD execution that keeps them sharded comes with pjit.
+/// A `jit` given arrays with named shardings runs SPMD over their mesh and keeps its results
+/// sharded (pjit); an eager op given a sharded or replicated array first gathers it onto one
+/// device and computes there.
 ///
 /// ```
 /// use jaxrs::prelude::*;
@@ -625,7 +735,7 @@ pub struct Shard {
 /// assert_eq!(shards[5].index, vec![2..4, 2..4]); // mesh position (1, 1)
 /// assert_eq!(shards[5].data.to_vec::<f32>(), vec![18.0, 19.0, 26.0, 27.0]);
 /// assert_eq!(xs.to_vec::<f32>(), x.to_vec::<f32>()); // gathers
-/// assert_eq!((&xs * 2.0).sum(None, false).item::<f32>(), 992.0); // interim: on one device
+/// assert_eq!((&xs * 2.0).sum(None, false).item::<f32>(), 992.0); // eager: on one device
 /// # Ok::<(), jaxrs::Error>(())
 /// ```
 #[track_caller]
@@ -750,7 +860,8 @@ impl Array {
     /// there when it is replicated, a device-to-device copy of a whole copy it holds
     /// elsewhere, else gathered through the host and uploaded.
     ///
-    /// Programs run on one device until pjit exists; every argument passes through here.
+    /// Single-device programs (eager ops, a jit whose arguments name no mesh) take every
+    /// argument through here.
     pub(crate) fn on_device(&self, device: Device) -> Cow<'_, Array> {
         let c = self.concrete("on_device");
         if c.sharding == Sharding::SingleDevice(device) {
@@ -820,6 +931,199 @@ impl Array {
             sharding: Sharding::SingleDevice(device),
             literal: None,
         })))
+    }
+}
+
+impl Array {
+    /// An array held as `buffers`, one per device of `sharding` in its order.
+    pub(crate) fn from_shards(buffers: Vec<Buffer>, aval: Aval, sharding: Sharding) -> Array {
+        Array(Arc::new(Repr::Concrete(Concrete {
+            aval,
+            buffers: buffers.into_iter().map(Arc::new).collect(),
+            sharding,
+            literal: None,
+        })))
+    }
+
+    /// Is this concrete array laid out exactly as `sharding` says?
+    pub(crate) fn is_laid_out_as(&self, sharding: &NamedSharding) -> bool {
+        matches!(&self.concrete("jit").sharding, Sharding::Named(n) if n == sharding)
+    }
+}
+
+thread_local! {
+    /// The meshes entered on this thread, innermost last (JAX's `with mesh:`).
+    static MESH_SCOPE: RefCell<Vec<Mesh>> = const { RefCell::new(Vec::new()) };
+    /// The meshes `with_sharding_constraint` named while a jit traced its function.
+    static TRACED_MESHES: RefCell<Option<Vec<Mesh>>> = const { RefCell::new(None) };
+}
+
+/// While alive, makes its [`Mesh`] the one bare [`PartitionSpec`]s refer to (in `jit`'s
+/// shardings and in [`with_sharding_constraint`](crate::with_sharding_constraint)), like JAX's
+/// `with mesh:`. Made by [`Mesh::enter`]; scopes nest, and a guard belongs to its thread.
+#[must_use = "the mesh is in scope only while the guard is alive"]
+pub struct MeshGuard {
+    _not_send: std::marker::PhantomData<*const ()>,
+}
+
+impl Drop for MeshGuard {
+    fn drop(&mut self) {
+        MESH_SCOPE.with(|m| m.borrow_mut().pop());
+    }
+}
+
+impl Mesh {
+    /// Puts this mesh in scope until the guard drops (JAX's `with mesh:`): jitted functions
+    /// and sharding constraints may then name shardings by bare [`PartitionSpec`]s.
+    ///
+    /// ```
+    /// use jaxrs::{Mesh, P};
+    ///
+    /// jaxrs::set_cpu_device_count(8)?;
+    /// let mesh = Mesh::new(&jaxrs::devices(), &[2, 4], &["dp", "mp"])?;
+    /// assert_eq!(Mesh::current(), None);
+    /// {
+    ///     let _m = mesh.enter();
+    ///     assert_eq!(Mesh::current(), Some(mesh.clone()));
+    /// }
+    /// assert_eq!(Mesh::current(), None);
+    /// # Ok::<(), jaxrs::Error>(())
+    /// ```
+    pub fn enter(&self) -> MeshGuard {
+        MESH_SCOPE.with(|m| m.borrow_mut().push(self.clone()));
+        MeshGuard {
+            _not_send: std::marker::PhantomData,
+        }
+    }
+
+    /// The innermost mesh entered on this thread ([`Mesh::enter`]), if any.
+    pub fn current() -> Option<Mesh> {
+        MESH_SCOPE.with(|m| m.borrow().last().cloned())
+    }
+}
+
+/// Records that the function being traced constrains a value to `mesh` (read by jit).
+pub(crate) fn note_traced_mesh(mesh: &Mesh) {
+    TRACED_MESHES.with(|t| {
+        if let Some(seen) = t.borrow_mut().as_mut() {
+            if !seen.contains(mesh) {
+                seen.push(mesh.clone());
+            }
+        }
+    });
+}
+
+/// Runs `f` (a trace), returning the meshes the sharding constraints in it named.
+pub(crate) fn collect_traced_meshes<R>(f: impl FnOnce() -> R) -> (R, Vec<Mesh>) {
+    let outer = TRACED_MESHES.with(|t| t.replace(Some(Vec::new())));
+    struct Restore(Option<Option<Vec<Mesh>>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let outer = self.0.take().expect("restored once");
+            TRACED_MESHES.with(|t| {
+                let inner = t.replace(outer);
+                // A jit traced inside another's trace: its constraints belong to both.
+                if let (Some(inner), Some(outer)) = (inner, t.borrow_mut().as_mut()) {
+                    for m in inner {
+                        if !outer.contains(&m) {
+                            outer.push(m);
+                        }
+                    }
+                }
+            });
+        }
+    }
+    let restore = Restore(Some(outer));
+    let r = f();
+    let seen = TRACED_MESHES.with(|t| t.borrow().clone().unwrap_or_default());
+    drop(restore);
+    (r, seen)
+}
+
+/// How `jit` lays out its arguments or results, as a prefix of their tree (JAX's
+/// `in_shardings` / `out_shardings`): one entry for a whole subtree, or one per child.
+///
+/// Built with `.into()` from a [`PartitionSpec`] (resolved against the jit's mesh or the mesh
+/// in scope), a [`NamedSharding`], `None` (unspecified: an argument keeps the sharding it
+/// has, a result lies as XLA's propagation chose), or a tuple or `Vec` of those (one per child:
+/// tuple elements, `Vec` elements, struct fields in order).
+///
+/// ```
+/// use jaxrs::{Shardings, P};
+///
+/// let s: Shardings = (P!["dp", None], P![None, "mp"]).into();
+/// assert_eq!(
+///     s,
+///     Shardings::PerChild(vec![Shardings::Spec(P!["dp", None]), Shardings::Spec(P![None, "mp"])])
+/// );
+/// let unspecified: Shardings = None::<jaxrs::PartitionSpec>.into();
+/// assert_eq!(unspecified, Shardings::Unspecified);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Shardings {
+    /// Not given: arguments keep theirs, results lie as XLA's sharding propagation chose.
+    #[default]
+    Unspecified,
+    /// A spec over the jit's mesh (or the mesh in scope), for every leaf below.
+    Spec(PartitionSpec),
+    /// A sharding for every leaf below.
+    Named(NamedSharding),
+    /// One entry per child of this node.
+    PerChild(Vec<Shardings>),
+}
+
+impl From<PartitionSpec> for Shardings {
+    fn from(s: PartitionSpec) -> Shardings {
+        Shardings::Spec(s)
+    }
+}
+
+impl From<NamedSharding> for Shardings {
+    fn from(s: NamedSharding) -> Shardings {
+        Shardings::Named(s)
+    }
+}
+
+impl From<&NamedSharding> for Shardings {
+    fn from(s: &NamedSharding) -> Shardings {
+        Shardings::Named(s.clone())
+    }
+}
+
+impl<T: Into<Shardings>> From<Option<T>> for Shardings {
+    fn from(s: Option<T>) -> Shardings {
+        s.map_or(Shardings::Unspecified, Into::into)
+    }
+}
+
+impl<T: Into<Shardings>> From<Vec<T>> for Shardings {
+    fn from(s: Vec<T>) -> Shardings {
+        Shardings::PerChild(s.into_iter().map(Into::into).collect())
+    }
+}
+
+macro_rules! shardings_tuple {
+    ($($t:ident),+) => {
+        impl<$($t: Into<Shardings>),+> From<($($t,)+)> for Shardings {
+            #[allow(non_snake_case)]
+            fn from(($($t,)+): ($($t,)+)) -> Shardings {
+                Shardings::PerChild(vec![$($t.into()),+])
+            }
+        }
+    };
+}
+shardings_tuple!(A);
+shardings_tuple!(A, B);
+shardings_tuple!(A, B, C);
+shardings_tuple!(A, B, C, D);
+shardings_tuple!(A, B, C, D, E);
+shardings_tuple!(A, B, C, D, E, F);
+shardings_tuple!(A, B, C, D, E, F, G);
+shardings_tuple!(A, B, C, D, E, F, G, H);
+
+impl From<()> for Shardings {
+    fn from((): ()) -> Shardings {
+        Shardings::PerChild(Vec::new())
     }
 }
 

@@ -36,6 +36,7 @@ pub(crate) struct Fns {
     pub device_local_hardware_id: Option<Call<sys::PJRT_Device_LocalHardwareId_Args>>,
     pub executable_destroy: Call<sys::PJRT_Executable_Destroy_Args>,
     pub executable_num_outputs: Call<sys::PJRT_Executable_NumOutputs_Args>,
+    pub executable_optimized_program: Option<Call<sys::PJRT_Executable_OptimizedProgram_Args>>,
     pub executable_get_compiled_memory_stats:
         Option<Call<sys::PJRT_Executable_GetCompiledMemoryStats_Args>>,
     pub loaded_executable_destroy: Call<sys::PJRT_LoadedExecutable_Destroy_Args>,
@@ -358,6 +359,7 @@ fn fns(t: &sys::PJRT_Api) -> std::result::Result<Fns, String> {
         device_local_hardware_id: t.PJRT_Device_LocalHardwareId,
         executable_destroy: need!(PJRT_Executable_Destroy),
         executable_num_outputs: need!(PJRT_Executable_NumOutputs),
+        executable_optimized_program: t.PJRT_Executable_OptimizedProgram,
         executable_get_compiled_memory_stats: t.PJRT_Executable_GetCompiledMemoryStats,
         loaded_executable_destroy: need!(PJRT_LoadedExecutable_Destroy),
         loaded_executable_get_executable: need!(PJRT_LoadedExecutable_GetExecutable),

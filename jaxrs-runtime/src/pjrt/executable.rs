@@ -297,6 +297,59 @@ impl LoadedExecutable {
         Ok(result)
     }
 
+    /// The program as XLA optimized it (`PJRT_Executable_OptimizedProgram`): its format
+    /// (`"hlo_with_config"` on the CPU plugin: a serialized `HloModuleProtoWithConfig`, whose
+    /// instructions spell their opcodes, `all-reduce`, as strings) and its bytes. For an SPMD program this is the
+    /// per-device module, with the collectives XLA inserted.
+    pub fn optimized_program(&self) -> Result<(String, Vec<u8>)> {
+        const CTX: &str = "PJRT_Executable_OptimizedProgram";
+        let api = self.client.api();
+        let f = api
+            .f
+            .executable_optimized_program
+            .ok_or_else(|| Error::Pjrt {
+                code: ErrorCode::Unimplemented,
+                context: CTX,
+                message: "the plugin does not provide the optimized program".into(),
+            })?;
+        // The plugin writes the format into this buffer-less program; the first call sizes the code.
+        let mut program = sys::PJRT_Program {
+            struct_size: sys::PJRT_Program_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            code: ptr::null_mut(),
+            code_size: 0,
+            format: ptr::null(),
+            format_size: 0,
+        };
+        let mut a = sys::PJRT_Executable_OptimizedProgram_Args {
+            struct_size: sys::PJRT_Executable_OptimizedProgram_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            executable: self.executable.as_ptr(),
+            program: &mut program,
+        };
+        // SAFETY: valid args on a live executable; a null `code` asks for the size only.
+        let err = unsafe { f(&mut a) };
+        api.check(err, CTX)?;
+        let mut code = vec![0u8; program.code_size];
+        program.code = code.as_mut_ptr().cast();
+        a.program = &mut program;
+        // SAFETY: `code` has the `code_size` bytes the plugin asked for and outlives the call.
+        let err = unsafe { f(&mut a) };
+        api.check(err, CTX)?;
+        code.truncate(program.code_size);
+        // SAFETY: the format is a static string of the plugin, `format_size` bytes long.
+        let format = unsafe { raw_slice(program.format.cast::<u8>(), program.format_size) };
+        Ok((String::from_utf8_lossy(format).into_owned(), code))
+    }
+
+    /// The output sharding XLA's SPMD partitioner chose (a tuple of one per output, or the
+    /// one output's), read from the optimized program; `None` when the plugin does not give
+    /// the program or it does not decode.
+    pub fn output_sharding(&self) -> Option<super::hlo::OpSharding> {
+        let (format, program) = self.optimized_program().ok()?;
+        super::hlo::spmd_output_sharding(&format, &program)
+    }
+
     /// XLA's memory estimate for one execution (`PJRT_Executable_GetCompiledMemoryStats`).
     pub fn compiled_memory_stats(&self) -> Result<MemoryStats> {
         const CTX: &str = "PJRT_Executable_GetCompiledMemoryStats";

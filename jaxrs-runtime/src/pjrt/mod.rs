@@ -10,6 +10,7 @@ mod api;
 mod buffer;
 mod client;
 mod executable;
+mod hlo;
 mod kv;
 mod options;
 pub mod provision;
@@ -20,6 +21,7 @@ pub use api::Api;
 pub use buffer::Buffer;
 pub use client::{Client, Device};
 pub use executable::{LoadedExecutable, MemoryStats};
+pub use hlo::OpSharding;
 pub use kv::{key_text, KeyValueStore};
 pub use options::CompileOptions;
 

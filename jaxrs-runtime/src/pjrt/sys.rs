@@ -458,6 +458,17 @@ pub struct PJRT_Executable_NumOutputs_Args {
 pub const PJRT_Executable_NumOutputs_Args_STRUCT_SIZE: usize =
     struct_size!(PJRT_Executable_NumOutputs_Args, num_outputs: usize);
 
+/// `program.code` null asks for the size (`code_size`); a buffer of that size is then filled.
+#[repr(C)]
+pub struct PJRT_Executable_OptimizedProgram_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub executable: *mut PJRT_Executable,
+    pub program: *mut PJRT_Program,
+}
+pub const PJRT_Executable_OptimizedProgram_Args_STRUCT_SIZE: usize =
+    struct_size!(PJRT_Executable_OptimizedProgram_Args, program: *mut PJRT_Program);
+
 #[repr(C)]
 pub struct PJRT_Executable_GetCompiledMemoryStats_Args {
     pub struct_size: usize,
@@ -769,7 +780,7 @@ pub struct PJRT_Api {
     pub PJRT_Executable_SizeOfGeneratedCodeInBytes: Unused,
     pub PJRT_Executable_GetCostAnalysis: Unused,
     pub PJRT_Executable_OutputMemoryKinds: Unused,
-    pub PJRT_Executable_OptimizedProgram: Unused,
+    pub PJRT_Executable_OptimizedProgram: Fn<PJRT_Executable_OptimizedProgram_Args>,
     pub PJRT_Executable_Serialize: Unused,
 
     pub PJRT_LoadedExecutable_Destroy: Fn<PJRT_LoadedExecutable_Destroy_Args>,

@@ -8,6 +8,7 @@ pub mod index;
 pub mod linalg;
 pub mod reduce;
 pub mod shape;
+pub mod sharding;
 
 pub use collective::{AllGather, AllReduce, AxisIndex, Ppermute, ReduceScatter};
 pub use elementwise::{
@@ -17,6 +18,7 @@ pub use index::{DynamicSlice, DynamicUpdateSlice, IndexAdd, Take};
 pub use linalg::DotGeneral;
 pub use reduce::{Argmax, Cumulative, Reduce, ReduceOp};
 pub use shape::{BroadcastInDim, Concatenate, Iota, Pad, Reshape, Rev, Slice, Transpose};
+pub use sharding::ShardingConstraint;
 
 use crate::aval::Aval;
 

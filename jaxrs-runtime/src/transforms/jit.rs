@@ -9,13 +9,18 @@
 use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::client::{client, fail};
-use crate::core::lower::{lower_jaxpr, LowerOptions};
+use crate::core::lower::{lower_jaxpr, LowerOptions, Spmd};
+use crate::core::sharding::{
+    collect_traced_meshes, try_device_put, Mesh, NamedSharding, PartitionSpec, Sharding, Shardings,
+};
 use crate::core::trace::is_tracing;
 use crate::error::Error;
-use crate::pjrt::{Buffer, LoadedExecutable};
+use crate::pjrt::{Buffer, LoadedExecutable, OpSharding};
+use crate::prims::sharding::{shardings_per_leaf, with_sharding_constraint};
 use crate::transforms::traced::{rebuild, trace_tree};
 use crate::tree::{leaf_paths, Tree, TreeDef};
 use std::any::Any;
+use std::borrow::Cow;
 use std::fmt::Debug;
 use std::fmt::Write;
 use std::hash::Hash;
@@ -111,6 +116,39 @@ impl JitSite {
         lock(&self.cache().explanations).last().cloned()
     }
 
+    /// The StableHLO module of the most recently compiled specialisation, as XLA received it
+    /// (for a sharded program, with its `sdy.mesh` and `sdy.sharding` annotations).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let f = jit(|x: Array| x.sin());
+    /// let _: Array = f.call(Array::zeros(&[3], DType::F32));
+    /// assert!(f.site().last_stablehlo().unwrap().contains("stablehlo.sine"));
+    /// ```
+    pub fn last_stablehlo(&self) -> Option<String> {
+        read(&self.cache().entries).last().map(|e| e.text.clone())
+    }
+
+    /// The most recently compiled specialisation as XLA optimized it, with its format: on
+    /// the CPU plugin `"hlo_with_config"`, a serialized `HloModuleProtoWithConfig` holding
+    /// the per-device program, whose instructions name their opcodes (`all-reduce`) as plain
+    /// strings. `None` when the plugin does not provide it.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let f = jit(|x: Array| x.sin());
+    /// let _: Array = f.call(Array::zeros(&[3], DType::F32));
+    /// let (format, bytes) = f.site().last_optimized_program().unwrap();
+    /// assert!(format.starts_with("hlo"));
+    /// assert!(bytes.windows(4).any(|w| w == b"sine"));
+    /// ```
+    pub fn last_optimized_program(&self) -> Option<(String, Vec<u8>)> {
+        let entry = read(&self.cache().entries).last().cloned()?;
+        entry.exe.optimized_program().ok()
+    }
+
     /// The compiled memory statistics of the most recently compiled specialisation.
     pub fn last_compiled_memory_stats(&self) -> Option<crate::pjrt::MemoryStats> {
         read(&self.cache().entries)
@@ -180,7 +218,109 @@ where
     KT: Tree,
     R: Tree,
 {
-    call(site, donated, kept, statics, body)
+    call(site, None, donated, kept, statics, body)
+}
+
+/// [`jit_call`] with shardings (what `#[jit(in_shardings = .., out_shardings = ..)]` calls).
+#[track_caller]
+pub fn jit_call_sharded<D, K, S, DT, KT, R>(
+    site: &JitSite,
+    shardings: &JitShardings,
+    donated: D,
+    kept: K,
+    statics: S,
+    body: impl Fn(DT, KT, &S) -> R,
+) -> R
+where
+    D: Tree,
+    K: Tree,
+    S: StaticArgs,
+    DT: Tree,
+    KT: Tree,
+    R: Tree,
+{
+    call(site, Some(shardings), donated, kept, statics, body)
+}
+
+/// The shardings of one jit call: JAX's `in_shardings` (split by role, as `jit_call` takes
+/// the arguments) and `out_shardings`, and the mesh bare specs refer to (else the mesh in
+/// scope, [`Mesh::enter`]).
+#[doc(hidden)]
+#[derive(Clone, Debug, Default)]
+pub struct JitShardings {
+    pub mesh: Option<Mesh>,
+    pub donated: Shardings,
+    pub kept: Shardings,
+    pub out: Shardings,
+}
+
+/// What `#[jit(in_shardings = .., out_shardings = ..)]` accepts, with the compiler's error
+/// saying so when a value is none of them.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a sharding",
+    label = "not a sharding",
+    note = "a sharding is a PartitionSpec (`P![..]`, over the jit's mesh or the mesh in scope), \
+            a NamedSharding, `None` (unspecified), or a tuple or Vec of them (one per child)"
+)]
+pub trait IntoShardings {
+    fn into_shardings(self) -> Shardings;
+}
+
+// One impl per accepted type rather than a blanket one over `Into<Shardings>`: with the
+// blanket impl, the compiler reports the unmet `From` bound behind it instead of the message
+// above.
+macro_rules! into_shardings_via_from {
+    ($($t:ty),*) => {$(
+        impl IntoShardings for $t {
+            fn into_shardings(self) -> Shardings {
+                self.into()
+            }
+        }
+    )*};
+}
+into_shardings_via_from!(Shardings, PartitionSpec, NamedSharding, &NamedSharding, ());
+
+impl<T: IntoShardings> IntoShardings for Option<T> {
+    fn into_shardings(self) -> Shardings {
+        self.map_or(Shardings::Unspecified, IntoShardings::into_shardings)
+    }
+}
+
+impl<T: IntoShardings> IntoShardings for Vec<T> {
+    fn into_shardings(self) -> Shardings {
+        Shardings::PerChild(
+            self.into_iter()
+                .map(IntoShardings::into_shardings)
+                .collect(),
+        )
+    }
+}
+
+macro_rules! into_shardings_tuple {
+    ($($t:ident),+) => {
+        impl<$($t: IntoShardings),+> IntoShardings for ($($t,)+) {
+            #[allow(non_snake_case)]
+            fn into_shardings(self) -> Shardings {
+                let ($($t,)+) = self;
+                Shardings::PerChild(vec![$($t.into_shardings()),+])
+            }
+        }
+    };
+}
+into_shardings_tuple!(A);
+into_shardings_tuple!(A, B);
+into_shardings_tuple!(A, B, C);
+into_shardings_tuple!(A, B, C, D);
+into_shardings_tuple!(A, B, C, D, E);
+into_shardings_tuple!(A, B, C, D, E, F);
+into_shardings_tuple!(A, B, C, D, E, F, G);
+into_shardings_tuple!(A, B, C, D, E, F, G, H);
+
+/// `s` as [`Shardings`] (the `#[jit]` expansion's conversion).
+#[doc(hidden)]
+pub fn shardings(s: impl IntoShardings) -> Shardings {
+    s.into_shardings()
 }
 
 /// A jitted closure; see [`jit`].
@@ -188,6 +328,7 @@ pub struct Jitted<F> {
     f: F,
     site: JitSite,
     donate: bool,
+    shardings: Option<JitShardings>,
 }
 
 /// Jit-compiles a closure over a tree of arrays.
@@ -208,6 +349,7 @@ pub fn jit<A: Tree, R: Tree, F: Fn(A) -> R>(f: F) -> Jitted<F> {
         f,
         site: JitSite::new("<closure>", "<closure>"),
         donate: false,
+        shardings: None,
     }
 }
 
@@ -224,6 +366,53 @@ impl<F> Jitted<F> {
         self
     }
 
+    /// How the arguments are laid out (JAX's `in_shardings`): a prefix of the argument tree,
+    /// each entry a [`PartitionSpec`](crate::PartitionSpec) over the jit's mesh, a
+    /// [`NamedSharding`](crate::NamedSharding), or `None` (keep the argument's own). The
+    /// program then runs SPMD over the mesh, one partition per device, as one XLA program in
+    /// which XLA inserts the collectives; an argument laid out otherwise is re-laid out first.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    /// use jaxrs::{Mesh, P};
+    ///
+    /// jaxrs::set_cpu_device_count(8)?;
+    /// let mesh = Mesh::new(&jaxrs::devices(), &[2, 4], &["dp", "mp"])?;
+    /// let f = jit(|(x, w): (Array, Array)| x.matmul(&w).tanh())
+    ///     .in_shardings((P!["dp", None], P![None, "mp"]))
+    ///     .out_shardings(P!["dp", "mp"])
+    ///     .mesh(&mesh);
+    /// let x = Array::ones(&[8, 4], DType::F32);
+    /// let w = Array::ones(&[4, 8], DType::F32) / 8.0;
+    /// let y: Array = f.call((x, w));
+    /// assert_eq!(y.sharding().unwrap().to_string(), "NamedSharding(mesh=Mesh('dp': 2, 'mp': 4), spec=PartitionSpec('dp', 'mp'))");
+    /// assert_eq!(y.addressable_shards()[0].data.shape(), &[4, 2]);
+    /// assert!((y.to_vec::<f32>()[0] - 0.5f32.tanh()).abs() < 1e-6);
+    /// # Ok::<(), jaxrs::Error>(())
+    /// ```
+    pub fn in_shardings(mut self, shardings: impl Into<Shardings>) -> Self {
+        let s = self.shardings.get_or_insert_with(Default::default);
+        s.donated = Shardings::Unspecified;
+        s.kept = shardings.into();
+        self
+    }
+
+    /// How the results are laid out (JAX's `out_shardings`), as a prefix of the result tree;
+    /// see [`Jitted::in_shardings`]. A result left unspecified lies as XLA's sharding
+    /// propagation chose (read back from the compiled program, as JAX does), or replicated
+    /// over the mesh when that is no partition spec over it.
+    pub fn out_shardings(mut self, shardings: impl Into<Shardings>) -> Self {
+        self.shardings.get_or_insert_with(Default::default).out = shardings.into();
+        self
+    }
+
+    /// The mesh that bare [`PartitionSpec`](crate::PartitionSpec)s in the shardings refer to;
+    /// without it, the mesh in scope at the call ([`Mesh::enter`]).
+    pub fn mesh(mut self, mesh: &Mesh) -> Self {
+        self.shardings.get_or_insert_with(Default::default).mesh = Some(mesh.clone());
+        self
+    }
+
     /// The compile cache: counters and the last miss's explanation.
     pub fn site(&self) -> &JitSite {
         &self.site
@@ -235,10 +424,27 @@ impl<F> Jitted<F> {
     where
         F: Fn(A) -> R,
     {
+        let sharded;
+        let shardings = match &self.shardings {
+            Some(s) if self.donate => {
+                // The one argument tree is the donated role's.
+                sharded = JitShardings {
+                    donated: s.kept.clone(),
+                    kept: Shardings::Unspecified,
+                    ..s.clone()
+                };
+                Some(&sharded)
+            }
+            s => s.as_ref(),
+        };
         if self.donate {
-            jit_call(&self.site, args, (), (), |a: A, (), _: &()| (self.f)(a))
+            call(&self.site, shardings, args, (), (), |a: A, (), _: &()| {
+                (self.f)(a)
+            })
         } else {
-            jit_call(&self.site, (), args, (), |(), a: A, _: &()| (self.f)(a))
+            call(&self.site, shardings, (), args, (), |(), a: A, _: &()| {
+                (self.f)(a)
+            })
         }
     }
 }
@@ -264,10 +470,16 @@ struct Entry {
     kept_def: TreeDef,
     in_avals: Vec<Aval>,
     statics: Box<dyn StaticKey>,
+    /// How the call asked its arguments and results to lie (`None`: a single-device call).
+    layout: Option<Layout>,
+    /// How the compiled program lies on its mesh (`None`: it runs on one device).
+    program: Option<Program>,
     exe: LoadedExecutable,
     consts: Vec<Array>,
     out_def: TreeDef,
     out_avals: Vec<Aval>,
+    /// The StableHLO module compiled, for inspection.
+    text: String,
 }
 
 impl Entry {
@@ -277,13 +489,37 @@ impl Entry {
         kd: &TreeDef,
         leaves: &[Array],
         statics: &S,
+        layout: &Option<Layout>,
     ) -> bool {
         self.in_avals.len() == leaves.len()
             && self.in_avals.iter().zip(leaves).all(|(a, l)| a == l.aval())
             && self.statics.as_any().downcast_ref::<S>() == Some(statics)
             && &self.donated_def == dd
             && &self.kept_def == kd
+            && &self.layout == layout
     }
+}
+
+/// Where a call's arguments are to lie and its results will, as known before tracing: part
+/// of the cache key of a call with shardings or sharded arguments.
+#[derive(Clone, Debug, PartialEq)]
+struct Layout {
+    mesh: Mesh,
+    /// Per argument leaf: the sharding the program takes it in (`None`: replicated).
+    ins: Vec<Option<NamedSharding>>,
+    /// `out_shardings`, bare specs resolved against the mesh.
+    out: Shardings,
+}
+
+/// An SPMD program's placement: how each argument and result of `main` lies on the mesh.
+struct Program {
+    mesh: Mesh,
+    /// Per argument (constants first, then the leaves).
+    ins: Vec<NamedSharding>,
+    outs: Vec<NamedSharding>,
+    /// For each of the executable's devices (its argument lists' order), the position of
+    /// that device in the mesh (the order of an array's buffers).
+    mesh_pos: Vec<usize>,
 }
 
 /// The state behind a [`JitSite`].
@@ -318,6 +554,7 @@ pub(crate) fn write<T>(l: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
 // panics in here are reported.
 fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
     site: &JitSite,
+    shardings: Option<&JitShardings>,
     donated: D,
     kept: K,
     statics: S,
@@ -334,21 +571,31 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
 
     if is_tracing() || leaves.iter().any(|l| !l.is_concrete()) {
         // Inside another transformation: run the body on its tracers (it is inlined into the
-        // enclosing trace, which is compiled as a whole).
+        // enclosing trace, which is compiled as a whole). Its shardings become sharding
+        // constraints on its arguments and results, as JAX's nested jit does.
+        let leaves = match shardings {
+            Some(s) => constrain_arguments(site, s, &dd, &kd, leaves),
+            None => leaves,
+        };
         let (d, k): (DT, KT) = rebuild(
             format_args!("jit `{}`", site.name()),
             &TreeDef::Tuple(vec![dd, kd]),
             leaves,
         );
-        return body(d, k, &statics);
+        let out = body(d, k, &statics);
+        return match shardings {
+            Some(s) if s.out != Shardings::Unspecified => {
+                let scope = s.mesh.clone().or_else(Mesh::current);
+                let out_shardings = resolve_specs(&s.out, scope.as_ref())
+                    .unwrap_or_else(|e| panic!("jit `{}`: out_shardings: {e}", site.name()));
+                with_sharding_constraint(&out, out_shardings)
+            }
+            _ => out,
+        };
     }
 
     if let Some((donated, other)) = donated_twice(&leaves, num_donated) {
-        let names = site.params.as_ref();
-        let paths: Vec<String> = named_leaf_paths(&dd, names.map(|p| p.donated))
-            .into_iter()
-            .chain(named_leaf_paths(&kd, names.map(|p| p.kept)))
-            .collect();
+        let paths = param_paths(site, &dd, &kd);
         fail(Error::DonatedBufferUsed(format!(
             "jit `{}`: `{}` is donated and the same array is also passed as `{}` in this call; \
              a donated buffer is consumed by the call, so it can be passed only once (pass a \
@@ -359,16 +606,36 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         )));
     }
 
+    let layout = layout_of(site, shardings, &dd, &kd, &leaves);
     let cache = site.cache();
-    let entry = lookup(cache, &dd, &kd, &leaves, &statics).unwrap_or_else(|| {
+    let entry = lookup(cache, &dd, &kd, &leaves, &statics, &layout).unwrap_or_else(|| {
         let _guard = lock(&cache.compiling);
-        lookup(cache, &dd, &kd, &leaves, &statics)
-            .unwrap_or_else(|| compile_entry(site, dd, kd, &leaves, num_donated, statics, &body))
+        lookup(cache, &dd, &kd, &leaves, &statics, &layout).unwrap_or_else(|| {
+            compile_entry(site, dd, kd, &leaves, num_donated, statics, layout, &body)
+        })
     });
 
+    let arrays = match &entry.program {
+        Some(program) => run_spmd(site, &entry, program, leaves, num_donated),
+        None => run_on_one_device(site, &entry, leaves, num_donated),
+    };
+    rebuild(
+        format_args!("jit `{}`: cannot rebuild the result", site.name()),
+        &entry.out_def,
+        arrays,
+    )
+}
+
+/// Runs a single-device program. Arguments laid out otherwise (replicated, or a shard view
+/// on another device) are first gathered onto its device (a gathered copy is what gets
+/// donated then).
+fn run_on_one_device(
+    site: &JitSite,
+    entry: &Entry,
+    leaves: Vec<Array>,
+    num_donated: usize,
+) -> Vec<Array> {
     let device = entry.exe.devices()[0];
-    // Interim, until pjit: the program runs on one device, so arguments laid out otherwise are
-    // gathered onto it first (a gathered copy is what gets donated then).
     let placed: Vec<_> = entry
         .consts
         .iter()
@@ -379,16 +646,108 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         .iter()
         .map(|a| &*a.concrete("jit").buffers[0])
         .collect();
+    let keep_alive = undonatable(site, entry, &placed, num_donated);
+    let outs = entry
+        .exe
+        .execute(&[args], &keep_alive)
+        .unwrap_or_else(|e| fail(e));
+    drop(placed);
+    drop(leaves);
+    outs.into_iter()
+        .next()
+        .expect("one device")
+        .into_iter()
+        .zip(&entry.out_avals)
+        .map(|(b, a)| Array::from_buffer(b, a.clone(), device))
+        .collect()
+}
+
+/// Runs an SPMD program with one PJRT execute over all mesh devices: argument list `d` holds
+/// each leaf's shard on the executable's device `d`. A leaf already laid out as the program
+/// takes it is passed buffer by buffer; another is re-laid out first (and that copy is what
+/// gets donated). Results keep their shardings, one buffer per device.
+fn run_spmd(
+    site: &JitSite,
+    entry: &Entry,
+    program: &Program,
+    leaves: Vec<Array>,
+    num_donated: usize,
+) -> Vec<Array> {
+    let placed: Vec<Cow<'_, Array>> = entry
+        .consts
+        .iter()
+        .chain(&leaves)
+        .zip(&program.ins)
+        .map(|(a, s)| {
+            if a.is_laid_out_as(s) {
+                Cow::Borrowed(a)
+            } else {
+                Cow::Owned(try_device_put(a, s.clone()).unwrap_or_else(|e| fail(e)))
+            }
+        })
+        .collect();
+    let args: Vec<Vec<&Buffer>> = program
+        .mesh_pos
+        .iter()
+        .map(|&m| {
+            placed
+                .iter()
+                .map(|a| &*a.concrete("jit").buffers[m])
+                .collect()
+        })
+        .collect();
+    let keep_alive = undonatable(site, entry, &placed, num_donated);
+    let outs = entry
+        .exe
+        .execute(&args, &keep_alive)
+        .unwrap_or_else(|e| fail(e));
+    drop(args);
+    drop(placed);
+    drop(leaves);
+    let size = program.mesh.size();
+    let mut per_output: Vec<Vec<Option<Buffer>>> = (0..entry.out_avals.len())
+        .map(|_| (0..size).map(|_| None).collect())
+        .collect();
+    for (row, &m) in outs.into_iter().zip(&program.mesh_pos) {
+        for (j, b) in row.into_iter().enumerate() {
+            per_output[j][m] = Some(b);
+        }
+    }
+    per_output
+        .into_iter()
+        .zip(&entry.out_avals)
+        .zip(&program.outs)
+        .map(|((buffers, aval), sharding)| {
+            let buffers = buffers
+                .into_iter()
+                .map(|b| b.expect("every device returns every output"))
+                .collect();
+            Array::from_shards(buffers, aval.clone(), Sharding::Named(sharding.clone()))
+        })
+        .collect()
+}
+
+/// The argument indices (constants first) of donated leaves that another array still reads
+/// (the leaf is shared with a clone, or one of its buffers with a shard view): they are
+/// passed as not donatable. The first such call of a site says so.
+fn undonatable(
+    site: &JitSite,
+    entry: &Entry,
+    placed: &[Cow<'_, Array>],
+    num_donated: usize,
+) -> Vec<i64> {
     let mut keep_alive: Vec<i64> = Vec::new();
     let num_consts = entry.consts.len();
     for (i, leaf) in placed[num_consts..num_consts + num_donated]
         .iter()
         .enumerate()
     {
-        // Another array still reads this buffer: the leaf itself is shared with a clone, or
-        // its buffer with a shard view (`addressable_shards`).
         let shared = Arc::strong_count(&leaf.0) > 1
-            || Arc::strong_count(&leaf.concrete("jit").buffers[0]) > 1;
+            || leaf
+                .concrete("jit")
+                .buffers
+                .iter()
+                .any(|b| Arc::strong_count(b) > 1);
         if shared {
             // Skipping is safe but silently costs the memory donation was asked to save; JAX
             // warns too ("Some donated buffers were not usable"). Once per site: a training
@@ -411,42 +770,168 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
             keep_alive.push((num_consts + i) as i64);
         }
     }
-    let outs = entry
-        .exe
-        .execute(&[args], &keep_alive)
-        .unwrap_or_else(|e| fail(e));
-    drop(placed);
-    drop(leaves);
-    let arrays: Vec<Array> = outs
-        .into_iter()
-        .next()
-        .expect("one device")
-        .into_iter()
-        .zip(&entry.out_avals)
-        .map(|(b, a)| Array::from_buffer(b, a.clone(), device))
-        .collect();
-    rebuild(
-        format_args!("jit `{}`: cannot rebuild the result", site.name()),
-        &entry.out_def,
-        arrays,
-    )
+    keep_alive
 }
 
-/// The first donated leaf (by index) that is the same array, or shares its buffer, as
+/// Every argument leaf's path, donated then kept (`x`, `params.w`, or `arg[0]`).
+fn param_paths(site: &JitSite, dd: &TreeDef, kd: &TreeDef) -> Vec<String> {
+    let names = site.params.as_ref();
+    named_leaf_paths(dd, names.map(|p| p.donated))
+        .into_iter()
+        .chain(named_leaf_paths(kd, names.map(|p| p.kept)))
+        .collect()
+}
+
+/// The layout a call asks for: its explicit shardings (bare specs over the jit's mesh or the
+/// mesh in scope), else each argument's own named sharding. `None` when nothing names a mesh
+/// (a single-device program, as before pjit). Panics naming them when two meshes meet.
+fn layout_of(
+    site: &JitSite,
+    shardings: Option<&JitShardings>,
+    dd: &TreeDef,
+    kd: &TreeDef,
+    leaves: &[Array],
+) -> Option<Layout> {
+    let own = |l: &Array| match &l.concrete("jit").sharding {
+        Sharding::Named(n) => Some(n.clone()),
+        _ => None,
+    };
+    let (ins, out) = match shardings {
+        // The common case costs one pass over the leaves.
+        None if !leaves
+            .iter()
+            .any(|l| matches!(l.concrete("jit").sharding, Sharding::Named(_))) =>
+        {
+            return None
+        }
+        None => (leaves.iter().map(own).collect(), Shardings::Unspecified),
+        Some(s) => {
+            let scope = s.mesh.clone().or_else(Mesh::current);
+            let what = format!("jit `{}`: in_shardings", site.name());
+            let explicit: Vec<Option<NamedSharding>> =
+                shardings_per_leaf(&s.donated, dd, scope.as_ref(), &what)
+                    .and_then(|mut d| {
+                        d.extend(shardings_per_leaf(&s.kept, kd, scope.as_ref(), &what)?);
+                        Ok(d)
+                    })
+                    .unwrap_or_else(|e| panic!("{e}"));
+            let ins: Vec<Option<NamedSharding>> = explicit
+                .into_iter()
+                .zip(leaves)
+                .map(|(e, l)| e.or_else(|| own(l)))
+                .collect();
+            let out = resolve_specs(&s.out, scope.as_ref())
+                .unwrap_or_else(|e| panic!("jit `{}`: out_shardings: {e}", site.name()));
+            (ins, out)
+        }
+    };
+    // Where each mesh comes from: `Some(i)` for argument leaf `i`, `None` for out_shardings.
+    // Named only on the error path: a call that fits pays for no strings.
+    let mut meshes: Vec<(Option<usize>, &Mesh)> = ins
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.as_ref().map(|s| (Some(i), s.mesh())))
+        .collect();
+    out_meshes(&out, &mut meshes);
+    let &(first, mesh) = meshes.first()?;
+    if let Some(&(other_at, other)) = meshes.iter().find(|(_, m)| *m != mesh) {
+        let paths = param_paths(site, dd, kd);
+        let what = |at: Option<usize>| match at {
+            Some(i) => format!("`{}`", paths[i]),
+            None => "out_shardings".to_string(),
+        };
+        panic!(
+            "jit `{}`: {} is on {mesh:?} but {} is on {other:?}; one program runs on one mesh \
+             (device_put one of them onto the other's mesh)",
+            site.name(),
+            what(first),
+            what(other_at)
+        );
+    }
+    let mesh = mesh.clone();
+    Some(Layout { mesh, ins, out })
+}
+
+/// The argument leaves of a jit inlined into another trace, each with an explicit in-sharding
+/// constrained to it.
+fn constrain_arguments(
+    site: &JitSite,
+    s: &JitShardings,
+    dd: &TreeDef,
+    kd: &TreeDef,
+    leaves: Vec<Array>,
+) -> Vec<Array> {
+    let scope = s.mesh.clone().or_else(Mesh::current);
+    let what = format!("jit `{}`: in_shardings", site.name());
+    let explicit = shardings_per_leaf(&s.donated, dd, scope.as_ref(), &what)
+        .and_then(|mut d| {
+            d.extend(shardings_per_leaf(&s.kept, kd, scope.as_ref(), &what)?);
+            Ok(d)
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    leaves
+        .into_iter()
+        .zip(explicit)
+        .map(|(l, s)| match s {
+            Some(s) => with_sharding_constraint(&l, s),
+            None => l,
+        })
+        .collect()
+}
+
+/// `shardings` with every bare spec made a `NamedSharding` over `mesh`.
+fn resolve_specs(shardings: &Shardings, mesh: Option<&Mesh>) -> crate::error::Result<Shardings> {
+    Ok(match shardings {
+        Shardings::Spec(spec) => {
+            let Some(mesh) = mesh else {
+                return Err(Error::Sharding(format!(
+                    "{spec} needs a mesh, and none is given or in scope (give one with `mesh = \
+                     ...`/`.mesh(&m)`, enter one with `let _m = mesh.enter();`, or pass a \
+                     NamedSharding)"
+                )));
+            };
+            Shardings::Named(NamedSharding::new(mesh.clone(), spec.clone())?)
+        }
+        Shardings::PerChild(children) => Shardings::PerChild(
+            children
+                .iter()
+                .map(|c| resolve_specs(c, mesh))
+                .collect::<crate::error::Result<_>>()?,
+        ),
+        other => other.clone(),
+    })
+}
+
+fn out_meshes<'a>(shardings: &'a Shardings, meshes: &mut Vec<(Option<usize>, &'a Mesh)>) {
+    match shardings {
+        Shardings::Named(n) => meshes.push((None, n.mesh())),
+        Shardings::PerChild(children) => children.iter().for_each(|c| out_meshes(c, meshes)),
+        Shardings::Unspecified | Shardings::Spec(_) => {}
+    }
+}
+
+/// The first donated leaf (by index) that is the same array, or shares a buffer, as
 /// another argument leaf, with that leaf's index.
 pub(crate) fn donated_twice(leaves: &[Array], num_donated: usize) -> Option<(usize, usize)> {
-    let buffer = |a: &Array| Arc::as_ptr(&a.concrete("jit").buffers[0]);
+    let buffers = |a: &Array| -> Vec<*const Buffer> {
+        a.concrete("jit").buffers.iter().map(Arc::as_ptr).collect()
+    };
     (0..num_donated)
-        // A leaf and buffer held once cannot appear elsewhere: the common case costs nothing.
+        // A leaf and buffers held once cannot appear elsewhere: the common case costs nothing.
         .filter(|&i| {
             Arc::strong_count(&leaves[i].0) > 1
-                || Arc::strong_count(&leaves[i].concrete("jit").buffers[0]) > 1
+                || leaves[i]
+                    .concrete("jit")
+                    .buffers
+                    .iter()
+                    .any(|b| Arc::strong_count(b) > 1)
         })
         .find_map(|i| {
+            let mine = buffers(&leaves[i]);
             let same = |j: &usize| {
                 *j != i
                     && (Arc::ptr_eq(&leaves[i].0, &leaves[*j].0)
-                        || buffer(&leaves[i]) == buffer(&leaves[*j]))
+                        || buffers(&leaves[*j]).iter().any(|b| mine.contains(b)))
             };
             (0..leaves.len()).find(same).map(|j| (i.min(j), i.max(j)))
         })
@@ -458,13 +943,14 @@ fn lookup<S: StaticArgs>(
     kd: &TreeDef,
     leaves: &[Array],
     statics: &S,
+    layout: &Option<Layout>,
 ) -> Option<Arc<Entry>> {
     let entries = read(&cache.entries);
     // Most recent first: a training loop hits the entry it just added.
     entries
         .iter()
         .rev()
-        .find(|e| e.matches(dd, kd, leaves, statics))
+        .find(|e| e.matches(dd, kd, leaves, statics, layout))
         .cloned()
 }
 
@@ -476,31 +962,159 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
     leaves: &[Array],
     num_donated: usize,
     statics: S,
+    layout: Option<Layout>,
     body: &impl Fn(DT, KT, &S) -> R,
 ) -> Arc<Entry> {
     let cache = site.cache();
     let in_avals: Vec<Aval> = leaves.iter().map(|l| l.aval().clone()).collect();
-    let explanation = explain_miss(site, cache, &dd, &kd, &in_avals, &statics);
-    let (closed, out_def) = trace_tree(
-        format_args!("jit `{}`", site.name()),
-        &TreeDef::Tuple(vec![dd.clone(), kd.clone()]),
-        &in_avals,
-        |(d, k): (DT, KT)| body(d, k, &statics),
-    );
+    let explanation = explain_miss(site, cache, &dd, &kd, &in_avals, &statics, &layout);
+    if let Some(l) = &layout {
+        let paths = param_paths(site, &dd, &kd);
+        for ((s, aval), path) in l.ins.iter().zip(&in_avals).zip(&paths) {
+            if let Some(Err(e)) = s.as_ref().map(|s| s.shard_shape(&aval.shape)) {
+                panic!("jit `{}`: the sharding of `{path}`: {e}", site.name());
+            }
+        }
+    }
+    // Bare specs in `with_sharding_constraint` inside refer to the program's mesh.
+    let scope = layout.as_ref().map(|l| l.mesh.enter());
+    let ((closed, out_def), traced_meshes) = collect_traced_meshes(|| {
+        trace_tree(
+            format_args!("jit `{}`", site.name()),
+            &TreeDef::Tuple(vec![dd.clone(), kd.clone()]),
+            &in_avals,
+            |(d, k): (DT, KT)| body(d, k, &statics),
+        )
+    });
+    drop(scope);
+    let out_avals = closed.jaxpr.out_avals();
+    // A program whose arguments name no mesh still runs on the mesh its sharding constraints
+    // name (its arguments replicated over it).
+    let mesh = layout
+        .as_ref()
+        .map(|l| l.mesh.clone())
+        .or_else(|| traced_meshes.first().cloned());
+    if let Some(other) = traced_meshes.iter().find(|m| Some(*m) != mesh.as_ref()) {
+        panic!(
+            "jit `{}`: with_sharding_constraint names {other:?}, but the program runs on {:?}; \
+             one program runs on one mesh",
+            site.name(),
+            mesh.as_ref().expect("a constraint named a mesh")
+        );
+    }
     let mut donated = vec![false; closed.consts.len()];
     donated.extend((0..leaves.len()).map(|i| i < num_donated));
-    let text = lower_jaxpr(
-        &closed.jaxpr,
-        &LowerOptions {
-            donated,
+    let mut consts = closed.consts;
+    let program = mesh.map(|mesh| {
+        let replicated = NamedSharding::new(mesh.clone(), PartitionSpec::default())
+            .expect("an empty spec fits every mesh");
+        let mut ins = vec![replicated.clone(); consts.len()];
+        ins.extend(
+            (0..leaves.len())
+                .map(|i| layout.as_ref().and_then(|l| l.ins[i].clone()))
+                .map(|s| s.unwrap_or_else(|| replicated.clone())),
+        );
+        let out = layout
+            .as_ref()
+            .map_or(Shardings::Unspecified, |l| l.out.clone());
+        let given: Vec<Option<NamedSharding>> = shardings_per_leaf(
+            &out,
+            &out_def,
+            Some(&mesh),
+            &format!("jit `{}`: out_shardings", site.name()),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        for (i, (s, aval)) in given.iter().zip(&out_avals).enumerate() {
+            if let Some(Err(e)) = s.as_ref().map(|s| s.shard_shape(&aval.shape)) {
+                panic!(
+                    "jit `{}`: out_shardings of result {i} ({aval}): {e}",
+                    site.name()
+                );
+            }
+        }
+        // Constants are lifted concrete arrays: placed on the mesh once, here.
+        consts = consts
+            .iter()
+            .zip(&ins)
+            .map(|(c, s)| try_device_put(c, s.clone()).unwrap_or_else(|e| fail(e)))
+            .collect();
+        (mesh, ins, given)
+    });
+    let lower = |spmd: Option<Spmd>| {
+        let opts = LowerOptions {
+            donated: donated.clone(),
             with_locations: true,
             num_replicas: 1,
             num_partitions: 1,
-        },
-    );
-    let exe = client()
-        .compile(&text, &crate::core::lower::compile_options())
-        .unwrap_or_else(|e| fail(e));
+            spmd,
+        };
+        let text = lower_jaxpr(&closed.jaxpr, &opts);
+        let exe = client()
+            .compile(&text, &opts.compile_options())
+            .unwrap_or_else(|e| fail(e));
+        (text, exe)
+    };
+    let spmd = |mesh: &Mesh, ins: &[NamedSharding], outs: &[Option<NamedSharding>]| Spmd {
+        mesh: mesh.clone(),
+        in_specs: ins.iter().map(|s| s.spec().clone()).collect(),
+        out_specs: outs
+            .iter()
+            .map(|s| s.as_ref().map(|s| s.spec().clone()))
+            .collect(),
+    };
+    let (text, exe, program) = match program {
+        None => {
+            let (text, exe) = lower(None);
+            (text, exe, None)
+        }
+        Some((mesh, ins, given)) => {
+            let (mut text, mut exe) = lower(Some(spmd(&mesh, &ins, &given)));
+            // Results nobody gave a sharding lie as XLA's propagation chose, as in JAX.
+            let mut outs = given.clone();
+            if given.iter().any(Option::is_none) {
+                let chosen = propagated_out_shardings(&exe, &mesh, &out_avals);
+                for (o, c) in outs.iter_mut().zip(chosen) {
+                    if o.is_none() {
+                        *o = c;
+                    }
+                }
+                if outs.iter().any(Option::is_none) {
+                    // What XLA chose is no partition spec over this mesh (or could not be
+                    // read): pin those results replicated and compile again.
+                    log::debug!(
+                        target: "jaxrs::jit",
+                        "jit `{}`: an output sharding XLA chose is not a spec over {mesh}; \
+                         replicating those results",
+                        site.name()
+                    );
+                    let replicated = NamedSharding::new(mesh.clone(), PartitionSpec::default())
+                        .expect("an empty spec fits every mesh");
+                    for o in &mut outs {
+                        o.get_or_insert_with(|| replicated.clone());
+                    }
+                    (text, exe) = lower(Some(spmd(&mesh, &ins, &outs)));
+                }
+            }
+            let mesh_pos = exe
+                .devices()
+                .iter()
+                .map(|d| {
+                    mesh.devices()
+                        .iter()
+                        .position(|m| m == d)
+                        .expect("the program runs on its mesh's devices")
+                })
+                .collect();
+            let outs = outs.into_iter().map(|o| o.expect("filled above")).collect();
+            let program = Program {
+                mesh,
+                ins,
+                outs,
+                mesh_pos,
+            };
+            (text, exe, Some(program))
+        }
+    };
     let n = cache.misses.fetch_add(1, Ordering::Relaxed) + 1;
     if n > 1 {
         log::info!(target: "jaxrs::jit", "{explanation}");
@@ -511,12 +1125,15 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
     let entry = Arc::new(Entry {
         donated_def: dd,
         kept_def: kd,
-        out_avals: closed.jaxpr.out_avals(),
+        out_avals,
         in_avals,
         statics: Box::new(statics),
+        layout,
+        program,
         exe,
-        consts: closed.consts,
+        consts,
         out_def,
+        text,
     });
     write(&cache.entries).push(entry.clone());
     entry
@@ -531,6 +1148,7 @@ fn explain_miss<S: StaticArgs>(
     kd: &TreeDef,
     avals: &[Aval],
     statics: &S,
+    layout: &Option<Layout>,
 ) -> String {
     let head = format!(
         "jit `{}` ({}): tracing and compiling",
@@ -563,6 +1181,9 @@ fn explain_miss<S: StaticArgs>(
                 let _ = write!(why, "; {path} changed from {old} to {new}");
             }
         }
+        if &prev.layout != layout {
+            layout_changes(&mut why, &prev.layout, layout, dd, kd, donated, kept);
+        }
         if prev.statics.as_any().downcast_ref::<S>() != Some(statics) {
             static_changes(
                 &mut why,
@@ -576,6 +1197,76 @@ fn explain_miss<S: StaticArgs>(
         why = "; no difference from the last specialisation (evicted or raced)".into();
     }
     format!("{head} because{}", &why[1..])
+}
+
+/// The sharding XLA's partitioner gave each result of `exe`, as a NamedSharding over `mesh`
+/// (`None` for one that is not a partition spec over it, or when the program cannot be read).
+fn propagated_out_shardings(
+    exe: &LoadedExecutable,
+    mesh: &Mesh,
+    out_avals: &[Aval],
+) -> Vec<Option<NamedSharding>> {
+    let ops = match exe.output_sharding() {
+        Some(OpSharding::Tuple(ops)) if ops.len() == out_avals.len() => ops,
+        Some(op) if out_avals.len() == 1 => vec![op],
+        // A replicated tuple: every result replicated.
+        Some(OpSharding::Replicated) => vec![OpSharding::Replicated; out_avals.len()],
+        _ => return vec![None; out_avals.len()],
+    };
+    ops.iter()
+        .zip(out_avals)
+        .map(|(op, aval)| NamedSharding::from_op_sharding(mesh, aval.rank(), op))
+        .collect()
+}
+
+/// Appends how the shardings changed: per argument leaf whose sharding changed, then the
+/// results' shardings.
+#[allow(clippy::too_many_arguments)]
+fn layout_changes(
+    why: &mut String,
+    old: &Option<Layout>,
+    new: &Option<Layout>,
+    dd: &TreeDef,
+    kd: &TreeDef,
+    donated: Option<&[&str]>,
+    kept: Option<&[&str]>,
+) {
+    let leaf = |l: &Option<Layout>, i: usize| match l {
+        None => "one device".to_string(),
+        Some(l) => match &l.ins[i] {
+            None => format!("replicated over {}", l.mesh),
+            Some(s) => s.to_string(),
+        },
+    };
+    let before = why.len();
+    let paths = named_leaf_paths(dd, donated)
+        .into_iter()
+        .chain(named_leaf_paths(kd, kept));
+    for (i, path) in paths.enumerate() {
+        let (o, n) = (leaf(old, i), leaf(new, i));
+        if o != n {
+            let _ = write!(why, "; the sharding of {path} changed from {o} to {n}");
+        }
+    }
+    let out = |l: &Option<Layout>| l.as_ref().map(|l| l.out.clone()).unwrap_or_default();
+    if out(old) != out(new) {
+        let _ = write!(
+            why,
+            "; out_shardings changed from {:?} to {:?}",
+            out(old),
+            out(new)
+        );
+    }
+    if why.len() == before {
+        // The same descriptions: the meshes differ in their devices only.
+        let mesh = |l: &Option<Layout>| l.as_ref().map(|l| format!("{:?}", l.mesh));
+        let _ = write!(
+            why,
+            "; the mesh changed from {} to {}",
+            mesh(old).unwrap_or_else(|| "none".into()),
+            mesh(new).unwrap_or_else(|| "none".into())
+        );
+    }
 }
 
 /// A path for each leaf of the arguments of one role: under their parameters' names when
