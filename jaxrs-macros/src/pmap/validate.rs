@@ -35,6 +35,9 @@ pub fn validate(cx: &mut Ctxt, attr: PmapAttr, item: Item) -> Option<PmapFn> {
         donate,
         statics,
         incomplete,
+        in_shardings: None,
+        out_shardings: None,
+        mesh: None,
     };
     let mut sub = Ctxt::new();
     let checked = crate::jit::validate::validate(&mut sub, &jit_attr, item);

@@ -20,7 +20,7 @@ use crate::aval::{normalize_axis, Aval};
 use crate::core::array::{Array, Concrete, Repr};
 use crate::core::axes::with_named_axis;
 use crate::core::client::{client, fail};
-use crate::core::lower::{compile_options, lower_jaxpr, LowerOptions};
+use crate::core::lower::{lower_jaxpr, LowerOptions};
 use crate::core::sharding::{
     try_device_put, Mesh, NamedSharding, PartitionDim, PartitionSpec, Sharding,
 };
@@ -662,20 +662,19 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
 
     let mut donated = vec![false; closed.consts.len()];
     donated.extend((0..key.leaves.len()).map(|i| i < num_donated));
-    let text = lower_jaxpr(
-        &closed.jaxpr,
-        &LowerOptions {
-            donated,
-            with_locations: true,
-            num_replicas: n,
-            num_partitions: 1,
-        },
-    );
-    let options = CompileOptions {
-        num_replicas: n as i64,
+    let lowering = LowerOptions {
+        donated,
+        with_locations: true,
+        num_replicas: n,
         num_partitions: 1,
+        spmd: None,
+    };
+    let text = lower_jaxpr(&closed.jaxpr, &lowering);
+    // Replica r runs on `devices[r]`; the replica count comes from the lowering options, as
+    // the module's `mhlo.num_replicas` does.
+    let options = CompileOptions {
         device_assignment: Some(devices.iter().map(|d| vec![i64::from(d.id())]).collect()),
-        ..compile_options()
+        ..lowering.compile_options()
     };
     let exe = client()
         .compile(&text, &options)
