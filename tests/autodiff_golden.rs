@@ -319,10 +319,20 @@ const SHAPE: &[&str] = &[
     "pad",
 ];
 const INDEX: &[&str] = &["dynamic_slice", "dynamic_update_slice", "take", "astype"];
+const NUMERIC: &[&str] = &[
+    "softplus",
+    "logaddexp",
+    "clip",
+    "nan_to_num",
+    "var",
+    "std",
+    "tril",
+    "triu",
+];
 
 #[test]
 fn every_case_has_a_test() {
-    let groups = [UNARY, BINARY, REDUCE, LINALG, SHAPE, INDEX];
+    let groups = [UNARY, BINARY, REDUCE, LINALG, SHAPE, INDEX, NUMERIC];
     for c in load() {
         assert!(
             groups.iter().any(|g| g.contains(&c.op.as_str())),
@@ -361,4 +371,9 @@ fn shape_op_derivatives_match_jax() {
 #[test]
 fn index_and_cast_derivatives_match_jax() {
     run_cases(INDEX, &[], &[]);
+}
+
+#[test]
+fn numeric_helper_derivatives_match_jax() {
+    run_cases(NUMERIC, &[], &[]);
 }

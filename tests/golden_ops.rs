@@ -183,3 +183,8 @@ fn linalg_ops_match_jax() {
 fn constructors_and_casts_match_jax() {
     run_file("ops_misc.json");
 }
+
+#[test]
+fn numeric_helpers_match_jax() {
+    run_file("ops_numeric.json");
+}

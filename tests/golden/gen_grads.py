@@ -397,6 +397,65 @@ def gen_norm():
 
 
 # ---------------------------------------------------------------------------------------------
+# Numeric helpers (gen.gen_numeric): composites of the ops above, differentiated through them
+
+
+def gen_numeric():
+    for dt, sname, s in [("float32", "2d_3x4", [3, 4]), ("float64", "1d_5", [5])]:
+        name = f"softplus/{dt}/{sname}"
+        gcase(name, "softplus", {}, [uniform(rng_for(name), s, dt, -8, 8)], jax.nn.softplus,
+              "transc")
+    for dt, sname, sa, sb in [("float32", "2d_3x4", [3, 4], [3, 4]),
+                              ("float32", "bcast_3x1_4", [3, 1], [4]),
+                              ("float64", "1d_6", [6], [6])]:
+        name = f"logaddexp/{dt}/{sname}"
+        r = rng_for(name)
+        gcase(name, "logaddexp", {}, [uniform(r, sa, dt, -5, 5), uniform(r, sb, dt, -5, 5)],
+              jnp.logaddexp, "transc")
+    # a tie: JAX's derivative is 0.5 on each side
+    gcase("logaddexp/float32/ties", "logaddexp", {},
+          [arr([1.0, -2.0, 0.0], "float32"), arr([1.0, -2.0, 0.0], "float32")], jnp.logaddexp,
+          "transc")
+    gcase("logaddexp/float32/weak_scalar_right", "logaddexp", {},
+          [uniform(rng_for("logaddexp/float32/weak_scalar_right"), [5], "float32"), Scalar(0.5)],
+          jnp.logaddexp, "transc")
+    for dt, sname, x, lo, hi in [
+        ("float32", "scalars", uniform(rng_for("clip/float32/scalars"), [3, 4], "float32"),
+         Scalar(-1.0), Scalar(1.0)),
+        ("float64", "ties_at_bounds", arr([-1.0, 1.0, 0.5, -3.0, 3.0], "float64"), Scalar(-1.0),
+         Scalar(1.0)),
+    ]:
+        gcase(f"clip/{dt}/{sname}", "clip", {}, [x, lo, hi], lambda x, lo, hi: jnp.clip(x, lo, hi))
+    r = rng_for("clip/float32/array_bounds")
+    gcase("clip/float32/array_bounds", "clip", {},
+          [uniform(r, [3, 4], "float32"), uniform(r, [4], "float32", -2, 0),
+           uniform(r, [3, 1], "float32", 0, 2)], lambda x, lo, hi: jnp.clip(x, lo, hi), "reduce")
+    for dt in ("float32", "float64"):
+        gcase(f"nan_to_num/{dt}/specials", "nan_to_num",
+              {"nan": 0.0, "posinf": None, "neginf": None},
+              [arr([1.5, gen.NAN, gen.INF, -gen.INF, -2.0], dt)], jnp.nan_to_num)
+    for op, f in (("var", jnp.var), ("std", jnp.std)):
+        for dt, sname, s, axes, kd, ddof in [
+            ("float32", "1d_6/all", [6], None, False, 0),
+            ("float32", "2d_3x4/axis1_keep_ddof1", [3, 4], [1], True, 1),
+            ("float32", "3d_2x3x4/axes0_2", [2, 3, 4], [0, 2], False, 0),
+            ("float64", "2d_3x4/axis0", [3, 4], [0], False, 0),
+        ]:
+            name = f"{op}/{dt}/{sname}"
+            g = (lambda f, axes, kd, ddof: lambda x: f(
+                x, axis=None if axes is None else tuple(axes), keepdims=kd, ddof=ddof))(
+                    f, axes, kd, ddof)
+            gcase(name, op, {"axes": axes, "keepdims": kd, "ddof": ddof},
+                  [uniform(rng_for(name), s, dt)], g, "reduce")
+    for op, f in (("tril", jnp.tril), ("triu", jnp.triu)):
+        for dt, sname, s, k in [("float32", "4x4_k0", [4, 4], 0),
+                                ("float32", "2x3x4_k-1", [2, 3, 4], -1),
+                                ("float64", "3x5_k2", [3, 5], 2)]:
+            name = f"{op}/{dt}/{sname}"
+            gcase(name, op, {"k": k}, [sample(dt, name, s)], (lambda f, k: lambda x: f(x, k))(f, k))
+
+
+# ---------------------------------------------------------------------------------------------
 # Snippets: whole programs (see tests/snippets.rs)
 
 
@@ -525,6 +584,7 @@ def main():
     gen_shape()
     gen_index()
     gen_norm()
+    gen_numeric()
     path = os.path.join(HERE, "grads.json")
     lines = [json.dumps(c, allow_nan=False) for c in CASES]
     text = ('{"jax_version": "%s", "cases": [\n' % jax.__version__ + ",\n".join(lines) + "\n]}\n")

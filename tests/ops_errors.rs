@@ -1,0 +1,47 @@
+//! Misuse of the numeric helpers, sort/top_k, scatter updates and einsum: each message names
+//! the op, the shapes involved and the user's line.
+
+use jaxrs::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+fn message(f: impl FnOnce()) -> String {
+    let err = catch_unwind(AssertUnwindSafe(f)).expect_err("must panic");
+    err.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+fn v(n: usize) -> Array {
+    Array::from_vec((0..n).map(|i| i as f32).collect(), &[n])
+}
+
+fn assert_names(msg: &str, parts: &[&str], line: u32) {
+    for p in parts {
+        assert!(msg.contains(p), "missing {p:?} in: {msg}");
+    }
+    assert!(
+        msg.contains(&format!("tests/ops_errors.rs:{line}")),
+        "missing the user's line {line} in: {msg}"
+    );
+}
+
+#[test]
+fn tril_of_a_vector() {
+    let line = line!() + 1;
+    let msg = message(|| drop(v(3).tril(0)));
+    assert_names(&msg, &["tril", "at least 2 dimensions", "f32[3]"], line);
+    let line = line!() + 1;
+    let msg = message(|| drop(v(3).triu(0)));
+    assert_names(&msg, &["triu", "f32[3]"], line);
+}
+
+#[test]
+fn var_over_a_missing_axis() {
+    let line = line!() + 1;
+    let msg = message(|| drop(v(3).var(1, false, 0)));
+    assert_names(&msg, &["var", "axis 1", "f32[3]"], line);
+    let line = line!() + 1;
+    let msg = message(|| drop(v(3).std(-2, false, 0)));
+    assert_names(&msg, &["std", "axis -2", "f32[3]"], line);
+}
