@@ -329,10 +329,11 @@ const NUMERIC: &[&str] = &[
     "tril",
     "triu",
 ];
+const SORT: &[&str] = &["sort", "top_k_values"];
 
 #[test]
 fn every_case_has_a_test() {
-    let groups = [UNARY, BINARY, REDUCE, LINALG, SHAPE, INDEX, NUMERIC];
+    let groups = [UNARY, BINARY, REDUCE, LINALG, SHAPE, INDEX, NUMERIC, SORT];
     for c in load() {
         assert!(
             groups.iter().any(|g| g.contains(&c.op.as_str())),
@@ -376,4 +377,9 @@ fn index_and_cast_derivatives_match_jax() {
 #[test]
 fn numeric_helper_derivatives_match_jax() {
     run_cases(NUMERIC, &[], &[]);
+}
+
+#[test]
+fn sort_derivatives_match_jax() {
+    run_cases(SORT, &[], &[]);
 }

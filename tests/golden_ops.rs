@@ -188,3 +188,8 @@ fn constructors_and_casts_match_jax() {
 fn numeric_helpers_match_jax() {
     run_file("ops_numeric.json");
 }
+
+#[test]
+fn sorting_matches_jax() {
+    run_file("ops_sort.json");
+}

@@ -45,3 +45,23 @@ fn var_over_a_missing_axis() {
     let msg = message(|| drop(v(3).std(-2, false, 0)));
     assert_names(&msg, &["std", "axis -2", "f32[3]"], line);
 }
+
+#[test]
+fn sort_along_a_missing_axis() {
+    let line = line!() + 1;
+    let msg = message(|| drop(v(3).sort(1)));
+    assert_names(&msg, &["sort", "axis 1", "f32[3]"], line);
+    let line = line!() + 1;
+    let msg = message(|| drop(v(3).argsort(-2)));
+    assert_names(&msg, &["argsort", "axis -2", "f32[3]"], line);
+    let line = line!() + 1;
+    let msg = message(|| drop(Array::scalar(1.0f32).sort(0)));
+    assert_names(&msg, &["sort", "at least 1 dimension", "f32[]"], line);
+}
+
+#[test]
+fn top_k_larger_than_the_axis() {
+    let line = line!() + 1;
+    let msg = message(|| drop(v(3).reshape([1, 3]).top_k(4)));
+    assert_names(&msg, &["top_k", "k = 4", "(3)", "f32[1,3]"], line);
+}

@@ -313,6 +313,10 @@ pub fn apply(op: &str, p: &Value, x: &[In]) -> Array {
         ),
         "tril" => arr(&x[0]).tril(p["k"].as_i64().unwrap()),
         "triu" => arr(&x[0]).triu(p["k"].as_i64().unwrap()),
+        "sort" => arr(&x[0]).sort(axis()),
+        "argsort" => arr(&x[0]).argsort(axis()),
+        "top_k_values" => arr(&x[0]).top_k(p["k"].as_u64().unwrap() as usize).0,
+        "top_k_indices" => arr(&x[0]).top_k(p["k"].as_u64().unwrap() as usize).1,
         other => panic!("no Rust mapping for op {other}"),
     }
 }

@@ -131,7 +131,7 @@ class Scalar:
 # Case collection
 
 FAMILIES = {k: [] for k in ("elementwise", "reduce", "shape", "index", "linalg", "misc",
-                            "numeric")}
+                            "numeric", "sort")}
 NAMES = set()
 
 
@@ -1262,6 +1262,56 @@ def gen_numeric():
 
 
 # ---------------------------------------------------------------------------------------------
+# Sorting: sort, argsort (stable), top_k
+
+
+def gen_sort():
+    fam = "sort"
+    E = "exact"
+    specials = [3.0, NAN, -1.0, 0.0, -0.0, INF, -INF, 2.0, NAN, -1.0]
+    configs = [("float32", "1d_7", [7], 0), ("float32", "2d_3x5_axis1", [3, 5], 1),
+               ("float32", "2d_3x5_axis0", [3, 5], 0), ("float32", "3d_2x3x4_axis-2", [2, 3, 4], -2),
+               ("float64", "2d_4x3_axis-1", [4, 3], -1), ("bfloat16", "1d_6", [6], 0),
+               ("float32", "size0_0x3_axis0", [0, 3], 0)]
+    for dt, sname, s, axis in configs:
+        name = f"sort/{dt}/{sname}"
+        case(fam, name, "sort", {"axis": axis}, [sample(dt, name, s)],
+             (lambda a: lambda x: jnp.sort(x, axis=a))(axis), E)
+    for dt in ("int32", "uint8", "bool"):
+        name = f"sort/{dt}/2d_3x4_axis1"
+        x = bools(rng_for(name), [3, 4]) if dt == "bool" else ints(rng_for(name), [3, 4], dt, 0, 9)
+        case(fam, name, "sort", {"axis": 1}, [x], lambda x: jnp.sort(x, axis=1), E)
+    case(fam, "sort/float32/specials", "sort", {"axis": 0}, [arr(specials, "float32")],
+         lambda x: jnp.sort(x, axis=0), E)
+
+    def argsort(axis):
+        return lambda x: jnp.argsort(x, axis=axis, stable=True).astype(jnp.int32)
+    for dt, sname, s, axis in configs:
+        name = f"argsort/{dt}/{sname}"
+        case(fam, name, "argsort", {"axis": axis}, [sample(dt, name, s)], argsort(axis), E,
+             out_dtype="int32")
+    name = "argsort/int32/ties_stable"
+    case(fam, name, "argsort", {"axis": -1}, [ints(rng_for(name), [3, 8], "int32", 0, 3)],
+         argsort(-1), E, out_dtype="int32")
+    case(fam, "argsort/float32/specials", "argsort", {"axis": 0}, [arr(specials, "float32")],
+         argsort(0), E, out_dtype="int32")
+
+    for dt, sname, s, k in [("float32", "1d_7_k3", [7], 3), ("float32", "2d_3x5_k2", [3, 5], 2),
+                            ("float32", "3d_2x3x4_k4", [2, 3, 4], 4),
+                            ("float32", "1d_5_k0", [5], 0), ("float64", "2d_2x6_k6", [2, 6], 6),
+                            ("int32", "2d_3x6_k3_ties", [3, 6], 3), ("bfloat16", "1d_6_k2", [6], 2)]:
+        name = f"top_k/{dt}/{sname}"
+        x = ints(rng_for(name), s, dt, 0, 3) if dt == "int32" else sample(dt, name, s)
+        for part, i, odt in (("values", 0, dt), ("indices", 1, "int32")):
+            case(fam, f"{name}/{part}", f"top_k_{part}", {"k": k}, [x],
+                 (lambda k, i: lambda x: lax.top_k(x, k)[i])(k, i), E, out_dtype=odt)
+    x = arr([1.0, NAN, 5.0, -INF, 5.0, 2.0], "float32")
+    for part, i, odt in (("values", 0, "float32"), ("indices", 1, "int32")):
+        case(fam, f"top_k/float32/specials_k4/{part}", f"top_k_{part}", {"k": 4}, [x],
+             (lambda i: lambda x: lax.top_k(x, 4)[i])(i), E, out_dtype=odt)
+
+
+# ---------------------------------------------------------------------------------------------
 # Main
 
 
@@ -1307,6 +1357,7 @@ def main():
     gen_index()
     gen_misc()
     gen_numeric()
+    gen_sort()
     total = 0
     for fam, cases in FAMILIES.items():
         path, size = write_family(fam, cases)

@@ -456,6 +456,24 @@ def gen_numeric():
 
 
 # ---------------------------------------------------------------------------------------------
+# Sorting: the tangent follows its value through the permutation
+
+
+def gen_sort():
+    for dt, sname, s, axis in [("float32", "2d_3x5_axis1", [3, 5], 1),
+                               ("float32", "3d_2x3x4_axis0", [2, 3, 4], 0),
+                               ("float64", "1d_6", [6], 0)]:
+        name = f"sort/{dt}/{sname}"
+        gcase(name, "sort", {"axis": axis}, [sample(dt, name, s)],
+              (lambda a: lambda x: jnp.sort(x, axis=a))(axis))
+    for dt, sname, s, k in [("float32", "2d_3x5_k2", [3, 5], 2), ("float64", "1d_6_k3", [6], 3),
+                            ("float32", "3d_2x3x4_k4", [2, 3, 4], 4)]:
+        name = f"top_k/{dt}/{sname}"
+        gcase(name, "top_k_values", {"k": k}, [sample(dt, name, s)],
+              (lambda k: lambda x: lax.top_k(x, k)[0])(k))
+
+
+# ---------------------------------------------------------------------------------------------
 # Snippets: whole programs (see tests/snippets.rs)
 
 
@@ -585,6 +603,7 @@ def main():
     gen_index()
     gen_norm()
     gen_numeric()
+    gen_sort()
     path = os.path.join(HERE, "grads.json")
     lines = [json.dumps(c, allow_nan=False) for c in CASES]
     text = ('{"jax_version": "%s", "cases": [\n' % jax.__version__ + ",\n".join(lines) + "\n]}\n")

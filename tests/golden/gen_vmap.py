@@ -29,6 +29,7 @@ if jax.__version__ != JAX_VERSION and "--any-jax-version" not in sys.argv:
              "(pass --any-jax-version to run anyway)")
 
 import jax.numpy as jnp  # noqa: E402
+from jax import lax  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -216,6 +217,19 @@ def gen_ops():
                 lambda x, f=f: f(x, 1))
 
 
+def gen_sort_ops():
+    name = "sort/batch1_axis0"
+    op_case(name, "sort", {"axis": 0}, [uni(rng_for(name), 5, 3, 2)], [1],
+            lambda x: jnp.sort(x, axis=0))
+    name = "argsort/batch0_axis-1"
+    op_case(name, "argsort", {"axis": -1}, [uni(rng_for(name), 3, 2, 6)], [0],
+            lambda x: jnp.argsort(x, axis=-1, stable=True))
+    for part, i in (("values", 0), ("indices", 1)):
+        name = f"top_k_{part}/batch1_k2"
+        op_case(name, f"top_k_{part}", {"k": 2}, [uni(rng_for("top_k/batch1_k2"), 4, 3, 5)], [1],
+                lambda x, i=i: lax.top_k(x, 2)[i])
+
+
 def write_ops():
     path = os.path.join(HERE, "ops_vmap.json")
     lines = [json.dumps(c, allow_nan=False) for c in OP_CASES]
@@ -236,6 +250,7 @@ def main():
         f.write(text)
     print(f"{os.path.relpath(path)}: {len(CASES)} cases, {len(text)} bytes")
     gen_ops()
+    gen_sort_ops()
     write_ops()
 
 

@@ -10,6 +10,7 @@ mod linalg;
 mod math;
 mod reduce;
 mod shape;
+mod sort;
 
 pub use arith::where_;
 pub use index::TakeMode;

@@ -7,6 +7,7 @@ pub mod index;
 pub mod linalg;
 pub mod reduce;
 pub mod shape;
+pub mod sort;
 
 pub use elementwise::{
     Binary, BinaryOp, Compare, CompareOp, Convert, IntegerPow, Select, StopGradient, Unary, UnaryOp,
@@ -15,6 +16,7 @@ pub use index::{DynamicSlice, DynamicUpdateSlice, IndexAdd, Take};
 pub use linalg::DotGeneral;
 pub use reduce::{Argmax, Cumulative, Reduce, ReduceOp};
 pub use shape::{BroadcastInDim, Concatenate, Iota, Pad, Reshape, Rev, Slice, Transpose};
+pub use sort::Sort;
 
 use crate::aval::Aval;
 
