@@ -330,10 +330,13 @@ const NUMERIC: &[&str] = &[
     "triu",
 ];
 const SORT: &[&str] = &["sort", "top_k_values"];
+const SCATTER: &[&str] = &["at_set", "at_add", "at_mul", "at_min", "at_max", "at_get"];
 
 #[test]
 fn every_case_has_a_test() {
-    let groups = [UNARY, BINARY, REDUCE, LINALG, SHAPE, INDEX, NUMERIC, SORT];
+    let groups = [
+        UNARY, BINARY, REDUCE, LINALG, SHAPE, INDEX, NUMERIC, SORT, SCATTER,
+    ];
     for c in load() {
         assert!(
             groups.iter().any(|g| g.contains(&c.op.as_str())),
@@ -382,4 +385,9 @@ fn numeric_helper_derivatives_match_jax() {
 #[test]
 fn sort_derivatives_match_jax() {
     run_cases(SORT, &[], &[]);
+}
+
+#[test]
+fn indexed_update_derivatives_match_jax() {
+    run_cases(SCATTER, &[], &[]);
 }

@@ -193,3 +193,8 @@ fn numeric_helpers_match_jax() {
 fn sorting_matches_jax() {
     run_file("ops_sort.json");
 }
+
+#[test]
+fn indexed_updates_match_jax() {
+    run_file("ops_scatter.json");
+}

@@ -65,3 +65,17 @@ fn top_k_larger_than_the_axis() {
     let msg = message(|| drop(v(3).reshape([1, 3]).top_k(4)));
     assert_names(&msg, &["top_k", "k = 4", "(3)", "f32[1,3]"], line);
 }
+
+#[test]
+fn indexed_update_misuse() {
+    let idx = Array::from_vec(vec![0i32, 2], &[2]);
+    let line = line!() + 1;
+    let msg = message(|| drop(v(4).at(&idx).set(v(3))));
+    assert_names(&msg, &["at.set", "[2]", "f32[3]", "f32[4]"], line);
+    let line = line!() + 1;
+    let msg = message(|| drop(v(4).at(v(2)).add(1.0)));
+    assert_names(&msg, &["at", "integers", "f32[2]"], line);
+    let line = line!() + 1;
+    let msg = message(|| drop(Array::scalar(1.0f32).at(0).get()));
+    assert_names(&msg, &["at", "0-d", "f32[]"], line);
+}

@@ -317,6 +317,27 @@ pub fn apply(op: &str, p: &Value, x: &[In]) -> Array {
         "argsort" => arr(&x[0]).argsort(axis()),
         "top_k_values" => arr(&x[0]).top_k(p["k"].as_u64().unwrap() as usize).0,
         "top_k_indices" => arr(&x[0]).top_k(p["k"].as_u64().unwrap() as usize).1,
+        "at_get" => all[0].at(&all[1]).get(),
+        "at_set" | "at_add" | "at_mul" | "at_min" | "at_max" => {
+            let at = all[0].at(&all[1]);
+            macro_rules! with_v {
+                ($m:ident) => {
+                    match &x[2] {
+                        In::Arr(v) => at.$m(v),
+                        In::Float(v) => at.$m(*v),
+                        In::Int(v) => at.$m(*v),
+                        In::Bool(v) => at.$m(*v),
+                    }
+                };
+            }
+            match op {
+                "at_set" => with_v!(set),
+                "at_add" => with_v!(add),
+                "at_mul" => with_v!(mul),
+                "at_min" => with_v!(min),
+                _ => with_v!(max),
+            }
+        }
         other => panic!("no Rust mapping for op {other}"),
     }
 }

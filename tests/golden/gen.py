@@ -131,7 +131,7 @@ class Scalar:
 # Case collection
 
 FAMILIES = {k: [] for k in ("elementwise", "reduce", "shape", "index", "linalg", "misc",
-                            "numeric", "sort")}
+                            "numeric", "sort", "scatter")}
 NAMES = set()
 
 
@@ -1312,6 +1312,51 @@ def gen_sort():
 
 
 # ---------------------------------------------------------------------------------------------
+# Indexed updates: x.at[idx].set/add/mul/min/max(v) and .get() along axis 0
+
+
+AT_OPS = {
+    "set": lambda r, v: r.set(v), "add": lambda r, v: r.add(v), "mul": lambda r, v: r.mul(v),
+    "min": lambda r, v: r.min(v), "max": lambda r, v: r.max(v),
+}
+
+
+def at_fn(op):
+    if op == "get":
+        return lambda x, i: x.at[i].get()
+    return lambda x, i, v: AT_OPS[op](x.at[i], v)
+
+
+def gen_scatter():
+    fam = "scatter"
+    # (name, x shape, indices, update shape or a scalar); set never repeats an index (which
+    # update wins is unspecified), the others do.
+    for op in ("set", "add", "mul", "min", "max"):
+        rep = op != "set"
+        specs = [
+            ("1d_6", [6], [1, 3, -1, 10, 3] if rep else [1, 3, -1, 10, -9], [5]),
+            ("2d_5x3_idx2x2", [5, 3], [[0, 4], [2, 0]] if rep else [[0, 4], [2, 3]], [2, 2, 3]),
+            ("2d_5x3_scalar_update", [5, 3], [4, 1, 4] if rep else [4, 1, -2], None),
+            ("2d_5x3_row_update_bcast", [5, 3], [0, 2], [3]),
+            ("2d_5x3_one_index", [5, 3], 2, [3]),
+        ]
+        for sname, s, idx, us in specs:
+            for dt in ("float32", "int32") if sname == "1d_6" else ("float32",):
+                name = f"at_{op}/{dt}/{sname}"
+                r = rng_for(name)
+                x = sample(dt, name, s) if dt != "int32" else ints(r, s, dt, -9, 9)
+                if us is None:
+                    v = Scalar(2.5 if dt == "float32" else 3)
+                else:
+                    v = sample(dt, name + "#v", us) if dt != "int32" else ints(r, us, dt, -9, 9)
+                case(fam, name, f"at_{op}", {}, [x, i32(idx), v], at_fn(op), "arith")
+    for sname, s, idx in [("1d_6", [6], [1, 3, -1, 10, -9]), ("2d_5x3_idx2x2", [5, 3], [[0, 4], [2, 7]]),
+                          ("2d_5x3_one_index", [5, 3], -1)]:
+        name = f"at_get/float32/{sname}"
+        case(fam, name, "at_get", {}, [sample("float32", name, s), i32(idx)], at_fn("get"), "exact")
+
+
+# ---------------------------------------------------------------------------------------------
 # Main
 
 
@@ -1358,6 +1403,7 @@ def main():
     gen_misc()
     gen_numeric()
     gen_sort()
+    gen_scatter()
     total = 0
     for fam, cases in FAMILIES.items():
         path, size = write_family(fam, cases)

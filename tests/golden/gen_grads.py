@@ -474,6 +474,37 @@ def gen_sort():
 
 
 # ---------------------------------------------------------------------------------------------
+# Indexed updates (x.at[idx]...): integer indices held fixed
+
+
+def gen_scatter():
+    at = gen.at_fn
+    for op, dt, sname, s, idx, us in [
+        ("set", "float32", "2d_5x3_idx2x2", [5, 3], [[0, 4], [2, 3]], [2, 2, 3]),
+        ("set", "float64", "1d_6_oob", [6], [1, 3, -1, 10, -9], [5]),
+        ("set", "float32", "1d_6_repeated", [6], [2, 2, 0, 2], [4]),
+        ("add", "float32", "1d_6_repeated_oob", [6], [1, 3, -1, 10, 3], [5]),
+        ("add", "float64", "2d_5x3_row_bcast", [5, 3], [0, 2, 0], [3]),
+        # in range: out of range, JAX's JVP reads the clamped row but its VJP drops it
+        ("get", "float32", "2d_5x3_idx2x2", [5, 3], [[0, 4], [2, -1]], None),
+    ]:
+        name = f"at_{op}/{dt}/{sname}"
+        x = sample(dt, name, s)
+        ins = [x, i32(idx)] + ([] if us is None else [sample(dt, name + "#v", us)])
+        gcase(name, f"at_{op}", {}, ins, at(op), "reduce")
+    gcase("at_mul/float32/1d_6_repeated_scalar", "at_mul", {},
+          [sample("float32", "at_mul/float32/1d_6", [6]), i32([1, 3, 1, 10]), Scalar(2.5)],
+          at("mul"))
+    for op in ("min", "max"):
+        for dt in ("float32", "float64"):
+            name = f"at_{op}/{dt}/ties"
+            gcase(name, f"at_{op}", {},
+                  [arr([1.0, 2.0, 3.0, 4.0, -1.0], dt), i32([0, 1, 1, 3, 2, 9]),
+                   arr([1.0, 5.0, 5.0, 0.0, 3.0, 7.0] if op == "max" else
+                       [1.0, -5.0, -5.0, 9.0, 3.0, 7.0], dt)], at(op))
+
+
+# ---------------------------------------------------------------------------------------------
 # Snippets: whole programs (see tests/snippets.rs)
 
 
@@ -604,6 +635,7 @@ def main():
     gen_norm()
     gen_numeric()
     gen_sort()
+    gen_scatter()
     path = os.path.join(HERE, "grads.json")
     lines = [json.dumps(c, allow_nan=False) for c in CASES]
     text = ('{"jax_version": "%s", "cases": [\n' % jax.__version__ + ",\n".join(lines) + "\n]}\n")

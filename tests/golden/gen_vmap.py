@@ -230,6 +230,27 @@ def gen_sort_ops():
                 lambda x, i=i: lax.top_k(x, 2)[i])
 
 
+def gen_scatter_ops():
+    name = "at_add/x0_idx_shared_v0"
+    r = rng_for(name)
+    op_case(name, "at_add", {}, [uni(r, 3, 5, 2), np.asarray([0, 4, 0, 9], np.int32), uni(r, 3, 4, 2)],
+            [0, None, 0], lambda x, i, v: x.at[i].add(v))
+    name = "at_set/x_shared_idx0_v1"
+    r = rng_for(name)
+    op_case(name, "at_set", {}, [uni(r, 5), np.asarray([[1, 3], [4, -1], [0, 7]], np.int32),
+                                 uni(r, 2, 3)],
+            [None, 0, 1], lambda x, i, v: x.at[i].set(v))
+    name = "at_max/all_batched"
+    r = rng_for(name)
+    op_case(name, "at_max", {}, [uni(r, 2, 4), np.asarray([[1, 1, 3], [0, 2, 2]], np.int32),
+                                 uni(r, 2, 3)],
+            [0, 0, 0], lambda x, i, v: x.at[i].max(v))
+    name = "at_get/x1_idx_shared"
+    r = rng_for(name)
+    op_case(name, "at_get", {}, [uni(r, 5, 3), np.asarray([4, 0, 6], np.int32)], [1, None],
+            lambda x, i: x.at[i].get())
+
+
 def write_ops():
     path = os.path.join(HERE, "ops_vmap.json")
     lines = [json.dumps(c, allow_nan=False) for c in OP_CASES]
@@ -251,6 +272,7 @@ def main():
     print(f"{os.path.relpath(path)}: {len(CASES)} cases, {len(text)} bytes")
     gen_ops()
     gen_sort_ops()
+    gen_scatter_ops()
     write_ops()
 
 

@@ -9,6 +9,7 @@ mod index;
 mod linalg;
 mod math;
 mod reduce;
+mod scatter;
 mod shape;
 mod sort;
 

@@ -6,6 +6,7 @@ pub mod elementwise;
 pub mod index;
 pub mod linalg;
 pub mod reduce;
+pub mod scatter;
 pub mod shape;
 pub mod sort;
 
@@ -15,6 +16,7 @@ pub use elementwise::{
 pub use index::{DynamicSlice, DynamicUpdateSlice, IndexAdd, Take};
 pub use linalg::DotGeneral;
 pub use reduce::{Argmax, Cumulative, Reduce, ReduceOp};
+pub use scatter::{Scatter, ScatterOp};
 pub use shape::{BroadcastInDim, Concatenate, Iota, Pad, Reshape, Rev, Slice, Transpose};
 pub use sort::Sort;
 
