@@ -306,7 +306,7 @@ const REDUCE: &[&str] = &[
     "log_softmax",
     "cumsum",
 ];
-const LINALG: &[&str] = &["matmul", "dot_general", "norm"];
+const LINALG: &[&str] = &["matmul", "dot_general", "norm", "einsum"];
 const SHAPE: &[&str] = &[
     "reshape",
     "transpose",

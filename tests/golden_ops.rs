@@ -198,3 +198,8 @@ fn sorting_matches_jax() {
 fn indexed_updates_match_jax() {
     run_file("ops_scatter.json");
 }
+
+#[test]
+fn einsum_matches_jax() {
+    run_file("ops_einsum.json");
+}

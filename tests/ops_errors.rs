@@ -79,3 +79,40 @@ fn indexed_update_misuse() {
     let msg = message(|| drop(Array::scalar(1.0f32).at(0).get()));
     assert_names(&msg, &["at", "0-d", "f32[]"], line);
 }
+
+#[test]
+fn einsum_misuse() {
+    let m = Array::zeros(&[2, 3], DType::F32);
+    let line = line!() + 1;
+    let msg = message(|| drop(jaxrs::einsum("ii->i", &[&m])));
+    assert_names(
+        &msg,
+        &[
+            "einsum",
+            "\"ii->i\"",
+            "repeats",
+            "not supported",
+            "f32[2,3]",
+        ],
+        line,
+    );
+    let line = line!() + 1;
+    let msg = message(|| drop(jaxrs::einsum("ij,jk->ik", &[&m, &m])));
+    assert_names(
+        &msg,
+        &["einsum", "label 'j'", "size 3", "2", "f32[2,3]"],
+        line,
+    );
+    let line = line!() + 1;
+    let msg = message(|| drop(jaxrs::einsum("...ij->ij", &[&m])));
+    assert_names(&msg, &["einsum", "ellipsis"], line);
+    let line = line!() + 1;
+    let msg = message(|| drop(jaxrs::einsum("ijk->k", &[&m])));
+    assert_names(&msg, &["einsum", "rank 2", "3 labels"], line);
+    let line = line!() + 1;
+    let msg = message(|| drop(jaxrs::einsum("ij->z", &[&m])));
+    assert_names(&msg, &["einsum", "output label 'z'"], line);
+    let line = line!() + 1;
+    let msg = message(|| drop(jaxrs::einsum("i,i,i->", &[&v(2), &v(2), &v(2)])));
+    assert_names(&msg, &["einsum", "one or two operands"], line);
+}

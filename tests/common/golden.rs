@@ -338,6 +338,10 @@ pub fn apply(op: &str, p: &Value, x: &[In]) -> Array {
                 _ => with_v!(max),
             }
         }
+        "einsum" => {
+            let refs: Vec<&Array> = all.iter().collect();
+            jaxrs::einsum(p["spec"].as_str().unwrap(), &refs)
+        }
         other => panic!("no Rust mapping for op {other}"),
     }
 }

@@ -131,7 +131,7 @@ class Scalar:
 # Case collection
 
 FAMILIES = {k: [] for k in ("elementwise", "reduce", "shape", "index", "linalg", "misc",
-                            "numeric", "sort", "scatter")}
+                            "numeric", "sort", "scatter", "einsum")}
 NAMES = set()
 
 
@@ -1357,6 +1357,35 @@ def gen_scatter():
 
 
 # ---------------------------------------------------------------------------------------------
+# einsum: one- and two-operand specs
+
+
+EINSUM = [
+    ("ij->ji", [[2, 3]]), ("ij->i", [[2, 3]]), ("ij->", [[2, 3]]), ("ijk->kij", [[2, 3, 4]]),
+    ("ij", [[2, 3]]), ("ji", [[2, 3]]), ("ijk->j", [[2, 3, 4]]),
+    ("ij,jk->ik", [[2, 3], [3, 4]]), ("ij,jk", [[2, 3], [3, 4]]), ("i,i->", [[5], [5]]),
+    ("i,j->ij", [[3], [4]]), ("bij,bjk->bik", [[2, 3, 4], [2, 4, 5]]),
+    ("ij,ij->ij", [[2, 3], [2, 3]]), ("ij,kj->ik", [[2, 3], [4, 3]]),
+    ("bij,jk->bki", [[2, 3, 4], [4, 5]]), ("ij,j", [[2, 3], [3]]), ("ij,kl->", [[2, 3], [4, 5]]),
+    ("ij,jk->ki", [[2, 3], [3, 4]]), ("bqd,bkd->bqk", [[2, 3, 4], [2, 5, 4]]),
+    ("ij, jk -> ik", [[2, 3], [3, 2]]),
+]
+
+
+def gen_einsum():
+    fam = "einsum"
+    for dt in ("float32", "float64", "int32"):
+        for spec, shapes in (EINSUM if dt == "float32" else EINSUM[7:12]):
+            name = f"einsum/{dt}/{spec.replace(' ', '')}"
+            if spec != spec.replace(" ", ""):
+                name += "_spaces"
+            xs = [sample(dt, f"{name}#{i}", s) for i, s in enumerate(shapes)]
+            case(fam, name, "einsum", {"spec": spec}, xs,
+                 (lambda spec: lambda *a: jnp.einsum(spec, *a, preferred_element_type=a[0].dtype))(spec),
+                 "reduce")
+
+
+# ---------------------------------------------------------------------------------------------
 # Main
 
 
@@ -1404,6 +1433,7 @@ def main():
     gen_numeric()
     gen_sort()
     gen_scatter()
+    gen_einsum()
     total = 0
     for fam, cases in FAMILIES.items():
         path, size = write_family(fam, cases)

@@ -505,6 +505,24 @@ def gen_scatter():
 
 
 # ---------------------------------------------------------------------------------------------
+# einsum
+
+
+def gen_einsum():
+    for dt, spec, shapes in [("float32", "ij,jk->ik", [[2, 3], [3, 4]]),
+                             ("float32", "bij,bjk->bik", [[2, 3, 4], [2, 4, 5]]),
+                             ("float32", "ij->j", [[2, 3]]),
+                             ("float64", "ij,kj->ik", [[2, 3], [4, 3]]),
+                             ("float64", "i,i->", [[5], [5]]),
+                             ("float32", "bij,jk->bki", [[2, 3, 4], [4, 5]]),
+                             ("float32", "ij,kl->", [[2, 3], [4, 5]])]:
+        name = f"einsum/{dt}/{spec}"
+        xs = [sample(dt, f"{name}#{i}", s) for i, s in enumerate(shapes)]
+        gcase(name, "einsum", {"spec": spec}, xs,
+              (lambda spec: lambda *a: jnp.einsum(spec, *a))(spec), "reduce")
+
+
+# ---------------------------------------------------------------------------------------------
 # Snippets: whole programs (see tests/snippets.rs)
 
 
@@ -636,6 +654,7 @@ def main():
     gen_numeric()
     gen_sort()
     gen_scatter()
+    gen_einsum()
     path = os.path.join(HERE, "grads.json")
     lines = [json.dumps(c, allow_nan=False) for c in CASES]
     text = ('{"jax_version": "%s", "cases": [\n' % jax.__version__ + ",\n".join(lines) + "\n]}\n")

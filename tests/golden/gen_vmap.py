@@ -251,6 +251,20 @@ def gen_scatter_ops():
             lambda x, i: x.at[i].get())
 
 
+def gen_einsum_ops():
+    name = "einsum/ij,jk->ik/lhs0_rhs_shared"
+    r = rng_for(name)
+    op_case(name, "einsum", {"spec": "ij,jk->ik"}, [uni(r, 3, 2, 4), uni(r, 4, 5)], [0, None],
+            lambda a, b: jnp.einsum("ij,jk->ik", a, b))
+    name = "einsum/bij,bjk->bik/lhs2_rhs0"
+    r = rng_for(name)
+    op_case(name, "einsum", {"spec": "bij,bjk->bik"}, [uni(r, 2, 3, 4, 3), uni(r, 3, 2, 4, 5)],
+            [3, 0], lambda a, b: jnp.einsum("bij,bjk->bik", a, b))
+    name = "einsum/ij->ji/batch1"
+    op_case(name, "einsum", {"spec": "ij->ji"}, [uni(rng_for(name), 2, 4, 3)], [1],
+            lambda a: jnp.einsum("ij->ji", a))
+
+
 def write_ops():
     path = os.path.join(HERE, "ops_vmap.json")
     lines = [json.dumps(c, allow_nan=False) for c in OP_CASES]
@@ -273,6 +287,7 @@ def main():
     gen_ops()
     gen_sort_ops()
     gen_scatter_ops()
+    gen_einsum_ops()
     write_ops()
 
 
