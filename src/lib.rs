@@ -165,6 +165,7 @@ pub use jaxrs_runtime::{
 };
 pub use jaxrs_runtime::{
     // Arrays.
+    einsum,
     stop_gradient,
     where_,
     Array,

@@ -306,7 +306,7 @@ const REDUCE: &[&str] = &[
     "log_softmax",
     "cumsum",
 ];
-const LINALG: &[&str] = &["matmul", "dot_general", "norm"];
+const LINALG: &[&str] = &["matmul", "dot_general", "norm", "einsum"];
 const SHAPE: &[&str] = &[
     "reshape",
     "transpose",
@@ -319,10 +319,24 @@ const SHAPE: &[&str] = &[
     "pad",
 ];
 const INDEX: &[&str] = &["dynamic_slice", "dynamic_update_slice", "take", "astype"];
+const NUMERIC: &[&str] = &[
+    "softplus",
+    "logaddexp",
+    "clip",
+    "nan_to_num",
+    "var",
+    "std",
+    "tril",
+    "triu",
+];
+const SORT: &[&str] = &["sort", "top_k_values"];
+const SCATTER: &[&str] = &["at_set", "at_add", "at_mul", "at_min", "at_max", "at_get"];
 
 #[test]
 fn every_case_has_a_test() {
-    let groups = [UNARY, BINARY, REDUCE, LINALG, SHAPE, INDEX];
+    let groups = [
+        UNARY, BINARY, REDUCE, LINALG, SHAPE, INDEX, NUMERIC, SORT, SCATTER,
+    ];
     for c in load() {
         assert!(
             groups.iter().any(|g| g.contains(&c.op.as_str())),
@@ -361,4 +375,19 @@ fn shape_op_derivatives_match_jax() {
 #[test]
 fn index_and_cast_derivatives_match_jax() {
     run_cases(INDEX, &[], &[]);
+}
+
+#[test]
+fn numeric_helper_derivatives_match_jax() {
+    run_cases(NUMERIC, &[], &[]);
+}
+
+#[test]
+fn sort_derivatives_match_jax() {
+    run_cases(SORT, &[], &[]);
+}
+
+#[test]
+fn indexed_update_derivatives_match_jax() {
+    run_cases(SCATTER, &[], &[]);
 }

@@ -183,3 +183,23 @@ fn linalg_ops_match_jax() {
 fn constructors_and_casts_match_jax() {
     run_file("ops_misc.json");
 }
+
+#[test]
+fn numeric_helpers_match_jax() {
+    run_file("ops_numeric.json");
+}
+
+#[test]
+fn sorting_matches_jax() {
+    run_file("ops_sort.json");
+}
+
+#[test]
+fn indexed_updates_match_jax() {
+    run_file("ops_scatter.json");
+}
+
+#[test]
+fn einsum_matches_jax() {
+    run_file("ops_einsum.json");
+}

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::golden::array;
+use common::golden::{apply, array, first_mismatch, number, operand, In};
 use jaxrs::prelude::*;
 use jaxrs::{grad, jit};
 use serde_json::Value;
@@ -171,6 +171,63 @@ fn vmap_matches_jax() {
                 }
             }
             other => panic!("unknown case fn {other}"),
+        }
+    }
+}
+
+/// One op at a time under vmap (`tests/golden/ops_vmap.json`): the op's array operands batched
+/// as the case's `in_axes` says (`null`: shared), its Rust scalars held fixed; eagerly and
+/// under jit.
+#[test]
+fn single_ops_batch_as_jax() {
+    let path = format!("{}/tests/golden/ops_vmap.json", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let doc: Value = serde_json::from_str(&text).expect("golden JSON");
+    assert_eq!(doc["jax_version"], "0.10.2");
+    for c in doc["cases"].as_array().expect("cases") {
+        let name = c["name"].as_str().expect("name");
+        let op = c["op"].as_str().expect("op");
+        let ins: Vec<In> = c["inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(operand)
+            .collect();
+        let arrays: Vec<Array> = ins
+            .iter()
+            .filter_map(|i| match i {
+                In::Arr(a) => Some(a.clone()),
+                _ => None,
+            })
+            .collect();
+        let in_axes: Vec<Option<i64>> = c["in_axes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(Value::as_i64)
+            .collect();
+        let scalars: Vec<In> = ins[arrays.len()..].to_vec();
+        let per_example = |xs: Vec<Array>| {
+            let mut all: Vec<In> = xs.into_iter().map(In::Arr).collect();
+            all.extend(scalars.iter().cloned());
+            apply(op, &c["params"], &all)
+        };
+        let batched = vmap(per_example, in_axes.clone(), 0);
+        let want = array(&c["output"]);
+        let want_v: Vec<f64> = c["output"]["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(number)
+            .collect();
+        let (rtol, atol) = (c["rtol"].as_f64().unwrap(), c["atol"].as_f64().unwrap());
+        let eager = batched(arrays.clone());
+        let compiled = jit(|xs: Vec<Array>| batched(xs)).call(arrays);
+        for (mode, got) in [("eager", eager), ("jit", compiled)] {
+            assert_eq!(got.aval(), want.aval(), "{name} ({mode}): dtype and shape");
+            if let Some((i, g, w)) = first_mismatch(&got.to_f64_vec(), &want_v, rtol, atol) {
+                panic!("{name} ({mode}): element {i}: jaxrs {g}, JAX {w}");
+            }
         }
     }
 }

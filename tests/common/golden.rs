@@ -134,6 +134,7 @@ pub fn binary(op: &str, x: &In, y: &In) -> Array {
                 "ge" => with_rhs!($a, ge),
                 "logical_and" => with_rhs!($a, logical_and),
                 "logical_or" => with_rhs!($a, logical_or),
+                "logaddexp" => with_rhs!($a, logaddexp),
                 other => panic!("unknown binary op {other}"),
             }
         };
@@ -175,9 +176,8 @@ pub fn apply(op: &str, p: &Value, x: &[In]) -> Array {
         .collect();
     match op {
         "add" | "sub" | "mul" | "div" | "rem" | "floor_divide" | "fmod" | "pow" | "maximum"
-        | "minimum" | "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "logical_and" | "logical_or" => {
-            binary(op, &x[0], &x[1])
-        }
+        | "minimum" | "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "logical_and" | "logical_or"
+        | "logaddexp" => binary(op, &x[0], &x[1]),
         "neg" => -arr(&x[0]),
         "exp" => arr(&x[0]).exp(),
         "log" => arr(&x[0]).log(),
@@ -279,6 +279,69 @@ pub fn apply(op: &str, p: &Value, x: &[In]) -> Array {
             number(&p["value"]),
             dtype(&p["dtype"]),
         ),
+        "softplus" => arr(&x[0]).softplus(),
+        "clip" => match (&x[1], &x[2]) {
+            (In::Arr(lo), In::Arr(hi)) => arr(&x[0]).clip(lo, hi),
+            (In::Float(lo), In::Float(hi)) => arr(&x[0]).clip(*lo, *hi),
+            (In::Int(lo), In::Int(hi)) => arr(&x[0]).clip(*lo, *hi),
+            _ => panic!("clip: mixed bounds not covered"),
+        },
+        "isnan" => arr(&x[0]).isnan(),
+        "isinf" => arr(&x[0]).isinf(),
+        "isfinite" => arr(&x[0]).isfinite(),
+        "nan_to_num" => arr(&x[0]).nan_to_num(
+            number(&p["nan"]),
+            p["posinf"].as_f64(),
+            p["neginf"].as_f64(),
+        ),
+        "var" | "std" => {
+            let ddof = p["ddof"].as_u64().expect("ddof") as usize;
+            let x = arr(&x[0]);
+            match (op, axes("axes")) {
+                ("var", None) => x.var(None, keepdims(), ddof),
+                ("var", Some(list)) => x.var(list, keepdims(), ddof),
+                (_, None) => x.std(None, keepdims(), ddof),
+                (_, Some(list)) => x.std(list, keepdims(), ddof),
+            }
+        }
+        "linspace" => Array::linspace(
+            number(&p["start"]),
+            number(&p["stop"]),
+            p["num"].as_u64().unwrap() as usize,
+            p["endpoint"].as_bool().unwrap(),
+            dtype(&p["dtype"]),
+        ),
+        "tril" => arr(&x[0]).tril(p["k"].as_i64().unwrap()),
+        "triu" => arr(&x[0]).triu(p["k"].as_i64().unwrap()),
+        "sort" => arr(&x[0]).sort(axis()),
+        "argsort" => arr(&x[0]).argsort(axis()),
+        "top_k_values" => arr(&x[0]).top_k(p["k"].as_u64().unwrap() as usize).0,
+        "top_k_indices" => arr(&x[0]).top_k(p["k"].as_u64().unwrap() as usize).1,
+        "at_get" => all[0].at(&all[1]).get(),
+        "at_set" | "at_add" | "at_mul" | "at_min" | "at_max" => {
+            let at = all[0].at(&all[1]);
+            macro_rules! with_v {
+                ($m:ident) => {
+                    match &x[2] {
+                        In::Arr(v) => at.$m(v),
+                        In::Float(v) => at.$m(*v),
+                        In::Int(v) => at.$m(*v),
+                        In::Bool(v) => at.$m(*v),
+                    }
+                };
+            }
+            match op {
+                "at_set" => with_v!(set),
+                "at_add" => with_v!(add),
+                "at_mul" => with_v!(mul),
+                "at_min" => with_v!(min),
+                _ => with_v!(max),
+            }
+        }
+        "einsum" => {
+            let refs: Vec<&Array> = all.iter().collect();
+            jaxrs::einsum(p["spec"].as_str().unwrap(), &refs)
+        }
         other => panic!("no Rust mapping for op {other}"),
     }
 }

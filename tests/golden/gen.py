@@ -130,7 +130,8 @@ class Scalar:
 # ---------------------------------------------------------------------------------------------
 # Case collection
 
-FAMILIES = {k: [] for k in ("elementwise", "reduce", "shape", "index", "linalg", "misc")}
+FAMILIES = {k: [] for k in ("elementwise", "reduce", "shape", "index", "linalg", "misc",
+                            "numeric", "sort", "scatter", "einsum")}
 NAMES = set()
 
 
@@ -1132,6 +1133,259 @@ def gen_misc():
 
 
 # ---------------------------------------------------------------------------------------------
+# Numeric helpers people reach for: softplus, logaddexp, clip, isnan/isinf/isfinite, nan_to_num,
+# var/std, linspace, tril/triu
+
+
+SPECIALS = [0.0, -0.0, 1.5, -2.5, 100.0, -100.0, INF, -INF, NAN]
+
+
+def gen_numeric():
+    fam = "numeric"
+    E = "exact"
+    for dt, sname, s in [("float32", "2d_3x4", [3, 4]), ("float64", "1d_5", [5]),
+                         ("float32", "0d", [])]:
+        name = f"softplus/{dt}/{sname}"
+        case(fam, name, "softplus", {}, [uniform(rng_for(name), s, dt, -20, 20)],
+             jax.nn.softplus, "transc")
+    for dt in ("float32", "float64", "bfloat16", "float16"):
+        name = f"softplus/{dt}/specials"
+        case(fam, name, "softplus", {}, [arr(SPECIALS, dt)], jax.nn.softplus, "transc")
+    for dt, sname, sa, sb in [("float32", "2d_3x4", [3, 4], [3, 4]),
+                              ("float32", "bcast_3x1_4", [3, 1], [4]),
+                              ("float64", "1d_6", [6], [6]),
+                              ("bfloat16", "1d_4", [4], [4])]:
+        name = f"logaddexp/{dt}/{sname}"
+        r = rng_for(name)
+        case(fam, name, "logaddexp", {}, [uniform(r, sa, dt, -10, 10), uniform(r, sb, dt, -10, 10)],
+             jnp.logaddexp, "transc")
+    a = [INF, -INF, INF, -INF, NAN, 1.0, 3.0, -50.0, 0.0]
+    b = [INF, -INF, -INF, 2.0, 1.0, NAN, 3.0, 50.0, -0.0]
+    for dt in ("float32", "float64"):
+        case(fam, f"logaddexp/{dt}/specials", "logaddexp", {}, [arr(a, dt), arr(b, dt)],
+             jnp.logaddexp, "transc")
+    name = "logaddexp/float32/weak_scalar_right"
+    case(fam, name, "logaddexp", {}, [uniform(rng_for(name), [5], "float32"), Scalar(0.5)],
+         jnp.logaddexp, "transc")
+    name = "logaddexp/int32_to_float32"
+    case(fam, name, "logaddexp", {}, [ints(rng_for(name), [4], "int32", -5, 5),
+                                       ints(rng_for(name, 1), [4], "int32", -5, 5)],
+         lambda x, y: jnp.logaddexp(x.astype(jnp.float32), y.astype(jnp.float32)), "transc",
+         out_dtype="float32")
+
+    for dt, sname, lo, hi in [("float32", "scalars", Scalar(-1.0), Scalar(1.0)),
+                              ("float64", "scalars", Scalar(-0.5), Scalar(2.0)),
+                              ("float32", "min_above_max", Scalar(1.0), Scalar(-1.0)),
+                              ("int32", "int_scalars", Scalar(-3), Scalar(4))]:
+        name = f"clip/{dt}/{sname}"
+        x = sample(dt, name, [3, 4]) if dt in FLOATS else ints(rng_for(name), [3, 4], dt, -9, 9)
+        case(fam, name, "clip", {}, [x, lo, hi], lambda x, lo, hi: jnp.clip(x, lo, hi), E)
+    name = "clip/float32/array_bounds"
+    r = rng_for(name)
+    case(fam, name, "clip", {}, [uniform(r, [3, 4], "float32"), uniform(r, [4], "float32", -2, 0),
+                                 uniform(r, [3, 1], "float32", 0, 2)],
+         lambda x, lo, hi: jnp.clip(x, lo, hi), E)
+    name = "clip/float32/nan_passes"
+    case(fam, name, "clip", {}, [arr([NAN, INF, -INF, 0.5], "float32"), Scalar(-1.0), Scalar(1.0)],
+         lambda x, lo, hi: jnp.clip(x, lo, hi), E)
+
+    for op, f in (("isnan", jnp.isnan), ("isinf", jnp.isinf), ("isfinite", jnp.isfinite)):
+        for dt in ("float32", "float64", "bfloat16", "float16"):
+            case(fam, f"{op}/{dt}/specials", op, {}, [arr(SPECIALS, dt).reshape(3, 3)], f, E,
+                 out_dtype="bool")
+        for dt in ("int32", "bool"):
+            name = f"{op}/{dt}/3"
+            case(fam, name, op, {}, [sample(dt, name, [3])], f, E, out_dtype="bool")
+
+    for dt, sname, nan, posinf, neginf in [("float32", "defaults", 0.0, None, None),
+                                           ("float32", "given", -1.0, 7.0, -7.0),
+                                           ("float64", "defaults", 0.0, None, None),
+                                           ("float16", "defaults", 0.0, None, None),
+                                           ("bfloat16", "given_posinf", 2.0, 3.0, None)]:
+        name = f"nan_to_num/{dt}/{sname}"
+        f = (lambda n, p, m: lambda x: jnp.nan_to_num(x, nan=n, posinf=p, neginf=m))(nan, posinf,
+                                                                                   neginf)
+        case(fam, name, "nan_to_num", {"nan": nan, "posinf": posinf, "neginf": neginf},
+             [arr(SPECIALS, dt)], f, E)
+    name = "nan_to_num/int32/unchanged"
+    case(fam, name, "nan_to_num", {"nan": 0.0, "posinf": None, "neginf": None},
+         [sample("int32", name, [4])], jnp.nan_to_num, E)
+
+    for op, f in (("var", jnp.var), ("std", jnp.std)):
+        for dt, sname, s, axes, kd, ddof in [
+            ("float32", "1d_6/all", [6], None, False, 0),
+            ("float32", "2d_3x4/axis1_keep", [3, 4], [1], True, 0),
+            ("float32", "2d_3x4/axis0_ddof1", [3, 4], [0], False, 1),
+            ("float32", "3d_2x3x4/axes0_2", [2, 3, 4], [0, 2], False, 0),
+            ("float32", "2d_3x4/axis-1_ddof1_keep", [3, 4], [-1], True, 1),
+            ("float64", "2d_3x4/all_ddof1", [3, 4], None, False, 1),
+            ("bfloat16", "2d_3x4/axis1", [3, 4], [1], False, 0),
+            ("float16", "1d_6/all", [6], None, False, 0),
+        ]:
+            name = f"{op}/{dt}/{sname}"
+            g = (lambda f, axes, kd, ddof: lambda x: f(
+                x, axis=None if axes is None else tuple(axes), keepdims=kd, ddof=ddof))(
+                    f, axes, kd, ddof)
+            case(fam, name, op, {"axes": axes, "keepdims": kd, "ddof": ddof},
+                 [uniform(rng_for(name), s, dt)], g, "reduce")
+
+    for start, stop, num, endpoint, dt in [(0.0, 1.0, 5, True, "float32"),
+                                           (0.0, 1.0, 5, False, "float32"),
+                                           (-2.0, 3.0, 7, True, "float32"),
+                                           (1.0, -1.0, 10, True, "float32"),
+                                           (0.1, 0.7, 13, False, "float32"),
+                                           (2.0, 5.0, 1, True, "float32"),
+                                           (2.0, 5.0, 1, False, "float32"),
+                                           (0.0, 1.0, 0, True, "float32"),
+                                           (0.0, 1.0, 2, True, "float32"),
+                                           (-1.0, 1.0, 9, True, "float64"),
+                                           (0.0, 3.0, 6, False, "bfloat16")]:
+        name = f"linspace/{dt}/{start}_{stop}_{num}_{endpoint}"
+        case(fam, name, "linspace", {"start": start, "stop": stop, "num": num,
+                                     "endpoint": endpoint, "dtype": dt}, [],
+             (lambda a, b, n, e, dt: lambda: jnp.linspace(a, b, n, endpoint=e,
+                                                         dtype=DTYPES[dt]))(start, stop, num,
+                                                                            endpoint, dt),
+             "arith", out_dtype=dt)
+
+    for op, f in (("tril", jnp.tril), ("triu", jnp.triu)):
+        for dt, sname, s, k in [("float32", "4x4_k0", [4, 4], 0), ("float32", "4x4_k1", [4, 4], 1),
+                                ("float32", "4x4_k-1", [4, 4], -1),
+                                ("float32", "3x5_k2", [3, 5], 2),
+                                ("float32", "5x3_k-7", [5, 3], -7),
+                                ("float32", "2x3x4_batch_k0", [2, 3, 4], 0),
+                                ("int32", "3x3_k0", [3, 3], 0), ("bool", "3x3_k1", [3, 3], 1),
+                                ("float64", "2x2_k0", [2, 2], 0)]:
+            name = f"{op}/{dt}/{sname}"
+            g = (lambda f, k: lambda x: f(x, k))(f, k)
+            case(fam, name, op, {"k": k}, [sample(dt, name, s)], g, E)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sorting: sort, argsort (stable), top_k
+
+
+def gen_sort():
+    fam = "sort"
+    E = "exact"
+    specials = [3.0, NAN, -1.0, 0.0, -0.0, INF, -INF, 2.0, NAN, -1.0]
+    configs = [("float32", "1d_7", [7], 0), ("float32", "2d_3x5_axis1", [3, 5], 1),
+               ("float32", "2d_3x5_axis0", [3, 5], 0), ("float32", "3d_2x3x4_axis-2", [2, 3, 4], -2),
+               ("float64", "2d_4x3_axis-1", [4, 3], -1), ("bfloat16", "1d_6", [6], 0),
+               ("float32", "size0_0x3_axis0", [0, 3], 0)]
+    for dt, sname, s, axis in configs:
+        name = f"sort/{dt}/{sname}"
+        case(fam, name, "sort", {"axis": axis}, [sample(dt, name, s)],
+             (lambda a: lambda x: jnp.sort(x, axis=a))(axis), E)
+    for dt in ("int32", "uint8", "bool"):
+        name = f"sort/{dt}/2d_3x4_axis1"
+        x = bools(rng_for(name), [3, 4]) if dt == "bool" else ints(rng_for(name), [3, 4], dt, 0, 9)
+        case(fam, name, "sort", {"axis": 1}, [x], lambda x: jnp.sort(x, axis=1), E)
+    case(fam, "sort/float32/specials", "sort", {"axis": 0}, [arr(specials, "float32")],
+         lambda x: jnp.sort(x, axis=0), E)
+
+    def argsort(axis):
+        return lambda x: jnp.argsort(x, axis=axis, stable=True).astype(jnp.int32)
+    for dt, sname, s, axis in configs:
+        name = f"argsort/{dt}/{sname}"
+        case(fam, name, "argsort", {"axis": axis}, [sample(dt, name, s)], argsort(axis), E,
+             out_dtype="int32")
+    name = "argsort/int32/ties_stable"
+    case(fam, name, "argsort", {"axis": -1}, [ints(rng_for(name), [3, 8], "int32", 0, 3)],
+         argsort(-1), E, out_dtype="int32")
+    case(fam, "argsort/float32/specials", "argsort", {"axis": 0}, [arr(specials, "float32")],
+         argsort(0), E, out_dtype="int32")
+
+    for dt, sname, s, k in [("float32", "1d_7_k3", [7], 3), ("float32", "2d_3x5_k2", [3, 5], 2),
+                            ("float32", "3d_2x3x4_k4", [2, 3, 4], 4),
+                            ("float32", "1d_5_k0", [5], 0), ("float64", "2d_2x6_k6", [2, 6], 6),
+                            ("int32", "2d_3x6_k3_ties", [3, 6], 3), ("bfloat16", "1d_6_k2", [6], 2)]:
+        name = f"top_k/{dt}/{sname}"
+        x = ints(rng_for(name), s, dt, 0, 3) if dt == "int32" else sample(dt, name, s)
+        for part, i, odt in (("values", 0, dt), ("indices", 1, "int32")):
+            case(fam, f"{name}/{part}", f"top_k_{part}", {"k": k}, [x],
+                 (lambda k, i: lambda x: lax.top_k(x, k)[i])(k, i), E, out_dtype=odt)
+    x = arr([1.0, NAN, 5.0, -INF, 5.0, 2.0], "float32")
+    for part, i, odt in (("values", 0, "float32"), ("indices", 1, "int32")):
+        case(fam, f"top_k/float32/specials_k4/{part}", f"top_k_{part}", {"k": 4}, [x],
+             (lambda i: lambda x: lax.top_k(x, 4)[i])(i), E, out_dtype=odt)
+
+
+# ---------------------------------------------------------------------------------------------
+# Indexed updates: x.at[idx].set/add/mul/min/max(v) and .get() along axis 0
+
+
+AT_OPS = {
+    "set": lambda r, v: r.set(v), "add": lambda r, v: r.add(v), "mul": lambda r, v: r.mul(v),
+    "min": lambda r, v: r.min(v), "max": lambda r, v: r.max(v),
+}
+
+
+def at_fn(op):
+    if op == "get":
+        return lambda x, i: x.at[i].get()
+    return lambda x, i, v: AT_OPS[op](x.at[i], v)
+
+
+def gen_scatter():
+    fam = "scatter"
+    # (name, x shape, indices, update shape or a scalar); set never repeats an index (which
+    # update wins is unspecified), the others do.
+    for op in ("set", "add", "mul", "min", "max"):
+        rep = op != "set"
+        specs = [
+            ("1d_6", [6], [1, 3, -1, 10, 3] if rep else [1, 3, -1, 10, -9], [5]),
+            ("2d_5x3_idx2x2", [5, 3], [[0, 4], [2, 0]] if rep else [[0, 4], [2, 3]], [2, 2, 3]),
+            ("2d_5x3_scalar_update", [5, 3], [4, 1, 4] if rep else [4, 1, -2], None),
+            ("2d_5x3_row_update_bcast", [5, 3], [0, 2], [3]),
+            ("2d_5x3_one_index", [5, 3], 2, [3]),
+        ]
+        for sname, s, idx, us in specs:
+            for dt in ("float32", "int32") if sname == "1d_6" else ("float32",):
+                name = f"at_{op}/{dt}/{sname}"
+                r = rng_for(name)
+                x = sample(dt, name, s) if dt != "int32" else ints(r, s, dt, -9, 9)
+                if us is None:
+                    v = Scalar(2.5 if dt == "float32" else 3)
+                else:
+                    v = sample(dt, name + "#v", us) if dt != "int32" else ints(r, us, dt, -9, 9)
+                case(fam, name, f"at_{op}", {}, [x, i32(idx), v], at_fn(op), "arith")
+    for sname, s, idx in [("1d_6", [6], [1, 3, -1, 10, -9]), ("2d_5x3_idx2x2", [5, 3], [[0, 4], [2, 7]]),
+                          ("2d_5x3_one_index", [5, 3], -1)]:
+        name = f"at_get/float32/{sname}"
+        case(fam, name, "at_get", {}, [sample("float32", name, s), i32(idx)], at_fn("get"), "exact")
+
+
+# ---------------------------------------------------------------------------------------------
+# einsum: one- and two-operand specs
+
+
+EINSUM = [
+    ("ij->ji", [[2, 3]]), ("ij->i", [[2, 3]]), ("ij->", [[2, 3]]), ("ijk->kij", [[2, 3, 4]]),
+    ("ij", [[2, 3]]), ("ji", [[2, 3]]), ("ijk->j", [[2, 3, 4]]),
+    ("ij,jk->ik", [[2, 3], [3, 4]]), ("ij,jk", [[2, 3], [3, 4]]), ("i,i->", [[5], [5]]),
+    ("i,j->ij", [[3], [4]]), ("bij,bjk->bik", [[2, 3, 4], [2, 4, 5]]),
+    ("ij,ij->ij", [[2, 3], [2, 3]]), ("ij,kj->ik", [[2, 3], [4, 3]]),
+    ("bij,jk->bki", [[2, 3, 4], [4, 5]]), ("ij,j", [[2, 3], [3]]), ("ij,kl->", [[2, 3], [4, 5]]),
+    ("ij,jk->ki", [[2, 3], [3, 4]]), ("bqd,bkd->bqk", [[2, 3, 4], [2, 5, 4]]),
+    ("ij, jk -> ik", [[2, 3], [3, 2]]),
+]
+
+
+def gen_einsum():
+    fam = "einsum"
+    for dt in ("float32", "float64", "int32"):
+        for spec, shapes in (EINSUM if dt == "float32" else EINSUM[7:12]):
+            name = f"einsum/{dt}/{spec.replace(' ', '')}"
+            if spec != spec.replace(" ", ""):
+                name += "_spaces"
+            xs = [sample(dt, f"{name}#{i}", s) for i, s in enumerate(shapes)]
+            case(fam, name, "einsum", {"spec": spec}, xs,
+                 (lambda spec: lambda *a: jnp.einsum(spec, *a, preferred_element_type=a[0].dtype))(spec),
+                 "reduce")
+
+
+# ---------------------------------------------------------------------------------------------
 # Main
 
 
@@ -1176,6 +1430,10 @@ def main():
     gen_shape()
     gen_index()
     gen_misc()
+    gen_numeric()
+    gen_sort()
+    gen_scatter()
+    gen_einsum()
     total = 0
     for fam, cases in FAMILIES.items():
         path, size = write_family(fam, cases)

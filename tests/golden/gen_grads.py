@@ -397,6 +397,132 @@ def gen_norm():
 
 
 # ---------------------------------------------------------------------------------------------
+# Numeric helpers (gen.gen_numeric): composites of the ops above, differentiated through them
+
+
+def gen_numeric():
+    for dt, sname, s in [("float32", "2d_3x4", [3, 4]), ("float64", "1d_5", [5])]:
+        name = f"softplus/{dt}/{sname}"
+        gcase(name, "softplus", {}, [uniform(rng_for(name), s, dt, -8, 8)], jax.nn.softplus,
+              "transc")
+    for dt, sname, sa, sb in [("float32", "2d_3x4", [3, 4], [3, 4]),
+                              ("float32", "bcast_3x1_4", [3, 1], [4]),
+                              ("float64", "1d_6", [6], [6])]:
+        name = f"logaddexp/{dt}/{sname}"
+        r = rng_for(name)
+        gcase(name, "logaddexp", {}, [uniform(r, sa, dt, -5, 5), uniform(r, sb, dt, -5, 5)],
+              jnp.logaddexp, "transc")
+    # a tie: JAX's derivative is 0.5 on each side
+    gcase("logaddexp/float32/ties", "logaddexp", {},
+          [arr([1.0, -2.0, 0.0], "float32"), arr([1.0, -2.0, 0.0], "float32")], jnp.logaddexp,
+          "transc")
+    gcase("logaddexp/float32/weak_scalar_right", "logaddexp", {},
+          [uniform(rng_for("logaddexp/float32/weak_scalar_right"), [5], "float32"), Scalar(0.5)],
+          jnp.logaddexp, "transc")
+    for dt, sname, x, lo, hi in [
+        ("float32", "scalars", uniform(rng_for("clip/float32/scalars"), [3, 4], "float32"),
+         Scalar(-1.0), Scalar(1.0)),
+        ("float64", "ties_at_bounds", arr([-1.0, 1.0, 0.5, -3.0, 3.0], "float64"), Scalar(-1.0),
+         Scalar(1.0)),
+    ]:
+        gcase(f"clip/{dt}/{sname}", "clip", {}, [x, lo, hi], lambda x, lo, hi: jnp.clip(x, lo, hi))
+    r = rng_for("clip/float32/array_bounds")
+    gcase("clip/float32/array_bounds", "clip", {},
+          [uniform(r, [3, 4], "float32"), uniform(r, [4], "float32", -2, 0),
+           uniform(r, [3, 1], "float32", 0, 2)], lambda x, lo, hi: jnp.clip(x, lo, hi), "reduce")
+    for dt in ("float32", "float64"):
+        gcase(f"nan_to_num/{dt}/specials", "nan_to_num",
+              {"nan": 0.0, "posinf": None, "neginf": None},
+              [arr([1.5, gen.NAN, gen.INF, -gen.INF, -2.0], dt)], jnp.nan_to_num)
+    for op, f in (("var", jnp.var), ("std", jnp.std)):
+        for dt, sname, s, axes, kd, ddof in [
+            ("float32", "1d_6/all", [6], None, False, 0),
+            ("float32", "2d_3x4/axis1_keep_ddof1", [3, 4], [1], True, 1),
+            ("float32", "3d_2x3x4/axes0_2", [2, 3, 4], [0, 2], False, 0),
+            ("float64", "2d_3x4/axis0", [3, 4], [0], False, 0),
+        ]:
+            name = f"{op}/{dt}/{sname}"
+            g = (lambda f, axes, kd, ddof: lambda x: f(
+                x, axis=None if axes is None else tuple(axes), keepdims=kd, ddof=ddof))(
+                    f, axes, kd, ddof)
+            gcase(name, op, {"axes": axes, "keepdims": kd, "ddof": ddof},
+                  [uniform(rng_for(name), s, dt)], g, "reduce")
+    for op, f in (("tril", jnp.tril), ("triu", jnp.triu)):
+        for dt, sname, s, k in [("float32", "4x4_k0", [4, 4], 0),
+                                ("float32", "2x3x4_k-1", [2, 3, 4], -1),
+                                ("float64", "3x5_k2", [3, 5], 2)]:
+            name = f"{op}/{dt}/{sname}"
+            gcase(name, op, {"k": k}, [sample(dt, name, s)], (lambda f, k: lambda x: f(x, k))(f, k))
+
+
+# ---------------------------------------------------------------------------------------------
+# Sorting: the tangent follows its value through the permutation
+
+
+def gen_sort():
+    for dt, sname, s, axis in [("float32", "2d_3x5_axis1", [3, 5], 1),
+                               ("float32", "3d_2x3x4_axis0", [2, 3, 4], 0),
+                               ("float64", "1d_6", [6], 0)]:
+        name = f"sort/{dt}/{sname}"
+        gcase(name, "sort", {"axis": axis}, [sample(dt, name, s)],
+              (lambda a: lambda x: jnp.sort(x, axis=a))(axis))
+    for dt, sname, s, k in [("float32", "2d_3x5_k2", [3, 5], 2), ("float64", "1d_6_k3", [6], 3),
+                            ("float32", "3d_2x3x4_k4", [2, 3, 4], 4)]:
+        name = f"top_k/{dt}/{sname}"
+        gcase(name, "top_k_values", {"k": k}, [sample(dt, name, s)],
+              (lambda k: lambda x: lax.top_k(x, k)[0])(k))
+
+
+# ---------------------------------------------------------------------------------------------
+# Indexed updates (x.at[idx]...): integer indices held fixed
+
+
+def gen_scatter():
+    at = gen.at_fn
+    for op, dt, sname, s, idx, us in [
+        ("set", "float32", "2d_5x3_idx2x2", [5, 3], [[0, 4], [2, 3]], [2, 2, 3]),
+        ("set", "float64", "1d_6_oob", [6], [1, 3, -1, 10, -9], [5]),
+        ("set", "float32", "1d_6_repeated", [6], [2, 2, 0, 2], [4]),
+        ("add", "float32", "1d_6_repeated_oob", [6], [1, 3, -1, 10, 3], [5]),
+        ("add", "float64", "2d_5x3_row_bcast", [5, 3], [0, 2, 0], [3]),
+        # in range: out of range, JAX's JVP reads the clamped row but its VJP drops it
+        ("get", "float32", "2d_5x3_idx2x2", [5, 3], [[0, 4], [2, -1]], None),
+    ]:
+        name = f"at_{op}/{dt}/{sname}"
+        x = sample(dt, name, s)
+        ins = [x, i32(idx)] + ([] if us is None else [sample(dt, name + "#v", us)])
+        gcase(name, f"at_{op}", {}, ins, at(op), "reduce")
+    gcase("at_mul/float32/1d_6_repeated_scalar", "at_mul", {},
+          [sample("float32", "at_mul/float32/1d_6", [6]), i32([1, 3, 1, 10]), Scalar(2.5)],
+          at("mul"))
+    for op in ("min", "max"):
+        for dt in ("float32", "float64"):
+            name = f"at_{op}/{dt}/ties"
+            gcase(name, f"at_{op}", {},
+                  [arr([1.0, 2.0, 3.0, 4.0, -1.0], dt), i32([0, 1, 1, 3, 2, 9]),
+                   arr([1.0, 5.0, 5.0, 0.0, 3.0, 7.0] if op == "max" else
+                       [1.0, -5.0, -5.0, 9.0, 3.0, 7.0], dt)], at(op))
+
+
+# ---------------------------------------------------------------------------------------------
+# einsum
+
+
+def gen_einsum():
+    for dt, spec, shapes in [("float32", "ij,jk->ik", [[2, 3], [3, 4]]),
+                             ("float32", "bij,bjk->bik", [[2, 3, 4], [2, 4, 5]]),
+                             ("float32", "ij->j", [[2, 3]]),
+                             ("float64", "ij,kj->ik", [[2, 3], [4, 3]]),
+                             ("float64", "i,i->", [[5], [5]]),
+                             ("float32", "bij,jk->bki", [[2, 3, 4], [4, 5]]),
+                             ("float32", "ij,kl->", [[2, 3], [4, 5]])]:
+        name = f"einsum/{dt}/{spec}"
+        xs = [sample(dt, f"{name}#{i}", s) for i, s in enumerate(shapes)]
+        gcase(name, "einsum", {"spec": spec}, xs,
+              (lambda spec: lambda *a: jnp.einsum(spec, *a))(spec), "reduce")
+
+
+# ---------------------------------------------------------------------------------------------
 # Snippets: whole programs (see tests/snippets.rs)
 
 
@@ -525,6 +651,10 @@ def main():
     gen_shape()
     gen_index()
     gen_norm()
+    gen_numeric()
+    gen_sort()
+    gen_scatter()
+    gen_einsum()
     path = os.path.join(HERE, "grads.json")
     lines = [json.dumps(c, allow_nan=False) for c in CASES]
     text = ('{"jax_version": "%s", "cases": [\n' % jax.__version__ + ",\n".join(lines) + "\n]}\n")

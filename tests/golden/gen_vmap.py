@@ -29,6 +29,7 @@ if jax.__version__ != JAX_VERSION and "--any-jax-version" not in sys.argv:
              "(pass --any-jax-version to run anyway)")
 
 import jax.numpy as jnp  # noqa: E402
+from jax import lax  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -146,6 +147,134 @@ def gen():
     case(name, "mlp_loss_grad", (None, 0, 0), 0, layers, {"x": x, "y": y}, out)
 
 
+# ---------------------------------------------------------------------------------------------
+# Batching of single ops (ops_vmap.json): jax.vmap(op, in_axes)(*inputs) for one op of the Array
+# API at a time, its op names and params as in ops_*.json (tests/common/golden.rs maps them).
+
+OP_CASES = []
+NAN, INF = float("nan"), float("inf")
+
+
+def enc_any(a):
+    a = np.asarray(a)
+    name = {"float32": "float32", "int32": "int32", "bool": "bool"}[str(a.dtype)]
+    conv = {"float32": float, "int32": int, "bool": bool}[name]
+
+    def one(x):
+        x = conv(x)
+        if name == "float32" and (x != x or x in (INF, -INF)):
+            return "nan" if x != x else ("inf" if x > 0 else "-inf")
+        return x
+    return {"dtype": name, "shape": list(a.shape), "data": [one(x) for x in a.reshape(-1)]}
+
+
+def op_case(name, op, params, inputs, in_axes, fn, scalars=()):
+    """inputs: arrays, batched as in_axes says (None: shared); scalars: Rust scalars appended
+    after the arrays, held fixed (never batched)."""
+    args = [jnp.asarray(x) for x in inputs]
+    out = jax.vmap(lambda *a: fn(*a, *scalars), in_axes=tuple(in_axes))(*args)
+    ins = [enc_any(x) for x in inputs] + [{"scalar": v} for v in scalars]
+    OP_CASES.append({"name": name, "op": op, "params": params, "inputs": ins,
+                     "in_axes": list(in_axes), "output": enc_any(out), "rtol": RTOL,
+                     "atol": ATOL})
+
+
+def uni(rng, *shape, lo=-3.0, hi=3.0):
+    return rng.uniform(lo, hi, size=shape).astype(np.float32)
+
+
+def gen_ops():
+    name = "softplus/batch0"
+    op_case(name, "softplus", {}, [uni(rng_for(name), 4, 3)], [0], jax.nn.softplus)
+    name = "logaddexp/x0_y_shared"
+    r = rng_for(name)
+    op_case(name, "logaddexp", {}, [uni(r, 4, 3), uni(r, 3)], [0, None], jnp.logaddexp)
+    name = "logaddexp/x1_y0"
+    r = rng_for(name)
+    op_case(name, "logaddexp", {}, [uni(r, 3, 5), uni(r, 5, 3)], [1, 0], jnp.logaddexp)
+    name = "clip/x1_bounds_shared"
+    r = rng_for(name)
+    op_case(name, "clip", {}, [uni(r, 3, 4), uni(r, 3, lo=-2, hi=0), uni(r, 3, lo=0, hi=2)],
+            [1, None, None], lambda x, lo, hi: jnp.clip(x, lo, hi))
+    name = "clip/scalars"
+    op_case(name, "clip", {}, [uni(rng_for(name), 2, 5)], [0],
+            lambda x, lo, hi: jnp.clip(x, lo, hi), scalars=(-1.0, 1.0))
+    specials = np.asarray([[NAN, 1.0, INF], [-INF, 0.0, NAN]], np.float32)
+    for op, f in (("isnan", jnp.isnan), ("isinf", jnp.isinf), ("isfinite", jnp.isfinite)):
+        op_case(f"{op}/batch1", op, {}, [specials], [1], f)
+    op_case("nan_to_num/batch0", "nan_to_num", {"nan": 0.0, "posinf": None, "neginf": None},
+            [specials], [0], jnp.nan_to_num)
+    for op, f in (("var", jnp.var), ("std", jnp.std)):
+        name = f"{op}/batch0_axis1_keep_ddof1"
+        op_case(name, op, {"axes": [1], "keepdims": True, "ddof": 1}, [uni(rng_for(name), 3, 2, 5)],
+                [0], lambda x, f=f: f(x, axis=1, keepdims=True, ddof=1))
+        name = f"{op}/batch2_all"
+        op_case(name, op, {"axes": None, "keepdims": False, "ddof": 0},
+                [uni(rng_for(name), 3, 4, 2)], [2], lambda x, f=f: f(x))
+    for op, f in (("tril", jnp.tril), ("triu", jnp.triu)):
+        name = f"{op}/batch1_k1"
+        op_case(name, op, {"k": 1}, [uni(rng_for(name), 4, 2, 3)], [1],
+                lambda x, f=f: f(x, 1))
+
+
+def gen_sort_ops():
+    name = "sort/batch1_axis0"
+    op_case(name, "sort", {"axis": 0}, [uni(rng_for(name), 5, 3, 2)], [1],
+            lambda x: jnp.sort(x, axis=0))
+    name = "argsort/batch0_axis-1"
+    op_case(name, "argsort", {"axis": -1}, [uni(rng_for(name), 3, 2, 6)], [0],
+            lambda x: jnp.argsort(x, axis=-1, stable=True))
+    for part, i in (("values", 0), ("indices", 1)):
+        name = f"top_k_{part}/batch1_k2"
+        op_case(name, f"top_k_{part}", {"k": 2}, [uni(rng_for("top_k/batch1_k2"), 4, 3, 5)], [1],
+                lambda x, i=i: lax.top_k(x, 2)[i])
+
+
+def gen_scatter_ops():
+    name = "at_add/x0_idx_shared_v0"
+    r = rng_for(name)
+    op_case(name, "at_add", {}, [uni(r, 3, 5, 2), np.asarray([0, 4, 0, 9], np.int32), uni(r, 3, 4, 2)],
+            [0, None, 0], lambda x, i, v: x.at[i].add(v))
+    name = "at_set/x_shared_idx0_v1"
+    r = rng_for(name)
+    op_case(name, "at_set", {}, [uni(r, 5), np.asarray([[1, 3], [4, -1], [0, 7]], np.int32),
+                                 uni(r, 2, 3)],
+            [None, 0, 1], lambda x, i, v: x.at[i].set(v))
+    name = "at_max/all_batched"
+    r = rng_for(name)
+    op_case(name, "at_max", {}, [uni(r, 2, 4), np.asarray([[1, 1, 3], [0, 2, 2]], np.int32),
+                                 uni(r, 2, 3)],
+            [0, 0, 0], lambda x, i, v: x.at[i].max(v))
+    name = "at_get/x1_idx_shared"
+    r = rng_for(name)
+    op_case(name, "at_get", {}, [uni(r, 5, 3), np.asarray([4, 0, 6], np.int32)], [1, None],
+            lambda x, i: x.at[i].get())
+
+
+def gen_einsum_ops():
+    name = "einsum/ij,jk->ik/lhs0_rhs_shared"
+    r = rng_for(name)
+    op_case(name, "einsum", {"spec": "ij,jk->ik"}, [uni(r, 3, 2, 4), uni(r, 4, 5)], [0, None],
+            lambda a, b: jnp.einsum("ij,jk->ik", a, b))
+    name = "einsum/bij,bjk->bik/lhs2_rhs0"
+    r = rng_for(name)
+    op_case(name, "einsum", {"spec": "bij,bjk->bik"}, [uni(r, 2, 3, 4, 3), uni(r, 3, 2, 4, 5)],
+            [3, 0], lambda a, b: jnp.einsum("bij,bjk->bik", a, b))
+    name = "einsum/ij->ji/batch1"
+    op_case(name, "einsum", {"spec": "ij->ji"}, [uni(rng_for(name), 2, 4, 3)], [1],
+            lambda a: jnp.einsum("ij->ji", a))
+
+
+def write_ops():
+    path = os.path.join(HERE, "ops_vmap.json")
+    lines = [json.dumps(c, allow_nan=False) for c in OP_CASES]
+    text = ('{"jax_version": "%s", "cases": [\n' % jax.__version__
+            + ",\n".join(lines) + "\n]}\n")
+    with open(path, "w") as f:
+        f.write(text)
+    print(f"{os.path.relpath(path)}: {len(OP_CASES)} cases, {len(text)} bytes")
+
+
 def main():
     gen()
     path = os.path.join(HERE, "vmap.json")
@@ -155,6 +284,11 @@ def main():
     with open(path, "w") as f:
         f.write(text)
     print(f"{os.path.relpath(path)}: {len(CASES)} cases, {len(text)} bytes")
+    gen_ops()
+    gen_sort_ops()
+    gen_scatter_ops()
+    gen_einsum_ops()
+    write_ops()
 
 
 if __name__ == "__main__":

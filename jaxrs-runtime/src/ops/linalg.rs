@@ -150,3 +150,138 @@ impl Array {
         )
     }
 }
+
+/// Sums products of the operands' elements over the labels `spec` names (`jnp.einsum`), for
+/// one or two operands: `"ij,jk->ik"` (matmul), `"bij,bjk->bik"` (batched), `"i,j->ij"`
+/// (outer), `"ij->ji"` (transpose), `"ij->i"` (a sum), and the implicit form `"ij,jk"` (the
+/// output: the labels seen once, in alphabetical order). Built on `dot_general`, `transpose`
+/// and sums, so it differentiates and batches as they do. A label repeated within one operand
+/// (traces, diagonals), `...` and three or more operands are refused with an error naming the
+/// spec.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let a = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2]);
+/// let b = Array::from_vec(vec![1.0f32, 0.0, 0.0, 1.0], &[2, 2]);
+/// assert_eq!(jaxrs::einsum("ij,jk->ik", &[&a, &b]).to_vec::<f32>(), a.to_vec::<f32>());
+/// assert_eq!(jaxrs::einsum("ij->j", &[&a]).to_vec::<f32>(), vec![4.0, 6.0]);
+/// assert_eq!(jaxrs::einsum("ij,ij->", &[&a, &a]).item::<f32>(), 30.0);
+/// ```
+#[track_caller]
+pub fn einsum(spec: &str, operands: &[&Array]) -> Array {
+    let loc = Location::caller();
+    let avals: Vec<_> = operands.iter().map(|x| x.aval().clone()).collect();
+    let fail =
+        |why: &str| -> ! { op_error("einsum", &format!("{why} (spec {spec:?})"), &avals, loc) };
+    let text: String = spec.chars().filter(|c| !c.is_whitespace()).collect();
+    if text.contains("...") {
+        fail("`...` (ellipsis) is not supported");
+    }
+    let (lhs, out) = match text.split_once("->") {
+        Some((l, o)) => (l, Some(o)),
+        None => (text.as_str(), None),
+    };
+    let inputs: Vec<Vec<char>> = lhs.split(',').map(|s| s.chars().collect()).collect();
+    if inputs.len() != operands.len() {
+        fail(&format!(
+            "the spec names {} operands but {} were given",
+            inputs.len(),
+            operands.len()
+        ));
+    }
+    if inputs.len() > 2 {
+        fail("only specs with one or two operands are supported");
+    }
+    let mut sizes: Vec<(char, usize)> = Vec::new();
+    for (i, (labels, x)) in inputs.iter().zip(operands).enumerate() {
+        if labels.len() != x.rank() {
+            fail(&format!(
+                "operand {i} has rank {} but the spec gives it {} labels",
+                x.rank(),
+                labels.len()
+            ));
+        }
+        for (k, &c) in labels.iter().enumerate() {
+            if !c.is_ascii_alphabetic() {
+                fail(&format!("{c:?} is not a label (labels are letters)"));
+            }
+            if labels[..k].contains(&c) {
+                fail(&format!(
+                    "label {c:?} repeats within operand {i} (a trace or diagonal): not supported"
+                ));
+            }
+            match sizes.iter().find(|(l, _)| *l == c) {
+                Some(&(_, n)) if n != x.shape()[k] => fail(&format!(
+                    "label {c:?} has size {n} in one operand and {} in another",
+                    x.shape()[k]
+                )),
+                Some(_) => {}
+                None => sizes.push((c, x.shape()[k])),
+            }
+        }
+    }
+    let out: Vec<char> = match out {
+        Some(o) => {
+            let o: Vec<char> = o.chars().collect();
+            for (k, &c) in o.iter().enumerate() {
+                if o[..k].contains(&c) {
+                    fail(&format!("output label {c:?} repeats"));
+                }
+                if !sizes.iter().any(|(l, _)| *l == c) {
+                    fail(&format!("output label {c:?} is in no operand"));
+                }
+            }
+            o
+        }
+        None => {
+            let mut once: Vec<char> = sizes
+                .iter()
+                .map(|(c, _)| *c)
+                .filter(|c| inputs.iter().flatten().filter(|l| *l == c).count() == 1)
+                .collect();
+            once.sort_unstable();
+            once
+        }
+    };
+    // Labels of one operand that are neither in the other nor in the output: summed first.
+    let sum_own = |x: &Array, labels: &[char], other: &[char]| -> (Array, Vec<char>) {
+        let (drop, keep): (Vec<usize>, Vec<usize>) = (0..labels.len())
+            .partition(|&k| !other.contains(&labels[k]) && !out.contains(&labels[k]));
+        let kept: Vec<char> = keep.iter().map(|&k| labels[k]).collect();
+        if drop.is_empty() {
+            return (x.clone(), kept);
+        }
+        let axes: Vec<i64> = drop.iter().map(|&k| k as i64).collect();
+        (x.sum(axes, false), kept)
+    };
+    let (result, labels) = if operands.len() == 1 {
+        sum_own(operands[0], &inputs[0], &[])
+    } else {
+        let (a, la) = sum_own(operands[0], &inputs[0], &inputs[1]);
+        let (b, lb) = sum_own(operands[1], &inputs[1], &inputs[0]);
+        let pos = |labels: &[char], c: char| labels.iter().position(|&l| l == c).unwrap();
+        let shared: Vec<char> = la.iter().copied().filter(|c| lb.contains(c)).collect();
+        let (batch, contract): (Vec<char>, Vec<char>) =
+            shared.iter().partition(|c| out.contains(c));
+        let dims = DotDims {
+            lhs_contract: contract.iter().map(|&c| pos(&la, c)).collect(),
+            rhs_contract: contract.iter().map(|&c| pos(&lb, c)).collect(),
+            lhs_batch: batch.iter().map(|&c| pos(&la, c)).collect(),
+            rhs_batch: batch.iter().map(|&c| pos(&lb, c)).collect(),
+        };
+        let mut labels = batch.clone();
+        labels.extend(la.iter().filter(|c| !shared.contains(c)));
+        labels.extend(lb.iter().filter(|c| !shared.contains(c)));
+        (a.dot_general(&b, &dims), labels)
+    };
+    let perm: Vec<usize> = out
+        .iter()
+        .map(|&c| labels.iter().position(|&l| l == c).unwrap())
+        .collect();
+    if perm.iter().enumerate().all(|(i, &p)| i == p) {
+        result
+    } else {
+        result.transpose(perm)
+    }
+}

@@ -1,10 +1,12 @@
 //! Unary math, activations, casts.
 
+use super::arith::binary;
 use super::arith::where_;
+use super::{unify, IntoArg};
 use crate::core::array::Array;
 use crate::core::trace::{bind1, Operand};
 use crate::dtype::DType;
-use crate::prims::{Convert, IntegerPow, StopGradient, Unary, UnaryOp};
+use crate::prims::{BinaryOp, Convert, IntegerPow, StopGradient, Unary, UnaryOp};
 
 /// Floating-point ops on integer arrays work on the default float (as `jnp.exp(int_array)`).
 #[track_caller]
@@ -146,5 +148,158 @@ impl Array {
         let zero = sq.eq(0.0);
         let safe = where_(&zero, 1.0, &sq);
         where_(&zero, 0.0, safe.sqrt())
+    }
+}
+
+/// The largest finite value of a float dtype, as `jnp.finfo(dtype).max`.
+fn finite_max(dtype: DType) -> f64 {
+    match dtype {
+        DType::F16 => 65504.0,
+        DType::BF16 => 3.389_531_389_251_535_5e38,
+        DType::F32 => f32::MAX as f64,
+        _ => f64::MAX,
+    }
+}
+
+impl Array {
+    /// `log(exp(x) + exp(y))`, computed without overflow (`jnp.logaddexp`); integers work in
+    /// float32. The derivative is `exp(x - out)` for `x` (so both sides get 0.5 at a tie).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![0.0f32, 1000.0], &[2]);
+    /// let y = x.logaddexp(0.0);
+    /// assert!((y.to_vec::<f32>()[0] - 2f32.ln()).abs() < 1e-6);
+    /// assert_eq!(y.to_vec::<f32>()[1], 1000.0);
+    /// ```
+    #[track_caller]
+    pub fn logaddexp<'a>(&'a self, other: impl IntoArg<'a>) -> Array {
+        let args = unify("logaddexp", vec![self.into_arg(), other.into_arg()]);
+        let (mut x, mut y) = (
+            args[0].to_array().into_owned(),
+            args[1].to_array().into_owned(),
+        );
+        if !x.dtype().is_float() {
+            x = x.astype(DType::F32);
+            y = y.astype(DType::F32);
+        }
+        let delta = &x - &y;
+        // Built on the larger operand so the exponent is never positive: exp cannot overflow,
+        // and each branch's derivative is finite (no NaN leaks through the unselected one).
+        let x_larger = delta.ge(0.0);
+        let larger = where_(&x_larger, &x, &y);
+        let smaller = where_(&x_larger, &y, &x);
+        let out = &larger + (&smaller - &larger).exp().log1p();
+        // inf + inf (and -inf + -inf) make a NaN delta; JAX answers x + y there.
+        where_(delta.ne(&delta), &x + &y, out)
+    }
+
+    /// `log(1 + exp(x))`, a smooth relu (`jax.nn.softplus`, i.e. `logaddexp(x, 0)`).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let y = Array::from_vec(vec![-100.0f32, 0.0, 100.0], &[3]).softplus();
+    /// assert_eq!(y.to_vec::<f32>()[0], 0.0);
+    /// assert!((y.to_vec::<f32>()[1] - 2f32.ln()).abs() < 1e-6);
+    /// assert_eq!(y.to_vec::<f32>()[2], 100.0);
+    /// ```
+    #[track_caller]
+    pub fn softplus(&self) -> Array {
+        self.logaddexp(0.0)
+    }
+
+    /// The values limited to `[min, max]` (`jnp.clip(x, min, max)`: `minimum(maximum(x, min),
+    /// max)`, so `min > max` gives `max` everywhere); the bounds broadcast and promote as
+    /// operands of a binary op.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![-2.0f32, 0.5, 3.0], &[3]);
+    /// assert_eq!(x.clip(-1.0, 1.0).to_vec::<f32>(), vec![-1.0, 0.5, 1.0]);
+    /// ```
+    #[track_caller]
+    pub fn clip<'a>(&'a self, min: impl IntoArg<'a>, max: impl IntoArg<'a>) -> Array {
+        let low = binary(BinaryOp::Max, self.into_arg(), min.into_arg());
+        binary(BinaryOp::Min, Operand::from(low), max.into_arg())
+    }
+
+    /// `true` where the value is NaN (`jnp.isnan`; never for integers and bools).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![1.0f32, f32::NAN, f32::INFINITY], &[3]);
+    /// assert_eq!(x.isnan().to_vec::<bool>(), vec![false, true, false]);
+    /// ```
+    #[track_caller]
+    pub fn isnan(&self) -> Array {
+        if self.dtype().is_float() {
+            self.ne(self)
+        } else {
+            self.ne(self).astype(DType::Bool)
+        }
+    }
+
+    /// `true` where the value is `+inf` or `-inf` (`jnp.isinf`; never for integers and bools).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![1.0f32, f32::NAN, f32::NEG_INFINITY], &[3]);
+    /// assert_eq!(x.isinf().to_vec::<bool>(), vec![false, false, true]);
+    /// ```
+    #[track_caller]
+    pub fn isinf(&self) -> Array {
+        if self.dtype().is_float() {
+            self.abs().eq(f64::INFINITY)
+        } else {
+            self.ne(self).astype(DType::Bool)
+        }
+    }
+
+    /// `true` where the value is neither NaN nor infinite (`jnp.isfinite`; always for integers
+    /// and bools).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![1.0f32, f32::NAN, f32::INFINITY], &[3]);
+    /// assert_eq!(x.isfinite().to_vec::<bool>(), vec![true, false, false]);
+    /// ```
+    #[track_caller]
+    pub fn isfinite(&self) -> Array {
+        if self.dtype().is_float() {
+            self.abs().lt(f64::INFINITY)
+        } else {
+            self.eq(self).astype(DType::Bool)
+        }
+    }
+
+    /// NaN replaced by `nan`, `+inf` by `posinf` and `-inf` by `neginf` (`jnp.nan_to_num`):
+    /// `None` means the dtype's largest (smallest) finite value. Integers and bools are
+    /// returned unchanged.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 2.0], &[4]);
+    /// let y = x.nan_to_num(0.0, None, Some(-1.0));
+    /// assert_eq!(y.to_vec::<f32>(), vec![0.0, f32::MAX, -1.0, 2.0]);
+    /// ```
+    #[track_caller]
+    pub fn nan_to_num(&self, nan: f64, posinf: Option<f64>, neginf: Option<f64>) -> Array {
+        if !self.dtype().is_float() {
+            return self.clone();
+        }
+        let big = finite_max(self.dtype());
+        let posinf = Array::full(&[], posinf.unwrap_or(big), self.dtype());
+        let neginf = Array::full(&[], neginf.unwrap_or(-big), self.dtype());
+        let nan = Array::full(&[], nan, self.dtype());
+        let out = where_(self.isnan(), &nan, self);
+        let out = where_(out.eq(f64::INFINITY), &posinf, &out);
+        where_(out.eq(f64::NEG_INFINITY), &neginf, &out)
     }
 }

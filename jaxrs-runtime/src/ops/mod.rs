@@ -9,11 +9,13 @@ mod index;
 mod linalg;
 mod math;
 mod reduce;
+mod scatter;
 mod shape;
+mod sort;
 
 pub use arith::where_;
 pub use index::TakeMode;
-pub use linalg::DotDims;
+pub use linalg::{einsum, DotDims};
 pub use math::stop_gradient;
 
 use crate::aval::{broadcast_shapes, normalize_axis, Aval};

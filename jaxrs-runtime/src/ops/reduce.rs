@@ -121,6 +121,58 @@ impl Array {
         x.sum(axes_i, keepdims) / count as f64
     }
 
+    /// The variance over `axes` (`jnp.var`): `sum((x - mean)^2) / (N - ddof)`, with `ddof = 1`
+    /// for the unbiased estimate. Integers work in float32; float16 and bfloat16 accumulate in
+    /// float32 and return their own dtype, as in JAX.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2]);
+    /// assert_eq!(x.var(None, false, 0).item::<f32>(), 1.25);
+    /// assert_eq!(x.var(1, false, 1).to_vec::<f32>(), vec![0.5, 0.5]);
+    /// ```
+    #[track_caller]
+    pub fn var(&self, axes: impl Axes, keepdims: bool, ddof: usize) -> Array {
+        self.variance("var", axes.axes(), keepdims, ddof)
+    }
+
+    #[track_caller]
+    fn variance(&self, name: &str, axes: Option<Vec<i64>>, keepdims: bool, ddof: usize) -> Array {
+        let axes: Vec<i64> = resolve_axes(name, self, axes)
+            .into_iter()
+            .map(|a| a as i64)
+            .collect();
+        let count: usize = axes.iter().map(|&a| self.shape()[a as usize]).product();
+        let out_dtype = if self.dtype().is_float() {
+            self.dtype()
+        } else {
+            DType::F32
+        };
+        let x = match self.dtype() {
+            DType::F16 | DType::BF16 => self.astype(DType::F32),
+            d if d.is_float() => self.clone(),
+            _ => self.astype(DType::F32),
+        };
+        let centered = &x - &x.mean(axes.clone(), true);
+        let sum = (&centered * &centered).sum(axes, keepdims);
+        (sum / (count as f64 - ddof as f64)).astype(out_dtype)
+    }
+
+    /// The standard deviation over `axes` (`jnp.std`): the square root of
+    /// [`var`](Array::var) with the same `ddof`.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![1.0f32, 3.0], &[2]);
+    /// assert_eq!(x.std(None, false, 0).item::<f32>(), 1.0);
+    /// ```
+    #[track_caller]
+    pub fn std(&self, axes: impl Axes, keepdims: bool, ddof: usize) -> Array {
+        self.variance("std", axes.axes(), keepdims, ddof).sqrt()
+    }
+
     /// The index of the largest element along `axis` (the first on ties), as int32.
     #[track_caller]
     pub fn argmax(&self, axis: i64, keepdims: bool) -> Array {

@@ -303,4 +303,86 @@ impl Array {
             &[],
         )
     }
+
+    /// The lower triangle of the last two axes (`jnp.tril(x, k)`): elements above the `k`-th
+    /// diagonal become zero (`k > 0` keeps diagonals above the main one, `k < 0` drops the
+    /// main one and more).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2]);
+    /// assert_eq!(x.tril(0).to_vec::<f32>(), vec![1.0, 0.0, 3.0, 4.0]);
+    /// assert_eq!(x.triu(1).to_vec::<f32>(), vec![0.0, 2.0, 0.0, 0.0]);
+    /// ```
+    #[track_caller]
+    pub fn tril(&self, k: i64) -> Array {
+        let keep = self.triangle("tril", k);
+        super::where_(&keep, self, Array::zeros(&[], self.dtype()))
+    }
+
+    /// The upper triangle of the last two axes (`jnp.triu(x, k)`): elements below the `k`-th
+    /// diagonal become zero. See [`tril`](Array::tril).
+    #[track_caller]
+    pub fn triu(&self, k: i64) -> Array {
+        let below = self.triangle("triu", k - 1);
+        super::where_(&below, Array::zeros(&[], self.dtype()), self)
+    }
+
+    /// `row + k >= column` over the last two axes (`jnp.tri`), as a bool mask.
+    #[track_caller]
+    fn triangle(&self, op: &str, k: i64) -> Array {
+        if self.rank() < 2 {
+            op_error(
+                op,
+                "the operand must have at least 2 dimensions",
+                &[self.aval().clone()],
+                Location::caller(),
+            );
+        }
+        let shape = &self.shape()[self.rank() - 2..];
+        let rows = Array::iota(DType::I64, shape, 0);
+        let columns = Array::iota(DType::I64, shape, 1);
+        rows.add(k).ge(&columns)
+    }
+
+    /// `num` evenly spaced values from `start` to `stop` (`jnp.linspace`), `stop` included
+    /// when `endpoint`. Computed as JAX does, `start * (1 - t) + stop * t` with `t = i / div`
+    /// in the dtype's precision (float32 for float16, bfloat16 and integer dtypes, whose values
+    /// are then floored), so both ends are exact.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::linspace(0.0, 1.0, 5, true, DType::F32);
+    /// assert_eq!(x.to_vec::<f32>(), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+    /// let y = Array::linspace(0.0, 1.0, 4, false, DType::F32);
+    /// assert_eq!(y.to_vec::<f32>(), vec![0.0, 0.25, 0.5, 0.75]);
+    /// ```
+    pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool, dtype: DType) -> Array {
+        let div = if endpoint { num.saturating_sub(1) } else { num };
+        let mut values: Vec<f64> = if dtype == DType::F64 {
+            (0..num.min(div))
+                .map(|i| {
+                    let t = i as f64 / div as f64;
+                    start * (1.0 - t) + stop * t
+                })
+                .collect()
+        } else {
+            let (start32, stop32) = (start as f32, stop as f32);
+            (0..num.min(div))
+                .map(|i| {
+                    let t = i as f32 / div as f32;
+                    (start32 * (1.0 - t) + stop32 * t) as f64
+                })
+                .collect()
+        };
+        if endpoint && num > 0 {
+            values.push(if num == 1 { start } else { stop });
+        }
+        if !dtype.is_float() {
+            values.iter_mut().for_each(|v| *v = v.floor());
+        }
+        Array::from_f64s(&values, &[num], dtype)
+    }
 }

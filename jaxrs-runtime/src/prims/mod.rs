@@ -7,8 +7,10 @@ pub mod elementwise;
 pub mod index;
 pub mod linalg;
 pub mod reduce;
+pub mod scatter;
 pub mod shape;
 pub mod sharding;
+pub mod sort;
 
 pub use collective::{AllGather, AllReduce, AxisIndex, Ppermute, ReduceScatter};
 pub use elementwise::{
@@ -17,8 +19,10 @@ pub use elementwise::{
 pub use index::{DynamicSlice, DynamicUpdateSlice, IndexAdd, Take};
 pub use linalg::DotGeneral;
 pub use reduce::{Argmax, Cumulative, Reduce, ReduceOp};
+pub use scatter::{Scatter, ScatterOp};
 pub use shape::{BroadcastInDim, Concatenate, Iota, Pad, Reshape, Rev, Slice, Transpose};
 pub use sharding::ShardingConstraint;
+pub use sort::Sort;
 
 use crate::aval::Aval;
 

@@ -1,0 +1,229 @@
+//! Sorting: one primitive, `sort`, that sorts several same-shaped operands along one dimension
+//! by the first (the key), stably, as `lax.sort(..., num_keys=1)`. `argsort` and `top_k` in the
+//! Array layer are sorts that carry an iota along.
+
+use super::elementwise::{compare_props, CompareOp};
+use super::index::{IndexAdd, Take};
+use crate::aval::Aval;
+use crate::core::array::Array;
+use crate::core::lower::LowerCtx;
+use crate::core::primitive::{as_any, Primitive};
+use crate::core::trace::{bind, bind1, Operand};
+use crate::dtype::DType;
+use crate::interpreters::batching::{align, shift_axis};
+use std::sync::Arc;
+
+/// Sorts all operands along `dimension` by the first one, stably: ascending with NaN last (as
+/// JAX's total order: `-0.0` ties `0.0`, every NaN ties every NaN), or descending with NaN
+/// first (`top_k`'s order).
+#[derive(Debug, Clone)]
+pub struct Sort {
+    pub dimension: usize,
+    pub descending: bool,
+}
+
+impl Sort {
+    /// The permutation this sort applies to the key `x`: `perm[.., j, ..]` is the position
+    /// along `dimension` of the element that lands at `j`.
+    fn permutation(&self, x: &Operand) -> Array {
+        let key = x.to_array();
+        let iota = Array::iota(DType::I32, key.shape(), self.dimension);
+        bind(
+            Arc::new(self.clone()),
+            &[Operand::from(&*key), Operand::from(&iota)],
+        )
+        .remove(1)
+    }
+}
+
+/// The row-major flat index into an array of `shape` of each element of `idx` read as a
+/// position along `axis` (its other coordinates being its own): `take_along_axis` as a gather
+/// on the flattened array.
+pub(crate) fn flat_positions(idx: &Array, axis: usize, shape: &[usize]) -> Array {
+    let strides: Vec<usize> = (0..shape.len())
+        .map(|d| shape[d + 1..].iter().product())
+        .collect();
+    let mut flat = idx.mul(strides[axis] as i64);
+    for (d, &stride) in strides.iter().enumerate() {
+        if d != axis {
+            flat = flat.add(Array::iota(DType::I32, idx.shape(), d).mul(stride as i64));
+        }
+    }
+    flat
+}
+
+/// `x` read at `idx` along `axis` (`jnp.take_along_axis`, indices in range).
+pub(crate) fn gather_along(x: &Array, idx: &Array, axis: usize) -> Array {
+    let n: usize = x.shape().iter().product();
+    let flat = x.reshape([n]);
+    let pos = flat_positions(idx, axis, x.shape());
+    bind1(
+        Take { axis: 0 },
+        &[Operand::from(&flat), Operand::from(&pos)],
+    )
+}
+
+/// The transpose of [`gather_along`]: `updates` added into zeros of `shape` at `idx`.
+pub(crate) fn scatter_add_along(
+    updates: &Array,
+    idx: &Array,
+    axis: usize,
+    shape: &[usize],
+) -> Array {
+    let n: usize = shape.iter().product();
+    let zeros = Array::zeros(&[n], updates.dtype());
+    let pos = flat_positions(idx, axis, shape);
+    let out = bind1(
+        IndexAdd { axis: 0 },
+        &[
+            Operand::from(&zeros),
+            Operand::from(&pos),
+            Operand::from(updates),
+        ],
+    );
+    out.reshape(shape)
+}
+
+impl Primitive for Sort {
+    fn name(&self) -> &'static str {
+        "sort"
+    }
+    fn params_string(&self) -> String {
+        format!(
+            "dimension={} is_stable=True num_keys=1{}",
+            self.dimension,
+            if self.descending {
+                " descending=True"
+            } else {
+                ""
+            }
+        )
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        let Some(first) = inputs.first() else {
+            return Err("expected at least one operand".into());
+        };
+        if self.dimension >= first.rank() {
+            return Err(format!(
+                "dimension {} is out of range for rank {}",
+                self.dimension,
+                first.rank()
+            ));
+        }
+        if inputs.iter().any(|a| a.shape != first.shape) {
+            return Err("operands must have the same shape".into());
+        }
+        Ok(inputs.iter().map(|a| a.clone().weak(false)).collect())
+    }
+    fn jvp(
+        &self,
+        primals: &[Operand],
+        tangents: &[Option<Array>],
+        _: &[Array],
+    ) -> Vec<Option<Array>> {
+        // As JAX: the tangents follow their primals through the sort's permutation.
+        if tangents.iter().all(Option::is_none) {
+            return vec![None; tangents.len()];
+        }
+        let perm = self.permutation(&primals[0]);
+        tangents
+            .iter()
+            .map(|t| t.as_ref().map(|t| gather_along(t, &perm, self.dimension)))
+            .collect()
+    }
+    fn vjp(
+        &self,
+        primals: &[Operand],
+        _: &[Array],
+        cts: &[Option<Array>],
+        wanted: &[bool],
+    ) -> Vec<Option<Array>> {
+        if !cts.iter().zip(wanted).any(|(c, &w)| c.is_some() && w) {
+            return vec![None; cts.len()];
+        }
+        let perm = self.permutation(&primals[0]);
+        let shape = primals[0].aval().shape;
+        cts.iter()
+            .zip(wanted)
+            .map(|(ct, &w)| {
+                ct.as_ref()
+                    .filter(|_| w)
+                    .map(|ct| scatter_add_along(ct, &perm, self.dimension, &shape))
+            })
+            .collect()
+    }
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
+        let key = in_avals[0].dtype;
+        let region_args: Vec<Aval> = in_avals
+            .iter()
+            .flat_map(|a| [Aval::scalar(a.dtype), Aval::scalar(a.dtype)])
+            .collect();
+        let descending = self.descending;
+        let region = cx.region(&region_args, |cx, r| {
+            let (sv, b) = (Aval::scalar(key), Aval::scalar(DType::Bool));
+            let dir = if descending {
+                CompareOp::Gt
+            } else {
+                CompareOp::Lt
+            };
+            let ordered = cx.op1(
+                "stablehlo.compare",
+                &[&r[0], &r[1]],
+                &[&sv, &sv],
+                &compare_props(dir, key),
+                &b,
+            );
+            if !key.is_float() {
+                return vec![(ordered, b)];
+            }
+            // NaN sorts after every number (before, descending): `lhs` goes first when it is
+            // a number and `rhs` a NaN (ascending), or the other way round.
+            let ne = compare_props(CompareOp::Ne, key);
+            let lhs_nan = cx.op1("stablehlo.compare", &[&r[0], &r[0]], &[&sv, &sv], &ne, &b);
+            let rhs_nan = cx.op1("stablehlo.compare", &[&r[1], &r[1]], &[&sv, &sv], &ne, &b);
+            let (nan, number) = if descending {
+                (lhs_nan, rhs_nan)
+            } else {
+                (rhs_nan, lhs_nan)
+            };
+            let not_nan = cx.op1("stablehlo.not", &[&number], &[&b], "", &b);
+            let nan_order = cx.op1("stablehlo.and", &[&nan, &not_nan], &[&b, &b], "", &b);
+            let lt = cx.op1("stablehlo.or", &[&ordered, &nan_order], &[&b, &b], "", &b);
+            vec![(lt, b)]
+        });
+        let operands: Vec<&str> = ins.iter().map(String::as_str).collect();
+        let avals: Vec<&Aval> = in_avals.iter().collect();
+        let outs: Vec<&Aval> = out.iter().collect();
+        cx.op_with_regions(
+            "stablehlo.sort",
+            &operands,
+            &avals,
+            &format!("dimension = {} : i64, is_stable = true", self.dimension),
+            &[region],
+            &outs,
+        )
+    }
+    fn batch(
+        &self,
+        args: &[Operand],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        let (xs, to) = align(args, dims, axis_size);
+        let prim = Sort {
+            dimension: shift_axis(self.dimension, to),
+            descending: self.descending,
+        };
+        let operands: Vec<Operand> = xs.iter().map(Operand::from).collect();
+        let outs = bind(Arc::new(prim), &operands);
+        let n = outs.len();
+        (outs, vec![Some(to); n])
+    }
+    as_any!();
+}
