@@ -169,6 +169,8 @@ pub use jaxrs_runtime::{
     stop_gradient,
     where_,
     Array,
+    AtIndex,
+    AtIndexArg,
     Aval,
     Axes,
     DType,

@@ -38,7 +38,9 @@ mod tree;
 pub use crate::core::array::Array;
 pub use aval::Aval;
 pub use dtype::{DType, DTypeKind, Element};
-pub use ops::{einsum, stop_gradient, where_, Axes, Dims, DotDims, IntoArg, TakeMode};
+pub use ops::{
+    einsum, stop_gradient, where_, AtIndex, AtIndexArg, Axes, Dims, DotDims, IntoArg, TakeMode,
+};
 
 // Devices and how arrays lie on them.
 pub use crate::core::client::{devices, local_device_count, set_cpu_device_count};

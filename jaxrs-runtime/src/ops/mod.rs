@@ -17,6 +17,7 @@ pub use arith::where_;
 pub use index::TakeMode;
 pub use linalg::{einsum, DotDims};
 pub use math::stop_gradient;
+pub use scatter::{AtIndex, AtIndexArg};
 
 use crate::aval::{broadcast_shapes, normalize_axis, Aval};
 use crate::core::array::Array;
