@@ -115,27 +115,7 @@ pub fn expand(f: &JitFn) -> TokenStream {
 
     // Compile-time checks with errors at the user's types: "`Foo: Tree` is not satisfied"
     // under `x: Foo` reads better than the same about a tuple at the attribute.
-    let mut checks = params::tree_check_items(&tree_checks);
-    if !static_checks.is_empty() {
-        checks.extend(quote! {
-            fn #assert_static<T>()
-            where
-                T: ::core::hash::Hash
-                    + ::core::cmp::Eq
-                    + ::core::fmt::Debug
-                    + ::core::clone::Clone
-                    + ::core::marker::Send
-                    + ::core::marker::Sync
-                    + 'static,
-            {
-            }
-            #(#static_checks)*
-        });
-    }
-
-    if !checks.is_empty() {
-        checks = quote!({ #checks });
-    }
+    let checks = checks_block(&tree_checks, &static_checks, &assert_static);
 
     let statics_pat = if static_keys.is_empty() {
         quote!(_)
@@ -272,6 +252,36 @@ pub(crate) fn stacked(f: &JitFn, transforms: &[Attribute]) -> TokenStream {
         quote!(#ident)
     });
     stacked::inner_call(transforms, &f.sig, inputs, args, &f.block)
+}
+
+/// The block of compile-time checks ahead of the call: each tree type's, then each static
+/// argument's against `assert_static` (the bounds of `StaticArgs`); nothing when there are none.
+pub(crate) fn checks_block(
+    tree_checks: &[TokenStream],
+    static_checks: &[TokenStream],
+    assert_static: &Ident,
+) -> TokenStream {
+    let mut checks = params::tree_check_items(tree_checks);
+    if !static_checks.is_empty() {
+        checks.extend(quote! {
+            fn #assert_static<T>()
+            where
+                T: ::core::hash::Hash
+                    + ::core::cmp::Eq
+                    + ::core::fmt::Debug
+                    + ::core::clone::Clone
+                    + ::core::marker::Send
+                    + ::core::marker::Sync
+                    + 'static,
+            {
+            }
+            #(#static_checks)*
+        });
+    }
+    if !checks.is_empty() {
+        checks = quote!({ #checks });
+    }
+    checks
 }
 
 /// The compile cache a companion module holds: `#[jit]`'s or `#[pmap]`'s.

@@ -41,7 +41,9 @@ use super::validate::PmapFn;
 use crate::common::fn_checks::Output;
 use crate::common::params::{self, private, traced_arg};
 use crate::common::stacked;
-use crate::jit::expand::{companion_module, stacked as stacked_body, static_arg, SiteKind};
+use crate::jit::expand::{
+    checks_block, companion_module, stacked as stacked_body, static_arg, SiteKind,
+};
 use crate::jit::validate::Role;
 use crate::vmap::attr::{AxesValue, Axis};
 use proc_macro2::{Literal, Span, TokenStream};
@@ -114,26 +116,7 @@ pub fn expand(f: &PmapFn) -> TokenStream {
         }
         Output::Opaque => TokenStream::new(),
     };
-    let mut checks = params::tree_check_items(&tree_checks);
-    if !static_checks.is_empty() {
-        checks.extend(quote! {
-            fn #assert_static<T>()
-            where
-                T: ::core::hash::Hash
-                    + ::core::cmp::Eq
-                    + ::core::fmt::Debug
-                    + ::core::clone::Clone
-                    + ::core::marker::Send
-                    + ::core::marker::Sync
-                    + 'static,
-            {
-            }
-            #(#static_checks)*
-        });
-    }
-    if !checks.is_empty() {
-        checks = quote!({ #checks });
-    }
+    let checks = checks_block(&tree_checks, &static_checks, &assert_static);
     let statics_pat = if static_keys.is_empty() {
         quote!(_)
     } else {
