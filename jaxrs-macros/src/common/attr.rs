@@ -6,7 +6,7 @@
 use crate::ctxt::Ctxt;
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use syn::ext::IdentExt;
-use syn::parse::ParseStream;
+use syn::parse::{ParseStream, Parser};
 use syn::{Ident, Lit, Token};
 
 /// What one macro's options are called, for the messages about them.
@@ -218,4 +218,24 @@ fn malformed_message(key: &str, (a, b): (&str, &str)) -> String {
         "expected a parameter index or name, or a parenthesised list of them: \
          `{key} = 0`, `{key} = {a}` or `{key} = (0, {b})`"
     )
+}
+
+/// Parses each of the attribute's comma-separated options with `parse_option` and hands each
+/// valid one to `set`, recording every mistake in `cx`. Returns whether some option could not
+/// be parsed, so that checks which depend on every option do not run.
+pub fn parse_options<O>(
+    cx: &mut Ctxt,
+    g: &Grammar,
+    tokens: TokenStream,
+    parse_option: impl Parser<Output = O> + Copy,
+    mut set: impl FnMut(&mut Ctxt, O),
+) -> bool {
+    let errors_before = cx.error_count();
+    for entry in split_top_level_commas(cx, g, tokens) {
+        match parse_option.parse2(entry) {
+            Ok(option) => set(cx, option),
+            Err(e) => cx.syn_error(e),
+        }
+    }
+    cx.error_count() > errors_before
 }

@@ -48,3 +48,14 @@ pub fn entry<A, F>(
         }
     }
 }
+
+/// The messages of the `compile_error!`s in a macro's output (each is
+/// `::core::compile_error! { "message" }`), for the macros' unit tests.
+#[cfg(test)]
+pub fn compile_errors(out: &TokenStream) -> Vec<String> {
+    let text = out.to_string();
+    text.split("compile_error !")
+        .skip(1)
+        .map(|rest| rest.split('"').nth(1).unwrap_or_default().to_string())
+        .collect()
+}

@@ -12,7 +12,7 @@
 use crate::common::attr::{self, ArgList, Grammar};
 use crate::ctxt::Ctxt;
 use proc_macro2::TokenStream;
-use syn::parse::{ParseStream, Parser};
+use syn::parse::ParseStream;
 use syn::Ident;
 
 const GRAMMAR: Grammar = Grammar {
@@ -54,16 +54,19 @@ pub struct JitAttr {
 
 /// Parses the attribute's tokens, recording every mistake in `cx` and keeping what is valid.
 pub fn parse(cx: &mut Ctxt, tokens: TokenStream) -> JitAttr {
-    let errors_before = cx.error_count();
     let mut attr = JitAttr::default();
-    for entry in attr::split_top_level_commas(cx, &GRAMMAR, tokens) {
-        match parse_option.parse2(entry) {
-            Ok(JitOption::Params(list)) => attr.set(cx, list),
-            Ok(JitOption::Expr(e)) => attr.set_expr(cx, e),
-            Err(e) => cx.syn_error(e),
-        }
-    }
-    attr.incomplete = cx.error_count() > errors_before;
+    let incomplete =
+        attr::parse_options(
+            cx,
+            &GRAMMAR,
+            tokens,
+            parse_option,
+            |cx, option| match option {
+                JitOption::Params(list) => attr.set(cx, list),
+                JitOption::Expr(e) => attr.set_expr(cx, e),
+            },
+        );
+    attr.incomplete = incomplete;
     attr
 }
 

@@ -39,7 +39,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{Attribute, Ident, Index, Type, Visibility};
+use syn::{Attribute, FnArg, Ident, Index, Item, Type, Visibility};
 
 /// The jitted function and its companion module.
 pub fn expand(f: &JitFn) -> TokenStream {
@@ -115,27 +115,7 @@ pub fn expand(f: &JitFn) -> TokenStream {
 
     // Compile-time checks with errors at the user's types: "`Foo: Tree` is not satisfied"
     // under `x: Foo` reads better than the same about a tuple at the attribute.
-    let mut checks = params::tree_check_items(&tree_checks);
-    if !static_checks.is_empty() {
-        checks.extend(quote! {
-            fn #assert_static<T>()
-            where
-                T: ::core::hash::Hash
-                    + ::core::cmp::Eq
-                    + ::core::fmt::Debug
-                    + ::core::clone::Clone
-                    + ::core::marker::Send
-                    + ::core::marker::Sync
-                    + 'static,
-            {
-            }
-            #(#static_checks)*
-        });
-    }
-
-    if !checks.is_empty() {
-        checks = quote!({ #checks });
-    }
+    let checks = checks_block(&tree_checks, &static_checks, &assert_static);
 
     let statics_pat = if static_keys.is_empty() {
         quote!(_)
@@ -152,7 +132,7 @@ pub fn expand(f: &JitFn) -> TokenStream {
         pats: kept_pats,
         types: kept_types,
     } = kept;
-    let companion = companion_module(attrs, vis, name, params);
+    let companion = companion_module(&JIT_SITE, attrs, vis, name, params);
     let inner = if transforms.is_empty() {
         params::body_statements(block)
     } else {
@@ -274,11 +254,59 @@ pub(crate) fn stacked(f: &JitFn, transforms: &[Attribute]) -> TokenStream {
     stacked::inner_call(transforms, &f.sig, inputs, args, &f.block)
 }
 
-/// `mod name { pub fn jit_site() -> &'static JitSite }`, next to the function: a module lives
+/// The block of compile-time checks ahead of the call: each tree type's, then each static
+/// argument's against `assert_static` (the bounds of `StaticArgs`); nothing when there are none.
+pub(crate) fn checks_block(
+    tree_checks: &[TokenStream],
+    static_checks: &[TokenStream],
+    assert_static: &Ident,
+) -> TokenStream {
+    let mut checks = params::tree_check_items(tree_checks);
+    if !static_checks.is_empty() {
+        checks.extend(quote! {
+            fn #assert_static<T>()
+            where
+                T: ::core::hash::Hash
+                    + ::core::cmp::Eq
+                    + ::core::fmt::Debug
+                    + ::core::clone::Clone
+                    + ::core::marker::Send
+                    + ::core::marker::Sync
+                    + 'static,
+            {
+            }
+            #(#static_checks)*
+        });
+    }
+    if !checks.is_empty() {
+        checks = quote!({ #checks });
+    }
+    checks
+}
+
+/// The compile cache a companion module holds: `#[jit]`'s or `#[pmap]`'s.
+pub(crate) struct SiteKind {
+    /// What the function is called in the module's doc ("jitted").
+    pub(crate) transformed: &'static str,
+    /// The module's function returning the site (`jit_site`).
+    pub(crate) accessor: &'static str,
+    /// The runtime's site type (`JitSite`).
+    pub(crate) site_type: &'static str,
+}
+
+pub(crate) const JIT_SITE: SiteKind = SiteKind {
+    transformed: "jitted",
+    accessor: "jit_site",
+    site_type: "JitSite",
+};
+
+/// `mod name { pub fn jit_site() -> &'static JitSite }` (`pmap_site`, `PmapSite` for
+/// `#[pmap]`), next to the function: a module lives
 /// in the type namespace, so it coexists with the function of the same name. Emitted on the
 /// error path too (with no `params`), so that uses of `name::jit_site()` do not add errors of
 /// their own. The site knows the parameters' names by role, for its recompile explanations.
-pub fn companion_module(
+pub(crate) fn companion_module(
+    kind: &SiteKind,
     fn_attrs: &[Attribute],
     vis: &Visibility,
     name: &Ident,
@@ -288,15 +316,18 @@ pub fn companion_module(
     let name_str = name.unraw().to_string();
     // The function may exist only under some cfg; so must its module.
     let cfgs = fn_attrs.iter().filter(|a| a.path().is_ident("cfg"));
+    let (transformed, accessor) = (kind.transformed, kind.accessor);
     let mod_doc = format!(
-        "The compile cache of the jitted function [`{name_str}()`]: \
-         `{name_str}::jit_site()`."
+        "The compile cache of the {transformed} function [`{name_str}()`]: \
+         `{name_str}::{accessor}()`."
     );
     let fn_doc = format!(
         "The compile cache of [`{name_str}()`](super::{name_str}()): its counters and why \
          it last recompiled."
     );
     let site = format_ident!("SITE");
+    let accessor = format_ident!("{accessor}");
+    let site_type = format_ident!("{}", kind.site_type);
     // As visible as the function; `pub(crate)` rather than `pub` inside a private module, so
     // that `unreachable_pub` has nothing to say.
     let site_vis = match vis {
@@ -305,7 +336,7 @@ pub fn companion_module(
     };
     let location = quote!(::core::concat!(::core::file!(), ":", ::core::line!()));
     let site_value = if params.is_empty() {
-        quote!(#private::JitSite::new(#name_str, #location))
+        quote!(#private::#site_type::new(#name_str, #location))
     } else {
         let names = |role: Role| {
             let names = params
@@ -317,7 +348,7 @@ pub fn companion_module(
         let (donated, kept, statics) =
             (names(Role::Donated), names(Role::Kept), names(Role::Static));
         quote! {
-            #private::JitSite::with_params(
+            #private::#site_type::with_params(
                 #name_str,
                 #location,
                 #private::JitParams { donated: #donated, kept: #kept, statics: #statics },
@@ -330,11 +361,22 @@ pub fn companion_module(
         #vis mod #name {
             #[doc = #fn_doc]
             #[allow(dead_code)]
-            #site_vis fn jit_site() -> &'static #private::JitSite {
-                static #site: #private::JitSite = #site_value;
+            #site_vis fn #accessor() -> &'static #private::#site_type {
+                static #site: #private::#site_type = #site_value;
                 &#site
             }
         }
+    }
+}
+
+/// The companion module of an item that failed to expand, when it is a free function (its
+/// callers' `name::jit_site()` must still resolve); see [`crate::common::entry`].
+pub(crate) fn companion_on_error(kind: &SiteKind, item: &Item) -> Option<TokenStream> {
+    match item {
+        Item::Fn(f) if !matches!(f.sig.inputs.first(), Some(FnArg::Receiver(_))) => {
+            Some(companion_module(kind, &f.attrs, &f.vis, &f.sig.ident, &[]))
+        }
+        _ => None,
     }
 }
 

@@ -6,7 +6,6 @@ pub(crate) mod expand;
 pub(crate) mod validate;
 
 use proc_macro2::TokenStream;
-use syn::{FnArg, Item};
 
 /// The whole macro. On any error the output is the errors plus the item as written and its
 /// companion module, when it is a function (see [`crate::common::entry`]).
@@ -15,12 +14,7 @@ pub fn jit(attr: TokenStream, item: TokenStream) -> TokenStream {
         attr,
         item,
         attr::parse,
-        |parsed| match parsed {
-            Item::Fn(f) if !matches!(f.sig.inputs.first(), Some(FnArg::Receiver(_))) => Some(
-                expand::companion_module(&f.attrs, &f.vis, &f.sig.ident, &[]),
-            ),
-            _ => None,
-        },
+        |parsed| expand::companion_on_error(&expand::JIT_SITE, parsed),
         |cx, options, parsed| validate::validate(cx, &options, parsed),
         expand::expand,
     )
@@ -28,17 +22,8 @@ pub fn jit(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
-    use proc_macro2::TokenStream;
+    use crate::common::compile_errors as errors;
     use quote::quote;
-
-    fn errors(out: &TokenStream) -> Vec<String> {
-        // Each error is `::core::compile_error! { "message" }`.
-        let text = out.to_string();
-        text.split("compile_error !")
-            .skip(1)
-            .map(|rest| rest.split('"').nth(1).unwrap_or_default().to_string())
-            .collect()
-    }
 
     /// The expansion of the example in DESIGN.md's contract, token for token.
     #[test]

@@ -13,7 +13,7 @@ use crate::ctxt::Ctxt;
 use crate::vmap::attr::{parse_axes, Axes};
 use proc_macro2::TokenStream;
 use syn::ext::IdentExt;
-use syn::parse::{ParseStream, Parser};
+use syn::parse::ParseStream;
 use syn::{Ident, Lit, LitStr};
 
 const GRAMMAR: Grammar = Grammar {
@@ -52,15 +52,11 @@ enum Parsed {
 
 /// Parses the attribute's tokens, recording every mistake in `cx` and keeping what is valid.
 pub fn parse(cx: &mut Ctxt, tokens: TokenStream) -> PmapAttr {
-    let errors_before = cx.error_count();
     let mut attr = PmapAttr::default();
-    for entry in attr::split_top_level_commas(cx, &GRAMMAR, tokens) {
-        match parse_option.parse2(entry) {
-            Ok(option) => attr.set(cx, option),
-            Err(e) => cx.syn_error(e),
-        }
-    }
-    attr.incomplete = cx.error_count() > errors_before;
+    let incomplete = attr::parse_options(cx, &GRAMMAR, tokens, parse_option, |cx, option| {
+        attr.set(cx, option)
+    });
+    attr.incomplete = incomplete;
     attr
 }
 

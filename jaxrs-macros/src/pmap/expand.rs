@@ -41,14 +41,15 @@ use super::validate::PmapFn;
 use crate::common::fn_checks::Output;
 use crate::common::params::{self, private, traced_arg};
 use crate::common::stacked;
-use crate::jit::expand::{stacked as stacked_body, static_arg};
-use crate::jit::validate::{Param, Role};
+use crate::jit::expand::{
+    checks_block, companion_module, stacked as stacked_body, static_arg, SiteKind,
+};
+use crate::jit::validate::Role;
 use crate::vmap::attr::{AxesValue, Axis};
 use proc_macro2::{Literal, Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
-use syn::ext::IdentExt;
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Attribute, Ident, Index, Visibility};
+use syn::{Ident, Index};
 
 pub fn expand(f: &PmapFn) -> TokenStream {
     let PmapFn {
@@ -115,26 +116,7 @@ pub fn expand(f: &PmapFn) -> TokenStream {
         }
         Output::Opaque => TokenStream::new(),
     };
-    let mut checks = params::tree_check_items(&tree_checks);
-    if !static_checks.is_empty() {
-        checks.extend(quote! {
-            fn #assert_static<T>()
-            where
-                T: ::core::hash::Hash
-                    + ::core::cmp::Eq
-                    + ::core::fmt::Debug
-                    + ::core::clone::Clone
-                    + ::core::marker::Send
-                    + ::core::marker::Sync
-                    + 'static,
-            {
-            }
-            #(#static_checks)*
-        });
-    }
-    if !checks.is_empty() {
-        checks = quote!({ #checks });
-    }
+    let checks = checks_block(&tree_checks, &static_checks, &assert_static);
     let statics_pat = if static_keys.is_empty() {
         quote!(_)
     } else {
@@ -195,7 +177,13 @@ pub fn expand(f: &PmapFn) -> TokenStream {
         )
     };
     let mut out = params::function(&attrs, &jit.vis, &jit.sig, &jit.block, body);
-    out.extend(companion_module(&attrs, &jit.vis, name, &jit.params));
+    out.extend(companion_module(
+        &PMAP_SITE,
+        &attrs,
+        &jit.vis,
+        name,
+        &jit.params,
+    ));
     out
 }
 
@@ -219,61 +207,9 @@ struct Group {
     axes: Vec<TokenStream>,
 }
 
-/// `mod name { pub fn pmap_site() -> &'static PmapSite }`, next to the function (as
-/// `#[jit]`'s `jit_site`); also emitted on the error path, with no `params`.
-pub fn companion_module(
-    fn_attrs: &[Attribute],
-    vis: &Visibility,
-    name: &Ident,
-    params: &[Param],
-) -> TokenStream {
-    let private = private();
-    let name_str = name.unraw().to_string();
-    let cfgs = fn_attrs.iter().filter(|a| a.path().is_ident("cfg"));
-    let mod_doc = format!(
-        "The compile cache of the pmapped function [`{name_str}()`]: \
-         `{name_str}::pmap_site()`."
-    );
-    let fn_doc = format!(
-        "The compile cache of [`{name_str}()`](super::{name_str}()): its counters and why \
-         it last recompiled."
-    );
-    let site = format_ident!("SITE");
-    let site_vis = match vis {
-        Visibility::Public(_) => quote!(pub),
-        _ => quote!(pub(crate)),
-    };
-    let location = quote!(::core::concat!(::core::file!(), ":", ::core::line!()));
-    let site_value = if params.is_empty() {
-        quote!(#private::PmapSite::new(#name_str, #location))
-    } else {
-        let names = |role: Role| {
-            let names = params
-                .iter()
-                .filter(|p| p.role == role)
-                .map(|p| p.ident.unraw().to_string());
-            quote!(&[#(#names),*])
-        };
-        let (donated, kept, statics) =
-            (names(Role::Donated), names(Role::Kept), names(Role::Static));
-        quote! {
-            #private::PmapSite::with_params(
-                #name_str,
-                #location,
-                #private::JitParams { donated: #donated, kept: #kept, statics: #statics },
-            )
-        }
-    };
-    quote! {
-        #(#cfgs)*
-        #[doc = #mod_doc]
-        #vis mod #name {
-            #[doc = #fn_doc]
-            #[allow(dead_code)]
-            #site_vis fn pmap_site() -> &'static #private::PmapSite {
-                static #site: #private::PmapSite = #site_value;
-                &#site
-            }
-        }
-    }
-}
+/// What `#[pmap]`'s companion module holds, as `#[jit]`'s.
+pub(crate) const PMAP_SITE: SiteKind = SiteKind {
+    transformed: "pmapped",
+    accessor: "pmap_site",
+    site_type: "PmapSite",
+};

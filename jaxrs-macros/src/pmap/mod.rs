@@ -6,7 +6,6 @@ mod expand;
 mod validate;
 
 use proc_macro2::TokenStream;
-use syn::{FnArg, Item};
 
 /// The whole macro. On any error the output is the errors plus the item as written and its
 /// companion module, when it is a function (see [`crate::common::entry`]).
@@ -15,12 +14,7 @@ pub fn pmap(attr: TokenStream, item: TokenStream) -> TokenStream {
         attr,
         item,
         attr::parse,
-        |parsed| match parsed {
-            Item::Fn(f) if !matches!(f.sig.inputs.first(), Some(FnArg::Receiver(_))) => Some(
-                expand::companion_module(&f.attrs, &f.vis, &f.sig.ident, &[]),
-            ),
-            _ => None,
-        },
+        |parsed| crate::jit::expand::companion_on_error(&expand::PMAP_SITE, parsed),
         validate::validate,
         expand::expand,
     )
@@ -28,16 +22,8 @@ pub fn pmap(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
-    use proc_macro2::TokenStream;
+    use crate::common::compile_errors as errors;
     use quote::quote;
-
-    fn errors(out: &TokenStream) -> Vec<String> {
-        let text = out.to_string();
-        text.split("compile_error !")
-            .skip(1)
-            .map(|rest| rest.split('"').nth(1).unwrap_or_default().to_string())
-            .collect()
-    }
 
     #[test]
     fn expansion_calls_pmap_call_with_each_roles_axes() {

@@ -14,7 +14,7 @@ use crate::common::attr::{self, ArgList, Grammar};
 use crate::ctxt::Ctxt;
 use proc_macro2::{Delimiter, TokenStream};
 use syn::ext::IdentExt;
-use syn::parse::{ParseStream, Parser};
+use syn::parse::ParseStream;
 use syn::{Ident, LitStr, Token};
 
 const GRAMMAR: Grammar = Grammar {
@@ -67,15 +67,11 @@ enum Value {
 
 /// Parses the attribute's tokens, recording every mistake in `cx` and keeping what is valid.
 pub fn parse(cx: &mut Ctxt, tokens: TokenStream) -> RematAttr {
-    let errors_before = cx.error_count();
     let mut attr = RematAttr::default();
-    for entry in attr::split_top_level_commas(cx, &GRAMMAR, tokens) {
-        match parse_option.parse2(entry) {
-            Ok((key, value)) => attr.set(cx, key, value),
-            Err(e) => cx.syn_error(e),
-        }
-    }
-    attr.incomplete = cx.error_count() > errors_before;
+    let incomplete = attr::parse_options(cx, &GRAMMAR, tokens, parse_option, |cx, (key, value)| {
+        attr.set(cx, key, value)
+    });
+    attr.incomplete = incomplete;
     attr
 }
 

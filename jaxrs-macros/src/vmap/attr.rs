@@ -16,7 +16,7 @@ use crate::common::attr::{self, Grammar};
 use crate::ctxt::Ctxt;
 use proc_macro2::{Delimiter, Span, TokenStream};
 use syn::ext::IdentExt;
-use syn::parse::{ParseStream, Parser};
+use syn::parse::ParseStream;
 use syn::{Expr, Ident, Lit, LitStr, Token};
 
 const GRAMMAR: Grammar = Grammar {
@@ -83,15 +83,11 @@ impl Axis {
 
 /// Parses the attribute's tokens, recording every mistake in `cx` and keeping what is valid.
 pub fn parse(cx: &mut Ctxt, tokens: TokenStream) -> VmapAttr {
-    let errors_before = cx.error_count();
     let mut attr = VmapAttr::default();
-    for entry in attr::split_top_level_commas(cx, &GRAMMAR, tokens) {
-        match parse_option.parse2(entry) {
-            Ok(option) => attr.set(cx, option),
-            Err(e) => cx.syn_error(e),
-        }
-    }
-    attr.incomplete = cx.error_count() > errors_before;
+    let incomplete = attr::parse_options(cx, &GRAMMAR, tokens, parse_option, |cx, option| {
+        attr.set(cx, option)
+    });
+    attr.incomplete = incomplete;
     attr
 }
 

@@ -22,16 +22,8 @@ pub fn vmap(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
-    use proc_macro2::TokenStream;
+    use crate::common::compile_errors as errors;
     use quote::quote;
-
-    fn errors(out: &TokenStream) -> Vec<String> {
-        let text = out.to_string();
-        text.split("compile_error !")
-            .skip(1)
-            .map(|rest| rest.split('"').nth(1).unwrap_or_default().to_string())
-            .collect()
-    }
 
     /// The expansion of the doc example, token for token.
     #[test]

@@ -63,77 +63,72 @@ impl Drop for KvUserArg {
     }
 }
 
+/// The frame every callback shares: a null `args` is ignored, the body runs under
+/// `catch_unwind` with the args, the store and the key, and its outcome becomes null or the
+/// plugin's error.
+macro_rules! kv_callback {
+    ($args:ident, $callback:literal, |$a:ident, $store:ident, $key:ident| $body:block) => {{
+        if $args.is_null() {
+            return ptr::null_mut();
+        }
+        // SAFETY: the plugin passes valid args for the duration of the call.
+        let make_error = unsafe { (*$args).callback_error };
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            // SAFETY: as above; `user_arg` is the `KvUserArg` of a live client.
+            let $a = unsafe { &mut *$args };
+            let $store = unsafe { store_of($a.user_arg) }?;
+            let $key = unsafe { bytes_of($a.key, $a.key_size) };
+            $body
+        }));
+        finish(outcome, make_error, $callback)
+    }};
+}
+
+/// Hands `value` to the plugin as a get's result, for it to free with [`free_value`].
+macro_rules! return_value {
+    ($a:ident, $value:expr) => {{
+        let (value, size) = alloc_value($value)?;
+        $a.value = value;
+        $a.value_size = size;
+        $a.value_deleter_callback = Some(free_value);
+        Ok(())
+    }};
+}
+
 /// `kv_get_callback`.
 pub(crate) unsafe extern "C" fn kv_get(
     args: *mut sys::PJRT_KeyValueGetCallback_Args,
 ) -> *mut sys::PJRT_Error {
-    if args.is_null() {
-        return ptr::null_mut();
-    }
-    // SAFETY: the plugin passes valid args for the duration of the call.
-    let make_error = unsafe { (*args).callback_error };
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        // SAFETY: as above; `user_arg` is the `KvUserArg` of a live client.
-        let args = unsafe { &mut *args };
-        let store = unsafe { store_of(args.user_arg) }?;
-        let key = unsafe { bytes_of(args.key, args.key_size) };
+    kv_callback!(args, "kv_get_callback", |args, store, key| {
         let value = store.get(key, timeout_of(args.timeout_in_ms))?;
-        let (value, size) = alloc_value(&value)?;
-        args.value = value;
-        args.value_size = size;
-        args.value_deleter_callback = Some(free_value);
-        Ok(())
-    }));
-    finish(outcome, make_error, "kv_get_callback")
+        return_value!(args, &value)
+    })
 }
 
 /// `kv_try_get_callback`: `NOT_FOUND` when the key has no value yet.
 pub(crate) unsafe extern "C" fn kv_try_get(
     args: *mut sys::PJRT_KeyValueTryGetCallback_Args,
 ) -> *mut sys::PJRT_Error {
-    if args.is_null() {
-        return ptr::null_mut();
-    }
-    // SAFETY: the plugin passes valid args for the duration of the call.
-    let make_error = unsafe { (*args).callback_error };
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        // SAFETY: as above; `user_arg` is the `KvUserArg` of a live client.
-        let args = unsafe { &mut *args };
-        let store = unsafe { store_of(args.user_arg) }?;
-        let key = unsafe { bytes_of(args.key, args.key_size) };
+    kv_callback!(args, "kv_try_get_callback", |args, store, key| {
         let Some(value) = store.try_get(key)? else {
             return Err(Error::Distributed {
                 code: ErrorCode::NotFound,
                 message: format!("no value for key {} yet", key_text(key)),
             });
         };
-        let (value, size) = alloc_value(&value)?;
-        args.value = value;
-        args.value_size = size;
-        args.value_deleter_callback = Some(free_value);
-        Ok(())
-    }));
-    finish(outcome, make_error, "kv_try_get_callback")
+        return_value!(args, &value)
+    })
 }
 
 /// `kv_put_callback`.
 pub(crate) unsafe extern "C" fn kv_put(
     args: *mut sys::PJRT_KeyValuePutCallback_Args,
 ) -> *mut sys::PJRT_Error {
-    if args.is_null() {
-        return ptr::null_mut();
-    }
-    // SAFETY: the plugin passes valid args for the duration of the call.
-    let make_error = unsafe { (*args).callback_error };
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        // SAFETY: as above; `user_arg` is the `KvUserArg` of a live client.
-        let args = unsafe { &*args };
-        let store = unsafe { store_of(args.user_arg) }?;
-        let key = unsafe { bytes_of(args.key, args.key_size) };
+    kv_callback!(args, "kv_put_callback", |args, store, key| {
+        // SAFETY: the plugin's value outlives the call.
         let value = unsafe { bytes_of(args.value, args.value_size) };
         store.put(key, value)
-    }));
-    finish(outcome, make_error, "kv_put_callback")
+    })
 }
 
 /// A key for messages: its text, or its bytes escaped when it is not UTF-8.

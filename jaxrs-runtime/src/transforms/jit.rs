@@ -103,17 +103,17 @@ impl JitSite {
 
     /// How many times this function was traced and compiled (a miss of its cache).
     pub fn cache_misses(&self) -> u64 {
-        self.cache().misses.load(Ordering::Relaxed)
+        self.cache().misses()
     }
 
     /// How many specialisations are cached.
     pub fn cache_size(&self) -> usize {
-        read(&self.cache().entries).len()
+        self.cache().size()
     }
 
     /// Why the most recent cache miss happened (`None` before the first call).
     pub fn last_miss_explanation(&self) -> Option<String> {
-        lock(&self.cache().explanations).last().cloned()
+        self.cache().last_miss_explanation()
     }
 
     /// The StableHLO module of the most recently compiled specialisation, as XLA received it
@@ -127,7 +127,7 @@ impl JitSite {
     /// assert!(f.site().last_stablehlo().unwrap().contains("stablehlo.sine"));
     /// ```
     pub fn last_stablehlo(&self) -> Option<String> {
-        read(&self.cache().entries).last().map(|e| e.text.clone())
+        self.cache().last_entry().map(|e| e.text.clone())
     }
 
     /// The most recently compiled specialisation as XLA optimized it, with its format: on
@@ -145,15 +145,12 @@ impl JitSite {
     /// assert!(bytes.windows(4).any(|w| w == b"sine"));
     /// ```
     pub fn last_optimized_program(&self) -> Option<(String, Vec<u8>)> {
-        let entry = read(&self.cache().entries).last().cloned()?;
-        entry.exe.optimized_program().ok()
+        self.cache().last_entry()?.exe.optimized_program().ok()
     }
 
     /// The compiled memory statistics of the most recently compiled specialisation.
     pub fn last_compiled_memory_stats(&self) -> Option<crate::pjrt::MemoryStats> {
-        read(&self.cache().entries)
-            .last()
-            .and_then(|e| e.exe.compiled_memory_stats().ok())
+        self.cache().last_compiled_memory_stats()
     }
 }
 
@@ -523,14 +520,81 @@ struct Program {
 }
 
 /// The state behind a [`JitSite`].
-#[derive(Default)]
-struct JitCache {
-    entries: RwLock<Vec<Arc<Entry>>>,
-    compiling: Mutex<()>,
+type JitCache = SiteCache<Entry>;
+
+impl CompiledEntry for Entry {
+    fn exe(&self) -> &LoadedExecutable {
+        &self.exe
+    }
+}
+
+/// A compiled specialisation as [`SiteCache`] sees it.
+pub(crate) trait CompiledEntry {
+    fn exe(&self) -> &LoadedExecutable;
+}
+
+/// The compile cache of one call site, shared by [`JitSite`] and
+/// [`crate::transforms::pmap::PmapSite`]: its specialisations, newest last, and the record of
+/// its misses.
+pub(crate) struct SiteCache<E> {
+    pub(crate) entries: RwLock<Vec<Arc<E>>>,
+    pub(crate) compiling: Mutex<()>,
     misses: AtomicU64,
     explanations: Mutex<Vec<String>>,
     /// Whether a call already warned that a donated argument still had a clone alive.
-    warned_undonated: AtomicBool,
+    pub(crate) warned_undonated: AtomicBool,
+}
+
+// Not derived: that would require `E: Default`.
+impl<E> Default for SiteCache<E> {
+    fn default() -> Self {
+        SiteCache {
+            entries: RwLock::default(),
+            compiling: Mutex::default(),
+            misses: AtomicU64::default(),
+            explanations: Mutex::default(),
+            warned_undonated: AtomicBool::default(),
+        }
+    }
+}
+
+impl<E: CompiledEntry> SiteCache<E> {
+    pub(crate) fn misses(&self) -> u64 {
+        self.misses.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn size(&self) -> usize {
+        read(&self.entries).len()
+    }
+
+    pub(crate) fn last_miss_explanation(&self) -> Option<String> {
+        lock(&self.explanations).last().cloned()
+    }
+
+    pub(crate) fn last_entry(&self) -> Option<Arc<E>> {
+        read(&self.entries).last().cloned()
+    }
+
+    pub(crate) fn last_compiled_memory_stats(&self) -> Option<crate::pjrt::MemoryStats> {
+        read(&self.entries)
+            .last()
+            .and_then(|e| e.exe().compiled_memory_stats().ok())
+    }
+
+    /// Counts a miss, logs why it happened under `log_target` and caches its compiled
+    /// `entry`. Only the first compile is routine (debug); a recompile is worth an info line.
+    pub(crate) fn record_miss(&self, log_target: &str, explanation: String, entry: E) -> Arc<E> {
+        let n = self.misses.fetch_add(1, Ordering::Relaxed) + 1;
+        if n > 1 {
+            log::info!(target: log_target, "{explanation}");
+        } else {
+            log::debug!(target: log_target, "{explanation}");
+        }
+        lock(&self.explanations).push(explanation);
+        let entry = Arc::new(entry);
+        write(&self.entries).push(entry.clone());
+        entry
+    }
 }
 
 // The cache's locks ignore poisoning. A panic while one is held leaves its data as it was:
@@ -1115,14 +1179,7 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
             (text, exe, Some(program))
         }
     };
-    let n = cache.misses.fetch_add(1, Ordering::Relaxed) + 1;
-    if n > 1 {
-        log::info!(target: "jaxrs::jit", "{explanation}");
-    } else {
-        log::debug!(target: "jaxrs::jit", "{explanation}");
-    }
-    lock(&cache.explanations).push(explanation);
-    let entry = Arc::new(Entry {
+    let entry = Entry {
         donated_def: dd,
         kept_def: kd,
         out_avals,
@@ -1134,9 +1191,8 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         consts,
         out_def,
         text,
-    });
-    write(&cache.entries).push(entry.clone());
-    entry
+    };
+    cache.record_miss("jaxrs::jit", explanation, entry)
 }
 
 /// Says what differs between this call and the most recent cached specialisation, naming

@@ -28,16 +28,16 @@ use crate::core::trace::{is_tracing, At};
 use crate::error::Error;
 use crate::pjrt::{Buffer, CompileOptions, Device, LoadedExecutable};
 use crate::transforms::jit::{
-    donated_twice, lock, named_leaf_paths, read, static_changes, structure_changes, write,
-    JitParams, StaticArgs, StaticKey,
+    donated_twice, lock, named_leaf_paths, read, static_changes, structure_changes, CompiledEntry,
+    JitParams, SiteCache, StaticArgs, StaticKey,
 };
 use crate::transforms::traced::{rebuild, trace_leaves, worded};
 use crate::transforms::vmap::{vmap_call, AxisSpec, VmapNames};
 use crate::tree::{Tree, TreeDef};
 use std::fmt::Write;
 use std::panic::Location;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// The mesh axis name of a pmap called without an axis name.
 const UNNAMED_AXIS: &str = "pmap";
@@ -70,6 +70,7 @@ pub struct PmapSite {
     location: &'static str,
     params: Option<JitParams>,
     state: OnceLock<PmapCache>,
+    last_donated: AtomicUsize,
 }
 
 impl PmapSite {
@@ -81,6 +82,7 @@ impl PmapSite {
             location,
             params: None,
             state: OnceLock::new(),
+            last_donated: AtomicUsize::new(0),
         }
     }
 
@@ -96,6 +98,7 @@ impl PmapSite {
             location,
             params: Some(params),
             state: OnceLock::new(),
+            last_donated: AtomicUsize::new(0),
         }
     }
 
@@ -113,32 +116,30 @@ impl PmapSite {
 
     /// How many times this function was traced and compiled (a miss of its cache).
     pub fn cache_misses(&self) -> u64 {
-        self.cache().misses.load(Ordering::Relaxed)
+        self.cache().misses()
     }
 
     /// How many specialisations are cached.
     pub fn cache_size(&self) -> usize {
-        read(&self.cache().entries).len()
+        self.cache().size()
     }
 
     /// Why the most recent cache miss happened (`None` before the first call).
     pub fn last_miss_explanation(&self) -> Option<String> {
-        lock(&self.cache().explanations).last().cloned()
+        self.cache().last_miss_explanation()
     }
 
     /// The compiled memory statistics of the most recently compiled specialisation (per
     /// device: one replica's arguments, outputs and aliased bytes).
     pub fn last_compiled_memory_stats(&self) -> Option<crate::pjrt::MemoryStats> {
-        read(&self.cache().entries)
-            .last()
-            .and_then(|e| e.exe.compiled_memory_stats().ok())
+        self.cache().last_compiled_memory_stats()
     }
 
     /// How many device buffers of donated arguments the most recent call consumed (each
     /// reports `is_deleted` after the launch): one per device for each donated leaf, unless a
     /// clone kept it alive.
     pub fn last_call_donated_buffers(&self) -> usize {
-        self.cache().last_donated.load(Ordering::Relaxed)
+        self.last_donated.load(Ordering::Relaxed)
     }
 }
 
@@ -247,14 +248,12 @@ struct Key<'a, S> {
     statics: &'a S,
 }
 
-#[derive(Default)]
-struct PmapCache {
-    entries: RwLock<Vec<Arc<Entry>>>,
-    compiling: Mutex<()>,
-    misses: AtomicU64,
-    explanations: Mutex<Vec<String>>,
-    warned_undonated: AtomicBool,
-    last_donated: AtomicUsize,
+type PmapCache = SiteCache<Entry>;
+
+impl CompiledEntry for Entry {
+    fn exe(&self) -> &LoadedExecutable {
+        &self.exe
+    }
 }
 
 fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
@@ -500,7 +499,7 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
                 .count()
         })
         .sum();
-    cache.last_donated.store(donated_buffers, Ordering::Relaxed);
+    site.last_donated.store(donated_buffers, Ordering::Relaxed);
     drop(placed);
 
     // outs[p][j]: output j of the executable's device p; regroup per output, in the order of
@@ -696,14 +695,7 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         .map(|c| try_device_put(c, replicated.clone()).unwrap_or_else(|e| fail(e)))
         .collect();
 
-    let misses = cache.misses.fetch_add(1, Ordering::Relaxed) + 1;
-    if misses > 1 {
-        log::info!(target: "jaxrs::pmap", "{explanation}");
-    } else {
-        log::debug!(target: "jaxrs::pmap", "{explanation}");
-    }
-    lock(&cache.explanations).push(explanation);
-    let entry = Arc::new(Entry {
+    let entry = Entry {
         donated_def: key.dd.clone(),
         kept_def: key.kd.clone(),
         in_avals,
@@ -717,9 +709,8 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         out_def,
         out_avals,
         out_shardings,
-    });
-    write(&cache.entries).push(entry.clone());
-    entry
+    };
+    cache.record_miss("jaxrs::pmap", explanation, entry)
 }
 
 /// What differs between this call and the most recent cached specialisation.
