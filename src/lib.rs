@@ -145,6 +145,7 @@ pub use jaxrs_runtime::{
     TupleArgs,
 };
 pub use jaxrs_runtime::{checkpoint_name, make_jaxpr, stablehlo, ClosedJaxpr, Jaxpr};
+pub use jaxrs_runtime::{compile_cache_stats, CompileCacheStats};
 pub use jaxrs_runtime::{
     // Devices and shardings.
     device_put,

@@ -44,6 +44,7 @@ pub use ops::{
 
 // Devices and how arrays lie on them.
 pub use crate::core::client::{devices, local_device_count, set_cpu_device_count};
+pub use crate::core::compile_cache::{compile_cache_stats, CompileCacheStats};
 pub use crate::core::sharding::{
     device_put, try_device_put, Mesh, MeshGuard, NamedSharding, PartitionDim, PartitionSpec, Shard,
     Sharding, Shardings,

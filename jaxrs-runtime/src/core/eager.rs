@@ -3,7 +3,7 @@
 
 use crate::aval::Aval;
 use crate::core::array::Array;
-use crate::core::client::{client, fail};
+use crate::core::client::fail;
 use crate::core::ir::{Atom, Eqn, Jaxpr};
 use crate::core::lower::{lower_jaxpr, LowerOptions};
 use crate::core::primitive::Prim;
@@ -30,8 +30,7 @@ pub(crate) fn compile_cached(text: String) -> Arc<LoadedExecutable> {
         return exe.clone();
     }
     let exe = Arc::new(
-        client()
-            .compile(&text, &crate::core::lower::compile_options())
+        crate::core::compile_cache::compile(&text, &crate::core::lower::compile_options())
             .unwrap_or_else(|e| fail(e)),
     );
     cache().entry(text).or_insert(exe).clone()

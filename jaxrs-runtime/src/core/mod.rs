@@ -12,6 +12,7 @@
 pub mod array;
 pub mod axes;
 pub mod client;
+pub mod compile_cache;
 pub mod distributed;
 pub mod eager;
 pub mod ir;

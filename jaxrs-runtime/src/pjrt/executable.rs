@@ -297,6 +297,42 @@ impl LoadedExecutable {
         Ok(result)
     }
 
+    /// The plugin's serialization of the compiled program, which
+    /// [`Client::deserialize_and_load`] turns back into a program without compiling. Only the
+    /// same plugin build reads it back.
+    pub fn serialize(&self) -> Result<Vec<u8>> {
+        const CTX: &str = "PJRT_Executable_Serialize";
+        let api = self.client.api();
+        let f = api.f.executable_serialize.ok_or_else(|| Error::Pjrt {
+            code: ErrorCode::Unimplemented,
+            context: CTX,
+            message: "the plugin does not serialize executables".into(),
+        })?;
+        let mut a = sys::PJRT_Executable_Serialize_Args {
+            struct_size: sys::PJRT_Executable_Serialize_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            executable: self.executable.as_ptr(),
+            serialized_bytes: ptr::null(),
+            serialized_bytes_size: 0,
+            serialized_executable: ptr::null_mut(),
+            serialized_executable_deleter: None,
+        };
+        // SAFETY: valid args on a live executable.
+        let err = unsafe { f(&mut a) };
+        api.check(err, CTX)?;
+        // SAFETY: the bytes live as long as `serialized_executable`, freed only below.
+        let bytes =
+            unsafe { raw_slice(a.serialized_bytes.cast::<u8>(), a.serialized_bytes_size) }.to_vec();
+        if let (Some(delete), false) = (
+            a.serialized_executable_deleter,
+            a.serialized_executable.is_null(),
+        ) {
+            // SAFETY: the header's contract: the deleter is called once on the handle.
+            unsafe { delete(a.serialized_executable) };
+        }
+        Ok(bytes)
+    }
+
     /// The program as XLA optimized it (`PJRT_Executable_OptimizedProgram`): its format
     /// (`"hlo_with_config"` on the CPU plugin: a serialized `HloModuleProtoWithConfig`, whose
     /// instructions spell their opcodes, `all-reduce`, as strings) and its bytes. For an SPMD program this is the
@@ -464,6 +500,41 @@ impl Client {
             });
         }
         let raw = NonNull::new(args.executable).ok_or_else(|| Error::Compile {
+            message: "the plugin returned no executable".into(),
+        })?;
+        // SAFETY: a fresh executable of this client, owned by the new `LoadedExecutable`.
+        unsafe { LoadedExecutable::from_raw(raw, self.arc()) }
+    }
+
+    /// Loads a program serialized by [`LoadedExecutable::serialize`] (of the same plugin
+    /// build), with the compile options stored in it.
+    pub fn deserialize_and_load(&self, serialized: &[u8]) -> Result<LoadedExecutable> {
+        const CTX: &str = "PJRT_Executable_DeserializeAndLoad";
+        let f = self
+            .api()
+            .f
+            .executable_deserialize_and_load
+            .ok_or_else(|| Error::Pjrt {
+                code: ErrorCode::Unimplemented,
+                context: CTX,
+                message: "the plugin does not deserialize executables".into(),
+            })?;
+        let mut args = sys::PJRT_Executable_DeserializeAndLoad_Args {
+            struct_size: sys::PJRT_Executable_DeserializeAndLoad_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            client: self.raw(),
+            serialized_executable: serialized.as_ptr().cast(),
+            serialized_executable_size: serialized.len(),
+            loaded_executable: ptr::null_mut(),
+            overridden_serialized_compile_options: ptr::null(),
+            overridden_serialized_compile_options_size: 0,
+        };
+        // SAFETY: valid args; the bytes outlive the call.
+        let err = unsafe { f(&mut args) };
+        self.api().check(err, CTX)?;
+        let raw = NonNull::new(args.loaded_executable).ok_or_else(|| Error::Pjrt {
+            code: ErrorCode::Internal,
+            context: CTX,
             message: "the plugin returned no executable".into(),
         })?;
         // SAFETY: a fresh executable of this client, owned by the new `LoadedExecutable`.

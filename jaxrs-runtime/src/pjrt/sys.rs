@@ -509,6 +509,42 @@ pub struct PJRT_ExecuteOptions {
 pub const PJRT_ExecuteOptions_STRUCT_SIZE: usize =
     struct_size!(PJRT_ExecuteOptions, incarnation_ids: *mut i64);
 
+opaque!(PJRT_SerializedExecutable);
+
+#[repr(C)]
+pub struct PJRT_Executable_Serialize_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub executable: *const PJRT_Executable,
+    /// Lives only as long as `serialized_executable`.
+    pub serialized_bytes: *const c_char,
+    pub serialized_bytes_size: usize,
+    pub serialized_executable: *mut PJRT_SerializedExecutable,
+    /// Frees `serialized_executable` (and so `serialized_bytes`); called once.
+    pub serialized_executable_deleter: Option<unsafe extern "C" fn(*mut PJRT_SerializedExecutable)>,
+}
+pub const PJRT_Executable_Serialize_Args_STRUCT_SIZE: usize = struct_size!(
+    PJRT_Executable_Serialize_Args,
+    serialized_executable_deleter: Option<unsafe extern "C" fn(*mut PJRT_SerializedExecutable)>
+);
+
+#[repr(C)]
+pub struct PJRT_Executable_DeserializeAndLoad_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub client: *mut PJRT_Client,
+    pub serialized_executable: *const c_char,
+    pub serialized_executable_size: usize,
+    pub loaded_executable: *mut PJRT_LoadedExecutable,
+    /// Null: the options stored in the serialization.
+    pub overridden_serialized_compile_options: *const c_char,
+    pub overridden_serialized_compile_options_size: usize,
+}
+pub const PJRT_Executable_DeserializeAndLoad_Args_STRUCT_SIZE: usize = struct_size!(
+    PJRT_Executable_DeserializeAndLoad_Args,
+    overridden_serialized_compile_options_size: usize
+);
+
 #[repr(C)]
 pub struct PJRT_LoadedExecutable_Execute_Args {
     pub struct_size: usize,
@@ -781,7 +817,7 @@ pub struct PJRT_Api {
     pub PJRT_Executable_GetCostAnalysis: Unused,
     pub PJRT_Executable_OutputMemoryKinds: Unused,
     pub PJRT_Executable_OptimizedProgram: Fn<PJRT_Executable_OptimizedProgram_Args>,
-    pub PJRT_Executable_Serialize: Unused,
+    pub PJRT_Executable_Serialize: Fn<PJRT_Executable_Serialize_Args>,
 
     pub PJRT_LoadedExecutable_Destroy: Fn<PJRT_LoadedExecutable_Destroy_Args>,
     pub PJRT_LoadedExecutable_GetExecutable: Fn<PJRT_LoadedExecutable_GetExecutable_Args>,
@@ -789,7 +825,7 @@ pub struct PJRT_Api {
     pub PJRT_LoadedExecutable_Delete: Unused,
     pub PJRT_LoadedExecutable_IsDeleted: Unused,
     pub PJRT_LoadedExecutable_Execute: Fn<PJRT_LoadedExecutable_Execute_Args>,
-    pub PJRT_Executable_DeserializeAndLoad: Unused,
+    pub PJRT_Executable_DeserializeAndLoad: Fn<PJRT_Executable_DeserializeAndLoad_Args>,
     pub PJRT_LoadedExecutable_Fingerprint: Unused,
 
     pub PJRT_Buffer_Destroy: Fn<PJRT_Buffer_Destroy_Args>,

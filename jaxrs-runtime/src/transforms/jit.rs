@@ -8,7 +8,7 @@
 
 use crate::aval::Aval;
 use crate::core::array::Array;
-use crate::core::client::{client, fail};
+use crate::core::client::fail;
 use crate::core::lower::{lower_jaxpr, LowerOptions, Spmd};
 use crate::core::sharding::{
     collect_traced_meshes, try_device_put, Mesh, NamedSharding, PartitionSpec, Sharding, Shardings,
@@ -1113,8 +1113,7 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
             spmd,
         };
         let text = lower_jaxpr(&closed.jaxpr, &opts);
-        let exe = client()
-            .compile(&text, &opts.compile_options())
+        let exe = crate::core::compile_cache::compile(&text, &opts.compile_options())
             .unwrap_or_else(|e| fail(e));
         (text, exe)
     };

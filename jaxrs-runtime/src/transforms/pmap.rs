@@ -675,9 +675,7 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         device_assignment: Some(devices.iter().map(|d| vec![i64::from(d.id())]).collect()),
         ..lowering.compile_options()
     };
-    let exe = client()
-        .compile(&text, &options)
-        .unwrap_or_else(|e| fail(e));
+    let exe = crate::core::compile_cache::compile(&text, &options).unwrap_or_else(|e| fail(e));
     let order: Vec<usize> = exe
         .devices()
         .iter()
