@@ -382,3 +382,54 @@ fn bad_shapes_name_the_op_shapes_and_line() {
         "{msg}"
     );
 }
+
+/// vmap of per-example gradients through grouped convolutions (their transposes are
+/// batch-grouped convolutions, whose batching rules differ), mapped along a non-leading axis,
+/// against a loop over the examples.
+#[test]
+fn vmap_of_grouped_grads_matches_a_loop() {
+    let dn = Some(("NCHW", "OIHW", "NCHW"));
+    let loss = move |x: &Array, w: &Array| {
+        let y = conv_general_dilated(x, w, &[1, 2], Padding::Same, &[], &[1, 2], dn, 2);
+        (y.sin() * y).sum(None, false)
+    };
+    let grads =
+        move |(x, w): (Array, Array)| grad(move |(x, w): (Array, Array)| loss(&x, &w))((x, w));
+    let n = 3;
+    let xs = f64_normal(6, &[2, n, 4, 5, 6]); // examples along axis 1
+    let ws = f64_normal(7, &[6, 2, 2, n, 3]); // examples along axis 3
+    for (x_axis, w_axis) in [(Some(1i64), None), (None, Some(3i64)), (Some(1), Some(3))] {
+        // An unmapped operand is the first example alone.
+        let x_in = match x_axis {
+            Some(_) => xs.clone(),
+            None => xs.slice_axis(1, 0, 1).squeeze([1]),
+        };
+        let w_in = match w_axis {
+            Some(_) => ws.clone(),
+            None => ws.slice_axis(3, 0, 1).squeeze([3]),
+        };
+        let (gx, gw) = vmap(grads, (x_axis, w_axis), 0)((x_in.clone(), w_in.clone()));
+        for i in 0..n {
+            let x = match x_axis {
+                Some(_) => xs.slice_axis(1, i, i + 1).squeeze([1]),
+                None => x_in.clone(),
+            };
+            let w = match w_axis {
+                Some(_) => ws.slice_axis(3, i, i + 1).squeeze([3]),
+                None => w_in.clone(),
+            };
+            let (ex, ew) = grads((x, w));
+            let (gx_i, gw_i) = (
+                gx.slice_axis(0, i, i + 1).squeeze([0]),
+                gw.slice_axis(0, i, i + 1).squeeze([0]),
+            );
+            for (what, got, want) in [("lhs", &gx_i, &ex), ("rhs", &gw_i, &ew)] {
+                let (a, b) = (got.to_f64_vec(), want.to_f64_vec());
+                assert!(
+                    first_mismatch(&a, &b, 1e-9, 1e-9).is_none(),
+                    "{x_axis:?}/{w_axis:?} example {i} grad {what}"
+                );
+            }
+        }
+    }
+}
