@@ -50,6 +50,8 @@
 //!
 //! - **Arrays**: [`Array`] (one type for device arrays and traced values: numpy broadcasting,
 //!   JAX's weak types and promotion), [`DType`], [`where_`], [`stop_gradient`], [`DotDims`].
+//! - **Convolution and pooling** (`jax.lax` style): [`conv_general_dilated`] with [`Padding`],
+//!   [`reduce_window_max`], [`reduce_window_sum`]; flax's [`max_pool`] and [`avg_pool`].
 //! - **Compiling**: [`macro@jit`] and [`fn@jit`] (a compile cache keyed by shapes, dtypes and
 //!   static arguments; donation), [`JitSite`] (cache counters and the reason of the last
 //!   recompile), [`Jitted`].
@@ -104,6 +106,15 @@ pub use jaxrs_runtime::{
     ppermute,
     psum,
     psum_scatter,
+};
+pub use jaxrs_runtime::{
+    // Convolution and pooling.
+    avg_pool,
+    conv_general_dilated,
+    max_pool,
+    reduce_window_max,
+    reduce_window_sum,
+    Padding,
 };
 pub use jaxrs_runtime::{
     // Transformations.
