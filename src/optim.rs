@@ -615,8 +615,8 @@ pub struct ScaleByAdam {
 /// let opt = optim::scale_by_adam(0.9, 0.999, 1e-8, 0.0);
 /// let g = Array::from_vec(vec![0.5f32, -2.0], &[2]);
 /// let (u, state) = opt.update(g.clone(), opt.init(&g), None);
-/// // The first step is the sign of the gradient.
-/// assert!(u.to_vec::<f32>().iter().zip([1.0, -1.0]).all(|(a, b)| (a - b).abs() < 1e-6));
+/// // The first step is the sign of the gradient (to float32 rounding of the bias correction).
+/// assert!(u.to_vec::<f32>().iter().zip([1.0, -1.0]).all(|(a, b)| (a - b).abs() < 1e-4));
 /// assert_eq!(state.count.item::<i32>(), 1);
 /// ```
 pub fn scale_by_adam(b1: f64, b2: f64, eps: f64, eps_root: f64) -> ScaleByAdam {
@@ -631,7 +631,7 @@ pub fn scale_by_adam(b1: f64, b2: f64, eps: f64, eps_root: f64) -> ScaleByAdam {
 /// `moment / (1 - decay ^ count)`, the power taken in float32 and the division in the
 /// moment's dtype (`optax.tree.bias_correction`).
 fn bias_correction<P: Tree>(moment: &P, decay: f64, count: &Array) -> P {
-    let power: Array = f32_scalar(decay).pow(&count.astype(DType::F32));
+    let power: Array = f32_scalar(decay).pow(count.astype(DType::F32));
     let correction: Array = 1.0 - power;
     tree_map(moment, |t| t / correction.astype(t.dtype()))
 }
