@@ -85,6 +85,8 @@
 //! - **Looking inside**: [`make_jaxpr`] (the IR), [`stablehlo`] (the program XLA compiles,
 //!   each op located at its Rust line), [`JitSite::last_stablehlo`] and
 //!   [`JitSite::last_optimized_program`] (what a jitted function compiled to).
+//! - **Training data**: [`data`] (readers for MNIST-5k, UCI digits and tiny Shakespeare,
+//!   key-shuffled batches, padding masks, host-to-device prefetch).
 //! - **Errors**: a programmer's mistake (shapes, dtypes, axes) panics with the op, the shapes
 //!   and your source line; environmental failures (no plugin, compile failure, out of memory)
 //!   are [`Error`] values, which [`try_run`] returns instead of panicking.
@@ -191,6 +193,8 @@ pub use jaxrs_runtime::{try_run, Error, ErrorCode, Result};
 
 // Many processes: `jaxrs::distributed::initialize` and the coordination store.
 pub use jaxrs_runtime::distributed;
+
+pub mod data;
 
 /// Everything a typical program needs, and everything the README uses:
 /// `use jaxrs::prelude::*;`.
