@@ -57,17 +57,17 @@ fn accuracy(params: &Mlp, x: &Array, labels: &Array) -> Array {
 
 fn main() {
     let path = mnist::data_path();
-    let digits = mnist::load(&path);
-    let n = digits.labels.len();
+    let (train, test) = mnist::load(&path);
+    let n = train.len() + test.len();
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    let (test_rows, mut train_rows) = mnist::split(n, &mut rng);
+    let mut train_rows: Vec<usize> = (0..train.len()).collect();
     println!(
         "MNIST: {n} digits from {} ({} train, {} test)",
         path.display(),
-        train_rows.len(),
-        test_rows.len()
+        train.len(),
+        test.len()
     );
-    let (test_x, test_y) = digits.gather(&test_rows);
+    let (test_x, test_y) = test.arrays();
 
     let mut params = Mlp {
         w1: Array::from_vec(
@@ -87,7 +87,7 @@ fn main() {
         rng.shuffle(&mut train_rows);
         let mut total = 0.0;
         for batch in train_rows.chunks_exact(BATCH) {
-            let (x, y) = digits.gather(batch);
+            let (x, y) = train.gather(batch);
             let (p, loss) = train_step(params, &x, &y, LEARNING_RATE);
             params = p;
             total += loss.item::<f32>();
