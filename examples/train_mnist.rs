@@ -2,15 +2,22 @@
 //! training step (`value_and_grad` of the loss, then SGD) with the parameters donated, test
 //! accuracy each epoch.
 //!
-//! Run: `cargo run --release --example train_mnist [-- PATH_TO_mnist_5k.csv.gz]`
-//! (or set `JAXRS_DATA_DIR` to the folder holding the data sets).
+//! Run: `cargo run --release --example train_mnist [-- --epochs N --steps N --resume --out DIR
+//! --dtype f32|bf16 PATH_TO_mnist_5k.csv.gz]` (or set `JAXRS_DATA_DIR` to the folder holding
+//! the data sets). The loss curve goes to `OUT/loss.png` and the final state to
+//! `OUT/checkpoint` (`--resume` continues from it); OUT defaults to `target/train/train_mnist`.
 
+#[path = "common/harness.rs"]
+mod harness;
 #[path = "common/mnist.rs"]
 mod mnist;
 
+use harness::{
+    load_checkpoint, plot_losses, save_checkpoint, Args, Progress, RawTrees, TrainState,
+};
+use jaxrs::data::{prefetch, EpochBatches, Remainder};
 use jaxrs::prelude::*;
 use mnist::{Rng, PIXELS};
-use std::time::Instant;
 
 const HIDDEN: usize = 128;
 const CLASSES: usize = 10;
@@ -29,7 +36,7 @@ struct Mlp {
 /// The mean softmax cross-entropy of the MLP on a batch.
 fn loss(params: &Mlp, x: &Array, labels: &Array) -> Array {
     let hidden = (x.matmul(&params.w1) + &params.b1).relu();
-    let logits = hidden.matmul(&params.w2) + &params.b2;
+    let logits = (hidden.matmul(&params.w2) + &params.b2).astype(DType::F32);
     let targets = Array::one_hot(labels, CLASSES, DType::F32);
     -(targets * logits.log_softmax(-1))
         .sum(-1, false)
@@ -55,53 +62,87 @@ fn accuracy(params: &Mlp, x: &Array, labels: &Array) -> Array {
         .mean(None, false)
 }
 
+fn init(rng: &mut Rng, dtype: DType) -> Mlp {
+    Mlp {
+        w1: Array::from_vec(
+            rng.normal(PIXELS * HIDDEN, (2.0f32 / PIXELS as f32).sqrt()),
+            &[PIXELS, HIDDEN],
+        )
+        .astype(dtype),
+        b1: Array::zeros(&[HIDDEN], dtype),
+        w2: Array::from_vec(
+            rng.normal(HIDDEN * CLASSES, (1.0f32 / HIDDEN as f32).sqrt()),
+            &[HIDDEN, CLASSES],
+        )
+        .astype(dtype),
+        b2: Array::zeros(&[CLASSES], dtype),
+    }
+}
+
 fn main() {
-    let path = mnist::data_path();
+    let args = Args::parse("train_mnist", EPOCHS);
+    let path = args.data_path(jaxrs::data::MNIST_5K);
     let (train, test) = mnist::load(&path);
-    let n = train.len() + test.len();
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    let mut train_rows: Vec<usize> = (0..train.len()).collect();
     println!(
-        "MNIST: {n} digits from {} ({} train, {} test)",
+        "MNIST: {} digits from {} ({} train, {} held out)",
+        train.len() + test.len(),
         path.display(),
         train.len(),
         test.len()
     );
+    let (train_x, train_y) = train.arrays();
     let (test_x, test_y) = test.arrays();
+    let (train_x, test_x) = (train_x.astype(args.dtype), test_x.astype(args.dtype));
 
-    let mut params = Mlp {
-        w1: Array::from_vec(
-            rng.normal(PIXELS * HIDDEN, (2.0f32 / PIXELS as f32).sqrt()),
-            &[PIXELS, HIDDEN],
-        ),
-        b1: Array::zeros(&[HIDDEN], DType::F32),
-        w2: Array::from_vec(
-            rng.normal(HIDDEN * CLASSES, (1.0f32 / HIDDEN as f32).sqrt()),
-            &[HIDDEN, CLASSES],
-        ),
-        b2: Array::zeros(&[CLASSES], DType::F32),
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let fresh = TrainState {
+        params: init(&mut rng, args.dtype),
+        opt_state: (),
+        step: 0,
     };
-    let batches = train_rows.len() / BATCH;
-    let start = Instant::now();
-    for epoch in 1..=EPOCHS {
+    let state = load_checkpoint(&args, &RawTrees, fresh);
+    let mut params = state.params;
+    let steps_per_epoch = train.len() / BATCH;
+    let total = args.total_steps(steps_per_epoch);
+    let mut train_rows: Vec<usize> = (0..train.len()).collect();
+    let mut progress = Progress::new(total, BATCH).with_warmup(2);
+    let mut epoch = state.step as usize / steps_per_epoch;
+    while progress.steps() < total {
+        epoch += 1;
         rng.shuffle(&mut train_rows);
-        let mut total = 0.0;
-        for batch in train_rows.chunks_exact(BATCH) {
-            let (x, y) = train.gather(batch);
-            let (p, loss) = train_step(params, &x, &y, LEARNING_RATE);
-            params = p;
-            total += loss.item::<f32>();
+        let (loader, dtype) = (train.clone(), args.dtype);
+        let batches =
+            EpochBatches::new(train_rows.clone(), BATCH, Remainder::Drop).map(move |rows| {
+                let batch = loader.batch(&rows);
+                (batch.x.astype(dtype), batch.y)
+            });
+        for (x, y) in prefetch(batches, 1).take(total - progress.steps()) {
+            let (next, loss) = train_step(params, &x, &y, LEARNING_RATE);
+            params = next;
+            progress.step(&loss);
         }
         let acc = accuracy(&params, &test_x, &test_y).item::<f32>();
-        println!(
-            "epoch {epoch}: train loss {:.4}, test accuracy {:.1}%",
-            total / batches as f32,
+        progress.println(format!(
+            "epoch {epoch}: held-out accuracy {:.1}%",
             acc * 100.0
-        );
+        ));
     }
+    let summary = progress.finish();
+    let train_acc = accuracy(&params, &train_x, &train_y).item::<f32>();
+    let test_acc = accuracy(&params, &test_x, &test_y).item::<f32>();
     println!(
-        "{EPOCHS} epochs in {:.2?}; train_step compiled {} time(s)",
-        start.elapsed(),
+        "train accuracy {:.1}%, held-out accuracy {:.1}%; train_step compiled {} time(s)",
+        train_acc * 100.0,
+        test_acc * 100.0,
         train_step::jit_site().cache_misses()
     );
+    if let Err(e) = plot_losses(&args.out.join("loss.png"), &summary.losses) {
+        eprintln!("loss curve not written: {e}");
+    }
+    let state = TrainState {
+        params,
+        opt_state: (),
+        step: state.step + summary.steps as u64,
+    };
+    save_checkpoint(&args, &RawTrees, &state).unwrap_or_else(|e| panic!("checkpoint: {e}"));
 }
