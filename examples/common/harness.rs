@@ -216,7 +216,7 @@ impl Progress {
             self.read_losses();
             // The warm-up's last loss is on the host: its step has finished.
             self.warm = Some((Instant::now(), self.started.elapsed()));
-        } else if self.steps % Self::READ_EVERY == 0 {
+        } else if self.steps.is_multiple_of(Self::READ_EVERY) {
             self.read_losses();
         }
         self.bar.set_position(self.steps as u64);
