@@ -194,6 +194,9 @@ pub use jaxrs_runtime::{try_run, Error, ErrorCode, Result};
 // Many processes: `jaxrs::distributed::initialize` and the coordination store.
 pub use jaxrs_runtime::distributed;
 
+// Pseudo-random numbers, bit for bit as `jax.random`: `jaxrs::random::uniform(&key, ...)`.
+pub use jaxrs_runtime::random;
+
 pub mod data;
 
 /// Everything a typical program needs, and everything the README uses:
