@@ -15,9 +15,10 @@ mod mnist;
 use harness::{
     load_checkpoint, plot_losses, save_checkpoint, Args, Progress, RawTrees, TrainState,
 };
-use jaxrs::data::{prefetch, EpochBatches, Remainder};
+use jaxrs::data::Remainder;
 use jaxrs::prelude::*;
-use mnist::{Rng, PIXELS};
+use jaxrs::random;
+use mnist::PIXELS;
 
 const HIDDEN: usize = 128;
 const CLASSES: usize = 10;
@@ -62,19 +63,13 @@ fn accuracy(params: &Mlp, x: &Array, labels: &Array) -> Array {
         .mean(None, false)
 }
 
-fn init(rng: &mut Rng, dtype: DType) -> Mlp {
+/// He-initialised weights (the ReLU layer) and LeCun ones (the logits), zero biases.
+fn init(key: &Array, dtype: DType) -> Mlp {
+    let [k1, k2] = random::split_n::<2>(key);
     Mlp {
-        w1: Array::from_vec(
-            rng.normal(PIXELS * HIDDEN, (2.0f32 / PIXELS as f32).sqrt()),
-            &[PIXELS, HIDDEN],
-        )
-        .astype(dtype),
+        w1: random::normal(&k1, &[PIXELS, HIDDEN], dtype) * (2.0f32 / PIXELS as f32).sqrt(),
         b1: Array::zeros(&[HIDDEN], dtype),
-        w2: Array::from_vec(
-            rng.normal(HIDDEN * CLASSES, (1.0f32 / HIDDEN as f32).sqrt()),
-            &[HIDDEN, CLASSES],
-        )
-        .astype(dtype),
+        w2: random::normal(&k2, &[HIDDEN, CLASSES], dtype) * (1.0f32 / HIDDEN as f32).sqrt(),
         b2: Array::zeros(&[CLASSES], dtype),
     }
 }
@@ -94,9 +89,9 @@ fn main() {
     let (test_x, test_y) = test.arrays();
     let (train_x, test_x) = (train_x.astype(args.dtype), test_x.astype(args.dtype));
 
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let [init_key, data_key] = random::split_n::<2>(&random::key(0));
     let fresh = TrainState {
-        params: init(&mut rng, args.dtype),
+        params: init(&init_key, args.dtype),
         opt_state: (),
         step: 0,
     };
@@ -104,20 +99,17 @@ fn main() {
     let mut params = state.params;
     let steps_per_epoch = train.len() / BATCH;
     let total = args.total_steps(steps_per_epoch);
-    let mut train_rows: Vec<usize> = (0..train.len()).collect();
     let mut progress = Progress::new(total, BATCH).with_warmup(2);
+    // Epochs count on from the checkpoint's, so a resumed run sees new orders.
     let mut epoch = state.step as usize / steps_per_epoch;
     while progress.steps() < total {
         epoch += 1;
-        rng.shuffle(&mut train_rows);
-        let (loader, dtype) = (train.clone(), args.dtype);
-        let batches =
-            EpochBatches::new(train_rows.clone(), BATCH, Remainder::Drop).map(move |rows| {
-                let batch = loader.batch(&rows);
-                (batch.x.astype(dtype), batch.y)
-            });
-        for (x, y) in prefetch(batches, 1).take(total - progress.steps()) {
-            let (next, loss) = train_step(params, &x, &y, LEARNING_RATE);
+        // Each epoch's order is `permutation(fold_in(data_key, epoch))`; the batches are
+        // uploaded one step ahead on a background thread.
+        let batches = train.epoch(&data_key, epoch as u32, BATCH, Remainder::Drop);
+        for batch in batches.take(total - progress.steps()) {
+            let x = batch.x.astype(args.dtype);
+            let (next, loss) = train_step(params, &x, &batch.y, LEARNING_RATE);
             params = next;
             progress.step(&loss);
         }

@@ -10,8 +10,13 @@
 //!
 //! let (train, held_out) = data::read_mnist(data::data_dir().join(data::MNIST_5K))?.split(4500);
 //! assert_eq!((train.len(), held_out.len()), (4500, 500));
-//! let batch = train.batch(&data::BatchRows::sequential(train.len(), 0, 100));
-//! assert_eq!(batch.x.shape(), &[100, 784]);
+//! let key = jaxrs::random::key(0);
+//! for (step, batch) in train.epoch(&key, 0, 100, data::Remainder::Drop).enumerate() {
+//!     assert_eq!((batch.x.shape(), batch.y.shape()), (&[100, 784][..], &[100][..]));
+//!     if step == 2 {
+//!         break;
+//!     }
+//! }
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
@@ -189,7 +194,7 @@ impl ImageSet {
     /// integer, `h` the held-out count), so a file sorted by label, as MNIST-5k is, gives a
     /// held-out set with every class in proportion; the split needs no randomness, and every
     /// program holds out the same rows. Both keep the file's order: shuffle with
-    /// [`BatchRows::shuffled`].
+    /// [`EpochBatches::shuffled`] or [`ImageSet::epoch`].
     ///
     /// ```
     /// let mnist = jaxrs::data::read_mnist(jaxrs::data::data_dir().join(jaxrs::data::MNIST_5K))?;
@@ -236,6 +241,35 @@ impl ImageSet {
             y,
             mask: rows.mask(),
         }
+    }
+
+    /// Epoch `epoch`'s batches in the key's shuffled order ([`EpochBatches::shuffled`]),
+    /// built and uploaded one step ahead on a background thread ([`prefetch`]).
+    ///
+    /// ```
+    /// use jaxrs::data::{ImageSet, Remainder};
+    ///
+    /// let set = ImageSet::new((0..10).map(|p| p as f32).collect(), (0..5).collect(), [1, 2]);
+    /// let key = jaxrs::random::key(0);
+    /// let mut labels: Vec<i32> = set
+    ///     .epoch(&key, 0, 2, Remainder::Pad)
+    ///     .flat_map(|b| b.y.to_vec::<i32>().into_iter().zip(b.mask.to_vec::<f32>()))
+    ///     .filter(|&(_, m)| m == 1.0)
+    ///     .map(|(y, _)| y)
+    ///     .collect();
+    /// labels.sort_unstable();
+    /// assert_eq!(labels, vec![0, 1, 2, 3, 4]);
+    /// ```
+    pub fn epoch(
+        &self,
+        key: &Array,
+        epoch: u32,
+        batch_size: usize,
+        remainder: Remainder,
+    ) -> Prefetch<Batch> {
+        let rows = EpochBatches::shuffled(key, epoch, self.len(), batch_size, remainder);
+        let set = self.clone();
+        prefetch(rows.map(move |rows| set.batch(&rows)), 1)
     }
 
     /// The rows `rows` uploaded as `(x f32[rows, pixels], y i32[rows])`.
@@ -556,6 +590,68 @@ pub fn pad_sequences<S: AsRef<[i32]>>(
     )
 }
 
+/// The order of the examples in epoch `epoch`: `jaxrs::random::permutation(fold_in(key,
+/// epoch), n)`, read back to the host. One key gives every epoch its own order, and the same
+/// key and epoch always the same one (a resumed run replays it).
+///
+/// ```
+/// let key = jaxrs::random::key(0);
+/// let order = jaxrs::data::epoch_order(&key, 3, 5);
+/// let mut sorted = order.clone();
+/// sorted.sort_unstable();
+/// assert_eq!(sorted, vec![0, 1, 2, 3, 4]);
+/// assert_eq!(order, jaxrs::data::epoch_order(&key, 3, 5));
+/// ```
+pub fn epoch_order(key: &Array, epoch: u32, n: usize) -> Vec<usize> {
+    let permutation = crate::random::permutation(&crate::random::fold_in(key, epoch), n);
+    permutation
+        .to_vec::<i32>()
+        .into_iter()
+        .map(|i| i as usize)
+        .collect()
+}
+
+/// Random windows of a token sequence for training a language model: `batch` windows of `len`
+/// tokens starting at `randint(key, [batch], 0, tokens.len() - len)`, as `(inputs, targets)`,
+/// both i32[batch, len], the targets the inputs shifted one token on.
+///
+/// ```
+/// let tokens: Vec<i32> = (0..100).collect();
+/// let (inputs, targets) = jaxrs::data::random_windows(&tokens, &jaxrs::random::key(1), 4, 8);
+/// assert_eq!((inputs.shape(), targets.shape()), (&[4, 8][..], &[4, 8][..]));
+/// let (x, y) = (inputs.to_vec::<i32>(), targets.to_vec::<i32>());
+/// assert!(x.iter().zip(&y).all(|(a, b)| b - a == 1));
+/// ```
+#[track_caller]
+pub fn random_windows(tokens: &[i32], key: &Array, batch: usize, len: usize) -> (Array, Array) {
+    assert!(
+        tokens.len() > len,
+        "random_windows: windows of {len} tokens and their targets need more than {} tokens",
+        tokens.len()
+    );
+    let starts = crate::random::randint(
+        key,
+        &[batch],
+        0,
+        (tokens.len() - len) as i64,
+        crate::DType::I32,
+    )
+    .to_vec::<i32>();
+    let (mut inputs, mut targets) = (
+        Vec::with_capacity(batch * len),
+        Vec::with_capacity(batch * len),
+    );
+    for start in starts {
+        let start = start as usize;
+        inputs.extend_from_slice(&tokens[start..start + len]);
+        targets.extend_from_slice(&tokens[start + 1..start + len + 1]);
+    }
+    (
+        Array::from_vec(inputs, &[batch, len]),
+        Array::from_vec(targets, &[batch, len]),
+    )
+}
+
 /// What to do with the examples left over when the batch size does not divide their number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Remainder {
@@ -635,6 +731,25 @@ impl EpochBatches {
             remainder,
             next: 0,
         }
+    }
+
+    /// The batches of epoch `epoch` in the key's shuffled order ([`epoch_order`]).
+    ///
+    /// ```
+    /// use jaxrs::data::{EpochBatches, Remainder};
+    ///
+    /// let key = jaxrs::random::key(42);
+    /// let batches = EpochBatches::shuffled(&key, 0, 10, 4, Remainder::Pad);
+    /// assert_eq!(batches.len(), 3);
+    /// ```
+    pub fn shuffled(
+        key: &Array,
+        epoch: u32,
+        n: usize,
+        batch_size: usize,
+        remainder: Remainder,
+    ) -> EpochBatches {
+        EpochBatches::new(epoch_order(key, epoch, n), batch_size, remainder)
     }
 
     /// The number of batches the epoch yields in all.

@@ -195,3 +195,96 @@ fn prefetch_stops_early_and_reraises_panics() {
     let message = result.err().unwrap();
     assert_eq!(message.downcast_ref::<String>().unwrap(), "bad batch 2");
 }
+
+#[test]
+fn shuffled_epochs_cover_every_example_once_and_are_deterministic_per_key() {
+    let key = jaxrs::random::key(7);
+    let n = 103;
+    let mut orders = Vec::new();
+    for epoch in 0..3 {
+        for remainder in [Remainder::Drop, Remainder::Pad] {
+            let batches: Vec<BatchRows> =
+                EpochBatches::shuffled(&key, epoch, n, 10, remainder).collect();
+            let mut seen: Vec<usize> = batches
+                .iter()
+                .flat_map(|b| b.rows[..b.valid].iter().copied())
+                .collect();
+            assert!(batches.iter().all(|b| b.rows.len() == 10));
+            match remainder {
+                Remainder::Drop => assert_eq!(seen.len(), 100),
+                Remainder::Pad => {
+                    assert_eq!(batches.len(), 11);
+                    seen.sort_unstable();
+                    assert_eq!(seen, (0..n).collect::<Vec<_>>(), "epoch {epoch}");
+                }
+            }
+        }
+        let order = data::epoch_order(&key, epoch, n);
+        // The order is the random module's permutation of the epoch's folded key.
+        let expected: Vec<usize> =
+            jaxrs::random::permutation(&jaxrs::random::fold_in(&key, epoch), n)
+                .to_vec::<i32>()
+                .into_iter()
+                .map(|i| i as usize)
+                .collect();
+        assert_eq!(order, expected);
+        assert_eq!(
+            order,
+            data::epoch_order(&key, epoch, n),
+            "same key, same order"
+        );
+        assert_ne!(order, (0..n).collect::<Vec<_>>());
+        orders.push(order);
+    }
+    assert_ne!(orders[0], orders[1]);
+    assert_ne!(orders[1], orders[2]);
+    assert_ne!(data::epoch_order(&jaxrs::random::key(8), 0, n), orders[0]);
+}
+
+#[test]
+fn image_set_epochs_prefetch_the_shuffled_batches() {
+    let (train, _) = mnist().split(4500);
+    let key = jaxrs::random::key(3);
+    let order = data::epoch_order(&key, 1, train.len());
+    let batches: Vec<data::Batch> = train.epoch(&key, 1, 500, Remainder::Drop).collect();
+    assert_eq!(batches.len(), 9);
+    for (k, batch) in batches.iter().enumerate() {
+        let expected: Vec<i32> = order[k * 500..(k + 1) * 500]
+            .iter()
+            .map(|&i| train.labels()[i])
+            .collect();
+        assert_eq!(batch.y.to_vec::<i32>(), expected, "batch {k}");
+        assert_eq!(
+            &batch.x.to_vec::<f32>()[..784],
+            train.image(order[k * 500]),
+            "batch {k}"
+        );
+    }
+}
+
+#[test]
+fn random_windows_of_the_corpus() {
+    let corpus = data::read_text(data::data_dir().join(data::TINY_SHAKESPEARE)).unwrap();
+    let train = corpus.train();
+    let key = jaxrs::random::key(0);
+    let (inputs, targets) = data::random_windows(train, &key, 16, 64);
+    assert_eq!(
+        (inputs.shape(), inputs.dtype()),
+        (&[16, 64][..], DType::I32)
+    );
+    let (x, y) = (inputs.to_vec::<i32>(), targets.to_vec::<i32>());
+    for row in 0..16 {
+        let (x, y) = (&x[row * 64..(row + 1) * 64], &y[row * 64..(row + 1) * 64]);
+        assert_eq!(&x[1..], &y[..63]);
+        // Each window is a piece of the training text.
+        let start = train
+            .windows(64)
+            .position(|w| w == x)
+            .expect("a window of the text");
+        assert_eq!(train[start + 64], y[63]);
+    }
+    let (again, _) = data::random_windows(train, &key, 16, 64);
+    assert_eq!(again.to_vec::<i32>(), x);
+    let (other, _) = data::random_windows(train, &jaxrs::random::key(1), 16, 64);
+    assert_ne!(other.to_vec::<i32>(), x);
+}
