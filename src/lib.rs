@@ -64,7 +64,7 @@
 //!   reverse, length, unroll), [`fori_loop`], [`while_loop`], [`cond`], [`switch`].
 //! - **Memory**: [`macro@remat`] and [`fn@remat`] with a [`RematPolicy`], [`checkpoint_name`].
 //! - **Pytrees**: [`Tree`] and `#[derive(Tree)]`, [`tree_map`], [`tree_map2`],
-//!   [`tree_leaves`], [`tree_unflatten`], [`TreeDef`].
+//!   [`tree_map_n`], [`tree_paths`], [`tree_leaves`], [`tree_unflatten`], [`TreeDef`].
 //! - **Devices**: [`devices`], [`local_device_count`], [`set_cpu_device_count`] (or
 //!   `JAXRS_CPU_DEVICES`), [`Device`]; lay arrays out with [`device_put`] /
 //!   [`try_device_put`] and a [`Sharding`] ([`Mesh`] + [`PartitionSpec`], written [`P!`] =
@@ -91,7 +91,14 @@
 //!   and your source line; environmental failures (no plugin, compile failure, out of memory)
 //!   are [`Error`] values, which [`try_run`] returns instead of panicking.
 //!
+//! - **Training**: [`optim`] (optax-style optimizers and schedules over trees), [`checkpoint`]
+//!   (trees saved and loaded as safetensors).
+//!
 //! [`prelude`] brings what a typical program uses into scope.
+
+// `#[derive(Tree)]` and the attribute macros name `::jaxrs`; this lets the facade's own
+// modules (optim, checkpoint) use them as a user would.
+extern crate self as jaxrs;
 
 pub use jaxrs_macros::{jit, pmap, remat, scan, vmap, Tree};
 
@@ -186,10 +193,13 @@ pub use jaxrs_runtime::{
     TakeMode,
 };
 pub use jaxrs_runtime::{
-    tree_leaves, tree_map, tree_map2, tree_unflatten, try_tree_unflatten, Tree, TreeDef,
-    TreeMismatch,
+    tree_leaves, tree_map, tree_map2, tree_map_n, tree_paths, tree_unflatten, try_tree_unflatten,
+    Tree, TreeDef, TreeMismatch,
 };
 pub use jaxrs_runtime::{try_run, Error, ErrorCode, Result};
+
+pub mod checkpoint;
+pub mod optim;
 
 // Many processes: `jaxrs::distributed::initialize` and the coordination store.
 pub use jaxrs_runtime::distributed;
@@ -205,9 +215,10 @@ pub mod prelude {
     pub use crate::{
         all_gather, axis_index, axis_size, check_grads, checkpoint_name, cond, custom_vjp,
         fori_loop, grad, jit, jvp, make_jaxpr, pmap, pmax, pmean, pmin, ppermute, psum,
-        psum_scatter, remat, scan, stablehlo, stop_gradient, switch, tree_map, tree_map2, try_run,
-        value_and_grad, value_and_grad_argnums, value_and_grad_aux, vjp, vmap, vmap_named,
-        vmap_sized, where_, while_loop, Argnum, Array, DType, RematPolicy, TakeMode, Tree,
+        psum_scatter, remat, scan, stablehlo, stop_gradient, switch, tree_map, tree_map2,
+        tree_map_n, try_run, value_and_grad, value_and_grad_argnums, value_and_grad_aux, vjp, vmap,
+        vmap_named, vmap_sized, where_, while_loop, Argnum, Array, DType, RematPolicy, TakeMode,
+        Tree,
     };
 }
 

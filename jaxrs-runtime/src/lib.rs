@@ -105,8 +105,8 @@ pub use prims::collective::{
 
 // Pytrees.
 pub use tree::{
-    tree_leaves, tree_map, tree_map2, tree_unflatten, try_tree_unflatten, Tree, TreeDef,
-    TreeMismatch,
+    tree_leaves, tree_map, tree_map2, tree_map_n, tree_paths, tree_unflatten, try_tree_unflatten,
+    Tree, TreeDef, TreeMismatch,
 };
 
 // Looking inside: the IR and the StableHLO of a function.

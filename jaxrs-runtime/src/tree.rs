@@ -430,6 +430,96 @@ pub fn tree_map2<T: Tree, U: Tree>(a: &T, b: &U, mut f: impl FnMut(&Array, &Arra
     tree_unflatten(&da, la.iter().zip(&lb).map(|(x, y)| f(x, y)).collect())
 }
 
+/// Applies `f` to the leaves of several trees of the same structure, leaf by leaf: `f` gets
+/// the leaves at one position, one from each tree, in the order of `trees`. Optimizers use it
+/// to combine parameters with their moments.
+///
+/// Panics when `trees` is empty or naming both structures when two differ.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let p = (Array::scalar(1.0f32), Array::from_vec(vec![1.0f32, 2.0], &[2]));
+/// let m = (Array::scalar(2.0f32), Array::from_vec(vec![3.0f32, 4.0], &[2]));
+/// let v = (Array::scalar(4.0f32), Array::from_vec(vec![1.0f32, 1.0], &[2]));
+/// let out = tree_map_n(&[&p, &m, &v], |&[p, m, v]| p + m * v);
+/// assert_eq!(out.0.item::<f32>(), 9.0);
+/// assert_eq!(out.1.to_vec::<f32>(), vec![4.0, 6.0]);
+/// ```
+#[track_caller]
+pub fn tree_map_n<T: Tree, const N: usize>(
+    trees: &[&T; N],
+    mut f: impl FnMut(&[&Array; N]) -> Array,
+) -> T {
+    assert!(N > 0, "tree_map_n: no trees given");
+    let flat: Vec<(Vec<Array>, TreeDef)> = trees.iter().map(|t| t.flatten()).collect();
+    let def = &flat[0].1;
+    for (_, other) in &flat[1..] {
+        if other != def {
+            panic!("tree_map_n: {}", TreeMismatch::new(def, other));
+        }
+    }
+    let leaves = (0..def.num_leaves())
+        .map(|i| f(&std::array::from_fn(|k| &flat[k].0[i])))
+        .collect();
+    tree_unflatten(def, leaves)
+}
+
+/// The path of each leaf, in leaf order, as dot-separated names: struct fields by name,
+/// tuple, `Vec` and array elements by index, map entries by key (`layers.0.w`, `b`), the
+/// convention of PyTorch's and safetensors' tensor names. A tree that is a single leaf has
+/// the path `""`.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// #[derive(Tree)]
+/// struct Layer { w: Array, b: Array }
+/// #[derive(Tree)]
+/// struct Model { layers: Vec<Layer>, scale: Array }
+///
+/// let layer = || Layer { w: Array::ones(&[2, 2], DType::F32), b: Array::zeros(&[2], DType::F32) };
+/// let model = Model { layers: vec![layer(), layer()], scale: Array::scalar(1.0f32) };
+/// assert_eq!(
+///     jaxrs::tree_paths(&model),
+///     ["layers.0.w", "layers.0.b", "layers.1.w", "layers.1.b", "scale"]
+/// );
+/// ```
+pub fn tree_paths<T: Tree>(tree: &T) -> Vec<String> {
+    fn join(path: &str, name: &str) -> String {
+        if path.is_empty() {
+            name.to_string()
+        } else {
+            format!("{path}.{name}")
+        }
+    }
+    fn walk(def: &TreeDef, path: &str, out: &mut Vec<String>) {
+        match def {
+            TreeDef::Leaf | TreeDef::Scalar(_) => out.push(path.to_string()),
+            TreeDef::None => {}
+            TreeDef::Some(t) => walk(t, path, out),
+            TreeDef::Tuple(c) | TreeDef::List(c) | TreeDef::FixedArray(c) => {
+                for (i, t) in c.iter().enumerate() {
+                    walk(t, &join(path, &i.to_string()), out);
+                }
+            }
+            TreeDef::Map(c) => {
+                for (k, t) in c {
+                    walk(t, &join(path, k), out);
+                }
+            }
+            TreeDef::Struct { fields, .. } => {
+                for (k, t) in fields {
+                    walk(t, &join(path, k), out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&tree.structure(), "", &mut out);
+    out
+}
+
 /// A readable path for each leaf: `arg[1].w`, `donated[0][2]`.
 pub fn leaf_paths(def: &TreeDef, root: &str) -> Vec<String> {
     fn walk(def: &TreeDef, path: String, out: &mut Vec<String>) {
