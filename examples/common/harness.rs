@@ -1,7 +1,7 @@
 //! What the trainers share: a small argument parser ([`Args`]), a progress bar with the loss
 //! and the throughput after warm-up ([`Progress`], which also keeps the loss curve and writes
 //! it as a PNG), and checkpoints of (params, opt_state, step) saved at the end and loaded with
-//! `--resume` ([`save_checkpoint`], [`load_checkpoint`]).
+//! `--resume` ([`save_checkpoint`], [`load_checkpoint`], on `jaxrs::checkpoint`).
 //!
 //! Only scalar metrics (the loss) are read back from the device, and only every
 //! [`Progress::READ_EVERY`] steps, so the host does not wait on each step.
@@ -11,9 +11,8 @@
 #![allow(dead_code)]
 
 use indicatif::{ProgressBar, ProgressStyle};
+use jaxrs::checkpoint::{self, CheckpointError, Metadata};
 use jaxrs::prelude::*;
-use jaxrs::{tree_leaves, tree_unflatten};
-use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -373,113 +372,8 @@ pub struct TrainState<P, O> {
     pub step: u64,
 }
 
-/// How a trainer's state goes to disk and back. [`RawTrees`] works for any pair of trees;
-/// `jaxrs::checkpoint` (being written) is meant to take its place behind the same calls.
-pub trait Checkpointer {
-    /// Writes `state` into the folder `dir`.
-    fn save<P: Tree, O: Tree>(&self, dir: &Path, state: &TrainState<P, O>) -> io::Result<()>;
-    /// Reads a state saved by `save` from `dir`; `like` gives the trees' structure, dtypes
-    /// and shapes.
-    fn load<P: Tree, O: Tree>(
-        &self,
-        dir: &Path,
-        like: &TrainState<P, O>,
-    ) -> io::Result<TrainState<P, O>>;
-}
-
-/// A stopgap [`Checkpointer`]: each tree's leaves, in `tree_leaves` order, as one line of
-/// text per leaf (dtype, shape, values printed exactly), plus the step in `step.txt`.
-/// Lossless for floats of up to 32 bits and for integers below 2^53.
-pub struct RawTrees;
-
-impl RawTrees {
-    fn write_tree<T: Tree>(path: &Path, tree: &T) -> io::Result<()> {
-        let mut text = String::new();
-        for leaf in tree_leaves(tree) {
-            let shape: Vec<String> = leaf.shape().iter().map(|d| d.to_string()).collect();
-            let values: Vec<String> = leaf.to_f64_vec().iter().map(|v| format!("{v:e}")).collect();
-            text += &format!(
-                "{} [{}] {}\n",
-                leaf.dtype().name(),
-                shape.join(","),
-                values.join(" ")
-            );
-        }
-        std::fs::write(path, text)
-    }
-
-    fn read_tree<T: Tree>(path: &Path, like: &T) -> io::Result<T> {
-        let bad = |what: String| {
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("{}: {what}", path.display()),
-            )
-        };
-        let text = std::fs::read_to_string(path)?;
-        let expected = tree_leaves(like);
-        let lines: Vec<&str> = text.lines().collect();
-        if lines.len() != expected.len() {
-            return Err(bad(format!(
-                "{} leaves, expected {}",
-                lines.len(),
-                expected.len()
-            )));
-        }
-        let mut leaves = Vec::with_capacity(lines.len());
-        for (i, (line, want)) in lines.iter().zip(&expected).enumerate() {
-            let mut parts = line.splitn(3, ' ');
-            let (dtype, shape, values) = (parts.next(), parts.next(), parts.next().unwrap_or(""));
-            let want_shape: Vec<String> = want.shape().iter().map(|d| d.to_string()).collect();
-            if dtype != Some(want.dtype().name())
-                || shape != Some(&format!("[{}]", want_shape.join(",")))
-            {
-                return Err(bad(format!(
-                    "leaf {i} is {} {}, expected {} {:?}",
-                    dtype.unwrap_or("?"),
-                    shape.unwrap_or("?"),
-                    want.dtype().name(),
-                    want.shape()
-                )));
-            }
-            let values: Vec<f64> = values
-                .split_whitespace()
-                .map(|v| {
-                    v.parse()
-                        .map_err(|_| bad(format!("leaf {i}: bad number {v:?}")))
-                })
-                .collect::<io::Result<_>>()?;
-            leaves.push(Array::from_vec(values, want.shape()).astype(want.dtype()));
-        }
-        Ok(tree_unflatten(&like.structure(), leaves))
-    }
-}
-
-impl Checkpointer for RawTrees {
-    fn save<P: Tree, O: Tree>(&self, dir: &Path, state: &TrainState<P, O>) -> io::Result<()> {
-        std::fs::create_dir_all(dir)?;
-        RawTrees::write_tree(&dir.join("params.txt"), &state.params)?;
-        RawTrees::write_tree(&dir.join("opt_state.txt"), &state.opt_state)?;
-        std::fs::write(dir.join("step.txt"), state.step.to_string())
-    }
-
-    fn load<P: Tree, O: Tree>(
-        &self,
-        dir: &Path,
-        like: &TrainState<P, O>,
-    ) -> io::Result<TrainState<P, O>> {
-        let step = std::fs::read_to_string(dir.join("step.txt"))?;
-        Ok(TrainState {
-            params: RawTrees::read_tree(&dir.join("params.txt"), &like.params)?,
-            opt_state: RawTrees::read_tree(&dir.join("opt_state.txt"), &like.opt_state)?,
-            step: step
-                .trim()
-                .parse()
-                .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "step.txt: not a count"))?,
-        })
-    }
-}
-
-/// The checkpoint folder of a run: `OUT/checkpoint`.
+/// The checkpoint folder of a run: `OUT/checkpoint`, holding `params.safetensors` and
+/// `opt_state.safetensors` (`jaxrs::checkpoint` files, the step in their metadata).
 pub fn checkpoint_dir(args: &Args) -> PathBuf {
     args.out.join("checkpoint")
 }
@@ -487,27 +381,41 @@ pub fn checkpoint_dir(args: &Args) -> PathBuf {
 /// Saves the run's state to `OUT/checkpoint` and says where.
 pub fn save_checkpoint<P: Tree, O: Tree>(
     args: &Args,
-    checkpointer: &impl Checkpointer,
     state: &TrainState<P, O>,
-) -> io::Result<()> {
+) -> Result<(), CheckpointError> {
     let dir = checkpoint_dir(args);
-    checkpointer.save(&dir, state)?;
+    std::fs::create_dir_all(&dir)?;
+    let metadata = Metadata::at_step(state.step);
+    checkpoint::save(dir.join("params.safetensors"), &state.params, &metadata)?;
+    checkpoint::save(
+        dir.join("opt_state.safetensors"),
+        &state.opt_state,
+        &metadata,
+    )?;
     println!("checkpoint (step {}): {}", state.step, dir.display());
     Ok(())
 }
 
-/// With `--resume`, the state saved in `OUT/checkpoint` (exits with a message if there is none
-/// or it does not fit `fresh`); without, `fresh`.
-pub fn load_checkpoint<P: Tree, O: Tree>(
-    args: &Args,
-    checkpointer: &impl Checkpointer,
-    fresh: TrainState<P, O>,
-) -> TrainState<P, O> {
+/// With `--resume`, the state saved in `OUT/checkpoint`, read into the structure, shapes and
+/// dtypes of `fresh` (exits with the reason if there is none or it does not fit); without,
+/// `fresh`.
+pub fn load_checkpoint<P: Tree, O: Tree>(args: &Args, fresh: TrainState<P, O>) -> TrainState<P, O> {
     if !args.resume {
         return fresh;
     }
     let dir = checkpoint_dir(args);
-    match checkpointer.load(&dir, &fresh) {
+    let loaded = checkpoint::load(dir.join("params.safetensors"), &fresh.params).and_then(
+        |(params, metadata)| {
+            let (opt_state, _) =
+                checkpoint::load(dir.join("opt_state.safetensors"), &fresh.opt_state)?;
+            Ok(TrainState {
+                params,
+                opt_state,
+                step: metadata.step.unwrap_or(0),
+            })
+        },
+    );
+    match loaded {
         Ok(state) => {
             println!("resumed from {} at step {}", dir.display(), state.step);
             state
