@@ -87,19 +87,19 @@ fn first_replica(params: &Mlp) -> Mlp {
 fn main() -> jaxrs::Result<()> {
     jaxrs::set_cpu_device_count(DEVICES)?;
     let path = mnist::data_path();
-    let digits = mnist::load(&path);
-    let n = digits.labels.len();
+    let (train, test) = mnist::load(&path);
+    let n = train.len() + test.len();
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    let (test_rows, mut train_rows) = mnist::split(n, &mut rng);
+    let mut train_rows: Vec<usize> = (0..train.len()).collect();
     let global_batch = DEVICES * LOCAL_BATCH;
     println!(
         "MNIST: {n} digits from {} ({} train, {} test); global batch {global_batch} split over \
          {DEVICES} CPU devices",
         path.display(),
-        train_rows.len(),
-        test_rows.len()
+        train.len(),
+        test.len()
     );
-    let (test_x, test_y) = digits.gather(&test_rows);
+    let (test_x, test_y) = test.arrays();
 
     let init = Mlp {
         w1: Array::from_vec(
@@ -126,7 +126,7 @@ fn main() -> jaxrs::Result<()> {
         rng.shuffle(&mut train_rows);
         let (mut total, mut steps) = (0.0, 0);
         for batch in train_rows.chunks_exact(global_batch) {
-            let (x, y) = digits.gather(batch);
+            let (x, y) = train.gather(batch);
             let (xs, ys) = (
                 x.reshape([DEVICES, LOCAL_BATCH, PIXELS]),
                 y.reshape([DEVICES, LOCAL_BATCH]),

@@ -87,6 +87,8 @@
 //! - **Looking inside**: [`make_jaxpr`] (the IR), [`stablehlo`] (the program XLA compiles,
 //!   each op located at its Rust line), [`JitSite::last_stablehlo`] and
 //!   [`JitSite::last_optimized_program`] (what a jitted function compiled to).
+//! - **Training data**: [`data`] (readers for MNIST-5k, UCI digits and tiny Shakespeare,
+//!   key-shuffled batches, padding masks, host-to-device prefetch).
 //! - **Errors**: a programmer's mistake (shapes, dtypes, axes) panics with the op, the shapes
 //!   and your source line; environmental failures (no plugin, compile failure, out of memory)
 //!   are [`Error`] values, which [`try_run`] returns instead of panicking.
@@ -215,6 +217,8 @@ pub use jaxrs_runtime::distributed;
 
 // Pseudo-random numbers, bit for bit as `jax.random`: `jaxrs::random::uniform(&key, ...)`.
 pub use jaxrs_runtime::random;
+
+pub mod data;
 
 /// Everything a typical program needs, and everything the README uses:
 /// `use jaxrs::prelude::*;`.

@@ -1,13 +1,14 @@
-//! What the MNIST examples share: the data file, its reader, a seeded generator and batching.
+//! What the MNIST examples share: the data file, its split, and a seeded generator.
 // Each example includes this file and uses part of it.
 #![allow(dead_code)]
 
-use jaxrs::prelude::*;
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use jaxrs::data::ImageSet;
+use std::path::{Path, PathBuf};
 
 /// Pixels per image.
 pub const PIXELS: usize = 784;
+/// Training images; the other 500 of the 5,000 are held out.
+pub const TRAIN: usize = 4500;
 
 /// A small deterministic generator (xorshift64), so runs are reproducible.
 pub struct Rng(pub u64);
@@ -41,62 +42,19 @@ impl Rng {
     }
 }
 
-/// The digits: pixels scaled to [0, 1] (row-major `[n, 784]`) and labels.
-pub struct Digits {
-    pub pixels: Vec<f32>,
-    pub labels: Vec<i32>,
-}
-
-impl Digits {
-    /// The rows `order`, and their labels, as arrays.
-    pub fn gather(&self, order: &[usize]) -> (Array, Array) {
-        let mut x = Vec::with_capacity(order.len() * PIXELS);
-        for &i in order {
-            x.extend_from_slice(&self.pixels[i * PIXELS..(i + 1) * PIXELS]);
-        }
-        let y: Vec<i32> = order.iter().map(|&i| self.labels[i]).collect();
-        (
-            Array::from_vec(x, &[order.len(), PIXELS]),
-            Array::from_vec(y, &[order.len()]),
-        )
-    }
-}
-
 /// The data file: the first command-line argument, else `mnist_5k.csv.gz` in
 /// `JAXRS_DATA_DIR`, else in `../shared/data`.
 pub fn data_path() -> PathBuf {
     if let Some(p) = std::env::args().nth(1) {
         return p.into();
     }
-    let dir = std::env::var("JAXRS_DATA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data")));
-    dir.join("mnist_5k.csv.gz")
+    jaxrs::data::data_dir().join(jaxrs::data::MNIST_5K)
 }
 
-/// Reads the gzip CSV (784 pixels then the label on each line).
-pub fn load(path: &PathBuf) -> Digits {
-    let file =
-        std::fs::File::open(path).unwrap_or_else(|e| panic!("cannot open {}: {e}", path.display()));
-    let (mut pixels, mut labels) = (Vec::new(), Vec::new());
-    for line in BufReader::new(flate2::read::GzDecoder::new(file)).lines() {
-        let line = line.expect("gzip CSV");
-        let values: Vec<f32> = line
-            .split(',')
-            .map(|v| v.trim().parse().expect("number"))
-            .collect();
-        assert_eq!(values.len(), PIXELS + 1, "expected 784 pixels and a label");
-        pixels.extend(values[..PIXELS].iter().map(|p| p / 255.0));
-        labels.push(values[PIXELS] as i32);
-    }
-    Digits { pixels, labels }
-}
-
-/// The file is sorted by label: a seeded shuffle, then a tenth held out for testing. Returns
-/// the test rows and the training rows.
-pub fn split(n: usize, rng: &mut Rng) -> (Vec<usize>, Vec<usize>) {
-    let mut order: Vec<usize> = (0..n).collect();
-    rng.shuffle(&mut order);
-    let train = order.split_off(n / 10);
-    (order, train)
+/// Reads the digits with `jaxrs::data::read_mnist` and splits them as `ImageSet::split` does
+/// (the file is sorted by label; every tenth row is held out, 50 of each digit): returns the
+/// training set and the held-out set.
+pub fn load(path: &Path) -> (ImageSet, ImageSet) {
+    let digits = jaxrs::data::read_mnist(path).unwrap_or_else(|e| panic!("{e}"));
+    digits.split(TRAIN)
 }

@@ -1,0 +1,431 @@
+//! What the trainers share: a small argument parser ([`Args`]), a progress bar with the loss
+//! and the throughput after warm-up ([`Progress`], which also keeps the loss curve and writes
+//! it as a PNG), and checkpoints of (params, opt_state, step) saved at the end and loaded with
+//! `--resume` ([`save_checkpoint`], [`load_checkpoint`], on `jaxrs::checkpoint`).
+//!
+//! Only scalar metrics (the loss) are read back from the device, and only every
+//! [`Progress::READ_EVERY`] steps, so the host does not wait on each step.
+//!
+//! Use: `#[path = "common/harness.rs"] mod harness;` in an example.
+// Each example includes this file and uses part of it.
+#![allow(dead_code)]
+
+use indicatif::{ProgressBar, ProgressStyle};
+use jaxrs::checkpoint::{self, CheckpointError, Metadata};
+use jaxrs::prelude::*;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The command line every trainer accepts.
+#[derive(Clone, Debug)]
+pub struct Args {
+    /// `--epochs N`: passes over the training set.
+    pub epochs: usize,
+    /// `--steps N`: stop after N steps in all (for quick runs), whatever `epochs` says.
+    pub steps: Option<usize>,
+    /// `--resume`: start from the checkpoint in `out` instead of a fresh initialisation.
+    pub resume: bool,
+    /// `--out DIR`: where the checkpoint and the loss curve go; default `target/train/NAME`.
+    pub out: PathBuf,
+    /// `--dtype NAME` (`f32`, `bf16`, `f16`, `f64`, or a full name like `float32`): the
+    /// parameters' dtype; default f32.
+    pub dtype: DType,
+    /// `--data PATH` (or a lone positional argument): the data file; default the trainer's
+    /// file in `jaxrs::data::data_dir()`.
+    pub data: Option<PathBuf>,
+}
+
+impl Args {
+    /// Parses the process's arguments for trainer `name`; prints the usage and exits on
+    /// `--help` or a mistake.
+    pub fn parse(name: &str, default_epochs: usize) -> Args {
+        match Args::parse_from(name, default_epochs, std::env::args().skip(1)) {
+            Ok(args) => args,
+            Err(message) => {
+                let usage = Args::usage(name, default_epochs);
+                if message.is_empty() {
+                    println!("{usage}");
+                    std::process::exit(0);
+                }
+                eprintln!("{name}: {message}\n{usage}");
+                std::process::exit(2);
+            }
+        }
+    }
+
+    /// Parses `args` (without the program name). `Err("")` means `--help` was asked for.
+    pub fn parse_from(
+        name: &str,
+        default_epochs: usize,
+        args: impl IntoIterator<Item = String>,
+    ) -> Result<Args, String> {
+        let mut parsed = Args {
+            epochs: default_epochs,
+            steps: None,
+            resume: false,
+            out: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target/train")).join(name),
+            dtype: DType::F32,
+            data: None,
+        };
+        let mut args = args.into_iter();
+        while let Some(arg) = args.next() {
+            let (flag, inline) = match arg.split_once('=') {
+                Some((flag, value)) if flag.starts_with("--") => {
+                    (flag.to_string(), Some(value.to_string()))
+                }
+                _ => (arg.clone(), None),
+            };
+            let mut value = |flag: &str| {
+                inline
+                    .clone()
+                    .or_else(|| args.next())
+                    .ok_or_else(|| format!("{flag} needs a value"))
+            };
+            let count = |flag: &str, v: String| {
+                v.parse::<usize>()
+                    .map_err(|_| format!("{flag} takes a count, not {v:?}"))
+            };
+            match flag.as_str() {
+                "-h" | "--help" => return Err(String::new()),
+                "--epochs" => parsed.epochs = count("--epochs", value("--epochs")?)?,
+                "--steps" => parsed.steps = Some(count("--steps", value("--steps")?)?),
+                "--resume" => parsed.resume = true,
+                "--out" => parsed.out = value("--out")?.into(),
+                "--data" => parsed.data = Some(value("--data")?.into()),
+                "--dtype" => {
+                    let v = value("--dtype")?;
+                    parsed.dtype =
+                        parse_dtype(&v).ok_or_else(|| format!("--dtype: unknown dtype {v:?}"))?;
+                }
+                _ if !arg.starts_with('-') && parsed.data.is_none() => {
+                    parsed.data = Some(arg.into())
+                }
+                _ => return Err(format!("unknown argument {arg:?}")),
+            }
+        }
+        Ok(parsed)
+    }
+
+    fn usage(name: &str, default_epochs: usize) -> String {
+        format!(
+            "usage: cargo run --release --example {name} -- [--epochs N (default {default_epochs})] \
+             [--steps N] [--resume] [--out DIR (default target/train/{name})] \
+             [--dtype f32|bf16|f16|f64] [--data PATH | PATH]"
+        )
+    }
+
+    /// The data file: `--data` if given, else `file_name` in `jaxrs::data::data_dir()`.
+    pub fn data_path(&self, file_name: &str) -> PathBuf {
+        self.data
+            .clone()
+            .unwrap_or_else(|| jaxrs::data::data_dir().join(file_name))
+    }
+
+    /// The number of steps to run given the steps per epoch: `--steps` if given, else
+    /// `epochs * steps_per_epoch`.
+    pub fn total_steps(&self, steps_per_epoch: usize) -> usize {
+        self.steps.unwrap_or(self.epochs * steps_per_epoch)
+    }
+}
+
+fn parse_dtype(name: &str) -> Option<DType> {
+    match name {
+        "f32" => Some(DType::F32),
+        "f64" => Some(DType::F64),
+        "f16" => Some(DType::F16),
+        "bf16" => Some(DType::BF16),
+        _ => DType::from_name(name),
+    }
+}
+
+/// The training run's progress: a bar with the loss and samples/sec, the loss curve, and the
+/// compile time (the warm-up steps, which include tracing and compiling, are timed apart and
+/// left out of the throughput).
+pub struct Progress {
+    bar: ProgressBar,
+    samples_per_step: usize,
+    warmup: usize,
+    steps: usize,
+    started: Instant,
+    warm: Option<(Instant, Duration)>,
+    unread: Vec<(usize, Array)>,
+    losses: Vec<(usize, f32)>,
+}
+
+/// What a finished run measured.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    /// Steps run.
+    pub steps: usize,
+    /// Wall time of the warm-up steps (tracing, compiling, first runs).
+    pub compile_time: Duration,
+    /// Wall time of the steps after warm-up.
+    pub run_time: Duration,
+    /// Training examples per second after warm-up.
+    pub samples_per_sec: f64,
+    /// The loss of every step, `(step, loss)`, steps counted from 1.
+    pub losses: Vec<(usize, f32)>,
+}
+
+impl Progress {
+    /// Losses are read back from the device in bunches of this many steps.
+    pub const READ_EVERY: usize = 10;
+
+    /// A bar for `total_steps` steps of `samples_per_step` examples; the first step is the
+    /// warm-up.
+    pub fn new(total_steps: usize, samples_per_step: usize) -> Progress {
+        let bar = ProgressBar::new(total_steps as u64);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:30.cyan/blue}] {pos}/{len} steps  {msg}",
+            )
+            .expect("progress template")
+            .progress_chars("=> "),
+        );
+        Progress {
+            bar,
+            samples_per_step,
+            warmup: 1,
+            steps: 0,
+            started: Instant::now(),
+            warm: None,
+            unread: Vec::new(),
+            losses: Vec::new(),
+        }
+    }
+
+    /// Times the first `steps` steps as warm-up instead of one (a trainer whose evaluation
+    /// compiles in its first epoch, or with several step functions, needs more).
+    pub fn with_warmup(mut self, steps: usize) -> Progress {
+        self.warmup = steps.max(1);
+        self
+    }
+
+    /// The steps recorded so far.
+    pub fn steps(&self) -> usize {
+        self.steps
+    }
+
+    /// Records one step's loss (a scalar still on the device). It is read back with the
+    /// others of its bunch, at the end of the warm-up, and at [`Progress::finish`].
+    pub fn step(&mut self, loss: &Array) {
+        self.steps += 1;
+        self.unread.push((self.steps, loss.clone()));
+        if self.steps == self.warmup {
+            self.read_losses();
+            // The warm-up's last loss is on the host: its step has finished.
+            self.warm = Some((Instant::now(), self.started.elapsed()));
+        } else if self.steps.is_multiple_of(Self::READ_EVERY) {
+            self.read_losses();
+        }
+        self.bar.set_position(self.steps as u64);
+    }
+
+    /// Prints a line above the bar (an epoch's accuracy, say).
+    pub fn println(&self, line: impl AsRef<str>) {
+        // A hidden bar (output not a terminal) prints nothing, lines included.
+        if self.bar.is_hidden() {
+            println!("{}", line.as_ref());
+        } else {
+            self.bar.println(line.as_ref());
+        }
+    }
+
+    fn read_losses(&mut self) {
+        for (step, loss) in self.unread.drain(..) {
+            self.losses.push((step, loss.item::<f32>()));
+        }
+        let Some(&(_, last)) = self.losses.last() else {
+            return;
+        };
+        let mut message = format!("loss {last:.4}");
+        if let Some((warm_start, _)) = self.warm {
+            let rate = ((self.steps - self.warmup) * self.samples_per_step) as f64
+                / warm_start.elapsed().as_secs_f64();
+            message += &format!("  {rate:.0} samples/s");
+        }
+        self.bar.set_message(message);
+    }
+
+    /// Reads the last losses, closes the bar and prints the compile time and throughput.
+    pub fn finish(mut self) -> Summary {
+        self.read_losses();
+        let now = Instant::now();
+        let (run_time, compile_time) = match self.warm {
+            Some((warm_start, compile)) => (now - warm_start, compile),
+            None => (Duration::ZERO, self.started.elapsed()),
+        };
+        let timed = self.steps.saturating_sub(self.warmup);
+        let samples_per_sec = if timed == 0 {
+            0.0
+        } else {
+            (timed * self.samples_per_step) as f64 / run_time.as_secs_f64()
+        };
+        self.bar.finish();
+        println!(
+            "{} steps: warm-up (compile) {:.2?} for {} step(s), then {timed} steps in {run_time:.2?}, \
+             {samples_per_sec:.0} samples/s",
+            self.steps,
+            compile_time,
+            self.warmup.min(self.steps),
+        );
+        Summary {
+            steps: self.steps,
+            compile_time,
+            run_time,
+            samples_per_sec,
+            losses: self.losses,
+        }
+    }
+}
+
+/// Draws `losses` (`(step, loss)`) as a line on a white 800x480 PNG at `path` (the bitmap
+/// backend has no fonts here, so there is no text: the y range is printed instead). The grey
+/// lines are at the quarters of the loss range.
+pub fn plot_losses(path: &Path, losses: &[(usize, f32)]) -> Result<(), Box<dyn std::error::Error>> {
+    use plotters::prelude::*;
+
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let finite = losses.iter().filter(|(_, l)| l.is_finite());
+    let (low, high) = finite.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &(_, l)| {
+        (lo.min(l), hi.max(l))
+    });
+    if !low.is_finite() {
+        return Err("no finite loss to plot".into());
+    }
+    let high = if high > low { high } else { low + 1.0 };
+    let last = losses.last().map_or(1, |&(s, _)| s.max(1));
+    const SIZE: (u32, u32) = (800, 480);
+    let mut rgb = vec![0u8; (SIZE.0 * SIZE.1 * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area();
+        root.fill(&WHITE)?;
+        let mut chart = ChartBuilder::on(&root)
+            .margin(20)
+            .build_cartesian_2d(0f32..last as f32, low..high)?;
+        for quarter in 0..=4 {
+            let y = low + (high - low) * quarter as f32 / 4.0;
+            chart.draw_series(LineSeries::new(
+                [(0.0, y), (last as f32, y)],
+                RGBColor(220, 220, 220),
+            ))?;
+        }
+        chart.draw_series(LineSeries::new(
+            losses
+                .iter()
+                .filter(|(_, l)| l.is_finite())
+                .map(|&(s, l)| (s as f32, l)),
+            BLUE.stroke_width(2),
+        ))?;
+        root.present()?;
+    }
+    std::fs::write(path, encode_png(&rgb, SIZE))?;
+    println!(
+        "loss curve: {} (steps 1..{last}, loss from {low:.4} (bottom) to {high:.4} (top))",
+        path.display()
+    );
+    Ok(())
+}
+
+/// An 8-bit RGB PNG of `rgb` (rows top to bottom): plotters' own PNG writer would pull in the
+/// `image` crate, and flate2 already has the deflate and the CRC a PNG needs.
+fn encode_png(rgb: &[u8], (width, height): (u32, u32)) -> Vec<u8> {
+    use std::io::Write;
+
+    fn chunk(png: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+        png.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let mut crc = flate2::Crc::new();
+        crc.update(kind);
+        crc.update(data);
+        png.extend_from_slice(kind);
+        png.extend_from_slice(data);
+        png.extend_from_slice(&crc.sum().to_be_bytes());
+    }
+    let mut header = Vec::with_capacity(13);
+    header.extend_from_slice(&width.to_be_bytes());
+    header.extend_from_slice(&height.to_be_bytes());
+    // 8 bits per channel, colour type 2 (RGB), deflate, no filtering beyond per-row, no
+    // interlace.
+    header.extend_from_slice(&[8, 2, 0, 0, 0]);
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    for row in rgb.chunks_exact(width as usize * 3) {
+        // Each scanline starts with its filter type: 0, none.
+        z.write_all(&[0])
+            .and_then(|()| z.write_all(row))
+            .expect("in-memory deflate");
+    }
+    let pixels = z.finish().expect("in-memory deflate");
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    chunk(&mut png, b"IHDR", &header);
+    chunk(&mut png, b"IDAT", &pixels);
+    chunk(&mut png, b"IEND", &[]);
+    png
+}
+
+/// What the harness saves and loads: the parameters, the optimiser's state and the step.
+#[derive(Clone)]
+pub struct TrainState<P, O> {
+    pub params: P,
+    pub opt_state: O,
+    pub step: u64,
+}
+
+/// The checkpoint folder of a run: `OUT/checkpoint`, holding `params.safetensors` and
+/// `opt_state.safetensors` (`jaxrs::checkpoint` files, the step in their metadata).
+pub fn checkpoint_dir(args: &Args) -> PathBuf {
+    args.out.join("checkpoint")
+}
+
+/// Saves the run's state to `OUT/checkpoint` and says where.
+pub fn save_checkpoint<P: Tree, O: Tree>(
+    args: &Args,
+    state: &TrainState<P, O>,
+) -> Result<(), CheckpointError> {
+    let dir = checkpoint_dir(args);
+    std::fs::create_dir_all(&dir)?;
+    let metadata = Metadata::at_step(state.step);
+    checkpoint::save(dir.join("params.safetensors"), &state.params, &metadata)?;
+    checkpoint::save(
+        dir.join("opt_state.safetensors"),
+        &state.opt_state,
+        &metadata,
+    )?;
+    println!("checkpoint (step {}): {}", state.step, dir.display());
+    Ok(())
+}
+
+/// With `--resume`, the state saved in `OUT/checkpoint`, read into the structure, shapes and
+/// dtypes of `fresh` (exits with the reason if there is none or it does not fit); without,
+/// `fresh`.
+pub fn load_checkpoint<P: Tree, O: Tree>(args: &Args, fresh: TrainState<P, O>) -> TrainState<P, O> {
+    if !args.resume {
+        return fresh;
+    }
+    let dir = checkpoint_dir(args);
+    let loaded = checkpoint::load(dir.join("params.safetensors"), &fresh.params).and_then(
+        |(params, metadata)| {
+            let (opt_state, _) =
+                checkpoint::load(dir.join("opt_state.safetensors"), &fresh.opt_state)?;
+            Ok(TrainState {
+                params,
+                opt_state,
+                step: metadata.step.unwrap_or(0),
+            })
+        },
+    );
+    match loaded {
+        Ok(state) => {
+            println!("resumed from {} at step {}", dir.display(), state.step);
+            state
+        }
+        Err(e) => {
+            eprintln!(
+                "--resume: cannot load the checkpoint in {}: {e}",
+                dir.display()
+            );
+            std::process::exit(1);
+        }
+    }
+}
