@@ -192,6 +192,11 @@ pub use jaxrs_runtime::{try_run, Error, ErrorCode, Result};
 // Many processes: `jaxrs::distributed::initialize` and the coordination store.
 pub use jaxrs_runtime::distributed;
 
+// `#[derive(Tree)]` expands to `::jaxrs::..` paths; this lets the facade's own modules use it.
+extern crate self as jaxrs;
+
+pub mod nn;
+
 /// Everything a typical program needs, and everything the README uses:
 /// `use jaxrs::prelude::*;`.
 pub mod prelude {
