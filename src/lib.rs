@@ -192,6 +192,9 @@ pub use jaxrs_runtime::{try_run, Error, ErrorCode, Result};
 // Many processes: `jaxrs::distributed::initialize` and the coordination store.
 pub use jaxrs_runtime::distributed;
 
+// Pseudo-random numbers, bit for bit as `jax.random`: `jaxrs::random::uniform(&key, ...)`.
+pub use jaxrs_runtime::random;
+
 // `#[derive(Tree)]` expands to `::jaxrs::..` paths; this lets the facade's own modules use it.
 extern crate self as jaxrs;
 

@@ -13,6 +13,7 @@
 //!
 //! | folder | what it holds |
 //! |---|---|
+//! | `random.rs` | `jax.random` on raw threefry keys, bit for bit, built on the Array API |
 //! | `transforms/` | the user API: `jit` and its compile cache, `pmap`, `grad` and friends, `vmap`, loops and branches, `remat`, inspection, `check_grads` |
 //! | `higher_order/` | primitives holding jaxprs (scan, while, cond, custom_vjp, remat), each with all its rules |
 //! | `prims/` + `ops/` | first-order primitives (one `impl Primitive` with every rule) and the numpy-style Array API built on them |
@@ -31,6 +32,7 @@ mod interpreters;
 mod ops;
 mod pjrt;
 mod prims;
+pub mod random;
 mod transforms;
 mod tree;
 

@@ -76,6 +76,83 @@ binary_methods! {
     atan2 => Atan2;
 }
 
+binary_methods! {
+    /// Bitwise `and` of integers (logical on bool), broadcasting (`jnp.bitwise_and`).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![0b1100u32, 0b1010], &[2]);
+    /// assert_eq!(x.bitwise_and(0b0110u32).to_vec::<u32>(), vec![0b0100, 0b0010]);
+    /// ```
+    bitwise_and => And;
+    /// Bitwise `or` of integers (logical on bool), broadcasting (`jnp.bitwise_or`).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![0b1100u32, 0b1010], &[2]);
+    /// assert_eq!(x.bitwise_or(0b0001u32).to_vec::<u32>(), vec![0b1101, 0b1011]);
+    /// ```
+    bitwise_or => Or;
+    /// Bitwise exclusive `or` of integers (of bools: `!=`), broadcasting (`jnp.bitwise_xor`).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![0b1100u32, 0xffff_ffff], &[2]);
+    /// assert_eq!(x.bitwise_xor(0b0110u32).to_vec::<u32>(), vec![0b1010, 0xffff_fff9]);
+    /// ```
+    bitwise_xor => Xor;
+    /// `self << other` for integers, broadcasting (`jnp.left_shift`): bits shifted past the
+    /// width are lost, and a shift by the width or more gives 0 (XLA's rule).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![1u32, 0x8000_0001], &[2]);
+    /// assert_eq!(x.left_shift(1u32).to_vec::<u32>(), vec![2, 2]);
+    /// ```
+    left_shift => ShiftLeft;
+}
+
+impl Array {
+    /// `self >> other` for integers, broadcasting (`jnp.right_shift`): logical (zeros shifted
+    /// in) for unsigned dtypes, arithmetic (the sign shifted in) for signed ones.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let u = Array::from_vec(vec![0x8000_0000u32], &[1]);
+    /// assert_eq!(u.right_shift(31u32).to_vec::<u32>(), vec![1]);
+    /// let i = Array::from_vec(vec![-8i32], &[1]);
+    /// assert_eq!(i.right_shift(2).to_vec::<i32>(), vec![-2]);
+    /// ```
+    #[track_caller]
+    pub fn right_shift<'a>(&'a self, other: impl IntoArg<'a>) -> Array {
+        let args = unify("right_shift", vec![self.into_arg(), other.into_arg()]);
+        let op = if args[0].aval().dtype.is_unsigned() {
+            BinaryOp::ShiftRightLogical
+        } else {
+            BinaryOp::ShiftRightArithmetic
+        };
+        bind1(Binary(op), &args)
+    }
+
+    /// Bitwise `not` of integers (logical on bool) (`jnp.bitwise_not`, `~x`).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![0u32, 0xffff_0000], &[2]);
+    /// assert_eq!(x.bitwise_not().to_vec::<u32>(), vec![0xffff_ffff, 0x0000_ffff]);
+    /// ```
+    #[track_caller]
+    pub fn bitwise_not(&self) -> Array {
+        bind1(Unary(UnaryOp::Not), &[Operand::from(self)])
+    }
+}
+
 impl Array {
     /// `self / other`, true division as `jnp.divide`: integer and bool operands divide as
     /// float32 (JAX's default float; int64 as float64), so `7 / 2` is `3.5`. See

@@ -6,7 +6,7 @@ use super::{unify, IntoArg};
 use crate::core::array::Array;
 use crate::core::trace::{bind1, Operand};
 use crate::dtype::DType;
-use crate::prims::{BinaryOp, Convert, IntegerPow, StopGradient, Unary, UnaryOp};
+use crate::prims::{BinaryOp, BitcastConvert, Convert, IntegerPow, StopGradient, Unary, UnaryOp};
 
 /// Floating-point ops on integer arrays work on the default float (as `jnp.exp(int_array)`).
 #[track_caller]
@@ -74,6 +74,33 @@ unary_methods! {
     round => Round;
     /// The error function.
     erf => Erf;
+    /// The inverse error function on (-1, 1) (`lax.erf_inv`, `jax.scipy.special.erfinv`).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![0.0f32, 0.5], &[2]);
+    /// let back = x.erf_inv().erf().to_vec::<f32>();
+    /// assert!((back[1] - 0.5).abs() < 1e-6 && back[0] == 0.0);
+    /// ```
+    erf_inv => ErfInv;
+}
+
+impl Array {
+    /// The bits of each element read as `dtype`, which must have the element's width
+    /// (`lax.bitcast_convert_type`).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let bits = Array::from_vec(vec![0x3f80_0000u32], &[1]);
+    /// let one = bits.bitcast_convert_type(DType::F32);
+    /// assert_eq!(one.to_vec::<f32>(), vec![1.0]);
+    /// ```
+    #[track_caller]
+    pub fn bitcast_convert_type(&self, dtype: DType) -> Array {
+        bind1(BitcastConvert { dtype }, &[Operand::from(self)])
+    }
 }
 
 impl Array {

@@ -22,6 +22,8 @@ pub enum Domain {
     Signed,
     /// bool and integers (bitwise/logical).
     BoolOrInt,
+    /// Integers only (shifts).
+    Int,
     /// Every dtype.
     Any,
 }
@@ -33,6 +35,7 @@ impl Domain {
             Domain::Float => d.is_float(),
             Domain::Signed => d.is_float() || (d.is_int() && !d.is_unsigned()),
             Domain::BoolOrInt => !d.is_float(),
+            Domain::Int => d.is_int(),
             Domain::Any => true,
         }
     }
@@ -43,6 +46,7 @@ impl Domain {
             Domain::Float => "a floating-point dtype",
             Domain::Signed => "a signed or floating-point dtype",
             Domain::BoolOrInt => "bool or an integer dtype",
+            Domain::Int => "an integer dtype",
             Domain::Any => "any dtype",
         }
     }
@@ -103,6 +107,8 @@ unary_table! {
     Round => "round", Float, "stablehlo.round_nearest_even", |_x, _y, _t| None;
     Erf => "erf", Float, "chlo.erf", |x: &Array, _y, t: &Array| Some(t * (-(x * x)).exp() * std::f64::consts::FRAC_2_SQRT_PI);
     Not => "not", BoolOrInt, "stablehlo.not", |_x, _y, _t| None;
+    // d/dx erfinv(x) = sqrt(pi)/2 * exp(erfinv(x)^2), as JAX's rule.
+    ErfInv => "erf_inv", Float, "chlo.erf_inv", |_x, y: &Array, t: &Array| Some(t * (y * y).exp() * (std::f64::consts::PI.sqrt() / 2.0));
     // `max(x, 0)`, as JAX emits it: XLA recomputes `x > 0` inside the backward fusion instead
     // of keeping a mask. The derivative is JAX's: 0 at 0 and at NaN.
     Relu => "relu", Numeric, "stablehlo.maximum", |x: &Array, _y, t: &Array| Some(where_(x.gt(0.0), t, 0.0));
@@ -214,6 +220,10 @@ binary_table! {
     Min => "min", Any, "stablehlo.minimum";
     And => "and", BoolOrInt, "stablehlo.and";
     Or => "or", BoolOrInt, "stablehlo.or";
+    Xor => "xor", BoolOrInt, "stablehlo.xor";
+    ShiftLeft => "shift_left", Int, "stablehlo.shift_left";
+    ShiftRightLogical => "shift_right_logical", Int, "stablehlo.shift_right_logical";
+    ShiftRightArithmetic => "shift_right_arithmetic", Int, "stablehlo.shift_right_arithmetic";
     Atan2 => "atan2", Float, "stablehlo.atan2";
 }
 
@@ -270,7 +280,12 @@ impl BinaryOp {
                 let denom = x * x + y * y;
                 Times(if first { y / &denom } else { -(x / &denom) })
             }
-            BinaryOp::And | BinaryOp::Or => Zero,
+            BinaryOp::And
+            | BinaryOp::Or
+            | BinaryOp::Xor
+            | BinaryOp::ShiftLeft
+            | BinaryOp::ShiftRightLogical
+            | BinaryOp::ShiftRightArithmetic => Zero,
         }
     }
 }
@@ -725,6 +740,76 @@ impl Primitive for StopGradient {
     }
     fn lower(&self, _: &mut LowerCtx, ins: &[String], _: &[Aval], _: &[Aval]) -> Vec<String> {
         vec![ins[0].clone()]
+    }
+    fn batch(
+        &self,
+        args: &[Operand],
+        dims: &[Option<usize>],
+        _: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        crate::interpreters::batching::unary(*self, args, dims)
+    }
+    as_any!();
+}
+
+/// `y = x` with its bits reinterpreted as another dtype of the same width
+/// (`lax.bitcast_convert_type`): how `uniform` turns random mantissa bits into floats.
+#[derive(Debug, Clone, Copy)]
+pub struct BitcastConvert {
+    pub dtype: DType,
+}
+
+impl Primitive for BitcastConvert {
+    fn name(&self) -> &'static str {
+        "bitcast_convert_type"
+    }
+    fn params_string(&self) -> String {
+        format!("new_dtype={}", self.dtype.name())
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        let from = inputs[0].dtype;
+        // bool is one byte in memory but one bit in StableHLO: no bitcast reaches it.
+        if from.size_in_bytes() != self.dtype.size_in_bytes()
+            || (from == DType::Bool) != (self.dtype == DType::Bool)
+        {
+            return Err(format!(
+                "needs dtypes of one width, got {} to {}",
+                from.name(),
+                self.dtype.name()
+            ));
+        }
+        Ok(vec![Aval::new(inputs[0].shape.clone(), self.dtype)])
+    }
+    fn jvp(&self, _: &[Operand], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        vec![None]
+    }
+    fn vjp(
+        &self,
+        _: &[Operand],
+        _: &[Array],
+        _: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
+        vec![None]
+    }
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
+        if in_avals[0].dtype == self.dtype {
+            return vec![ins[0].clone()];
+        }
+        vec![cx.op1(
+            "stablehlo.bitcast_convert",
+            &[&ins[0]],
+            &[&in_avals[0]],
+            "",
+            &out[0],
+        )]
     }
     fn batch(
         &self,

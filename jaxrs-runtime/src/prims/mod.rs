@@ -14,7 +14,8 @@ pub mod sort;
 
 pub use collective::{AllGather, AllReduce, AxisIndex, Ppermute, ReduceScatter};
 pub use elementwise::{
-    Binary, BinaryOp, Compare, CompareOp, Convert, IntegerPow, Select, StopGradient, Unary, UnaryOp,
+    Binary, BinaryOp, BitcastConvert, Compare, CompareOp, Convert, IntegerPow, Select,
+    StopGradient, Unary, UnaryOp,
 };
 pub use index::{DynamicSlice, DynamicUpdateSlice, IndexAdd, Take};
 pub use linalg::DotGeneral;

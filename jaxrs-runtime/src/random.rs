@@ -1,0 +1,600 @@
+//! Pseudo-random numbers as `jax.random` draws them, bit for bit: counter-based threefry2x32
+//! on raw keys (`u32[2]` arrays), with JAX 0.10.2's defaults (`jax_threefry_partitionable`,
+//! x64 disabled).
+//!
+//! Keys are plain arrays, so they are tree leaves, jit arguments and vmap-able (a batch of keys
+//! is `u32[n, 2]`). Every function here is a composition of array operations: it runs eagerly,
+//! traces into `jit` and batches under `vmap` as any other code.
+//!
+//! Threefry is written as a composition of u32 ops (add, xor, shifts), not as a primitive of
+//! its own: about 120 elementwise ops per hash, whatever the sample's shape, which XLA fuses
+//! into one loop; the batching and (zero) derivative rules then come from the ops for free.
+//!
+//! Called eagerly, each function runs as one compiled program (cached per function, static
+//! arguments and key aval), as JAX's samplers are `jit`-decorated: besides saving ~150
+//! dispatches, this is what makes eager draws bit-exact, because XLA contracts the
+//! `u * (max - min) + min` of a fused program into a fused multiply-add, and op-by-op execution
+//! would round twice. (For the same reason, `vmap` of a sampler outside `jit`, which runs op by
+//! op, may differ from JAX in the last bit of `uniform_range` and `truncated_normal` draws;
+//! inside `jit` it is exact.)
+
+use crate::core::array::Array;
+use crate::core::ir::Literal;
+use crate::core::trace::{bind, bind1, is_tracing, Operand};
+use crate::dtype::DType;
+use crate::ops::unify;
+use crate::prims::{Binary, BinaryOp, Sort};
+use crate::transforms::jit::{jit, Jitted};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+type Sampler = Box<dyn Fn(Vec<Array>) -> Array>;
+
+thread_local! {
+    /// The compiled samplers of eager calls, by function and static arguments.
+    static EAGER: RefCell<HashMap<String, Rc<Jitted<Sampler>>>> = RefCell::new(HashMap::new());
+}
+
+/// `f(args)`: inline under a trace, else through a `jit` cached under `signature` (the
+/// function's name and static arguments).
+fn compiled(signature: String, args: Vec<Array>, f: impl Fn(&[Array]) -> Array + 'static) -> Array {
+    if is_tracing() {
+        return f(&args);
+    }
+    let jitted = EAGER.with(|cache| {
+        cache
+            .borrow_mut()
+            .entry(signature)
+            .or_insert_with(|| {
+                let sampler: Sampler = Box::new(move |a: Vec<Array>| f(&a));
+                Rc::new(jit(sampler))
+            })
+            .clone()
+    });
+    jitted.call(args)
+}
+
+/// Threefry's rotation distances, alternating between two groups of four rounds.
+const ROTATIONS: [[u32; 4]; 2] = [[13, 15, 26, 6], [17, 29, 16, 24]];
+/// The key-schedule parity constant of Threefry.
+const KS_PARITY: u32 = 0x1BD1_1BDA;
+
+fn u32_lit(v: u32) -> Operand<'static> {
+    Operand::Lit(Literal::int(v as i64, DType::U32))
+}
+
+fn rotate_left(x: &Array, d: u32) -> Array {
+    x.left_shift(u32_lit(d))
+        .bitwise_or(x.right_shift(u32_lit(32 - d)))
+}
+
+/// The threefry2x32 hash of the counter pairs `(x1, x2)` under the key `(k1, k2)` (scalars):
+/// 20 rounds, the key injected every 4, as `threefry2x32_p`.
+fn threefry2x32(k1: &Array, k2: &Array, x1: &Array, x2: &Array) -> (Array, Array) {
+    let ks = [
+        k1.clone(),
+        k2.clone(),
+        k1.bitwise_xor(k2).bitwise_xor(u32_lit(KS_PARITY)),
+    ];
+    let mut x = [x1.add(&ks[0]), x2.add(&ks[1])];
+    for i in 0..5 {
+        for &r in &ROTATIONS[i % 2] {
+            let sum = x[0].add(&x[1]);
+            x[1] = sum.bitwise_xor(rotate_left(&x[1], r));
+            x[0] = sum;
+        }
+        x[0] = x[0].add(&ks[(i + 1) % 3]);
+        x[1] = x[1].add(&ks[(i + 2) % 3]).add(u32_lit(i as u32 + 1));
+    }
+    let [y1, y2] = x;
+    (y1, y2)
+}
+
+/// Stops on anything but a `u32[2]` key.
+#[track_caller]
+fn check_key(op: &str, key: &Array) {
+    if key.dtype() != DType::U32 || key.shape() != [2] {
+        panic!(
+            "jaxrs::random::{op}: a key is a u32[2] array (from random::key), got {}",
+            key.aval()
+        );
+    }
+}
+
+/// The two halves of a key, as u32 scalars.
+#[track_caller]
+fn halves(op: &str, key: &Array) -> (Array, Array) {
+    check_key(op, key);
+    let half = |i: usize| key.slice(&[i], &[i + 1], &[1]).reshape(Vec::<usize>::new());
+    (half(0), half(1))
+}
+
+/// `jax.random.bits`' counters for `shape`: the row-major index of each element as a 64-bit
+/// number split in (high, low) u32 halves. The high half is 0 below 2^32 elements.
+fn counters(shape: &[usize]) -> (Array, Array) {
+    let n: usize = shape.iter().product();
+    assert!(
+        n as u64 <= u32::MAX as u64,
+        "jaxrs::random: samples of 2^32 elements or more are not supported"
+    );
+    let lo = Array::iota(DType::U32, &[n], 0).reshape(shape);
+    (Array::zeros(shape, DType::U32), lo)
+}
+
+/// The hash of every counter of `shape`: the two u32 words `jax.random` builds keys and bits
+/// from.
+#[track_caller]
+fn hash_counters(op: &str, key: &Array, shape: &[usize]) -> (Array, Array) {
+    let (k1, k2) = halves(op, key);
+    let (hi, lo) = counters(shape);
+    threefry2x32(&k1, &k2, &hi, &lo)
+}
+
+/// 32 random bits per element (`jax.random.bits(key, shape, uint32)`).
+#[track_caller]
+fn bits32(op: &str, key: &Array, shape: &[usize]) -> Array {
+    let (b1, b2) = hash_counters(op, key, shape);
+    b1.bitwise_xor(&b2)
+}
+
+/// A new key from a 64-bit seed: its high and low 32-bit words (`jax.random.PRNGKey(seed)`).
+///
+/// Equal to JAX's key for every seed below 2^32. JAX with x64 disabled (its default) keeps only
+/// the low 32 bits of a larger seed; jaxrs keeps all 64, as JAX with `jax_enable_x64`.
+///
+/// ```
+/// let key = jaxrs::random::key(42);
+/// assert_eq!(key.to_vec::<u32>(), vec![0, 42]);
+/// assert_eq!(jaxrs::random::key(1 << 32 | 7).to_vec::<u32>(), vec![1, 7]);
+/// ```
+pub fn key(seed: u64) -> Array {
+    Array::from_vec(vec![(seed >> 32) as u32, seed as u32], &[2])
+}
+
+/// `n` new keys from `key`, as a `u32[n, 2]` array (`jax.random.split(key, n)`). A key used to
+/// split should not be used again to draw.
+///
+/// ```
+/// use jaxrs::random;
+///
+/// let keys = random::split(&random::key(0), 2);
+/// assert_eq!(keys.shape(), &[2, 2]);
+/// assert_eq!(keys.to_vec::<u32>(), vec![1797259609, 2579123966, 928981903, 3453687069]);
+/// ```
+#[track_caller]
+pub fn split(key: &Array, n: usize) -> Array {
+    check_key("split", key);
+    compiled(format!("split {n}"), vec![key.clone()], move |a| {
+        let (b1, b2) = hash_counters("split", &a[0], &[n]);
+        Array::stack(&[b1, b2], 1)
+    })
+}
+
+/// `N` new keys from `key`, as separate arrays: JAX's `k1, k2 = jax.random.split(key)`.
+///
+/// ```
+/// use jaxrs::random;
+///
+/// let [k1, k2] = random::split_n::<2>(&random::key(0));
+/// assert_eq!(k1.to_vec::<u32>(), vec![1797259609, 2579123966]);
+/// assert_eq!(k2.shape(), &[2]);
+/// ```
+#[track_caller]
+pub fn split_n<const N: usize>(key: &Array) -> [Array; N] {
+    let keys = split(key, N);
+    std::array::from_fn(|i| keys.slice(&[i, 0], &[i + 1, 2], &[1, 1]).reshape([2]))
+}
+
+/// A new key from `key` and an integer (`jax.random.fold_in`): a key per step or per example
+/// without splitting.
+///
+/// ```
+/// use jaxrs::random;
+///
+/// let k = random::fold_in(&random::key(0), 0xdeadbeef);
+/// assert_eq!(k.to_vec::<u32>(), vec![3503448033, 2196607573]);
+/// ```
+#[track_caller]
+pub fn fold_in(key: &Array, data: u32) -> Array {
+    check_key("fold_in", key);
+    let data = Array::from_vec(vec![data], &[1]);
+    // The data is an argument, not a static: one program serves every step of a loop.
+    compiled("fold_in".into(), vec![key.clone(), data], |a| {
+        let (k1, k2) = halves("fold_in", &a[0]);
+        let zero = Array::zeros(&[1], DType::U32);
+        let (b1, b2) = threefry2x32(&k1, &k2, &zero, &a[1]);
+        Array::concatenate(&[b1, b2], 0)
+    })
+}
+
+/// A float scalar of `dtype`, rounded from `v` as numpy rounds a Python float.
+fn scalar(v: f64, dtype: DType) -> Array {
+    Array::full(&[], v, dtype)
+}
+
+#[track_caller]
+fn float_dtype(op: &str, dtype: DType) {
+    if !matches!(dtype, DType::F32 | DType::BF16 | DType::F16) {
+        panic!(
+            "jaxrs::random::{op}: needs float32, bfloat16 or float16, got {}",
+            dtype.name()
+        );
+    }
+}
+
+/// Uniform floats in `[0, 1)` of `dtype`, from random mantissa bits (`_uniform`'s trick).
+#[track_caller]
+fn unit_floats(op: &str, key: &Array, shape: &[usize], dtype: DType) -> Array {
+    float_dtype(op, dtype);
+    let bits = bits32(op, key, shape);
+    match dtype {
+        DType::F32 => {
+            // 23 random mantissa bits under the exponent of 1.0: a float in [1, 2).
+            let one_to_two = bits
+                .right_shift(u32_lit(32 - 23))
+                .bitwise_or(u32_lit(0x3f80_0000))
+                .bitcast_convert_type(DType::F32);
+            one_to_two.sub(&scalar(1.0, DType::F32))
+        }
+        _ => {
+            // JAX draws 8 bits for bfloat16 (7 mantissa bits) and 16 for float16 (10), keeps
+            // the top mantissa bits and subtracts 1 from the float in [1, 2) they make. That
+            // difference is `m / 2^nmant` exactly, computed here without a 16-bit integer dtype.
+            let (width, nmant) = if dtype == DType::BF16 {
+                (8, 7)
+            } else {
+                (16, 10)
+            };
+            let mantissa = bits
+                .bitwise_and(u32_lit((1u32 << width) - 1))
+                .right_shift(u32_lit(width - nmant));
+            mantissa
+                .astype(dtype)
+                .mul(&scalar((-(nmant as f64)).exp2(), dtype))
+        }
+    }
+}
+
+/// `jax.random.uniform`'s scaling of unit floats to `[minval, maxval)`, in `dtype`.
+fn scale(unit: &Array, minval: &Array, maxval: &Array) -> Array {
+    let span = maxval.sub(minval);
+    minval.maximum(unit.mul(&span).add(minval))
+}
+
+/// Uniform floats in `[0, 1)` (`jax.random.uniform(key, shape, dtype)`); `dtype` is f32, bf16
+/// or f16.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::random;
+///
+/// let u = random::uniform(&random::key(0), &[3], DType::F32);
+/// assert_eq!(u.to_vec::<f32>(), vec![0.947667, 0.9785799, 0.33229148]);
+/// ```
+#[track_caller]
+pub fn uniform(key: &Array, shape: &[usize], dtype: DType) -> Array {
+    uniform_range(key, shape, dtype, 0.0, 1.0)
+}
+
+/// Uniform floats in `[minval, maxval)` (`jax.random.uniform(key, shape, dtype, minval,
+/// maxval)`).
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::random;
+///
+/// let u = random::uniform_range(&random::key(1), &[1000], DType::F32, -2.0, 3.0);
+/// let v = u.to_vec::<f32>();
+/// assert!(v.iter().all(|&x| (-2.0..3.0).contains(&x)));
+/// ```
+#[track_caller]
+pub fn uniform_range(
+    key: &Array,
+    shape: &[usize],
+    dtype: DType,
+    minval: f64,
+    maxval: f64,
+) -> Array {
+    check_key("uniform", key);
+    float_dtype("uniform", dtype);
+    let shape = shape.to_vec();
+    let signature = format!(
+        "uniform {shape:?} {dtype:?} {:x} {:x}",
+        minval.to_bits(),
+        maxval.to_bits()
+    );
+    compiled(signature, vec![key.clone()], move |a| {
+        let unit = unit_floats("uniform", &a[0], &shape, dtype);
+        scale(&unit, &scalar(minval, dtype), &scalar(maxval, dtype))
+    })
+}
+
+/// The largest float of `dtype` below `x` (`up` false) or the smallest above it (`up` true),
+/// from `x`'s bits (`np.nextafter` in `dtype`); `x` is finite.
+fn next_after(x: f64, dtype: DType, up: bool) -> f64 {
+    fn step(bits: u64, negative: bool, up: bool) -> u64 {
+        // Away from zero is one more in the magnitude's bits.
+        if up != negative {
+            bits + 1
+        } else {
+            bits - 1
+        }
+    }
+    match dtype {
+        DType::F32 => {
+            let x = x as f32;
+            if x == 0.0 {
+                let tiny = f32::from_bits(1);
+                return if up { tiny as f64 } else { -tiny as f64 };
+            }
+            let bits = step(x.to_bits() as u64, x < 0.0, up);
+            f32::from_bits(bits as u32) as f64
+        }
+        DType::BF16 => {
+            let x = half::bf16::from_f64(x);
+            if x.to_f64() == 0.0 {
+                let tiny = half::bf16::from_bits(1).to_f64();
+                return if up { tiny } else { -tiny };
+            }
+            let bits = step(x.to_bits() as u64, x.to_f64() < 0.0, up);
+            half::bf16::from_bits(bits as u16).to_f64()
+        }
+        _ => {
+            let x = half::f16::from_f64(x);
+            if x.to_f64() == 0.0 {
+                let tiny = half::f16::from_bits(1).to_f64();
+                return if up { tiny } else { -tiny };
+            }
+            let bits = step(x.to_bits() as u64, x.to_f64() < 0.0, up);
+            half::f16::from_bits(bits as u16).to_f64()
+        }
+    }
+}
+
+/// Standard normal floats (`jax.random.normal`): `sqrt(2) * erfinv(u)` for `u` uniform in
+/// `(-1, 1)`.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::random;
+///
+/// let z = random::normal(&random::key(0), &[10000], DType::F32);
+/// let mean = z.mean((), false).item::<f32>();
+/// assert!(mean.abs() < 0.05);
+/// ```
+#[track_caller]
+pub fn normal(key: &Array, shape: &[usize], dtype: DType) -> Array {
+    check_key("normal", key);
+    float_dtype("normal", dtype);
+    let shape = shape.to_vec();
+    compiled(
+        format!("normal {shape:?} {dtype:?}"),
+        vec![key.clone()],
+        move |a| {
+            let unit = unit_floats("normal", &a[0], &shape, dtype);
+            let lo = scalar(next_after(-1.0, dtype, true), dtype);
+            let u = scale(&unit, &lo, &scalar(1.0, dtype));
+            scalar(std::f64::consts::SQRT_2, dtype).mul(u.erf_inv())
+        },
+    )
+}
+
+/// Normal floats truncated to `(lower, upper)` (`jax.random.truncated_normal`): the inverse CDF
+/// of a uniform draw between the bounds' CDFs, clamped inside the open interval.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::random;
+///
+/// let z = random::truncated_normal(&random::key(0), -2.0, 2.0, &[1000], DType::F32);
+/// assert!(z.to_vec::<f32>().iter().all(|&x| x > -2.0 && x < 2.0));
+/// ```
+#[track_caller]
+pub fn truncated_normal(
+    key: &Array,
+    lower: f64,
+    upper: f64,
+    shape: &[usize],
+    dtype: DType,
+) -> Array {
+    check_key("truncated_normal", key);
+    float_dtype("truncated_normal", dtype);
+    let shape = shape.to_vec();
+    let signature = format!(
+        "truncated_normal {shape:?} {dtype:?} {:x} {:x}",
+        lower.to_bits(),
+        upper.to_bits()
+    );
+    compiled(signature, vec![key.clone()], move |args| {
+        let sqrt2 = scalar(std::f64::consts::SQRT_2, dtype);
+        // A constant in the program, as in JAX's: XLA turns a division by a constant into a
+        // multiplication by its reciprocal, which rounds differently from a true division.
+        let sqrt2_lit = || Operand::Lit(Literal::from_f64(std::f64::consts::SQRT_2, dtype, false));
+        let (lo, hi) = (scalar(lower, dtype), scalar(upper, dtype));
+        let a = lo.div(sqrt2_lit()).erf();
+        let b = hi.div(sqrt2_lit()).erf();
+        let unit = unit_floats("truncated_normal", &args[0], &shape, dtype);
+        let out = sqrt2.mul(scale(&unit, &a, &b).erf_inv());
+        let floor = scalar(next_after(lower, dtype, true), dtype);
+        let ceil = scalar(next_after(upper, dtype, false), dtype);
+        out.maximum(&floor).minimum(&ceil)
+    })
+}
+
+/// `true` with probability `p` (`jax.random.bernoulli(key, p, shape)`): a float32 uniform draw
+/// below `p`.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::random;
+///
+/// let coins = random::bernoulli(&random::key(0), 0.5, &[8]);
+/// assert_eq!(coins.dtype(), DType::Bool);
+/// assert_eq!(coins.shape(), &[8]);
+/// ```
+#[track_caller]
+pub fn bernoulli(key: &Array, p: f64, shape: &[usize]) -> Array {
+    check_key("bernoulli", key);
+    let shape = shape.to_vec();
+    let signature = format!("bernoulli {shape:?} {:x}", p.to_bits());
+    compiled(signature, vec![key.clone()], move |a| {
+        uniform(&a[0], &shape, DType::F32).lt(&scalar(p, DType::F32))
+    })
+}
+
+/// One category per slice of `logits` along `axis`, drawn with probabilities
+/// `softmax(logits)` (`jax.random.categorical(key, logits, axis)`): the argmax of the logits
+/// plus Gumbel noise. The result has `logits`'s shape without `axis`, as int32.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::random;
+///
+/// let logits = Array::from_vec(vec![0.0f32, 0.0, 50.0, 0.0], &[4]);
+/// let c = random::categorical(&random::key(3), &logits, -1);
+/// assert_eq!(c.item::<i32>(), 2);
+/// ```
+#[track_caller]
+pub fn categorical(key: &Array, logits: &Array, axis: i64) -> Array {
+    check_key("categorical", key);
+    let dtype = logits.dtype();
+    float_dtype("categorical", dtype);
+    let tiny = match dtype {
+        DType::F32 => f32::MIN_POSITIVE as f64,
+        DType::BF16 => half::bf16::MIN_POSITIVE.to_f64(),
+        _ => half::f16::MIN_POSITIVE.to_f64(),
+    };
+    let args = vec![key.clone(), logits.clone()];
+    compiled(format!("categorical {axis}"), args, move |a| {
+        let logits = &a[1];
+        let unit = unit_floats("categorical", &a[0], logits.shape(), dtype);
+        let u = scale(&unit, &scalar(tiny, dtype), &scalar(1.0, dtype));
+        let gumbel = -(-u.log()).log();
+        gumbel.add(logits).argmax(axis, false)
+    })
+}
+
+/// A random permutation of `0..n` as int32 (`jax.random.permutation(key, n)`): `0..n` sorted
+/// by random 32-bit keys, over as many rounds as JAX uses to make ties unlikely.
+///
+/// ```
+/// use jaxrs::random;
+///
+/// let p = random::permutation(&random::key(0), 10).to_vec::<i32>();
+/// let mut sorted = p.clone();
+/// sorted.sort();
+/// assert_eq!(sorted, (0..10).collect::<Vec<i32>>());
+/// ```
+#[track_caller]
+pub fn permutation(key: &Array, n: usize) -> Array {
+    check_key("permutation", key);
+    compiled(format!("permutation {n}"), vec![key.clone()], move |a| {
+        shuffled_iota(&a[0], n)
+    })
+}
+
+fn shuffled_iota(key: &Array, n: usize) -> Array {
+    // JAX's static stop criterion: ceil(3 ln(n) / ln(2^32 - 1)) rounds.
+    let rounds = (3.0 * (n.max(1) as f64).ln() / (u32::MAX as f64).ln()).ceil() as usize;
+    let mut x = Array::iota(DType::I32, &[n], 0);
+    let mut key = key.clone();
+    for _ in 0..rounds {
+        let [next, sub] = split_n::<2>(&key);
+        key = next;
+        let sort_keys = bits32("permutation", &sub, &[n]);
+        let sort = Sort {
+            dimension: 0,
+            descending: false,
+        };
+        x = bind(
+            Arc::new(sort),
+            &[Operand::from(&sort_keys), Operand::from(&x)],
+        )
+        .remove(1);
+    }
+    x
+}
+
+/// `x % y` as `lax.rem` (a remainder by 0 is `x`, as XLA's), broadcasting.
+fn lax_rem(x: &Array, y: &Array) -> Array {
+    let args = unify("rem", vec![Operand::from(x), Operand::from(y)]);
+    bind1(Binary(BinaryOp::Rem), &args)
+}
+
+/// Integers in `[minval, maxval)` of `dtype` (`jax.random.randint`): two draws of random bits
+/// per element reduced modulo the span, with the bounds clipped to `dtype`'s range as JAX
+/// clips them. `dtype` is int32, uint32, int8 or uint8.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::random;
+///
+/// let dice = random::randint(&random::key(0), &[100], 1, 7, DType::I32).to_vec::<i32>();
+/// assert!(dice.iter().all(|d| (1..7).contains(d)));
+/// ```
+#[track_caller]
+pub fn randint(key: &Array, shape: &[usize], minval: i64, maxval: i64, dtype: DType) -> Array {
+    check_key("randint", key);
+    if !matches!(dtype, DType::I32 | DType::U32 | DType::I8 | DType::U8) {
+        panic!(
+            "jaxrs::random::randint: needs int32, uint32, int8 or uint8, got {}",
+            dtype.name()
+        );
+    }
+    let shape = shape.to_vec();
+    let signature = format!("randint {shape:?} {dtype:?} {minval} {maxval}");
+    compiled(signature, vec![key.clone()], move |a| {
+        if dtype.size_in_bytes() < 4 {
+            // JAX samples narrow integers as int32 (a 16-bit span would be too biased), with
+            // the bounds clipped to the narrow range first.
+            let (lo, hi) = if dtype == DType::I8 {
+                (i8::MIN as i64, i8::MAX as i64)
+            } else {
+                (0, u8::MAX as i64)
+            };
+            let (minval, maxval) = (minval.clamp(lo, hi), maxval.clamp(lo, hi + 1));
+            randint_traced(&a[0], &shape, minval, maxval, DType::I32).astype(dtype)
+        } else {
+            randint_traced(&a[0], &shape, minval, maxval, dtype)
+        }
+    })
+}
+
+fn randint_traced(key: &Array, shape: &[usize], minval: i64, maxval: i64, dtype: DType) -> Array {
+    let (nbits, udtype, lo_bound, hi_bound) = match dtype {
+        DType::I32 => (32, DType::U32, i32::MIN as i64, i32::MAX as i64),
+        DType::U32 => (32, DType::U32, 0, u32::MAX as i64),
+        _ => unreachable!("randint samples narrow integers as int32"),
+    };
+    let [k1, k2] = split_n::<2>(key);
+    let draw = |k: &Array| bits32("randint", k, shape);
+    let (higher, lower) = (draw(&k1), draw(&k2));
+    let maxval_out_of_range = maxval > hi_bound;
+    let (minval, maxval) = (
+        minval.clamp(lo_bound, hi_bound),
+        maxval.clamp(lo_bound, hi_bound),
+    );
+    // The span in the unsigned type, wrapping as JAX's does; 1 for an empty range, and one
+    // more when maxval was clipped (wrapping to 0 for the full range: the remainders are then
+    // the bits themselves).
+    let mask = (1u64 << nbits) - 1;
+    let mut span = if maxval <= minval {
+        1
+    } else {
+        ((maxval - minval) as u64) & mask
+    };
+    if maxval_out_of_range && maxval > minval {
+        span = (span + 1) & mask;
+    }
+    let span = Array::full(&[], span as f64, udtype);
+    let half_range = Array::full(&[], (1u64 << (nbits / 2)) as f64, udtype);
+    let multiplier = lax_rem(&half_range, &span);
+    let multiplier = lax_rem(&multiplier.mul(&multiplier), &span);
+    let offset = lax_rem(&higher, &span)
+        .mul(&multiplier)
+        .add(lax_rem(&lower, &span));
+    let offset = lax_rem(&offset, &span);
+    Array::full(&[], minval as f64, dtype).add(offset.astype(dtype))
+}
