@@ -405,3 +405,114 @@ fn activations_match_jax_nn() {
         close(&format!("{name} grad"), &d, &g[name]["g"], 1e-5, 1e-6);
     }
 }
+
+fn bits(v: &Value) -> (Vec<usize>, Vec<u32>) {
+    let shape = common::golden::shape(&v["shape"]);
+    let bits = v["bits"]
+        .as_array()
+        .expect("bits")
+        .iter()
+        .map(|b| b.as_u64().expect("u32") as u32)
+        .collect();
+    (shape, bits)
+}
+
+#[test]
+fn initializers_give_jaxs_bits_for_the_same_key() {
+    use jaxrs::nn::init::{self, Distribution, FanMode};
+    let by_name = |name: &str| match name {
+        "glorot_normal" => init::glorot_normal(),
+        "glorot_uniform" => init::glorot_uniform(),
+        "lecun_normal" => init::lecun_normal(),
+        "lecun_uniform" => init::lecun_uniform(),
+        "he_normal" => init::he_normal(),
+        "he_uniform" => init::he_uniform(),
+        "normal_0.02" => init::normal(0.02),
+        "uniform_0.5" => init::uniform(0.5),
+        "truncated_normal_0.1" => init::truncated_normal(0.1),
+        "variance_scaling_2_fan_out_normal" => {
+            init::variance_scaling(2.0, FanMode::FanOut, Distribution::Normal)
+        }
+        "variance_scaling_0.5_fan_avg_uniform" => {
+            init::variance_scaling(0.5, FanMode::FanAvg, Distribution::Uniform)
+        }
+        "embed" => {
+            init::variance_scaling(1.0, FanMode::FanIn, Distribution::Normal).with_axes(-2, 0)
+        }
+        other => panic!("unknown initializer {other}"),
+    };
+    let mut checked = 0;
+    for case in golden()["initializers"].as_array().expect("cases") {
+        let name = case["name"].as_str().expect("name");
+        let key = jaxrs::random::key(case["seed"].as_u64().expect("seed"));
+        if name == "orthogonal" {
+            let want = array(&case["value"]);
+            let scale = case["scale"].as_f64().expect("scale");
+            let got = init::orthogonal(scale).init(&key, want.shape(), DType::F32);
+            close("orthogonal", &got, &case["value"], 1e-5, 1e-5);
+            continue;
+        }
+        let (shape, want) = bits(&case["value"]);
+        let got: Vec<u32> = by_name(name)
+            .init(&key, &shape, DType::F32)
+            .to_vec::<f32>()
+            .iter()
+            .map(|v| v.to_bits())
+            .collect();
+        assert_eq!(got, want, "{name} {shape:?}: not JAX's bits");
+        checked += 1;
+    }
+    assert_eq!(checked, 24);
+}
+
+#[test]
+fn initializers_work_inside_jit() {
+    let w = jit(|key: Array| nn::init::lecun_normal().init(&key, &[4, 6], DType::F32));
+    let jitted: Array = w.call(jaxrs::random::key(0));
+    let eager = nn::init::lecun_normal().init(&jaxrs::random::key(0), &[4, 6], DType::F32);
+    assert_eq!(jitted.to_vec::<f32>(), eager.to_vec::<f32>());
+}
+
+#[test]
+fn dropout_matches_flax_bits() {
+    let g = &golden()["dropout"];
+    let x = array(&g["x"]);
+    let key = jaxrs::random::key(g["seed"].as_u64().expect("seed"));
+    let rate = g["rate"].as_f64().expect("rate");
+    let (shape, want) = bits(&g["y"]);
+    let y = nn::dropout(&key, &x, rate, false);
+    assert_eq!(y.shape(), &shape[..]);
+    let got: Vec<u32> = y.to_vec::<f32>().iter().map(|v| v.to_bits()).collect();
+    assert_eq!(got, want);
+    assert_eq!(
+        nn::dropout(&key, &x, rate, true).to_vec::<f32>(),
+        x.to_vec::<f32>()
+    );
+    assert_eq!(
+        nn::dropout(&key, &x, 1.0, false).to_vec::<f32>(),
+        vec![0.0; 32]
+    );
+}
+
+#[test]
+fn layer_constructors_have_flax_shapes_and_train() {
+    let [k1, k2, k3, k4, k5] = jaxrs::random::split_n::<5>(&jaxrs::random::key(0));
+    let lin = Linear::init(&k1, 3, 4, DType::F32);
+    assert_eq!(lin.kernel.shape(), &[3, 4]);
+    let emb = nn::Embedding::init(&k2, 10, 8, DType::F32);
+    assert_eq!(emb.embedding.shape(), &[10, 8]);
+    let mha = MultiHeadAttention::init(&k3, 8, 2, DType::F32);
+    assert_eq!(mha.query_kernel.shape(), &[8, 2, 4]);
+    let gru = GruCell::init(&k4, 3, 5, DType::F32);
+    assert!(gru.ir.bias.is_none() && gru.r#in.bias.is_some());
+    // The recurrent kernels are orthogonal.
+    let k = &gru.hr.kernel;
+    let eye = k.t().matmul(k).to_f64_vec();
+    for (i, v) in eye.iter().enumerate() {
+        let want = if i % 6 == 0 { 1.0 } else { 0.0 };
+        assert!((v - want).abs() < 1e-5, "{i}: {v}");
+    }
+    let lstm = LstmCell::init(&k5, 3, 5, DType::F32);
+    assert_eq!(tree_leaves(&lstm).len(), 12);
+    assert_eq!(tree_leaves(&gru).len(), 10);
+}

@@ -2,7 +2,8 @@
 //! `nn.dot_product_attention`, `nn.make_attention_mask`, `nn.make_causal_mask`,
 //! `nn.combine_masks` and `nn.MultiHeadDotProductAttention`).
 
-use crate::{where_, Array, DType, DotDims, Tree};
+use super::init;
+use crate::{random, where_, Array, DType, DotDims, Tree};
 
 /// The most negative finite value of a float dtype (`jnp.finfo(dtype).min`): what masked-out
 /// attention logits become, so a fully masked row is uniform rather than NaN.
@@ -230,6 +231,78 @@ fn project_in(x: &Array, kernel: &Array, bias: &Array) -> Array {
 }
 
 impl MultiHeadAttention {
+    /// Self-attention parameters with flax's defaults (`qkv_features` and `out_features` both
+    /// `features`, `head_dim = features / num_heads`): LeCun-normal kernels (drawn on the
+    /// flattened `[features, heads * head_dim]` shape, as flax's `DenseGeneral`), zero biases.
+    /// Use [`MultiHeadAttention::init_with`] for other sizes.
+    #[track_caller]
+    pub fn init(
+        key: &Array,
+        features: usize,
+        num_heads: usize,
+        dtype: DType,
+    ) -> MultiHeadAttention {
+        assert!(
+            num_heads > 0 && features % num_heads == 0,
+            "MultiHeadAttention: features ({features}) must be divisible by num_heads ({num_heads})"
+        );
+        MultiHeadAttention::init_with(
+            key,
+            features,
+            num_heads,
+            features / num_heads,
+            features,
+            dtype,
+        )
+    }
+
+    /// Parameters for inputs of `in_features`, `num_heads` heads of `head_dim`, and outputs of
+    /// `out_features`.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    /// use jaxrs::nn::MultiHeadAttention;
+    ///
+    /// let mha = MultiHeadAttention::init_with(&jaxrs::random::key(0), 6, 4, 8, 10, DType::F32);
+    /// assert_eq!(mha.query_kernel.shape(), &[6, 4, 8]);
+    /// assert_eq!(mha.out_kernel.shape(), &[4, 8, 10]);
+    /// let x = Array::ones(&[2, 3, 6], DType::F32);
+    /// assert_eq!(mha.apply(&x, &x, None).shape(), &[2, 3, 10]);
+    /// ```
+    #[track_caller]
+    pub fn init_with(
+        key: &Array,
+        in_features: usize,
+        num_heads: usize,
+        head_dim: usize,
+        out_features: usize,
+        dtype: DType,
+    ) -> MultiHeadAttention {
+        let [kq, kk, kv, ko] = random::split_n::<4>(key);
+        let kernel = |k: &Array, rows: usize, cols: usize, shape: &[usize]| {
+            init::lecun_normal()
+                .init(k, &[rows, cols], dtype)
+                .reshape(shape)
+        };
+        let inner = num_heads * head_dim;
+        let in_shape = [in_features, num_heads, head_dim];
+        MultiHeadAttention {
+            query_kernel: kernel(&kq, in_features, inner, &in_shape),
+            query_bias: Array::zeros(&[num_heads, head_dim], dtype),
+            key_kernel: kernel(&kk, in_features, inner, &in_shape),
+            key_bias: Array::zeros(&[num_heads, head_dim], dtype),
+            value_kernel: kernel(&kv, in_features, inner, &in_shape),
+            value_bias: Array::zeros(&[num_heads, head_dim], dtype),
+            out_kernel: kernel(
+                &ko,
+                inner,
+                out_features,
+                &[num_heads, head_dim, out_features],
+            ),
+            out_bias: Array::zeros(&[out_features], dtype),
+        }
+    }
+
     /// The number of heads.
     pub fn num_heads(&self) -> usize {
         self.query_kernel.shape()[1]

@@ -1,6 +1,7 @@
 //! Dense, embedding and normalisation layers, and dropout.
 
-use crate::{Array, DType, DotDims, TakeMode, Tree};
+use super::init::{self, Initializer};
+use crate::{random, where_, Array, DType, DotDims, TakeMode, Tree};
 
 /// A dense layer, `x @ kernel + bias`, over the last axis of `x` (flax's `nn.Dense`).
 ///
@@ -26,6 +27,53 @@ pub struct Linear {
 }
 
 impl Linear {
+    /// A layer with flax's `nn.Dense` defaults: a LeCun-normal kernel drawn with `key`, a zero
+    /// bias.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    /// use jaxrs::nn::Linear;
+    ///
+    /// let layer = Linear::init(&jaxrs::random::key(0), 3, 2, DType::F32);
+    /// assert_eq!(layer.kernel.shape(), &[3, 2]);
+    /// assert_eq!(layer.bias.unwrap().to_vec::<f32>(), vec![0.0, 0.0]);
+    /// ```
+    #[track_caller]
+    pub fn init(key: &Array, in_features: usize, out_features: usize, dtype: DType) -> Linear {
+        Linear::init_with(
+            key,
+            in_features,
+            out_features,
+            dtype,
+            &init::lecun_normal(),
+            true,
+        )
+    }
+
+    /// A layer with the given kernel initialiser, and a zero bias if `use_bias`.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    /// use jaxrs::nn::{init, Linear};
+    ///
+    /// let layer = Linear::init_with(&jaxrs::random::key(0), 3, 2, DType::F32, &init::he_uniform(), false);
+    /// assert!(layer.bias.is_none());
+    /// ```
+    #[track_caller]
+    pub fn init_with(
+        key: &Array,
+        in_features: usize,
+        out_features: usize,
+        dtype: DType,
+        kernel_init: &Initializer,
+        use_bias: bool,
+    ) -> Linear {
+        Linear {
+            kernel: kernel_init.init(key, &[in_features, out_features], dtype),
+            bias: use_bias.then(|| Array::zeros(&[out_features], dtype)),
+        }
+    }
+
     /// `x @ kernel + bias`, contracting the last axis of `x` (any leading axes are kept).
     #[track_caller]
     pub fn apply(&self, x: &Array) -> Array {
@@ -71,6 +119,26 @@ pub struct Embedding {
 }
 
 impl Embedding {
+    /// A table drawn as flax's `nn.Embed` does: normal with variance `1 / features`
+    /// (`variance_scaling(1.0, "fan_in", "normal", out_axis=0)`).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    /// use jaxrs::nn::Embedding;
+    ///
+    /// let table = Embedding::init(&jaxrs::random::key(0), 100, 16, DType::F32);
+    /// assert_eq!(table.embedding.shape(), &[100, 16]);
+    /// ```
+    #[track_caller]
+    pub fn init(key: &Array, num_embeddings: usize, features: usize, dtype: DType) -> Embedding {
+        let table_init =
+            init::variance_scaling(1.0, init::FanMode::FanIn, init::Distribution::Normal)
+                .with_axes(-2, 0);
+        Embedding {
+            embedding: table_init.init(key, &[num_embeddings, features], dtype),
+        }
+    }
+
     /// The rows of the table at the integer `ids`: shape `ids.shape() + [features]`. An id out
     /// of range gives a row of NaN (`jnp.take`'s default, as in flax).
     #[track_caller]
@@ -186,4 +254,36 @@ impl RmsNorm {
         let mean2 = (x * x).mean(-1, true);
         x * ((mean2 + epsilon).rsqrt() * &self.scale)
     }
+}
+
+/// Dropout (flax's `nn.Dropout`): each element is kept with probability `1 - rate` (a
+/// Bernoulli mask drawn with `key`) and scaled by `1 / (1 - rate)`, the others are zero. With
+/// `deterministic` (evaluation) or `rate == 0` it is the identity; `rate == 1` gives zeros.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::nn::dropout;
+///
+/// let x = Array::ones(&[1000], DType::F32);
+/// let y = dropout(&jaxrs::random::key(0), &x, 0.5, false).to_vec::<f32>();
+/// assert!(y.iter().all(|&v| v == 0.0 || v == 2.0));
+/// let kept = y.iter().filter(|&&v| v == 2.0).count();
+/// assert!((400..600).contains(&kept));
+/// assert_eq!(dropout(&jaxrs::random::key(0), &x, 0.5, true).to_vec::<f32>(), vec![1.0; 1000]);
+/// ```
+#[track_caller]
+pub fn dropout(key: &Array, x: &Array, rate: f64, deterministic: bool) -> Array {
+    assert!(
+        (0.0..=1.0).contains(&rate),
+        "dropout: rate must be in [0, 1], got {rate}"
+    );
+    if deterministic || rate == 0.0 {
+        return x.clone();
+    }
+    if rate == 1.0 {
+        return Array::zeros_like(x);
+    }
+    let keep_prob = 1.0 - rate;
+    let keep = random::bernoulli(key, keep_prob, x.shape());
+    where_(&keep, x / keep_prob, Array::zeros_like(x))
 }

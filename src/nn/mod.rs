@@ -34,7 +34,7 @@
 //! `log_softmax`.
 
 mod attention;
-// TEMP pub mod init;
+pub mod init;
 mod layers;
 mod losses;
 mod recurrent;
@@ -43,7 +43,7 @@ pub use attention::{
     combine_masks, dot_product_attention, dot_product_attention_weights, make_attention_mask,
     make_causal_mask, MultiHeadAttention,
 };
-pub use layers::{Embedding, LayerNorm, Linear, RmsNorm, NORM_EPSILON};
+pub use layers::{dropout, Embedding, LayerNorm, Linear, RmsNorm, NORM_EPSILON};
 pub use losses::{
     accuracy, binary_cross_entropy, mse, softmax_cross_entropy_masked,
     softmax_cross_entropy_with_integer_labels,

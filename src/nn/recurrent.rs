@@ -1,8 +1,32 @@
 //! Recurrent cells (flax's `nn.GRUCell` and `nn.LSTMCell`): one step each, shaped as a
 //! [`scan`](crate::scan) body.
 
+use super::init;
 use super::layers::Linear;
-use crate::{Array, Tree};
+use crate::{random, Array, DType, Tree};
+
+/// Flax's cell parameters: an input projection (LeCun normal, bias only if asked) or a
+/// hidden one (orthogonal, zero bias).
+fn input_proj(
+    key: &Array,
+    in_features: usize,
+    features: usize,
+    dtype: DType,
+    bias: bool,
+) -> Linear {
+    Linear::init_with(
+        key,
+        in_features,
+        features,
+        dtype,
+        &init::lecun_normal(),
+        bias,
+    )
+}
+
+fn hidden_proj(key: &Array, features: usize, dtype: DType) -> Linear {
+    Linear::init_with(key, features, features, dtype, &init::orthogonal(1.0), true)
+}
 
 /// A GRU cell (flax's `nn.GRUCell`: sigmoid gates, tanh candidate):
 ///
@@ -41,6 +65,21 @@ pub struct GruCell {
 }
 
 impl GruCell {
+    /// A cell with flax's defaults: LeCun-normal input kernels, orthogonal recurrent kernels,
+    /// zero biases; each kernel from its own split of `key`.
+    #[track_caller]
+    pub fn init(key: &Array, in_features: usize, features: usize, dtype: DType) -> GruCell {
+        let [k0, k1, k2, k3, k4, k5] = random::split_n::<6>(key);
+        GruCell {
+            ir: input_proj(&k0, in_features, features, dtype, false),
+            iz: input_proj(&k1, in_features, features, dtype, false),
+            r#in: input_proj(&k2, in_features, features, dtype, true),
+            hr: hidden_proj(&k3, features, dtype),
+            hz: hidden_proj(&k4, features, dtype),
+            hn: hidden_proj(&k5, features, dtype),
+        }
+    }
+
     /// The hidden size.
     pub fn features(&self) -> usize {
         self.hr.out_features()
@@ -107,6 +146,23 @@ pub struct LstmCell {
 }
 
 impl LstmCell {
+    /// A cell with flax's defaults: LeCun-normal input kernels, orthogonal recurrent kernels,
+    /// zero biases; each kernel from its own split of `key`.
+    #[track_caller]
+    pub fn init(key: &Array, in_features: usize, features: usize, dtype: DType) -> LstmCell {
+        let k = random::split_n::<8>(key);
+        LstmCell {
+            ii: input_proj(&k[0], in_features, features, dtype, false),
+            r#if: input_proj(&k[1], in_features, features, dtype, false),
+            ig: input_proj(&k[2], in_features, features, dtype, false),
+            io: input_proj(&k[3], in_features, features, dtype, false),
+            hi: hidden_proj(&k[4], features, dtype),
+            hf: hidden_proj(&k[5], features, dtype),
+            hg: hidden_proj(&k[6], features, dtype),
+            ho: hidden_proj(&k[7], features, dtype),
+        }
+    }
+
     /// The hidden size.
     pub fn features(&self) -> usize {
         self.hi.out_features()
