@@ -106,6 +106,15 @@ pub use jaxrs_runtime::{
     psum_scatter,
 };
 pub use jaxrs_runtime::{
+    // Convolution and pooling.
+    avg_pool,
+    conv_general_dilated,
+    max_pool,
+    reduce_window_max,
+    reduce_window_sum,
+    Padding,
+};
+pub use jaxrs_runtime::{
     // Transformations.
     check_grads,
     check_grads_with,

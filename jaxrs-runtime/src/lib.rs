@@ -44,6 +44,11 @@ pub use ops::{
     einsum, stop_gradient, where_, AtIndex, AtIndexArg, Axes, Dims, DotDims, IntoArg, TakeMode,
 };
 
+// Convolution and pooling (`jax.lax` style; flax's pooling).
+pub use ops::{
+    avg_pool, conv_general_dilated, max_pool, reduce_window_max, reduce_window_sum, Padding,
+};
+
 // Devices and how arrays lie on them.
 pub use crate::core::client::{devices, local_device_count, set_cpu_device_count};
 pub use crate::core::compile_cache::{compile_cache_stats, CompileCacheStats};

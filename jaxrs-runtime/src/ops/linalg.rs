@@ -19,7 +19,7 @@ pub struct DotDims {
 
 /// Promotes two operands to one dtype.
 #[track_caller]
-fn promoted(a: &Array, b: &Array) -> (Array, Array) {
+pub(super) fn promoted(a: &Array, b: &Array) -> (Array, Array) {
     let (dt, _) = DType::promote(a.dtype(), a.is_weak(), b.dtype(), b.is_weak());
     (a.astype_keep_weak(dt), b.astype_keep_weak(dt))
 }

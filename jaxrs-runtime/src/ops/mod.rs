@@ -5,6 +5,7 @@
 //! reported at the user's line.
 
 mod arith;
+mod conv;
 mod index;
 mod linalg;
 mod math;
@@ -14,6 +15,9 @@ mod shape;
 mod sort;
 
 pub use arith::where_;
+pub use conv::{
+    avg_pool, conv_general_dilated, max_pool, reduce_window_max, reduce_window_sum, Padding,
+};
 pub use index::TakeMode;
 pub use linalg::{einsum, DotDims};
 pub use math::stop_gradient;

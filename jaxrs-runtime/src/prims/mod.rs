@@ -3,6 +3,7 @@
 //! added, its autodiff and batching rules) sit together in its impl.
 
 pub mod collective;
+pub mod conv;
 pub mod elementwise;
 pub mod index;
 pub mod linalg;
@@ -11,8 +12,10 @@ pub mod scatter;
 pub mod shape;
 pub mod sharding;
 pub mod sort;
+pub mod window;
 
 pub use collective::{AllGather, AllReduce, AxisIndex, Ppermute, ReduceScatter};
+pub use conv::{ConvGeneralDilated, ConvSpecs};
 pub use elementwise::{
     Binary, BinaryOp, BitcastConvert, Compare, CompareOp, Convert, IntegerPow, Select,
     StopGradient, Unary, UnaryOp,
@@ -24,6 +27,7 @@ pub use scatter::{Scatter, ScatterOp};
 pub use shape::{BroadcastInDim, Concatenate, Iota, Pad, Reshape, Rev, Slice, Transpose};
 pub use sharding::ShardingConstraint;
 pub use sort::Sort;
+pub use window::ReduceWindow;
 
 use crate::aval::Aval;
 

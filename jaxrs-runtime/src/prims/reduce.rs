@@ -38,7 +38,7 @@ impl ReduceOp {
     }
 
     /// The identity element, as f64 (converted to the dtype when emitted).
-    fn identity(self, dtype: DType) -> f64 {
+    pub(crate) fn identity(self, dtype: DType) -> f64 {
         let (lowest, highest) = match dtype {
             DType::Bool => (0.0, 1.0),
             DType::I8 => (i8::MIN as f64, i8::MAX as f64),
