@@ -516,3 +516,69 @@ fn layer_constructors_have_flax_shapes_and_train() {
     assert_eq!(tree_leaves(&lstm).len(), 12);
     assert_eq!(tree_leaves(&gru).len(), 10);
 }
+
+#[test]
+fn conv2d_matches_flax_forward_backward_and_init_bits() {
+    use jaxrs::Padding;
+    let g = &golden()["conv2d"];
+    let conv = nn::Conv2d {
+        kernel: array(&g["kernel"]),
+        bias: Some(array(&g["bias"])),
+    };
+    let x = array(&g["x"]);
+    for (name, strides, weight) in [("same", [1, 1], "w_same"), ("valid_s2", [2, 2], "w_valid")] {
+        let padding = if name == "same" {
+            Padding::Same
+        } else {
+            Padding::Valid
+        };
+        let want = &g[name];
+        let w = array(&g[weight]);
+        let apply = |c: &nn::Conv2d, x: &Array| c.apply_with(x, &strides, padding.clone());
+        close(
+            &format!("conv {name}"),
+            &apply(&conv, &x),
+            &want["y"],
+            1e-5,
+            1e-5,
+        );
+        let loss = |(c, x): (nn::Conv2d, Array)| (apply(&c, &x) * &w).sum(None, false);
+        let (gc, gx) = grad(loss)((conv.clone(), x.clone()));
+        close(&format!("conv {name} dx"), &gx, &want["gx"], 1e-4, 1e-5);
+        close(
+            &format!("conv {name} dkernel"),
+            &gc.kernel,
+            &want["gkernel"],
+            1e-4,
+            1e-5,
+        );
+        let gb = gc.bias.expect("bias gradient");
+        close(
+            &format!("conv {name} dbias"),
+            &gb,
+            &want["gbias"],
+            1e-4,
+            1e-5,
+        );
+    }
+    let same = conv.apply(&x).to_f64_vec();
+    let want = array(&g["same"]["y"]).to_f64_vec();
+    assert!(first_mismatch(&same, &want, 1e-5, 1e-5).is_none());
+    check_grads(
+        |(c, x): (nn::Conv2d, Array)| c.apply(&x),
+        &(tree_map(&conv, f64s), f64s(&x)),
+        1,
+    );
+
+    let key = jaxrs::random::key(g["init_seed"].as_u64().expect("seed"));
+    let (shape, want) = bits(&g["init_kernel"]);
+    let fresh = nn::Conv2d::init(&key, 3, 3, 3, 4, DType::F32);
+    assert_eq!(fresh.kernel.shape(), &shape[..]);
+    let got: Vec<u32> = fresh
+        .kernel
+        .to_vec::<f32>()
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
+    assert_eq!(got, want, "Conv2d::init: not flax's lecun_normal bits");
+}

@@ -34,6 +34,7 @@
 //! `log_softmax`.
 
 mod attention;
+mod conv;
 pub mod init;
 mod layers;
 mod losses;
@@ -43,9 +44,14 @@ pub use attention::{
     combine_masks, dot_product_attention, dot_product_attention_weights, make_attention_mask,
     make_causal_mask, MultiHeadAttention,
 };
+pub use conv::Conv2d;
 pub use layers::{dropout, Embedding, LayerNorm, Linear, RmsNorm, NORM_EPSILON};
 pub use losses::{
     accuracy, binary_cross_entropy, mse, softmax_cross_entropy_masked,
     softmax_cross_entropy_with_integer_labels,
 };
 pub use recurrent::{GruCell, LstmCell};
+
+/// Pooling over `[batch..., spatial..., features]` (flax's `nn.max_pool` / `nn.avg_pool`), the
+/// engine's [`crate::max_pool`] and [`crate::avg_pool`] under the names flax users look for.
+pub use crate::{avg_pool, max_pool};

@@ -6,7 +6,7 @@ Run: /work/venv/bin/python tests/golden/gen_nn.py   (JAX 0.10.2; writes tests/go
 flax is not installed, so the reference layers below are written in plain jax.numpy following
 flax's math and defaults (nn.Dense, nn.LayerNorm with use_fast_variance, nn.RMSNorm,
 nn.dot_product_attention, nn.make_attention_mask / make_causal_mask / combine_masks,
-nn.MultiHeadDotProductAttention, nn.GRUCell, nn.LSTMCell) and optax's losses. Inputs are float32
+nn.MultiHeadDotProductAttention, nn.GRUCell, nn.LSTMCell, nn.Conv) and optax's losses. Inputs are float32
 from a fixed numpy seed; every value and gradient is JAX's. Initialisers are
 jax.nn.initializers applied to fixed keys, stored as raw float32 bits.
 """
@@ -279,6 +279,26 @@ dkey = jax.random.PRNGKey(11)
 keep = jax.random.bernoulli(dkey, 1.0 - 0.25, xd.shape)
 out["dropout"] = {"x": enc(xd), "seed": 11, "rate": 0.25,
                   "y": bits(jax.lax.select(keep, xd / (1.0 - 0.25), jnp.zeros_like(xd)))}
+
+# ---- conv2d (flax nn.Conv: NHWC, HWIO, SAME and stride 1 by default) ----------------------
+xc = arr(2, 6, 5, 3)
+kc, bc = arr(3, 3, 3, 4, scale=0.3), arr(4, scale=0.1)
+wc_same, wc_valid = arr(2, 6, 5, 4), arr(2, 2, 2, 4)
+
+
+def conv(x, k, b, strides, padding):
+    return jax.lax.conv_general_dilated(x, k, strides, padding,
+                                        dimension_numbers=("NHWC", "HWIO", "NHWC")) + b
+
+
+convs = {"x": enc(xc), "kernel": enc(kc), "bias": enc(bc), "w_same": enc(wc_same), "w_valid": enc(wc_valid)}
+for name, strides, padding, wc in [("same", (1, 1), "SAME", wc_same), ("valid_s2", (2, 2), "VALID", wc_valid)]:
+    f = lambda x, k, b: conv(x, k, b, strides, padding)
+    y, (gx, gk, gb) = val_grads(f, (xc, kc, bc), wc)
+    convs[name] = {"y": enc(y), "gx": enc(gx), "gkernel": enc(gk), "gbias": enc(gb)}
+convs["init_seed"] = 9
+convs["init_kernel"] = bits(I.lecun_normal()(jax.random.PRNGKey(9), (3, 3, 3, 4), jnp.float32))
+out["conv2d"] = convs
 
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nn.json")
 with open(path, "w") as f:
