@@ -219,3 +219,84 @@ fn categorical_and_permutation_match_jax() {
 fn randint_matches_jax() {
     run_cases(|c| c.fn_name == "randint");
 }
+
+#[test]
+fn a_large_draw_traces_to_a_small_program() {
+    // Threefry is a fixed sequence of elementwise ops: the program's size does not grow with
+    // the sample's.
+    let count = |n: usize| {
+        let jaxpr = make_jaxpr(
+            move |k: Array| random::normal(&k, &[n], DType::F32),
+            &random::key(0),
+        );
+        jaxpr.to_string().lines().count()
+    };
+    let (small, large) = (count(3), count(100_000));
+    assert_eq!(small, large);
+    assert!(large < 300, "normal traced to {large} lines");
+}
+
+#[test]
+fn draws_are_keyed_and_independent_of_the_caller() {
+    let key = random::key(7);
+    let a = random::uniform(&key, &[5], DType::F32).to_vec::<f32>();
+    let b = random::uniform(&key, &[5], DType::F32).to_vec::<f32>();
+    assert_eq!(a, b);
+    let [k1, k2] = random::split_n::<2>(&key);
+    assert_ne!(
+        random::uniform(&k1, &[5], DType::F32).to_vec::<f32>(),
+        random::uniform(&k2, &[5], DType::F32).to_vec::<f32>()
+    );
+    // A fold_in per step compiles once: the data is an argument.
+    let steps: Vec<Vec<u32>> = (0..3)
+        .map(|i| random::fold_in(&key, i).to_vec::<u32>())
+        .collect();
+    assert!(steps[0] != steps[1] && steps[1] != steps[2]);
+}
+
+#[test]
+#[should_panic(expected = "a key is a u32[2] array")]
+fn a_key_of_the_wrong_type_is_refused() {
+    random::uniform(&Array::from_vec(vec![0i32, 1], &[2]), &[3], DType::F32);
+}
+
+#[test]
+fn erf_inv_inverts_erf_and_has_jax_derivative() {
+    let x = Array::from_vec(vec![-0.9f64, -0.3, 0.0, 0.4, 0.95], &[5]);
+    let back = x.erf_inv().erf().to_vec::<f64>();
+    for (b, w) in back.iter().zip(x.to_vec::<f64>()) {
+        assert!((b - w).abs() < 1e-12, "{b} vs {w}");
+    }
+    check_grads(|x: Array| x.erf_inv(), &x, 2);
+}
+
+#[test]
+fn bitwise_ops_wrap_and_batch() {
+    let x = Array::from_vec(vec![0xffff_ffffu32, 1, 0x8000_0000], &[3]);
+    assert_eq!((&x + 1u32).to_vec::<u32>(), vec![0, 2, 0x8000_0001]);
+    assert_eq!(x.mul(2u32).to_vec::<u32>(), vec![0xffff_fffe, 2, 0]);
+    assert_eq!(x.left_shift(4u32).to_vec::<u32>(), vec![0xffff_fff0, 16, 0]);
+    assert_eq!(x.right_shift(31u32).to_vec::<u32>(), vec![1, 0, 1]);
+    assert_eq!(
+        x.bitwise_xor(3u32).to_vec::<u32>(),
+        vec![0xffff_fffc, 2, 0x8000_0003]
+    );
+    let batched = vmap(
+        |row: Array| {
+            row.bitwise_xor(row.right_shift(1u32))
+                .bitcast_convert_type(DType::F32)
+                .bitcast_convert_type(DType::U32)
+        },
+        0,
+        0,
+    )(Array::from_vec(vec![6u32, 7, 8, 9], &[2, 2]));
+    assert_eq!(batched.to_vec::<u32>(), vec![5, 4, 12, 13]);
+    let grad_of_bits = grad(|x: Array| {
+        x.bitcast_convert_type(DType::U32)
+            .right_shift(1u32)
+            .astype(DType::F32)
+            .sum(None, false)
+            + x.sum(None, false)
+    })(Array::from_vec(vec![1.0f32, 2.0], &[2]));
+    assert_eq!(grad_of_bits.to_vec::<f32>(), vec![1.0, 1.0]);
+}

@@ -6,6 +6,26 @@
 //! is `u32[n, 2]`). Every function here is a composition of array operations: it runs eagerly,
 //! traces into `jit` and batches under `vmap` as any other code.
 //!
+//! ```
+//! use jaxrs::prelude::*;
+//! use jaxrs::random;
+//!
+//! let key = random::key(0);
+//! let [init_key, noise_key] = random::split_n::<2>(&key);
+//! let w = random::normal(&init_key, &[3, 2], DType::F32);
+//! // One key per example: the same draws as a loop over the keys.
+//! let keys = random::split(&noise_key, 4);
+//! let noise = jit(|keys: Array| vmap(|k: Array| random::uniform(&k, &[2], DType::F32), 0, 0)(keys))
+//!     .call(keys.clone());
+//! assert_eq!(noise.shape(), &[4, 2]);
+//! let third = keys.slice(&[2, 0], &[3, 2], &[1, 1]).reshape([2]);
+//! assert_eq!(
+//!     noise.slice(&[2, 0], &[3, 2], &[1, 1]).reshape([2]).to_vec::<f32>(),
+//!     random::uniform(&third, &[2], DType::F32).to_vec::<f32>()
+//! );
+//! assert_eq!(w.shape(), &[3, 2]);
+//! ```
+//!
 //! Threefry is written as a composition of u32 ops (add, xor, shifts), not as a primitive of
 //! its own: about 120 elementwise ops per hash, whatever the sample's shape, which XLA fuses
 //! into one loop; the batching and (zero) derivative rules then come from the ops for free.
@@ -236,7 +256,7 @@ fn unit_floats(op: &str, key: &Array, shape: &[usize], dtype: DType) -> Array {
                 .right_shift(u32_lit(32 - 23))
                 .bitwise_or(u32_lit(0x3f80_0000))
                 .bitcast_convert_type(DType::F32);
-            one_to_two.sub(&scalar(1.0, DType::F32))
+            one_to_two.sub(scalar(1.0, DType::F32))
         }
         _ => {
             // JAX draws 8 bits for bfloat16 (7 mantissa bits) and 16 for float16 (10), keeps
@@ -252,7 +272,7 @@ fn unit_floats(op: &str, key: &Array, shape: &[usize], dtype: DType) -> Array {
                 .right_shift(u32_lit(width - nmant));
             mantissa
                 .astype(dtype)
-                .mul(&scalar((-(nmant as f64)).exp2(), dtype))
+                .mul(scalar((-(nmant as f64)).exp2(), dtype))
         }
     }
 }
@@ -361,7 +381,7 @@ fn next_after(x: f64, dtype: DType, up: bool) -> f64 {
 /// use jaxrs::random;
 ///
 /// let z = random::normal(&random::key(0), &[10000], DType::F32);
-/// let mean = z.mean((), false).item::<f32>();
+/// let mean = z.mean(None, false).item::<f32>();
 /// assert!(mean.abs() < 0.05);
 /// ```
 #[track_caller]
@@ -440,7 +460,7 @@ pub fn bernoulli(key: &Array, p: f64, shape: &[usize]) -> Array {
     let shape = shape.to_vec();
     let signature = format!("bernoulli {shape:?} {:x}", p.to_bits());
     compiled(signature, vec![key.clone()], move |a| {
-        uniform(&a[0], &shape, DType::F32).lt(&scalar(p, DType::F32))
+        uniform(&a[0], &shape, DType::F32).lt(scalar(p, DType::F32))
     })
 }
 
