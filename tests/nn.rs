@@ -391,7 +391,8 @@ fn losses_match_optax() {
 fn activations_match_jax_nn() {
     let g = &golden()["activations"];
     let x = array(&g["x"]);
-    let acts: [(&str, fn(&Array) -> Array); 6] = [
+    type Activation = fn(&Array) -> Array;
+    let acts: [(&str, Activation); 6] = [
         ("silu", |x| x.silu()),
         ("leaky_relu", |x| x.leaky_relu(0.1)),
         ("elu", |x| x.elu(1.5)),

@@ -156,7 +156,7 @@ pub fn make_causal_mask(x: &Array) -> Array {
     let length = x.shape()[x.rank() - 1];
     let idxs = Array::iota(DType::I32, &[length], 0).broadcast_to(x.shape());
     idxs.expand_dims(-1)
-        .ge(&idxs.expand_dims(-2))
+        .ge(idxs.expand_dims(-2))
         .expand_dims(-3)
 }
 
@@ -243,7 +243,7 @@ impl MultiHeadAttention {
         dtype: DType,
     ) -> MultiHeadAttention {
         assert!(
-            num_heads > 0 && features % num_heads == 0,
+            num_heads > 0 && features.is_multiple_of(num_heads),
             "MultiHeadAttention: features ({features}) must be divisible by num_heads ({num_heads})"
         );
         MultiHeadAttention::init_with(

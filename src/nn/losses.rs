@@ -132,7 +132,7 @@ pub fn binary_cross_entropy(logits: &Array, labels: &Array) -> Array {
 pub fn accuracy(logits: &Array, labels: &Array) -> Array {
     let predicted = logits.argmax(-1, false);
     predicted
-        .eq(&labels.astype(predicted.dtype()))
+        .eq(labels.astype(predicted.dtype()))
         .astype(DType::F32)
         .mean(None, false)
 }
