@@ -19,6 +19,8 @@ use crate::{conv_general_dilated, Array, DType, Padding, Tree};
 /// assert_eq!(y.shape(), &[2, 28, 28, 8]);
 /// let pooled = max_pool(&y, &[2, 2], &[2, 2], Padding::Valid);
 /// assert_eq!(pooled.shape(), &[2, 14, 14, 8]);
+/// // Reading the values waits for them: a process should not exit while XLA still computes.
+/// assert!(pooled.to_vec::<f32>().iter().all(|&v| v >= 0.0));
 /// ```
 #[derive(Tree, Clone, Debug)]
 pub struct Conv2d {
@@ -58,6 +60,7 @@ impl Conv2d {
     ///
     /// let conv = Conv2d::init_with(&jaxrs::random::key(0), [5, 5, 3, 16], DType::F32, &init::he_normal(), false);
     /// assert!(conv.bias.is_none());
+    /// assert!(conv.kernel.to_vec::<f32>().iter().all(|v| v.is_finite()));
     /// ```
     #[track_caller]
     pub fn init_with(
@@ -90,6 +93,7 @@ impl Conv2d {
     /// let conv = Conv2d::init(&jaxrs::random::key(0), 3, 3, 2, 4, DType::F32);
     /// let y = conv.apply_with(&Array::ones(&[1, 9, 9, 2], DType::F32), &[2, 2], Padding::Valid);
     /// assert_eq!(y.shape(), &[1, 4, 4, 4]);
+    /// assert!(y.to_vec::<f32>().iter().all(|v| v.is_finite()));
     /// ```
     #[track_caller]
     pub fn apply_with(&self, x: &Array, strides: &[usize], padding: impl Into<Padding>) -> Array {

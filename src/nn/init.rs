@@ -209,6 +209,7 @@ pub fn variance_scaling(scale: f64, mode: FanMode, distribution: Distribution) -
 ///
 /// let w = jaxrs::nn::init::glorot_normal().init(&jaxrs::random::key(0), &[3, 5], DType::F32);
 /// assert_eq!(w.shape(), &[3, 5]);
+/// assert!(w.to_vec::<f32>().iter().all(|v| v.is_finite()));
 /// ```
 pub fn glorot_normal() -> Initializer {
     variance_scaling(1.0, FanMode::FanAvg, Distribution::TruncatedNormal)
@@ -391,6 +392,7 @@ impl Initializer {
     ///
     /// let w = jaxrs::nn::init::he_uniform().init(&jaxrs::random::key(3), &[2, 5], DType::F32);
     /// assert_eq!((w.shape(), w.dtype()), (&[2, 5][..], DType::F32));
+    /// assert!(w.to_vec::<f32>().iter().all(|v| v.is_finite()));
     /// ```
     #[track_caller]
     pub fn init(&self, key: &Array, shape: &[usize], dtype: DType) -> Array {

@@ -36,6 +36,7 @@ impl Linear {
     ///
     /// let layer = Linear::init(&jaxrs::random::key(0), 3, 2, DType::F32);
     /// assert_eq!(layer.kernel.shape(), &[3, 2]);
+    /// assert!(layer.kernel.to_vec::<f32>().iter().all(|v| v.is_finite()));
     /// assert_eq!(layer.bias.unwrap().to_vec::<f32>(), vec![0.0, 0.0]);
     /// ```
     #[track_caller]
@@ -58,6 +59,7 @@ impl Linear {
     ///
     /// let layer = Linear::init_with(&jaxrs::random::key(0), 3, 2, DType::F32, &init::he_uniform(), false);
     /// assert!(layer.bias.is_none());
+    /// assert!(layer.kernel.to_vec::<f32>().iter().all(|v| v.is_finite()));
     /// ```
     #[track_caller]
     pub fn init_with(
@@ -128,6 +130,7 @@ impl Embedding {
     ///
     /// let table = Embedding::init(&jaxrs::random::key(0), 100, 16, DType::F32);
     /// assert_eq!(table.embedding.shape(), &[100, 16]);
+    /// assert!(table.embedding.to_vec::<f32>().iter().all(|v| v.is_finite()));
     /// ```
     #[track_caller]
     pub fn init(key: &Array, num_embeddings: usize, features: usize, dtype: DType) -> Embedding {

@@ -27,6 +27,7 @@
 //! let loss = |p: Mlp| nn::softmax_cross_entropy_with_integer_labels(&logits(&p, &x), &labels).mean(None, false);
 //! let grads = grad(loss)(params.clone());
 //! assert_eq!(grads.hidden.kernel.shape(), &[4, 16]);
+//! assert!(grads.out.kernel.to_vec::<f32>().iter().all(|v| v.is_finite()));
 //! ```
 //!
 //! Activations are methods of [`Array`]: `relu`, `gelu` (tanh approximation), `gelu_exact`,

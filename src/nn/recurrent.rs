@@ -47,6 +47,7 @@ fn hidden_proj(key: &Array, features: usize, dtype: DType) -> Linear {
 /// let xs = Array::ones(&[5, 2, 3], DType::F32); // [time, batch, features]
 /// let (h, hs) = scan(|h: Array, x: Array| cell.apply(h, &x), cell.init_carry(&[2]), xs);
 /// assert_eq!((h.shape(), hs.shape()), (&[2, 4][..], &[5, 2, 4][..]));
+/// assert!(h.to_vec::<f32>().iter().all(|v| v.abs() < 1.0));
 /// ```
 #[derive(Tree, Clone, Debug)]
 pub struct GruCell {
@@ -124,6 +125,7 @@ impl GruCell {
 /// let body = |carry: (Array, Array), x: Array| cell.apply(carry, &x);
 /// let ((c, h), hs) = scan(body, cell.init_carry(&[2]), xs);
 /// assert_eq!((c.shape(), h.shape(), hs.shape()), (&[2, 4][..], &[2, 4][..], &[5, 2, 4][..]));
+/// assert!(h.to_vec::<f32>().iter().all(|v| v.abs() < 1.0));
 /// ```
 #[derive(Tree, Clone, Debug)]
 pub struct LstmCell {
