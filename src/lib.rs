@@ -209,16 +209,17 @@ pub use jaxrs_runtime::{
 };
 pub use jaxrs_runtime::{try_run, Error, ErrorCode, Result};
 
-pub mod checkpoint;
-pub mod optim;
-
 // Many processes: `jaxrs::distributed::initialize` and the coordination store.
 pub use jaxrs_runtime::distributed;
 
 // Pseudo-random numbers, bit for bit as `jax.random`: `jaxrs::random::uniform(&key, ...)`.
 pub use jaxrs_runtime::random;
 
+// The training kit, as flax and optax give it to JAX users, written with the public API above.
+pub mod checkpoint;
 pub mod data;
+pub mod nn;
+pub mod optim;
 
 /// Everything a typical program needs, and everything the README uses:
 /// `use jaxrs::prelude::*;`.

@@ -139,6 +139,70 @@ impl Array {
         &x * 0.5 * ((&x * std::f64::consts::FRAC_1_SQRT_2).erf() + 1.0)
     }
 
+    /// SiLU (swish), `x * sigmoid(x)` (`jax.nn.silu`).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let y = Array::from_vec(vec![0.0f32, 1.0], &[2]).silu().to_vec::<f32>();
+    /// assert_eq!(y[0], 0.0);
+    /// assert!((y[1] - 1.0 / (1.0 + (-1f32).exp())).abs() < 1e-6);
+    /// ```
+    #[track_caller]
+    pub fn silu(&self) -> Array {
+        let x = float_operand(UnaryOp::Logistic, self);
+        &x * &x.logistic()
+    }
+
+    /// `x` where `x >= 0`, else `negative_slope * x` (`jax.nn.leaky_relu`; flax's default
+    /// slope is 0.01).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![-2.0f32, 3.0], &[2]);
+    /// assert_eq!(x.leaky_relu(0.01).to_vec::<f32>(), vec![-0.02, 3.0]);
+    /// ```
+    #[track_caller]
+    pub fn leaky_relu(&self, negative_slope: f64) -> Array {
+        let x = float_operand(UnaryOp::Logistic, self);
+        where_(x.ge(0.0), &x, &x * negative_slope)
+    }
+
+    /// `x` where `x > 0`, else `alpha * (e^x - 1)` (`jax.nn.elu`). The exponential only sees
+    /// the non-positive values, so large inputs give no infinite (or NaN) gradient.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let y = Array::from_vec(vec![-1.0f32, 2.0], &[2]).elu(1.0).to_vec::<f32>();
+    /// assert!((y[0] - ((-1f32).exp() - 1.0)).abs() < 1e-6);
+    /// assert_eq!(y[1], 2.0);
+    /// ```
+    #[track_caller]
+    pub fn elu(&self, alpha: f64) -> Array {
+        let x = float_operand(UnaryOp::Expm1, self);
+        let positive = x.gt(0.0);
+        let safe = where_(&positive, 0.0, &x);
+        where_(&positive, &x, safe.expm1() * alpha)
+    }
+
+    /// `log(sigmoid(x))`, computed as `-softplus(-x)` so it neither overflows nor loses
+    /// precision for large `|x|` (`jax.nn.log_sigmoid`).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let y = Array::from_vec(vec![-100.0f32, 0.0], &[2]).log_sigmoid().to_vec::<f32>();
+    /// assert_eq!(y[0], -100.0);
+    /// assert!((y[1] + 2f32.ln()).abs() < 1e-6);
+    /// ```
+    #[track_caller]
+    pub fn log_sigmoid(&self) -> Array {
+        let x = float_operand(UnaryOp::Logistic, self);
+        -(-&x).softplus()
+    }
+
     /// The array converted to `dtype` (`convert_element_type`): floats to integers truncate,
     /// nonzero is `true`.
     #[track_caller]
