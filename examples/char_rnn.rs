@@ -95,6 +95,8 @@ pub struct Report {
     pub chars_per_sec: f64,
 }
 
+/// The model: characters to vectors, a GRU over them, its states to the next character's
+/// logits.
 #[derive(Tree, Clone)]
 pub struct CharRnn {
     embed: Embedding,
