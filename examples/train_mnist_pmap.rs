@@ -15,8 +15,10 @@
 #[path = "common/mnist.rs"]
 mod mnist;
 
+use jaxrs::data::Remainder;
 use jaxrs::prelude::*;
-use mnist::{Rng, PIXELS};
+use jaxrs::random;
+use mnist::PIXELS;
 use std::time::{Duration, Instant};
 
 const DEVICES: usize = 8;
@@ -89,8 +91,7 @@ fn main() -> jaxrs::Result<()> {
     let path = mnist::data_path();
     let (train, test) = mnist::load(&path);
     let n = train.len() + test.len();
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    let mut train_rows: Vec<usize> = (0..train.len()).collect();
+    let [init_key, data_key] = random::split_n::<2>(&random::key(0));
     let global_batch = DEVICES * LOCAL_BATCH;
     println!(
         "MNIST: {n} digits from {} ({} train, {} test); global batch {global_batch} split over \
@@ -101,16 +102,12 @@ fn main() -> jaxrs::Result<()> {
     );
     let (test_x, test_y) = test.arrays();
 
+    // He-initialised weights (the ReLU layer) and LeCun ones (the logits), zero biases.
+    let [k1, k2] = random::split_n::<2>(&init_key);
     let init = Mlp {
-        w1: Array::from_vec(
-            rng.normal(PIXELS * HIDDEN, (2.0f32 / PIXELS as f32).sqrt()),
-            &[PIXELS, HIDDEN],
-        ),
+        w1: random::normal(&k1, &[PIXELS, HIDDEN], DType::F32) * (2.0f32 / PIXELS as f32).sqrt(),
         b1: Array::zeros(&[HIDDEN], DType::F32),
-        w2: Array::from_vec(
-            rng.normal(HIDDEN * CLASSES, (1.0f32 / HIDDEN as f32).sqrt()),
-            &[HIDDEN, CLASSES],
-        ),
+        w2: random::normal(&k2, &[HIDDEN, CLASSES], DType::F32) * (1.0f32 / HIDDEN as f32).sqrt(),
         b2: Array::zeros(&[CLASSES], DType::F32),
     };
     // One replica per device, stacked along a new leading axis; the first step splits it.
@@ -123,10 +120,11 @@ fn main() -> jaxrs::Result<()> {
     let (mut parallel_time, mut single_time) = (Duration::ZERO, Duration::ZERO);
     let mut worst = 0.0f32;
     for epoch in 1..=EPOCHS {
-        rng.shuffle(&mut train_rows);
         let (mut total, mut steps) = (0.0, 0);
-        for batch in train_rows.chunks_exact(global_batch) {
-            let (x, y) = train.gather(batch);
+        // Each epoch's order is `permutation(fold_in(data_key, epoch))`; the batches are
+        // uploaded one step ahead on a background thread.
+        for batch in train.epoch(&data_key, epoch as u32, global_batch, Remainder::Drop) {
+            let (x, y) = (batch.x, batch.y);
             let (xs, ys) = (
                 x.reshape([DEVICES, LOCAL_BATCH, PIXELS]),
                 y.reshape([DEVICES, LOCAL_BATCH]),

@@ -1,7 +1,8 @@
 //! What the trainers share: a small argument parser ([`Args`]), a progress bar with the loss
 //! and the throughput after warm-up ([`Progress`], which also keeps the loss curve and writes
 //! it as a PNG), and checkpoints of (params, opt_state, step) saved at the end and loaded with
-//! `--resume` ([`save_checkpoint`], [`load_checkpoint`], on `jaxrs::checkpoint`).
+//! `--resume` ([`save_checkpoint`], [`load_checkpoint`], on `jaxrs::checkpoint`), and the
+//! [`Report`] a trainer's `run` returns to its `main` and its integration test.
 //!
 //! Only scalar metrics (the loss) are read back from the device, and only every
 //! [`Progress::READ_EVERY`] steps, so the host does not wait on each step.
@@ -279,6 +280,68 @@ impl Progress {
     }
 }
 
+/// What a trainer's `run` hands back: its `main` prints it, its integration test checks it.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The loss of this run's first step.
+    pub first_loss: f32,
+    /// The mean loss of this run's last [`Progress::READ_EVERY`] steps (one step's loss is
+    /// noisy).
+    pub final_loss: f32,
+    /// Accuracy on the training set at the end.
+    pub train_accuracy: f32,
+    /// Accuracy on the held-out set at the end.
+    pub test_accuracy: f32,
+    /// The step the run started from: 0, or the checkpoint's with `--resume`.
+    pub start_step: u64,
+    /// The step saved in the checkpoint at the end.
+    pub end_step: u64,
+    /// Wall time of the whole run, loading the data and saving the checkpoint included.
+    pub wall_time: Duration,
+    /// The progress bar's measurements.
+    pub summary: Summary,
+}
+
+impl Report {
+    /// The report of a run that started at `start_step` and measured `summary`.
+    pub fn new(
+        summary: Summary,
+        start_step: u64,
+        (train_accuracy, test_accuracy): (f32, f32),
+        started: Instant,
+    ) -> Report {
+        let losses: Vec<f32> = summary.losses.iter().map(|&(_, l)| l).collect();
+        let tail = &losses[losses.len().saturating_sub(Progress::READ_EVERY)..];
+        Report {
+            first_loss: losses.first().copied().unwrap_or(f32::NAN),
+            final_loss: tail.iter().sum::<f32>() / tail.len() as f32,
+            train_accuracy,
+            test_accuracy,
+            start_step,
+            end_step: start_step + summary.steps as u64,
+            wall_time: started.elapsed(),
+            summary,
+        }
+    }
+
+    /// Prints the figures a trainer's `main` ends with.
+    pub fn print(&self) {
+        println!(
+            "steps {}..{}: loss {:.4} -> {:.4}; train accuracy {:.1}%, held-out accuracy {:.1}%; \
+             {:.0} samples/s after a {:.2?} warm-up (compile); wall time {:.2?}",
+            self.start_step,
+            self.end_step,
+            self.first_loss,
+            self.final_loss,
+            self.train_accuracy * 100.0,
+            self.test_accuracy * 100.0,
+            self.summary.samples_per_sec,
+            self.summary.compile_time,
+            self.wall_time,
+        );
+    }
+}
+
 /// Draws `losses` (`(step, loss)`) as a line on a white 800x480 PNG at `path` (the bitmap
 /// backend has no fonts here, so there is no text: the y range is printed instead). The grey
 /// lines are at the quarters of the loss range.
@@ -321,7 +384,7 @@ pub fn plot_losses(path: &Path, losses: &[(usize, f32)]) -> Result<(), Box<dyn s
         ))?;
         root.present()?;
     }
-    std::fs::write(path, encode_png(&rgb, SIZE))?;
+    write_png(path, &rgb, SIZE)?;
     println!(
         "loss curve: {} (steps 1..{last}, loss from {low:.4} (bottom) to {high:.4} (top))",
         path.display()
@@ -329,39 +392,20 @@ pub fn plot_losses(path: &Path, losses: &[(usize, f32)]) -> Result<(), Box<dyn s
     Ok(())
 }
 
-/// An 8-bit RGB PNG of `rgb` (rows top to bottom): plotters' own PNG writer would pull in the
-/// `image` crate, and flate2 already has the deflate and the CRC a PNG needs.
-fn encode_png(rgb: &[u8], (width, height): (u32, u32)) -> Vec<u8> {
-    use std::io::Write;
-
-    fn chunk(png: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
-        png.extend_from_slice(&(data.len() as u32).to_be_bytes());
-        let mut crc = flate2::Crc::new();
-        crc.update(kind);
-        crc.update(data);
-        png.extend_from_slice(kind);
-        png.extend_from_slice(data);
-        png.extend_from_slice(&crc.sum().to_be_bytes());
-    }
-    let mut header = Vec::with_capacity(13);
-    header.extend_from_slice(&width.to_be_bytes());
-    header.extend_from_slice(&height.to_be_bytes());
-    // 8 bits per channel, colour type 2 (RGB), deflate, no filtering beyond per-row, no
-    // interlace.
-    header.extend_from_slice(&[8, 2, 0, 0, 0]);
-    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-    for row in rgb.chunks_exact(width as usize * 3) {
-        // Each scanline starts with its filter type: 0, none.
-        z.write_all(&[0])
-            .and_then(|()| z.write_all(row))
-            .expect("in-memory deflate");
-    }
-    let pixels = z.finish().expect("in-memory deflate");
-    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
-    chunk(&mut png, b"IHDR", &header);
-    chunk(&mut png, b"IDAT", &pixels);
-    chunk(&mut png, b"IEND", &[]);
-    png
+/// Writes `rgb` (8-bit RGB, rows top to bottom, as plotters' bitmap backend draws it) as a
+/// PNG: plotters' own PNG writer would pull in the whole `image` crate.
+fn write_png(
+    path: &Path,
+    rgb: &[u8],
+    (width, height): (u32, u32),
+) -> Result<(), png::EncodingError> {
+    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut encoder = png::Encoder::new(file, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(rgb)?;
+    writer.finish()
 }
 
 /// What the harness saves and loads: the parameters, the optimiser's state and the step.

@@ -1,4 +1,4 @@
-//! What the MNIST examples share: the data file, its split, and a seeded generator.
+//! What the MNIST examples share: the data file and its split.
 // Each example includes this file and uses part of it.
 #![allow(dead_code)]
 
@@ -9,38 +9,6 @@ use std::path::{Path, PathBuf};
 pub const PIXELS: usize = 784;
 /// Training images; the other 500 of the 5,000 are held out.
 pub const TRAIN: usize = 4500;
-
-/// A small deterministic generator (xorshift64), so runs are reproducible.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    pub fn uniform(&mut self) -> f64 {
-        ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    }
-
-    /// Normal samples by Box-Muller.
-    pub fn normal(&mut self, n: usize, scale: f32) -> Vec<f32> {
-        (0..n)
-            .map(|_| {
-                let (u, v) = (self.uniform(), self.uniform());
-                ((-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()) as f32 * scale
-            })
-            .collect()
-    }
-
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            items.swap(i, (self.next_u64() % (i as u64 + 1)) as usize);
-        }
-    }
-}
 
 /// The data file: the first command-line argument, else `mnist_5k.csv.gz` in
 /// `JAXRS_DATA_DIR`, else in `../shared/data`.
