@@ -6,10 +6,12 @@
 #[allow(dead_code)]
 mod transformer_lm;
 
+use jaxrs::data::Corpus;
 use jaxrs::prelude::*;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use transformer_lm::harness::Args;
-use transformer_lm::{run, Config, EPOCHS, NAME};
+use transformer_lm::{read_corpus, run_on, Config, Report, EPOCHS, NAME};
 
 /// A model small enough to compile and run a few dozen steps in seconds in a debug build.
 fn tiny() -> Config {
@@ -34,14 +36,22 @@ fn out_dir(tag: &str) -> PathBuf {
     dir
 }
 
-fn args(out: &PathBuf, extra: &[&str]) -> Args {
+fn args(out: &Path, extra: &[&str]) -> Args {
     let mut argv = vec!["--out".to_string(), out.display().to_string()];
     argv.extend(extra.iter().map(|s| s.to_string()));
     Args::parse_from(NAME, EPOCHS, argv).expect("arguments")
 }
 
-fn first_loss(report: &transformer_lm::Report) -> f32 {
+fn first_loss(report: &Report) -> f32 {
     report.losses[0].1
+}
+
+/// Trains on tiny Shakespeare, read once for all the runs (reading it takes seconds in a
+/// debug build).
+fn run(args: &Args, config: &Config) -> Report {
+    static CORPUS: OnceLock<Corpus> = OnceLock::new();
+    let corpus = CORPUS.get_or_init(|| read_corpus(args));
+    run_on(corpus, args, config)
 }
 
 #[test]
@@ -90,7 +100,7 @@ fn trains_in_bf16_with_float32_parameters() {
         dropout: 0.1,
         ..tiny()
     };
-    let report = run(&args(&out, &["--steps", "60", "--dtype", "bf16"]), &config);
+    let report = run(&args(&out, &["--steps", "40", "--dtype", "bf16"]), &config);
     let (first, last) = (first_loss(&report), report.final_train_loss(10));
     assert!(
         last < first - 1.0,
