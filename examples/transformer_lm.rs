@@ -1,0 +1,457 @@
+//! Trains a small causal transformer language model on the characters of tiny Shakespeare
+//! (`../shared/data/tinyshakespeare.txt`, its last 10% held out): token and learned position
+//! embeddings, pre-norm blocks of causal multi-head self-attention and a gelu MLP (each block
+//! rematerialised with `#[remat]`), a final LayerNorm, and logits from the token embedding's
+//! `attend` (tied weights). One jitted step (loss, gradient, global-norm clipping, AdamW on a
+//! warmup-cosine schedule) with the parameters and the optimizer state donated; batches of
+//! random windows built one step ahead on a background thread; the held-out loss on fixed
+//! windows, by a jitted function, after each evaluation interval.
+//!
+//! `--dtype bf16` trains in mixed precision: the parameters (and the optimizer's moments) stay
+//! float32, the step casts them to bfloat16 for the matrix products and the activations, and
+//! the logits back to float32 for the loss, so the gradient reaches the float32 parameters
+//! through the casts.
+//!
+//! Run: `cargo run --release --example transformer_lm [-- --epochs N --steps N --resume --out
+//! DIR --dtype f32|bf16 PATH_TO_tinyshakespeare.txt]`. An "epoch" is
+//! [`Config::steps_per_epoch`] steps of random windows, after which the held-out loss is
+//! printed. The loss curve goes to `OUT/loss.png` and the final state to `OUT/checkpoint`
+//! (`--resume` continues from it); OUT defaults to `target/train/transformer_lm`.
+
+#[path = "common/harness.rs"]
+pub mod harness;
+
+use harness::{load_checkpoint, plot_losses, save_checkpoint, Args, Progress, TrainState};
+use jaxrs::data::{self, Corpus};
+use jaxrs::nn::{self, Embedding, LayerNorm, Linear, MultiHeadAttention};
+use jaxrs::optim::{self, GradientTransformation, Mask};
+use jaxrs::prelude::*;
+use jaxrs::random;
+use std::hash::{Hash, Hasher};
+use std::time::{Duration, Instant};
+
+/// The trainer's name: its default output folder is `target/train/NAME`.
+pub const NAME: &str = "transformer_lm";
+/// Evaluation intervals ("epochs") of a default run.
+pub const EPOCHS: usize = 3;
+
+/// The model's sizes and the optimisation's settings.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The width of the residual stream.
+    pub d_model: usize,
+    /// Attention heads per block (`d_model / heads` features each).
+    pub heads: usize,
+    /// Transformer blocks.
+    pub layers: usize,
+    /// Tokens per training window (and the number of learned positions).
+    pub context: usize,
+    /// Windows per step.
+    pub batch: usize,
+    /// The MLP's hidden width, as a multiple of `d_model`.
+    pub mlp_ratio: usize,
+    /// The learning rate at the end of the warm-up; the cosine decay ends at a tenth of it.
+    pub peak_lr: f32,
+    /// Steps of linear warm-up from 0 to `peak_lr`.
+    pub warmup_steps: usize,
+    /// AdamW's decoupled weight decay, on the kernels and the embeddings.
+    pub weight_decay: f32,
+    /// The gradient's global norm is clipped to this.
+    pub clip_norm: f32,
+    /// The dropout rate after attention and after the MLP (0: none).
+    pub dropout: f32,
+    /// Steps between two evaluations of the held-out loss.
+    pub steps_per_epoch: usize,
+    /// Fixed held-out windows the held-out loss is the mean over.
+    pub eval_windows: usize,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            d_model: 128,
+            heads: 4,
+            layers: 2,
+            context: 64,
+            batch: 32,
+            mlp_ratio: 4,
+            peak_lr: 3e-3,
+            warmup_steps: 50,
+            weight_decay: 0.1,
+            clip_norm: 1.0,
+            dropout: 0.0,
+            steps_per_epoch: 200,
+            eval_windows: 256,
+        }
+    }
+}
+
+/// One pre-norm transformer block.
+#[derive(Tree, Clone)]
+pub struct Block {
+    pub ln_attention: LayerNorm,
+    pub attention: MultiHeadAttention,
+    pub ln_mlp: LayerNorm,
+    pub mlp_in: Linear,
+    pub mlp_out: Linear,
+}
+
+/// The whole model; `tokens` also gives the logits (`attend`).
+#[derive(Tree, Clone)]
+pub struct Model {
+    pub tokens: Embedding,
+    /// Learned position embeddings, `[context, d_model]`.
+    pub positions: Array,
+    pub blocks: Vec<Block>,
+    pub ln_final: LayerNorm,
+}
+
+impl Model {
+    /// A fresh model for `vocab` tokens, with float `dtype` parameters.
+    pub fn init(key: &Array, config: &Config, vocab: usize, dtype: DType) -> Model {
+        let keys = random::split(key, 2 + 3 * config.layers);
+        let key = |i: usize| keys.slice(&[i, 0], &[i + 1, 2], &[1, 1]).reshape([2]);
+        let d = config.d_model;
+        let hidden = config.mlp_ratio * d;
+        Model {
+            tokens: Embedding::init(&key(0), vocab, d, dtype),
+            positions: nn::init::normal(0.02).init(&key(1), &[config.context, d], dtype),
+            blocks: (0..config.layers)
+                .map(|l| Block {
+                    ln_attention: LayerNorm::new(d, dtype),
+                    attention: MultiHeadAttention::init(&key(2 + 3 * l), d, config.heads, dtype),
+                    ln_mlp: LayerNorm::new(d, dtype),
+                    mlp_in: Linear::init(&key(3 + 3 * l), d, hidden, dtype),
+                    mlp_out: Linear::init(&key(4 + 3 * l), hidden, d, dtype),
+                })
+                .collect(),
+            ln_final: LayerNorm::new(d, dtype),
+        }
+    }
+}
+
+/// One block: `x + attention(norm(x))`, then `x + mlp(norm(x))`. Rematerialised: under `grad`
+/// its activations are recomputed in the backward pass from `x` instead of being kept, so a
+/// step's memory grows with the blocks' inputs only. The dropout masks are drawn from `key`,
+/// so the recomputation draws the same ones.
+#[remat(static = rate)]
+fn block(p: &Block, x: &Array, mask: &Array, key: &Array, rate: f32) -> Array {
+    let [k_attention, k_mlp] = random::split_n::<2>(key);
+    let deterministic = rate == 0.0;
+    let normed = p.ln_attention.apply(x);
+    let attended = p.attention.apply(&normed, &normed, Some(mask));
+    let x = x + nn::dropout(&k_attention, &attended, rate as f64, deterministic);
+    let hidden = p.mlp_in.apply(&p.ln_mlp.apply(&x)).gelu();
+    let out = p.mlp_out.apply(&hidden);
+    &x + nn::dropout(&k_mlp, &out, rate as f64, deterministic)
+}
+
+/// The logits `[batch, length, vocab]` for `inputs` `[batch, length]`, in the parameters'
+/// dtype; dropout with `(key, rate)`.
+fn logits(model: &Model, inputs: &Array, dropout: Option<(&Array, f32)>) -> Array {
+    let length = inputs.shape()[1];
+    let d = model.positions.shape()[1];
+    let positions = model.positions.slice(&[0, 0], &[length, d], &[1, 1]);
+    let mut x = model.tokens.apply(inputs) + positions;
+    // [1, 1, length, length]: one mask for every window and head.
+    let mask = nn::make_causal_mask(&Array::zeros(&[1, length], DType::I32));
+    let (key, rate) = match dropout {
+        Some((key, rate)) => (key.clone(), rate),
+        None => (Array::zeros(&[2], DType::U32), 0.0),
+    };
+    for (i, p) in model.blocks.iter().enumerate() {
+        x = block(p, &x, &mask, &random::fold_in(&key, i as u32), rate);
+    }
+    model.tokens.attend(&model.ln_final.apply(&x))
+}
+
+/// The mean next-token cross-entropy of the float32 `master` parameters computed in
+/// `compute` precision: the parameters are cast inside, so the gradient flows back through
+/// the cast to float32, and the logits are cast to float32 for the loss.
+fn loss(
+    master: &Model,
+    inputs: &Array,
+    targets: &Array,
+    compute: DType,
+    dropout: Option<(&Array, f32)>,
+) -> Array {
+    let params = tree_map(master, |p| p.astype(compute));
+    let logits = logits(&params, inputs, dropout).astype(DType::F32);
+    nn::softmax_cross_entropy_with_integer_labels(&logits, targets).mean(None, false)
+}
+
+/// The settings the jitted step is compiled for (a static argument: each new value compiles
+/// anew). Floats compare by their bits.
+#[derive(Clone, Copy, Debug)]
+pub struct StepConfig {
+    pub compute: DType,
+    pub dropout: f32,
+    pub peak_lr: f32,
+    pub warmup_steps: i32,
+    pub decay_steps: i32,
+    pub weight_decay: f32,
+    pub clip_norm: f32,
+}
+
+impl StepConfig {
+    fn bits(&self) -> (DType, [u32; 4], [i32; 2]) {
+        (
+            self.compute,
+            [
+                self.dropout.to_bits(),
+                self.peak_lr.to_bits(),
+                self.weight_decay.to_bits(),
+                self.clip_norm.to_bits(),
+            ],
+            [self.warmup_steps, self.decay_steps],
+        )
+    }
+}
+
+impl PartialEq for StepConfig {
+    fn eq(&self, other: &StepConfig) -> bool {
+        self.bits() == other.bits()
+    }
+}
+
+impl Eq for StepConfig {}
+
+impl Hash for StepConfig {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.bits().hash(state);
+    }
+}
+
+pub type Optimizer = optim::Chain<(optim::ClipByGlobalNorm, optim::AdamW)>;
+pub type OptState = optim::State<Optimizer, Model>;
+
+/// Global-norm clipping, then AdamW on a warmup-cosine schedule (to a tenth of the peak at
+/// `decay_steps`), decaying the kernels and the embeddings but not the biases and the norms.
+pub fn optimizer(c: &StepConfig) -> Optimizer {
+    let peak = c.peak_lr as f64;
+    let schedule =
+        optim::warmup_cosine_decay_schedule(0.0, peak, c.warmup_steps, c.decay_steps, peak / 10.0);
+    let decayed =
+        |path: &str| path.ends_with("kernel") || path.ends_with("embedding") || path == "positions";
+    optim::chain((
+        optim::clip_by_global_norm(c.clip_norm as f64),
+        optim::adamw(
+            schedule,
+            0.9,
+            0.99,
+            1e-8,
+            c.weight_decay as f64,
+            Mask::paths(decayed),
+        ),
+    ))
+}
+
+/// One training step on a batch of windows. The parameters and the optimizer's state are
+/// donated, so XLA updates them in place; `key` draws the step's dropout masks.
+#[jit(donate = (params, opt_state), static = config)]
+fn train_step(
+    params: Model,
+    opt_state: OptState,
+    inputs: &Array,
+    targets: &Array,
+    key: &Array,
+    config: StepConfig,
+) -> (Model, OptState, Array) {
+    let dropout = (config.dropout > 0.0).then_some((key, config.dropout));
+    let (value, grads) =
+        value_and_grad(|p: Model| loss(&p, inputs, targets, config.compute, dropout))(
+            params.clone(),
+        );
+    let (updates, opt_state) = optimizer(&config).update(grads, opt_state, Some(&params));
+    (optim::apply_updates(&params, &updates), opt_state, value)
+}
+
+/// The mean loss over the held-out windows, without dropout.
+#[jit(static = compute)]
+fn held_out_loss(params: &Model, inputs: &Array, targets: &Array, compute: DType) -> Array {
+    loss(params, inputs, targets, compute, None)
+}
+
+/// What a run measured.
+pub struct Report {
+    /// The step the run started from (0, or the checkpoint's with `--resume`).
+    pub start_step: u64,
+    /// The training loss of each step, `(step, loss)`, counted from 1 in this run.
+    pub losses: Vec<(usize, f32)>,
+    /// The held-out loss before training and after each evaluation interval, `(step, loss)`
+    /// with steps counted as in the checkpoint.
+    pub held_out: Vec<(u64, f32)>,
+    /// Wall time of the warm-up (the first step, with the tracing and compiling of the step
+    /// and of the held-out loss).
+    pub compile_time: Duration,
+    /// Training tokens per second after the warm-up.
+    pub tokens_per_sec: f64,
+    /// Wall time of the whole run, reading the text included (not by [`run_on`]).
+    pub wall_time: Duration,
+    /// The trained parameters.
+    pub params: Model,
+}
+
+impl Report {
+    /// The last held-out loss.
+    pub fn final_held_out_loss(&self) -> f32 {
+        self.held_out.last().map_or(f32::NAN, |&(_, l)| l)
+    }
+
+    /// The mean training loss over the last `n` steps.
+    pub fn final_train_loss(&self, n: usize) -> f32 {
+        let tail = &self.losses[self.losses.len().saturating_sub(n)..];
+        tail.iter().map(|&(_, l)| l).sum::<f32>() / tail.len() as f32
+    }
+}
+
+/// Reads the text (`--data`, or tiny Shakespeare in the data folder), trains on it as the
+/// command line `args` and the model `config` say, saves the loss curve and the checkpoint to
+/// `args.out`, and reports.
+pub fn run(args: &Args, config: &Config) -> Report {
+    let started = Instant::now();
+    let corpus = read_corpus(args);
+    let mut report = run_on(&corpus, args, config);
+    report.wall_time = started.elapsed();
+    report
+}
+
+/// The text of the run, said where it came from.
+pub fn read_corpus(args: &Args) -> Corpus {
+    let path = args.data_path(data::TINY_SHAKESPEARE);
+    let corpus =
+        data::read_text(&path).unwrap_or_else(|e| panic!("{NAME}: cannot read the text: {e}"));
+    println!(
+        "{}: {} characters, vocabulary {}, {} for training, {} held out",
+        path.display(),
+        corpus.tokens().len(),
+        corpus.vocab.len(),
+        corpus.train().len(),
+        corpus.held_out().len()
+    );
+    corpus
+}
+
+/// [`run`] on a text already read (its `wall_time` leaves the reading out).
+pub fn run_on(corpus: &Corpus, args: &Args, config: &Config) -> Report {
+    let started = Instant::now();
+    // The parameters are float32 masters in mixed precision (bf16, f16) and float64 in f64.
+    let master = if args.dtype == DType::F64 {
+        DType::F64
+    } else {
+        DType::F32
+    };
+    let total = args.total_steps(config.steps_per_epoch);
+    let step_config = StepConfig {
+        compute: args.dtype,
+        dropout: config.dropout,
+        peak_lr: config.peak_lr,
+        warmup_steps: config.warmup_steps as i32,
+        // The schedule spans this run's steps; a resumed run past it stays at its end value.
+        decay_steps: total.max(config.warmup_steps + 1) as i32,
+        weight_decay: config.weight_decay,
+        clip_norm: config.clip_norm,
+    };
+
+    let [init_key, data_key, dropout_key, eval_key] = random::split_n::<4>(&random::key(0));
+    let params = Model::init(&init_key, config, corpus.vocab.len(), master);
+    let n_params: usize = params.flatten().0.iter().map(|p| p.size()).sum();
+    println!(
+        "model: {} blocks, d_model {}, {} heads, context {}, {n_params} parameters; batch {} x {} \
+         tokens, {:?} compute",
+        config.layers,
+        config.d_model,
+        config.heads,
+        config.context,
+        config.batch,
+        config.context,
+        args.dtype
+    );
+    let fresh = TrainState {
+        opt_state: optimizer(&step_config).init(&params),
+        params,
+        step: 0,
+    };
+    let state = load_checkpoint(args, fresh);
+    let start_step = state.step;
+    let (mut params, mut opt_state) = (state.params, state.opt_state);
+
+    let (eval_inputs, eval_targets) = data::random_windows(
+        corpus.held_out(),
+        &eval_key,
+        config.eval_windows,
+        config.context,
+    );
+    // Step `s`'s windows and dropout masks come from `fold_in(key, s)`, so a resumed run
+    // draws new ones; they are built one step ahead on a background thread.
+    let tokens: Vec<i32> = corpus.train().to_vec();
+    let (batch, context) = (config.batch, config.context);
+    let batches = data::prefetch(
+        (start_step..).map(move |step| {
+            let (inputs, targets) = data::random_windows(
+                &tokens,
+                &random::fold_in(&data_key, step as u32),
+                batch,
+                context,
+            );
+            (inputs, targets, random::fold_in(&dropout_key, step as u32))
+        }),
+        1,
+    );
+
+    let tokens_per_step = config.batch * config.context;
+    let mut progress = Progress::new(total, tokens_per_step);
+    let mut held_out = Vec::new();
+    let mut evaluate = |params: &Model, step: u64, progress: &Progress| {
+        let l = held_out_loss(params, &eval_inputs, &eval_targets, args.dtype).item::<f32>();
+        progress.println(format!("step {step}: held-out loss {l:.4}"));
+        held_out.push((step, l));
+    };
+    // Before training, inside the warm-up's timing: its compile is part of the warm-up.
+    evaluate(&params, start_step, &progress);
+    for (inputs, targets, key) in batches.take(total) {
+        let (next, next_state, loss) =
+            train_step(params, opt_state, &inputs, &targets, &key, step_config);
+        (params, opt_state) = (next, next_state);
+        progress.step(&loss);
+        let steps = progress.steps();
+        if steps.is_multiple_of(config.steps_per_epoch) || steps == total {
+            evaluate(&params, start_step + steps as u64, &progress);
+        }
+    }
+    let summary = progress.finish();
+    println!(
+        "{:.0} tokens/s after warm-up; train_step compiled {} time(s)",
+        summary.samples_per_sec,
+        train_step::jit_site().cache_misses()
+    );
+    if let Err(e) = plot_losses(&args.out.join("loss.png"), &summary.losses) {
+        eprintln!("loss curve not written: {e}");
+    }
+    let state = TrainState {
+        params,
+        opt_state,
+        step: start_step + summary.steps as u64,
+    };
+    save_checkpoint(args, &state).unwrap_or_else(|e| panic!("checkpoint: {e}"));
+    let report = Report {
+        start_step,
+        losses: summary.losses,
+        held_out,
+        compile_time: summary.compile_time,
+        tokens_per_sec: summary.samples_per_sec,
+        wall_time: started.elapsed(),
+        params: state.params,
+    };
+    println!(
+        "held-out loss {:.4} nats/char (unigram level ~3.3); wall time {:.1?}",
+        report.final_held_out_loss(),
+        report.wall_time
+    );
+    report
+}
+
+fn main() {
+    let args = Args::parse(NAME, EPOCHS);
+    run(&args, &Config::default());
+}
