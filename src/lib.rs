@@ -89,17 +89,18 @@
 //!   [`JitSite::last_optimized_program`] (what a jitted function compiled to).
 //! - **Training data**: [`data`] (readers for MNIST-5k, UCI digits and tiny Shakespeare,
 //!   key-shuffled batches, padding masks, host-to-device prefetch).
+//! - **Randomness**: [`random`] (threefry keys; every draw equals `jax.random`'s bit for bit).
+//! - **Training**: [`nn`] (initialisers, layers, attention, recurrent cells, losses, as flax
+//!   and optax give them), [`optim`] (optax-style optimizers and schedules over trees),
+//!   [`checkpoint`] (trees saved and loaded as safetensors).
 //! - **Errors**: a programmer's mistake (shapes, dtypes, axes) panics with the op, the shapes
 //!   and your source line; environmental failures (no plugin, compile failure, out of memory)
 //!   are [`Error`] values, which [`try_run`] returns instead of panicking.
 //!
-//! - **Training**: [`optim`] (optax-style optimizers and schedules over trees), [`checkpoint`]
-//!   (trees saved and loaded as safetensors).
-//!
 //! [`prelude`] brings what a typical program uses into scope.
 
 // `#[derive(Tree)]` and the attribute macros name `::jaxrs`; this lets the facade's own
-// modules (optim, checkpoint) use them as a user would.
+// modules (nn, optim, checkpoint, data) use them as a user would.
 extern crate self as jaxrs;
 
 pub use jaxrs_macros::{jit, pmap, remat, scan, vmap, Tree};
