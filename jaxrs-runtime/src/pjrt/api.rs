@@ -1,5 +1,6 @@
 //! A loaded plugin: the library, its `PJRT_Api` table, and the error plumbing every call uses.
 
+use super::in_flight::InFlight;
 use super::sys;
 use crate::error::Error;
 use crate::error::ErrorCode;
@@ -20,6 +21,7 @@ pub(crate) struct Fns {
     pub error_get_code: Call<sys::PJRT_Error_GetCode_Args>,
     pub event_destroy: Call<sys::PJRT_Event_Destroy_Args>,
     pub event_await: Call<sys::PJRT_Event_Await_Args>,
+    pub event_is_ready: Call<sys::PJRT_Event_IsReady_Args>,
     pub client_create: Call<sys::PJRT_Client_Create_Args>,
     pub client_destroy: Call<sys::PJRT_Client_Destroy_Args>,
     pub client_platform_name: Call<sys::PJRT_Client_PlatformName_Args>,
@@ -83,6 +85,8 @@ pub struct Api {
     path: PathBuf,
     version: (i32, i32),
     pub(crate) f: Fns,
+    /// Launched work to await before the process exits.
+    pub(crate) in_flight: InFlight,
     _lib: ManuallyDrop<libloading::Library>,
 }
 
@@ -194,6 +198,7 @@ impl Api {
             path: path.to_path_buf(),
             version: (major, minor),
             f,
+            in_flight: InFlight::new(),
             _lib: ManuallyDrop::new(lib),
         };
         let mut args = sys::PJRT_Plugin_Initialize_Args {
@@ -206,6 +211,12 @@ impl Api {
             return Err(format!("plugin initialization failed: {e}"));
         }
         Ok(api)
+    }
+
+    /// Every plugin loaded so far.
+    pub(crate) fn loaded() -> Vec<Arc<Api>> {
+        let loaded = LOADED.lock().unwrap_or_else(|p| p.into_inner());
+        loaded.iter().map(|(_, api)| api.clone()).collect()
     }
 
     /// The plugin's PJRT C API version (major, minor).
@@ -349,6 +360,7 @@ fn fns(t: &sys::PJRT_Api) -> std::result::Result<Fns, String> {
         error_get_code: need!(PJRT_Error_GetCode),
         event_destroy: need!(PJRT_Event_Destroy),
         event_await: need!(PJRT_Event_Await),
+        event_is_ready: need!(PJRT_Event_IsReady),
         client_create: need!(PJRT_Client_Create),
         client_destroy: need!(PJRT_Client_Destroy),
         client_platform_name: need!(PJRT_Client_PlatformName),

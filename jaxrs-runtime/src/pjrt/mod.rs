@@ -11,6 +11,7 @@ mod buffer;
 mod client;
 mod executable;
 mod hlo;
+mod in_flight;
 mod kv;
 mod options;
 pub mod provision;
