@@ -263,7 +263,7 @@ impl LoadedExecutable {
             num_devices,
             num_args,
             output_lists: out_rows.as_mut_slice().as_ptr(),
-            // Awaited only at exit (`in_flight`): failures surface through the outputs' ready
+            // Awaited only at exit (`Api::track_in_flight`): failures surface through the outputs' ready
             // events.
             device_complete_events: complete.as_mut_slice().as_mut_ptr(),
             execute_device: ptr::null_mut(),
@@ -508,7 +508,7 @@ impl Client {
         })?;
         // Compiling first uses statics whose destructors the plugin registers now: the
         // exit handler must run before them.
-        super::in_flight::register_exit_handler();
+        super::api::register_exit_handler();
         // SAFETY: a fresh executable of this client, owned by the new `LoadedExecutable`.
         unsafe { LoadedExecutable::from_raw(raw, self.arc()) }
     }
@@ -546,7 +546,7 @@ impl Client {
         })?;
         // Compiling first uses statics whose destructors the plugin registers now: the
         // exit handler must run before them.
-        super::in_flight::register_exit_handler();
+        super::api::register_exit_handler();
         // SAFETY: a fresh executable of this client, owned by the new `LoadedExecutable`.
         unsafe { LoadedExecutable::from_raw(raw, self.arc()) }
     }

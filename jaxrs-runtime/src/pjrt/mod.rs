@@ -11,7 +11,6 @@ mod buffer;
 mod client;
 mod executable;
 mod hlo;
-mod in_flight;
 mod kv;
 mod options;
 pub mod provision;
