@@ -410,7 +410,24 @@ impl Buffer {
             message: "the plugin returned no buffer".into(),
         })?;
         // SAFETY: a fresh buffer of this client, owned by the new `Buffer`.
-        Ok(unsafe { Buffer::from_raw(raw, self.client.clone()) })
+        let copy = unsafe { Buffer::from_raw(raw, self.client.clone()) };
+        // The copy runs on the plugin's threads: await it at exit like an execution.
+        let mut ready = sys::PJRT_Buffer_ReadyEvent_Args {
+            struct_size: sys::PJRT_Buffer_ReadyEvent_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            buffer: copy.raw(),
+            event: ptr::null_mut(),
+        };
+        // SAFETY: valid args on a live buffer.
+        let err = unsafe { (api.f.buffer_ready_event)(&mut ready) };
+        match api.check(err, "PJRT_Buffer_ReadyEvent") {
+            Ok(()) => api.track_in_flight(&[ready.event]),
+            Err(e) => {
+                api.destroy_event(ready.event);
+                log::warn!("{e}");
+            }
+        }
+        Ok(copy)
     }
 }
 

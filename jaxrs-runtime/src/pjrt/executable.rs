@@ -222,6 +222,7 @@ impl LoadedExecutable {
             Scratch::<*const *mut sys::PJRT_Buffer, 4>::new(num_devices, ptr::null());
         let mut out_rows =
             Scratch::<*mut *mut sys::PJRT_Buffer, 4>::new(num_devices, ptr::null_mut());
+        let mut complete = Scratch::<*mut sys::PJRT_Event, 4>::new(num_devices, ptr::null_mut());
         {
             let flat_ptr = flat.as_mut_slice().as_mut_ptr();
             let outs_ptr = outs.as_mut_slice().as_mut_ptr();
@@ -262,14 +263,17 @@ impl LoadedExecutable {
             num_devices,
             num_args,
             output_lists: out_rows.as_mut_slice().as_ptr(),
-            // No completion events: failures surface through the outputs' ready events.
-            device_complete_events: ptr::null_mut(),
+            // Awaited only at exit (`Api::track_in_flight`): failures surface through the outputs' ready
+            // events.
+            device_complete_events: complete.as_mut_slice().as_mut_ptr(),
             execute_device: ptr::null_mut(),
         };
         let api = self.client.api();
         // SAFETY: the argument and output arrays have the sizes given, live for the call, and
         // hold live buffers of this client; the options point to `non_donatable`, also live.
         let err = unsafe { (api.f.loaded_executable_execute)(&mut exec) };
+        // The events the plugin filled in are ours whether or not it also failed.
+        api.track_in_flight(complete.as_mut_slice());
         // Take ownership of whatever outputs came back before looking at the error, so none
         // leaks.
         let outs = outs.as_mut_slice();
@@ -502,6 +506,9 @@ impl Client {
         let raw = NonNull::new(args.executable).ok_or_else(|| Error::Compile {
             message: "the plugin returned no executable".into(),
         })?;
+        // Compiling first uses statics whose destructors the plugin registers now: the
+        // exit handler must run before them.
+        super::api::register_exit_handler();
         // SAFETY: a fresh executable of this client, owned by the new `LoadedExecutable`.
         unsafe { LoadedExecutable::from_raw(raw, self.arc()) }
     }
@@ -537,6 +544,9 @@ impl Client {
             context: CTX,
             message: "the plugin returned no executable".into(),
         })?;
+        // Compiling first uses statics whose destructors the plugin registers now: the
+        // exit handler must run before them.
+        super::api::register_exit_handler();
         // SAFETY: a fresh executable of this client, owned by the new `LoadedExecutable`.
         unsafe { LoadedExecutable::from_raw(raw, self.arc()) }
     }

@@ -187,6 +187,16 @@ pub struct PJRT_Event_Await_Args {
 pub const PJRT_Event_Await_Args_STRUCT_SIZE: usize =
     struct_size!(PJRT_Event_Await_Args, event: *mut PJRT_Event);
 
+#[repr(C)]
+pub struct PJRT_Event_IsReady_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub event: *mut PJRT_Event,
+    pub is_ready: bool,
+}
+pub const PJRT_Event_IsReady_Args_STRUCT_SIZE: usize =
+    struct_size!(PJRT_Event_IsReady_Args, is_ready: bool);
+
 // ------------------------------------------------------------------ client
 
 /// What a callback calls to make the `PJRT_Error` it returns (`message` is copied).
@@ -769,7 +779,7 @@ pub struct PJRT_Api {
     pub PJRT_Plugin_Attributes: Unused,
 
     pub PJRT_Event_Destroy: Fn<PJRT_Event_Destroy_Args>,
-    pub PJRT_Event_IsReady: Unused,
+    pub PJRT_Event_IsReady: Fn<PJRT_Event_IsReady_Args>,
     pub PJRT_Event_Error: Unused,
     pub PJRT_Event_Await: Fn<PJRT_Event_Await_Args>,
     pub PJRT_Event_OnReady: Unused,
