@@ -19,7 +19,7 @@ use crate::{conv_general_dilated, Array, DType, Padding, Tree};
 /// assert_eq!(y.shape(), &[2, 28, 28, 8]);
 /// let pooled = max_pool(&y, &[2, 2], &[2, 2], Padding::Valid);
 /// assert_eq!(pooled.shape(), &[2, 14, 14, 8]);
-/// // Reading the values waits for them: a process should not exit while XLA still computes.
+/// // ReLU outputs are never negative.
 /// assert!(pooled.to_vec::<f32>().iter().all(|&v| v >= 0.0));
 /// ```
 #[derive(Tree, Clone, Debug)]
