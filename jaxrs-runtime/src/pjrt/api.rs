@@ -83,6 +83,8 @@ pub struct Api {
     path: PathBuf,
     version: (i32, i32),
     pub(crate) f: Fns,
+    /// The FFI extension's handler registration, where the plugin has one.
+    pub(crate) ffi_register_handler: Option<super::ffi::RegisterHandlerFn>,
     _lib: ManuallyDrop<libloading::Library>,
 }
 
@@ -194,6 +196,8 @@ impl Api {
             path: path.to_path_buf(),
             version: (major, minor),
             f,
+            // SAFETY: `t` is the plugin's table, its extension chain the plugin's own.
+            ffi_register_handler: unsafe { super::ffi::find_register_handler(t) },
             _lib: ManuallyDrop::new(lib),
         };
         let mut args = sys::PJRT_Plugin_Initialize_Args {
