@@ -211,7 +211,7 @@ pub use jaxrs_runtime::{try_run, Error, ErrorCode, Result};
 
 // Looking inside compiled code: `debug_print!` (JAX's `jax.debug.print`) and the NaN checker
 // (`jaxrs::config::set_debug_nans`, JAX's `jax_debug_nans`).
-pub use jaxrs_runtime::{config, debug_print, set_debug_print_hook};
+pub use jaxrs_runtime::{config, debug_print, set_debug_print_hook, DebugPrintHook};
 
 // Many processes: `jaxrs::distributed::initialize` and the coordination store.
 pub use jaxrs_runtime::distributed;

@@ -120,7 +120,7 @@ pub use transforms::inspect::{make_jaxpr, stablehlo};
 
 // Environmental failures.
 pub use crate::core::client::try_run;
-pub use prims::debug::{debug_print, set_debug_print_hook};
+pub use prims::debug::{debug_print, set_debug_print_hook, DebugPrintHook};
 
 /// Process-wide switches, as JAX's `jax.config`.
 pub mod config {

@@ -142,9 +142,17 @@ fn host_callback(attrs: &[(&str, &str)], args: &[HostArg<'_>]) {
     emit(&substitute(fmt, &values));
 }
 
-/// Where printed lines go: stdout unless a hook is set (see [`set_debug_print_hook`]).
-type Hook = Arc<dyn Fn(&str) + Send + Sync>;
-static HOOK: RwLock<Option<Hook>> = RwLock::new(None);
+/// A receiver of the lines [`debug_print!`](crate::debug_print) prints (see
+/// [`set_debug_print_hook`]).
+///
+/// ```
+/// let hook: jaxrs::DebugPrintHook = std::sync::Arc::new(|line: &str| eprintln!("{line}"));
+/// jaxrs::set_debug_print_hook(Some(hook));
+/// jaxrs::set_debug_print_hook(None);
+/// ```
+pub type DebugPrintHook = Arc<dyn Fn(&str) + Send + Sync>;
+/// Where printed lines go: stdout unless a hook is set.
+static HOOK: RwLock<Option<DebugPrintHook>> = RwLock::new(None);
 
 fn emit(line: &str) {
     let hook = HOOK.read().unwrap_or_else(|p| p.into_inner()).clone();
@@ -171,7 +179,7 @@ fn emit(line: &str) {
 /// jaxrs::set_debug_print_hook(None);
 /// assert!(seen.lock().unwrap().contains(&"x = [1. 2.]".to_string()));
 /// ```
-pub fn set_debug_print_hook(hook: Option<Arc<dyn Fn(&str) + Send + Sync>>) -> Option<Hook> {
+pub fn set_debug_print_hook(hook: Option<DebugPrintHook>) -> Option<DebugPrintHook> {
     std::mem::replace(&mut *HOOK.write().unwrap_or_else(|p| p.into_inner()), hook)
 }
 
