@@ -160,3 +160,23 @@ fn debug_nans_names_the_op_and_line_in_a_jitted_function() {
     jaxrs::config::set_debug_nans(false);
     assert!(f.call(v(&[-3.0])).to_vec::<f32>()[0].is_nan());
 }
+
+/// `JAXRS_DEBUG_NANS=1` turns the checker on from the environment (a child process, as above).
+#[test]
+fn debug_nans_from_the_environment() {
+    if std::env::var("JAXRS_DEBUG_NANS").is_err() {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "debug_nans_from_the_environment", "--nocapture"])
+            .env("JAXRS_DEBUG_NANS", "1")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{text}");
+        return;
+    }
+    assert!(jaxrs::config::debug_nans());
+    let f = jit(|x: Array| (&x - 1.0).sqrt());
+    let err = try_run(|| f.call(v(&[0.0]))).unwrap_err();
+    assert!(err.to_string().contains("encountered in sqrt"), "{err}");
+}

@@ -84,7 +84,7 @@ pub struct Api {
     version: (i32, i32),
     pub(crate) f: Fns,
     /// The FFI extension's handler registration, where the plugin has one.
-    pub(crate) ffi_register_handler: Option<super::ffi::RegisterHandlerFn>,
+    pub(crate) ffi_register_handler: Option<sys::RegisterHandlerFn>,
     _lib: ManuallyDrop<libloading::Library>,
 }
 
@@ -197,7 +197,7 @@ impl Api {
             version: (major, minor),
             f,
             // SAFETY: `t` is the plugin's table, its extension chain the plugin's own.
-            ffi_register_handler: unsafe { super::ffi::find_register_handler(t) },
+            ffi_register_handler: unsafe { sys::find_register_handler(t) },
             _lib: ManuallyDrop::new(lib),
         };
         let mut args = sys::PJRT_Plugin_Initialize_Args {

@@ -3,7 +3,7 @@
 //! (`pjrt_c_api_ffi_extension.h`, `PJRT_FFI_Extension::register_handler`).
 //!
 //! A program calls `stablehlo.custom_call @jaxrs_host_callback(%a, %b)
-//! {api_version = 4 : i32, has_side_effect = true, mhlo.backend_config = {fmt = "..."}}`;
+//! {api_version = 4 : i32, backend_config = {fmt = "..."}, has_side_effect = true}`;
 //! XLA's CPU runtime then calls [`handler`] with an `XLA_FFI_CallFrame` holding the operands'
 //! host memory and the attributes. The handler hands them, read in place, to the callback the
 //! engine installed with [`set_host_callback`]. Declarations are written by hand from
@@ -24,57 +24,6 @@ use std::sync::{Mutex, OnceLock};
 
 /// The custom-call target name every host callback lowers to.
 pub const HOST_CALLBACK_TARGET: &str = "jaxrs_host_callback";
-
-/// `PJRT_Extension_Type_FFI` in `pjrt_c_api.h`'s `PJRT_Extension_Type` enum.
-const PJRT_EXTENSION_TYPE_FFI: c_int = 5;
-
-#[repr(C)]
-pub(crate) struct PJRT_FFI_Register_Handler_Args {
-    struct_size: usize,
-    target_name: *const c_char,
-    target_name_size: usize,
-    /// Typed FFI handlers only (the header's older `int api_version` field before it is gone:
-    /// the CPU plugin of PJRT API 0.115 reads this layout).
-    handler: *mut c_void,
-    platform_name: *const c_char,
-    platform_name_size: usize,
-    traits: c_int,
-}
-const PJRT_FFI_REGISTER_HANDLER_ARGS_STRUCT_SIZE: usize =
-    offset_of!(PJRT_FFI_Register_Handler_Args, traits) + size_of::<c_int>();
-
-pub(crate) type RegisterHandlerFn =
-    unsafe extern "C" fn(*mut PJRT_FFI_Register_Handler_Args) -> *mut sys::PJRT_Error;
-
-#[repr(C)]
-struct PJRT_FFI_Extension {
-    base: sys::PJRT_Extension_Base,
-    type_id_register: *mut c_void,
-    user_data_add: *mut c_void,
-    register_handler: Option<RegisterHandlerFn>,
-}
-
-/// Finds `register_handler` of the plugin's FFI extension (extension version 2 or newer).
-///
-/// # Safety
-/// `api` is a plugin's `PJRT_Api` table, whose extension chain is well formed.
-pub(crate) unsafe fn find_register_handler(api: &sys::PJRT_Api) -> Option<RegisterHandlerFn> {
-    let mut ext = api.extension_start;
-    while !ext.is_null() {
-        // SAFETY: every extension starts with a PJRT_Extension_Base (the caller's promise).
-        let base = unsafe { &*ext };
-        if base.type_ == PJRT_EXTENSION_TYPE_FFI {
-            let needed = offset_of!(PJRT_FFI_Extension, register_handler) + size_of::<usize>();
-            if base.struct_size < needed {
-                return None;
-            }
-            // SAFETY: the struct is an FFI extension at least as long as our declaration.
-            return unsafe { (*(ext as *const PJRT_FFI_Extension)).register_handler };
-        }
-        ext = base.next;
-    }
-    None
-}
 
 // ------------------------------------------------------------------ XLA FFI ABI (c_api.h)
 
@@ -213,8 +162,8 @@ fn register(api: &Api) -> Result<()> {
     };
     // XLA keys handlers by canonical platform name; the CPU platform's is "Host".
     let platform = "Host";
-    let mut args = PJRT_FFI_Register_Handler_Args {
-        struct_size: PJRT_FFI_REGISTER_HANDLER_ARGS_STRUCT_SIZE,
+    let mut args = sys::PJRT_FFI_Register_Handler_Args {
+        struct_size: sys::PJRT_FFI_Register_Handler_Args_STRUCT_SIZE,
         target_name: HOST_CALLBACK_TARGET.as_ptr().cast(),
         target_name_size: HOST_CALLBACK_TARGET.len(),
         handler: handler as *mut c_void,
