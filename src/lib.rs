@@ -210,6 +210,10 @@ pub use jaxrs_runtime::{
 };
 pub use jaxrs_runtime::{try_run, Error, ErrorCode, Result};
 
+// Looking inside compiled code: `debug_print!` (JAX's `jax.debug.print`) and the NaN checker
+// (`jaxrs::config::set_debug_nans`, JAX's `jax_debug_nans`).
+pub use jaxrs_runtime::{config, debug_print, set_debug_print_hook, DebugPrintHook};
+
 // Many processes: `jaxrs::distributed::initialize` and the coordination store.
 pub use jaxrs_runtime::distributed;
 
@@ -227,8 +231,8 @@ pub mod optim;
 pub mod prelude {
     pub use crate::{
         all_gather, axis_index, axis_size, check_grads, checkpoint_name, cond, custom_vjp,
-        fori_loop, grad, jit, jvp, make_jaxpr, pmap, pmax, pmean, pmin, ppermute, psum,
-        psum_scatter, remat, scan, stablehlo, stop_gradient, switch, tree_map, tree_map2,
+        debug_print, fori_loop, grad, jit, jvp, make_jaxpr, pmap, pmax, pmean, pmin, ppermute,
+        psum, psum_scatter, remat, scan, stablehlo, stop_gradient, switch, tree_map, tree_map2,
         tree_map_n, try_run, value_and_grad, value_and_grad_argnums, value_and_grad_aux, vjp, vmap,
         vmap_named, vmap_sized, where_, while_loop, Argnum, Array, DType, RematPolicy, TakeMode,
         Tree,

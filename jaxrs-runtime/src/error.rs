@@ -96,6 +96,10 @@ pub enum Error {
          set JAXRS_CPU_DEVICES)"
     )]
     DeviceCountFixed { requested: usize, existing: usize },
+    /// The NaN checker (`jaxrs::config::set_debug_nans`, `JAXRS_DEBUG_NANS=1`) found an
+    /// operation that produced a NaN; the message names the primitive and the user's line.
+    #[error("{0}")]
+    FloatingPoint(String),
     /// A mesh, partition spec or sharding that does not fit its devices or its array (the
     /// message names what: an uneven split, an unknown or repeated mesh axis, a spec longer
     /// than the array's rank, a device count that is not the mesh's size).

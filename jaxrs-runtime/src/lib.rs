@@ -120,6 +120,40 @@ pub use transforms::inspect::{make_jaxpr, stablehlo};
 
 // Environmental failures.
 pub use crate::core::client::try_run;
+pub use prims::debug::{debug_print, set_debug_print_hook, DebugPrintHook};
+
+/// Process-wide switches, as JAX's `jax.config`.
+pub mod config {
+    pub use crate::core::debug_nans::{debug_nans, set_debug_nans};
+}
+
+/// JAX's `jax.debug.print`: prints the format string with each `{}` replaced by the next
+/// value (an [`Array`] or `&Array`), at run time: eagerly at once, and inside `jit`, `vmap`
+/// (once per example), `scan` (once per iteration) and `grad` (the primal values) each time
+/// the compiled program runs, with that run's values. Lines go to stdout, or to
+/// [`set_debug_print_hook`]'s hook.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// #[jit]
+/// fn step(x: &Array) -> Array {
+///     let y = x * 2.0;
+///     debug_print!("y = {} from x = {}", y, x);
+///     y
+/// }
+/// let y = step(&Array::from_vec(vec![1.0f32, 2.0], &[2]));
+/// assert_eq!(y.to_vec::<f32>(), vec![2.0, 4.0]); // printed `y = [2. 4.] from x = [1. 2.]`
+/// ```
+#[macro_export]
+macro_rules! debug_print {
+    ($fmt:literal $(, $arg:expr)* $(,)?) => {
+        $crate::debug_print(
+            $fmt,
+            &[$(::std::borrow::Borrow::<$crate::Array>::borrow(&$arg)),*],
+        )
+    };
+}
 pub use error::{Error, ErrorCode, Result};
 
 /// The door to the engine for the macros' expansions, jaxrs's own tests and benches. Not part

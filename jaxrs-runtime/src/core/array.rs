@@ -535,6 +535,11 @@ impl Array {
         })
     }
 
+    /// Does this concrete floating array hold a NaN? (A read error counts as no.)
+    pub(crate) fn has_nan(&self) -> bool {
+        self.try_f64s().is_ok_and(|v| v.iter().any(|x| x.is_nan()))
+    }
+
     /// The values for the printer: as f64 where that is exact, i64 as itself.
     fn try_print_elems(&self) -> Result<Vec<Elem>, Error> {
         if self.dtype() == DType::I64 {
@@ -554,6 +559,37 @@ impl Array {
                 DTypeKind::Float => Elem::Float(v),
             })
             .collect())
+    }
+}
+
+/// The printer's values of row-major element bytes of `dtype` (a host callback's operand).
+pub(crate) fn print_elems_of_bytes(bytes: &[u8], dtype: DType) -> Vec<Elem> {
+    fn floats<T: Element>(bytes: &[u8]) -> Vec<Elem> {
+        bytes_to_vec::<T>(bytes)
+            .into_iter()
+            .map(|v| Elem::Float(v.to_f64()))
+            .collect()
+    }
+    fn ints<T: Element>(bytes: &[u8]) -> Vec<Elem> {
+        bytes_to_vec::<T>(bytes)
+            .into_iter()
+            .map(|v| Elem::Int(v.to_f64() as i64))
+            .collect()
+    }
+    match dtype {
+        DType::Bool => bytes.iter().map(|&b| Elem::Bool(b != 0)).collect(),
+        DType::I8 => ints::<i8>(bytes),
+        DType::I32 => ints::<i32>(bytes),
+        DType::I64 => bytes_to_vec::<i64>(bytes)
+            .into_iter()
+            .map(Elem::Int)
+            .collect(),
+        DType::U8 => ints::<u8>(bytes),
+        DType::U32 => ints::<u32>(bytes),
+        DType::BF16 => floats::<half::bf16>(bytes),
+        DType::F16 => floats::<half::f16>(bytes),
+        DType::F32 => floats::<f32>(bytes),
+        DType::F64 => floats::<f64>(bytes),
     }
 }
 

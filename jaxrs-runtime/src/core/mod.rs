@@ -13,6 +13,7 @@ pub mod array;
 pub mod axes;
 pub mod client;
 pub mod compile_cache;
+pub mod debug_nans;
 pub mod distributed;
 pub mod eager;
 pub mod ir;

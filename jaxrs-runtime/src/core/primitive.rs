@@ -99,6 +99,14 @@ pub trait Primitive: Debug + Send + Sync + 'static {
         false
     }
 
+    /// Runs the primitive on concrete operands without compiling it, for a primitive that
+    /// acts on the host (`debug_print`). `None` (the default): compile and run it as a
+    /// single-op program.
+    fn eager(&self, inputs: &[Operand]) -> Option<Vec<Array>> {
+        let _ = inputs;
+        None
+    }
+
     /// For transformations that look for specific primitives.
     fn as_any(&self) -> &dyn Any;
 }

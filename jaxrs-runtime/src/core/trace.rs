@@ -164,7 +164,14 @@ pub fn bind_at(prim: Prim, inputs: &[Operand], loc: &'static Location<'static>) 
     if is_tracing() {
         record(prim, inputs, out_avals, loc)
     } else {
-        crate::core::eager::execute(&prim, inputs, &in_avals, &out_avals)
+        let outs = match prim.eager(inputs) {
+            Some(outs) => outs,
+            None => crate::core::eager::execute(&prim, inputs, &in_avals, &out_avals),
+        };
+        if crate::core::debug_nans::enabled() {
+            crate::core::debug_nans::check_op(prim.name(), &outs, loc);
+        }
+        outs
     }
 }
 

@@ -88,6 +88,8 @@ pub struct Api {
     pub(crate) f: Fns,
     /// Launched work to await before the process exits.
     pub(crate) in_flight: InFlight,
+    /// The FFI extension's handler registration, where the plugin has one.
+    pub(crate) ffi_register_handler: Option<sys::RegisterHandlerFn>,
     _lib: ManuallyDrop<libloading::Library>,
 }
 
@@ -200,6 +202,8 @@ impl Api {
             version: (major, minor),
             f,
             in_flight: InFlight::new(),
+            // SAFETY: `t` is the plugin's table, its extension chain the plugin's own.
+            ffi_register_handler: unsafe { sys::find_register_handler(t) },
             _lib: ManuallyDrop::new(lib),
         };
         let mut args = sys::PJRT_Plugin_Initialize_Args {

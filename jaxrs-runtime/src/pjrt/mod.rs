@@ -10,6 +10,7 @@ mod api;
 mod buffer;
 mod client;
 mod executable;
+pub mod ffi;
 mod hlo;
 mod kv;
 mod options;
@@ -198,6 +199,7 @@ fn copy_error(e: &Error) -> Error {
             message: message.clone(),
         },
         Error::DonatedBufferUsed(m) => Error::DonatedBufferUsed(m.clone()),
+        Error::FloatingPoint(m) => Error::FloatingPoint(m.clone()),
         Error::Pjrt {
             code,
             context,

@@ -901,6 +901,60 @@ pub const PJRT_Api_STRUCT_SIZE: usize =
 /// The one symbol a plugin exports.
 pub type GetPjrtApiFn = unsafe extern "C" fn() -> *const PJRT_Api;
 
+// ------------------------------------------------------------------ FFI extension
+// (`pjrt_c_api_ffi_extension.h`)
+
+/// `PJRT_Extension_Type_FFI` in `pjrt_c_api.h`'s `PJRT_Extension_Type` enum.
+const PJRT_EXTENSION_TYPE_FFI: c_int = 5;
+
+#[repr(C)]
+pub struct PJRT_FFI_Register_Handler_Args {
+    pub struct_size: usize,
+    pub target_name: *const c_char,
+    pub target_name_size: usize,
+    /// Typed FFI handlers only (the header's older `int api_version` field before it is gone:
+    /// the CPU plugin of PJRT API 0.115 reads this layout).
+    pub handler: *mut c_void,
+    pub platform_name: *const c_char,
+    pub platform_name_size: usize,
+    pub traits: c_int,
+}
+pub const PJRT_FFI_Register_Handler_Args_STRUCT_SIZE: usize =
+    offset_of!(PJRT_FFI_Register_Handler_Args, traits) + size_of::<c_int>();
+
+pub type RegisterHandlerFn =
+    unsafe extern "C" fn(*mut PJRT_FFI_Register_Handler_Args) -> *mut PJRT_Error;
+
+#[repr(C)]
+pub struct PJRT_FFI_Extension {
+    base: PJRT_Extension_Base,
+    type_id_register: *mut c_void,
+    user_data_add: *mut c_void,
+    register_handler: Option<RegisterHandlerFn>,
+}
+
+/// Finds `register_handler` of the plugin's FFI extension (extension version 2 or newer).
+///
+/// # Safety
+/// `api` is a plugin's `PJRT_Api` table, whose extension chain is well formed.
+pub unsafe fn find_register_handler(api: &PJRT_Api) -> Option<RegisterHandlerFn> {
+    let mut ext = api.extension_start;
+    while !ext.is_null() {
+        // SAFETY: every extension starts with a PJRT_Extension_Base (the caller's promise).
+        let base = unsafe { &*ext };
+        if base.type_ == PJRT_EXTENSION_TYPE_FFI {
+            let needed = offset_of!(PJRT_FFI_Extension, register_handler) + size_of::<usize>();
+            if base.struct_size < needed {
+                return None;
+            }
+            // SAFETY: the struct is an FFI extension at least as long as our declaration.
+            return unsafe { (*(ext as *const PJRT_FFI_Extension)).register_handler };
+        }
+        ext = base.next;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

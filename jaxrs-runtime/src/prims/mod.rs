@@ -4,6 +4,7 @@
 
 pub mod collective;
 pub mod conv;
+pub mod debug;
 pub mod elementwise;
 pub mod index;
 pub mod linalg;

@@ -679,15 +679,48 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         })
     });
 
+    // The NaN checker keeps the arguments to re-run the body op by op (so a donated one
+    // is not donated then).
+    let for_nan_rerun = crate::core::debug_nans::enabled().then(|| leaves.clone());
     let arrays = match &entry.program {
         Some(program) => run_spmd(site, &entry, program, leaves, num_donated),
         None => run_on_one_device(site, &entry, leaves, num_donated),
     };
+    if let Some(leaves) = for_nan_rerun {
+        if crate::core::debug_nans::any_nan(&arrays) {
+            rerun_for_nan(site, &entry, leaves, &body);
+        }
+    }
     rebuild(
         format_args!("jit `{}`: cannot rebuild the result", site.name()),
         &entry.out_def,
         arrays,
     )
+}
+
+/// A jitted call returned a NaN: runs the body again eagerly, where the NaN checker stops at
+/// the first operation that makes one (JAX's `jax_debug_nans` de-optimized re-run).
+#[cold]
+fn rerun_for_nan<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
+    site: &JitSite,
+    entry: &Entry,
+    leaves: Vec<Array>,
+    body: &impl Fn(DT, KT, &S) -> R,
+) {
+    let statics = (entry.statics.as_any().downcast_ref::<S>())
+        .expect("the entry was compiled for these static arguments");
+    let (d, k): (DT, KT) = rebuild(
+        format_args!("jit `{}`", site.name()),
+        &TreeDef::Tuple(vec![entry.donated_def.clone(), entry.kept_def.clone()]),
+        leaves,
+    );
+    drop(body(d, k, statics));
+    fail(Error::FloatingPoint(format!(
+        "invalid value (nan) encountered in jit `{}` ({}); re-running it op by op did not \
+         reproduce it (the compiled program differs numerically)",
+        site.name(),
+        site.location()
+    )));
 }
 
 /// Runs a single-device program. Arguments laid out otherwise (replicated, or a shard view

@@ -1,0 +1,260 @@
+//! Host callbacks from compiled programs: XLA's typed FFI (custom calls with
+//! `api_version = 4`), registered through the plugin's PJRT FFI extension
+//! (`pjrt_c_api_ffi_extension.h`, `PJRT_FFI_Extension::register_handler`).
+//!
+//! A program calls `stablehlo.custom_call @jaxrs_host_callback(%a, %b)
+//! {api_version = 4 : i32, backend_config = {fmt = "..."}, has_side_effect = true}`;
+//! XLA's CPU runtime then calls [`handler`] with an `XLA_FFI_CallFrame` holding the operands'
+//! host memory and the attributes. The handler hands them, read in place, to the callback the
+//! engine installed with [`set_host_callback`]. Declarations are written by hand from
+//! `xla/ffi/api/c_api.h` (only what the handler reads).
+//!
+//! On a plugin whose devices are not the host (CUDA) the operands are device pointers, so the
+//! handler is registered for the host platform only.
+
+#![allow(non_camel_case_types)]
+
+use super::api::Api;
+use super::sys;
+use crate::dtype::DType;
+use crate::error::{Error, ErrorCode, Result};
+use std::mem::{offset_of, size_of};
+use std::os::raw::{c_char, c_int, c_void};
+use std::sync::{Mutex, OnceLock};
+
+/// The custom-call target name every host callback lowers to.
+pub const HOST_CALLBACK_TARGET: &str = "jaxrs_host_callback";
+
+// ------------------------------------------------------------------ XLA FFI ABI (c_api.h)
+
+#[repr(C)]
+struct XLA_FFI_Extension_Base {
+    struct_size: usize,
+    type_: c_int,
+    next: *mut XLA_FFI_Extension_Base,
+}
+/// `XLA_FFI_Extension_Metadata`: XLA asks a handler for its API version and traits.
+const XLA_FFI_EXTENSION_METADATA: c_int = 1;
+
+#[repr(C)]
+struct XLA_FFI_Api_Version {
+    struct_size: usize,
+    extension_start: *mut XLA_FFI_Extension_Base,
+    major_version: c_int,
+    minor_version: c_int,
+}
+
+#[repr(C)]
+struct XLA_FFI_Metadata {
+    struct_size: usize,
+    api_version: XLA_FFI_Api_Version,
+    traits: u32,
+}
+
+#[repr(C)]
+struct XLA_FFI_Metadata_Extension {
+    extension_base: XLA_FFI_Extension_Base,
+    metadata: *mut XLA_FFI_Metadata,
+}
+
+#[repr(C)]
+struct XLA_FFI_Args {
+    struct_size: usize,
+    extension_start: *mut XLA_FFI_Extension_Base,
+    size: i64,
+    types: *const c_int,
+    args: *const *mut c_void,
+}
+
+#[repr(C)]
+struct XLA_FFI_Attrs {
+    struct_size: usize,
+    extension_start: *mut XLA_FFI_Extension_Base,
+    size: i64,
+    types: *const c_int,
+    names: *const *const XLA_FFI_ByteSpan,
+    attrs: *const *mut c_void,
+}
+
+/// The call frame of XLA FFI API 0.1 and later (with the execution stage).
+#[repr(C)]
+pub(crate) struct XLA_FFI_CallFrame {
+    struct_size: usize,
+    extension_start: *mut XLA_FFI_Extension_Base,
+    api: *const c_void,
+    ctx: *mut c_void,
+    stage: c_int,
+    args: XLA_FFI_Args,
+    rets: XLA_FFI_Args,
+    attrs: XLA_FFI_Attrs,
+}
+const CALL_FRAME_STRUCT_SIZE: usize =
+    offset_of!(XLA_FFI_CallFrame, attrs) + size_of::<XLA_FFI_Attrs>();
+const XLA_FFI_EXECUTION_STAGE_EXECUTE: c_int = 3;
+const XLA_FFI_ARG_TYPE_BUFFER: c_int = 1;
+const XLA_FFI_ATTR_TYPE_STRING: c_int = 4;
+
+#[repr(C)]
+struct XLA_FFI_Buffer {
+    struct_size: usize,
+    extension_start: *mut XLA_FFI_Extension_Base,
+    dtype: c_int,
+    data: *mut c_void,
+    rank: i64,
+    dims: *const i64,
+}
+
+#[repr(C)]
+struct XLA_FFI_ByteSpan {
+    ptr: *const c_char,
+    len: usize,
+}
+
+/// One operand of a host callback, read in place: valid only during the callback.
+pub struct HostArg<'a> {
+    pub dtype: DType,
+    pub dims: &'a [i64],
+    /// Row-major element bytes.
+    pub bytes: &'a [u8],
+}
+
+/// What a host callback receives: its string attributes (name, value) and operands.
+pub type HostCallback = fn(attrs: &[(&str, &str)], args: &[HostArg<'_>]);
+
+static CALLBACK: OnceLock<HostCallback> = OnceLock::new();
+
+/// Installs the function every [`HOST_CALLBACK_TARGET`] custom call runs (once per process;
+/// later calls are ignored).
+pub fn set_host_callback(f: HostCallback) {
+    let _ = CALLBACK.set(f);
+}
+
+/// Registers the handler with `api`'s plugin for the host platform, once per process.
+/// Fails (with the same error every time) when the plugin has no FFI extension that can
+/// register handlers.
+pub fn register_host_callback(api: &Api) -> Result<()> {
+    static DONE: Mutex<Option<std::result::Result<(), String>>> = Mutex::new(None);
+    let mut done = DONE.lock().unwrap_or_else(|p| p.into_inner());
+    if done.is_none() {
+        *done = Some(register(api).map_err(|e| e.to_string()));
+    }
+    done.clone()
+        .expect("set above")
+        .map_err(|message| Error::Pjrt {
+            code: ErrorCode::Unimplemented,
+            context: "PJRT_FFI_Register_Handler",
+            message,
+        })
+}
+
+fn register(api: &Api) -> Result<()> {
+    // Older plugins declare the registration arguments with an `api_version` field in the
+    // middle; only the layout of recent ones (measured on API 0.115) is declared here.
+    let recent = api.version() >= (0, 100);
+    let Some(register_handler) = api.ffi_register_handler.filter(|_| recent) else {
+        return Err(Error::Pjrt {
+            code: ErrorCode::Unimplemented,
+            context: "PJRT_FFI_Register_Handler",
+            message: "the plugin has no FFI extension with handler registration, so compiled \
+                      code cannot call back to the host (debug_print works eagerly only)"
+                .into(),
+        });
+    };
+    // XLA keys handlers by canonical platform name; the CPU platform's is "Host".
+    let platform = "Host";
+    let mut args = sys::PJRT_FFI_Register_Handler_Args {
+        struct_size: sys::PJRT_FFI_Register_Handler_Args_STRUCT_SIZE,
+        target_name: HOST_CALLBACK_TARGET.as_ptr().cast(),
+        target_name_size: HOST_CALLBACK_TARGET.len(),
+        handler: handler as *mut c_void,
+        platform_name: platform.as_ptr().cast(),
+        platform_name_size: platform.len(),
+        traits: 0,
+    };
+    // SAFETY: valid args whose strings outlive the call; the handler is a static function.
+    let err = unsafe { register_handler(&mut args) };
+    api.check(err, "PJRT_FFI_Register_Handler")
+}
+
+/// The XLA FFI handler behind [`HOST_CALLBACK_TARGET`].
+///
+/// # Safety
+/// Called by XLA with a valid call frame.
+unsafe extern "C" fn handler(frame: *mut XLA_FFI_CallFrame) -> *mut c_void {
+    // SAFETY: XLA passes a valid frame; every field read below is within `struct_size`,
+    // checked first (an older XLA without the `stage` field is not served).
+    unsafe {
+        let frame = &*frame;
+        let ext = frame.extension_start;
+        if !ext.is_null() && (*ext).type_ == XLA_FFI_EXTENSION_METADATA {
+            let meta = (*(ext as *const XLA_FFI_Metadata_Extension)).metadata;
+            if !meta.is_null() {
+                (*meta).api_version.major_version = 0;
+                (*meta).api_version.minor_version = 1;
+                (*meta).traits = 0;
+            }
+            return std::ptr::null_mut();
+        }
+        if frame.struct_size < CALL_FRAME_STRUCT_SIZE
+            || frame.stage != XLA_FFI_EXECUTION_STAGE_EXECUTE
+        {
+            return std::ptr::null_mut();
+        }
+        let mut attrs = Vec::new();
+        let a = &frame.attrs;
+        for i in 0..a.size.max(0) as usize {
+            if *a.types.add(i) != XLA_FFI_ATTR_TYPE_STRING {
+                continue;
+            }
+            let name = &**a.names.add(i);
+            let value = &*(*a.attrs.add(i) as *const XLA_FFI_ByteSpan);
+            attrs.push((span_str(name), span_str(value)));
+        }
+        let mut args = Vec::new();
+        let f = &frame.args;
+        for i in 0..f.size.max(0) as usize {
+            if *f.types.add(i) != XLA_FFI_ARG_TYPE_BUFFER {
+                continue;
+            }
+            let b = &*(*f.args.add(i) as *const XLA_FFI_Buffer);
+            // XLA's PrimitiveType numbering, which PJRT's shares up to F64.
+            let dtype = match b.dtype {
+                16 => Some(DType::BF16),
+                code @ 1..=12 => DType::from_pjrt_element_type(code),
+                _ => None,
+            };
+            let Some(dtype) = dtype else {
+                continue;
+            };
+            let dims: &[i64] = if b.rank > 0 {
+                std::slice::from_raw_parts(b.dims, b.rank as usize)
+            } else {
+                &[]
+            };
+            let n: usize = dims.iter().map(|&d| d.max(0) as usize).product();
+            let len = n * dtype.size_in_bytes();
+            let bytes: &[u8] = if len == 0 || b.data.is_null() {
+                &[]
+            } else {
+                std::slice::from_raw_parts(b.data as *const u8, len)
+            };
+            args.push(HostArg { dtype, dims, bytes });
+        }
+        if let Some(cb) = CALLBACK.get() {
+            // A panic must not unwind into XLA's C++ frames.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cb(&attrs, &args)));
+        }
+        std::ptr::null_mut()
+    }
+}
+
+/// # Safety
+/// `s` points to `len` readable bytes (or `len` is 0).
+unsafe fn span_str(s: &XLA_FFI_ByteSpan) -> &str {
+    if s.len == 0 || s.ptr.is_null() {
+        return "";
+    }
+    // SAFETY: the caller's promise.
+    let bytes = unsafe { std::slice::from_raw_parts(s.ptr as *const u8, s.len) };
+    std::str::from_utf8(bytes).unwrap_or("<non-UTF-8 attribute>")
+}
