@@ -14,14 +14,13 @@ pub mod harness;
 #[path = "common/mnist.rs"]
 mod mnist;
 
-use harness::{load_checkpoint, plot_losses, save_checkpoint, Args, Progress, Report, TrainState};
-use jaxrs::data::{ImageSet, Remainder};
+use harness::{train_classifier, Args, Report, TrainState};
+use jaxrs::data::ImageSet;
 use jaxrs::nn::{self, init, Linear};
 use jaxrs::optim::{self, GradientTransformation};
 use jaxrs::prelude::*;
 use jaxrs::random;
 use mnist::PIXELS;
-use std::time::Instant;
 
 const HIDDEN: usize = 128;
 const CLASSES: usize = 10;
@@ -93,7 +92,6 @@ fn accuracy_on(params: &Mlp, set: &ImageSet, dtype: DType) -> f32 {
 
 /// Trains as `args` says and saves the checkpoint; returns what the run measured.
 pub fn run(args: &Args) -> Report {
-    let started = Instant::now();
     let path = args.data_path(jaxrs::data::MNIST_5K);
     let (train, test) = mnist::load(&path);
     println!(
@@ -110,57 +108,20 @@ pub fn run(args: &Args) -> Report {
         params,
         step: 0,
     };
-    let state = load_checkpoint(args, fresh);
-    let start_step = state.step;
-    let (mut params, mut opt_state) = (state.params, state.opt_state);
-    let steps_per_epoch = train.len() / BATCH;
-    let total = args.total_steps(steps_per_epoch);
-    let mut progress = Progress::new(total, BATCH);
-    // Evaluating before the first step compiles the evaluation within the warm-up, apart
-    // from the throughput.
-    let acc = accuracy_on(&params, &test, args.dtype);
-    progress.println(format!(
-        "step {start_step}: held-out accuracy {:.1}%",
-        acc * 100.0
-    ));
-    // Epochs count on from the checkpoint's, so a resumed run sees new orders.
-    let mut epoch = start_step as usize / steps_per_epoch;
-    while progress.steps() < total {
-        epoch += 1;
-        // Each epoch's order is `permutation(fold_in(data_key, epoch))`; the batches are
-        // uploaded one step ahead on a background thread.
-        let batches = train.epoch(&data_key, epoch as u32, BATCH, Remainder::Drop);
-        for batch in batches.take(total - progress.steps()) {
-            let x = batch.x.astype(args.dtype);
-            let (next, next_state, loss) = train_step(params, opt_state, &x, &batch.y);
-            (params, opt_state) = (next, next_state);
-            progress.step(&loss);
-        }
-        let acc = accuracy_on(&params, &test, args.dtype);
-        progress.println(format!(
-            "epoch {epoch}: held-out accuracy {:.1}%",
-            acc * 100.0
-        ));
-    }
-    let summary = progress.finish();
-    let accuracies = (
-        accuracy_on(&params, &train, args.dtype),
-        accuracy_on(&params, &test, args.dtype),
+    let report = train_classifier(
+        args,
+        (&train, &test),
+        BATCH,
+        fresh,
+        &data_key,
+        train_step,
+        |params, set| accuracy_on(params, set, args.dtype),
     );
     println!(
         "train_step compiled {} time(s)",
         train_step::jit_site().cache_misses()
     );
-    if let Err(e) = plot_losses(&args.out.join("loss.png"), &summary.losses) {
-        eprintln!("loss curve not written: {e}");
-    }
-    let state = TrainState {
-        params,
-        opt_state,
-        step: start_step + summary.steps as u64,
-    };
-    save_checkpoint(args, &state).unwrap_or_else(|e| panic!("checkpoint: {e}"));
-    Report::new(summary, start_step, accuracies, started)
+    report
 }
 
 #[allow(dead_code)] // The integration test includes this file and calls `run`.

@@ -473,3 +473,62 @@ pub fn load_checkpoint<P: Tree, O: Tree>(args: &Args, fresh: TrainState<P, O>) -
         }
     }
 }
+
+/// The training loop of an image classifier (the MNIST trainers): starts from `fresh` (or the
+/// checkpoint with `--resume`), runs `step(params, opt_state, x, labels) -> (params,
+/// opt_state, loss)` over shuffled epochs of `batch` images (each epoch's order is
+/// `permutation(fold_in(data_key, epoch))`; batches are uploaded one step ahead), prints the
+/// held-out accuracy before the first step (so the evaluation compiles within the warm-up)
+/// and after each epoch, then draws the loss curve, saves the checkpoint and reports.
+/// `accuracy_on(params, set)` is the accuracy on a whole set, read back as a host scalar.
+pub fn train_classifier<P: Tree, O: Tree>(
+    args: &Args,
+    (train, test): (&jaxrs::data::ImageSet, &jaxrs::data::ImageSet),
+    batch: usize,
+    fresh: TrainState<P, O>,
+    data_key: &Array,
+    mut step: impl FnMut(P, O, &Array, &Array) -> (P, O, Array),
+    accuracy_on: impl Fn(&P, &jaxrs::data::ImageSet) -> f32,
+) -> Report {
+    let started = Instant::now();
+    let state = load_checkpoint(args, fresh);
+    let start_step = state.step;
+    let (mut params, mut opt_state) = (state.params, state.opt_state);
+    let steps_per_epoch = train.len() / batch;
+    let total = args.total_steps(steps_per_epoch);
+    let mut progress = Progress::new(total, batch);
+    let acc = accuracy_on(&params, test);
+    progress.println(format!(
+        "step {start_step}: held-out accuracy {:.1}%",
+        acc * 100.0
+    ));
+    // Epochs count on from the checkpoint's, so a resumed run sees new orders.
+    let mut epoch = start_step as usize / steps_per_epoch;
+    while progress.steps() < total {
+        epoch += 1;
+        let batches = train.epoch(data_key, epoch as u32, batch, jaxrs::data::Remainder::Drop);
+        for b in batches.take(total - progress.steps()) {
+            let x = b.x.astype(args.dtype);
+            let (next, next_state, loss) = step(params, opt_state, &x, &b.y);
+            (params, opt_state) = (next, next_state);
+            progress.step(&loss);
+        }
+        let acc = accuracy_on(&params, test);
+        progress.println(format!(
+            "epoch {epoch}: held-out accuracy {:.1}%",
+            acc * 100.0
+        ));
+    }
+    let summary = progress.finish();
+    let accuracies = (accuracy_on(&params, train), accuracy_on(&params, test));
+    if let Err(e) = plot_losses(&args.out.join("loss.png"), &summary.losses) {
+        eprintln!("loss curve not written: {e}");
+    }
+    let state = TrainState {
+        params,
+        opt_state,
+        step: start_step + summary.steps as u64,
+    };
+    save_checkpoint(args, &state).unwrap_or_else(|e| panic!("checkpoint: {e}"));
+    Report::new(summary, start_step, accuracies, started)
+}
