@@ -82,7 +82,7 @@ fn resident_bytes() -> u64 {
 }
 
 #[test]
-#[ignore = "soak: about a minute in release; run with --ignored soak"]
+#[ignore = "soak: seconds in release, a run of its own; run with --ignored soak"]
 fn soak_100k_jitted_steps() {
     let steps: usize = std::env::var("JAXRS_SOAK_STEPS")
         .ok()
@@ -180,5 +180,19 @@ fn a_program_xla_rejects_is_a_typed_compile_error() {
             Err(e) => panic!("expected Error::Compile, got {e:?}"),
             Ok(_) => panic!("XLA compiled {text:?}"),
         }
+    }
+}
+
+#[test]
+fn a_host_built_array_far_beyond_memory_is_a_typed_error() {
+    if std::env::var_os(CHILD).is_none() {
+        let out = in_child("a_host_built_array_far_beyond_memory_is_a_typed_error");
+        assert!(out.contains("typed error: OutOfMemory"), "{out}");
+        return;
+    }
+    match try_run(|| Array::zeros(&[1 << 38], DType::F32).shape().to_vec()) {
+        Err(e @ Error::OutOfMemory { .. }) => println!("typed error: OutOfMemory: {e}"),
+        Err(e) => println!("typed error: other: {e:?}"),
+        Ok(shape) => println!("no error: {shape:?}"),
     }
 }

@@ -210,10 +210,21 @@ impl Array {
     /// assert_eq!(Array::full(&[2], 7.9, DType::I32).to_vec::<i32>(), vec![7, 7]);
     /// ```
     pub fn full(shape: &[usize], value: f64, dtype: DType) -> Array {
-        let n: usize = shape.iter().product();
         let lit = Literal::from_f64(value, dtype, false);
         let one = host_bytes_of(lit);
-        let bytes: Vec<u8> = one.iter().copied().cycle().take(one.len() * n).collect();
+        // A size beyond memory is the environment's failure (an `Error` that `try_run`
+        // returns), not an abort in the allocator.
+        let len = shape
+            .iter()
+            .try_fold(one.len(), |acc, &d| acc.checked_mul(d));
+        let mut bytes: Vec<u8> = Vec::new();
+        if len.is_none_or(|len| bytes.try_reserve_exact(len).is_err()) {
+            fail(Error::OutOfMemory {
+                context: "Array::full",
+                message: format!("{dtype:?}{shape:?} does not fit in host memory"),
+            })
+        }
+        bytes.extend(one.iter().copied().cycle().take(len.unwrap_or(0)));
         Array::from_host_bytes(&bytes, Aval::new(shape.to_vec(), dtype))
     }
 
