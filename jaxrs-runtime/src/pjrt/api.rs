@@ -515,17 +515,22 @@ impl Api {
             .events
             .extend(events.iter().filter(|e| !e.is_null()).map(|&e| Event(e)));
         if pending.events.len() >= pending.sweep_at {
-            pending.events.retain(|e| {
-                let ready = self.event_is_ready(e.0);
-                if ready {
-                    self.destroy_event(e.0);
-                }
-                !ready
-            });
+            self.free_ready(&mut pending.events);
             // Sweeping again only once the list doubled keeps the cost per launch constant
             // even while many programs stay pending.
             pending.sweep_at = (2 * pending.events.len()).max(MIN_SWEEP_AT);
         }
+    }
+
+    /// Destroys the events that fired and keeps the others.
+    fn free_ready(&self, events: &mut Vec<Event>) {
+        events.retain(|e| {
+            let ready = self.event_is_ready(e.0);
+            if ready {
+                self.destroy_event(e.0);
+            }
+            !ready
+        });
     }
 
     /// Waits (until `deadline`) for the tracked events, and destroys those that fired.
@@ -540,13 +545,7 @@ impl Api {
         // Polled rather than `PJRT_Event_Await`ed, so that the wait is bounded.
         let mut pause = Duration::from_micros(50);
         while !events.is_empty() {
-            events.retain(|e| {
-                let ready = self.event_is_ready(e.0);
-                if ready {
-                    self.destroy_event(e.0);
-                }
-                !ready
-            });
+            self.free_ready(&mut events);
             if events.is_empty() || Instant::now() >= deadline {
                 break;
             }
