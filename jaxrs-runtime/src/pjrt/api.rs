@@ -420,9 +420,14 @@ fn fns(t: &sys::PJRT_Api) -> std::result::Result<Fns, String> {
 // registered, under those threads, which can die with SIGSEGV. So every launch leaves its
 // completion events here, and a C `atexit` handler awaits them all before those destructors
 // run. `exit` runs handlers last-registered first, and the plugin registers the destructor of
-// a function-local static when it first uses it (compiling a program is the usual first
-// use), so the handler is registered again after each compile (up to a bound): registering
-// it once, at the first launch, still let 6 of 72 test processes crash.
+// a function-local static when it first uses it, so the handler is registered again after
+// each first use we can see (up to a bound):
+// - compiling or loading a program: registering only once, at the first launch, let 6 of 72
+//   test processes crash;
+// - running a program for the first time: its worker threads first use statics mid-run (an
+//   SPMD program over 8 devices registers four), so the first launch of each program is
+//   awaited before the handler is registered again. Without that, a process whose last act
+//   was the first run of a sharded program crashed in 4 of 60 runs.
 //
 // The cost per launch is a lock and a push; events already fulfilled are dropped in batches
 // when the list has doubled since the last sweep, so a steady stream of launches keeps it
@@ -477,6 +482,12 @@ static REGISTER_EXIT_HANDLER: Once = Once::new();
 
 static REGISTRATIONS: AtomicUsize = AtomicUsize::new(0);
 
+/// Whether [`register_exit_handler`] would still register: past the bound, waiting for a
+/// first run to end buys nothing.
+fn exit_handler_registrations_left() -> bool {
+    REGISTRATIONS.load(Ordering::Relaxed) < MAX_REGISTRATIONS
+}
+
 /// Registers the exit handler (again): `exit` runs it before everything registered earlier,
 /// so each registration moves it before the destructors the plugin registered since. Runs of
 /// the handler after the first find nothing left to wait for and do not call the plugin.
@@ -520,6 +531,27 @@ impl Api {
             // even while many programs stay pending.
             pending.sweep_at = (2 * pending.events.len()).max(MIN_SWEEP_AT);
         }
+    }
+
+    /// [`Api::track_in_flight`] for the first launch of a program: waits for it to end first
+    /// and then registers the exit handler again, so that the handler runs before the
+    /// destructors of the statics the run used for the first time. Its failures are not
+    /// reported here: they reach the caller through the outputs' ready events.
+    pub(crate) fn track_first_run(&self, events: &[*mut sys::PJRT_Event]) {
+        if exit_handler_registrations_left() {
+            for &event in events.iter().filter(|e| !e.is_null()) {
+                let mut a = sys::PJRT_Event_Await_Args {
+                    struct_size: sys::PJRT_Event_Await_Args_STRUCT_SIZE,
+                    extension_start: ptr::null_mut(),
+                    event,
+                };
+                // SAFETY: `event` is a live event the caller hands over below.
+                let err = unsafe { (self.f.event_await)(&mut a) };
+                let _ = self.check(err, "PJRT_Event_Await");
+            }
+            register_exit_handler();
+        }
+        self.track_in_flight(events);
     }
 
     /// Destroys the events that fired and keeps the others.

@@ -10,6 +10,7 @@ use crate::error::ErrorCode;
 use crate::error::Result;
 use std::os::raw::c_char;
 use std::ptr::{self, NonNull};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// A compiled program loaded on its devices. Owns the `PJRT_LoadedExecutable` and the
@@ -20,6 +21,9 @@ pub struct LoadedExecutable {
     num_outputs: usize,
     devices: Vec<Device>,
     client: Arc<Client>,
+    /// Set by the first launch, which is awaited for the exit handler's sake
+    /// (`Api::track_first_run`).
+    launched: AtomicBool,
 }
 
 // SAFETY: PJRT executables may be executed concurrently from any thread (the C API's contract);
@@ -116,6 +120,7 @@ impl LoadedExecutable {
             num_outputs: 0,
             devices: Vec::new(),
             client,
+            launched: AtomicBool::new(false),
         };
         let mut n = sys::PJRT_Executable_NumOutputs_Args {
             struct_size: sys::PJRT_Executable_NumOutputs_Args_STRUCT_SIZE,
@@ -273,7 +278,11 @@ impl LoadedExecutable {
         // hold live buffers of this client; the options point to `non_donatable`, also live.
         let err = unsafe { (api.f.loaded_executable_execute)(&mut exec) };
         // The events the plugin filled in are ours whether or not it also failed.
-        api.track_in_flight(complete.as_mut_slice());
+        if self.launched.swap(true, Ordering::Relaxed) {
+            api.track_in_flight(complete.as_mut_slice());
+        } else {
+            api.track_first_run(complete.as_mut_slice());
+        }
         // Take ownership of whatever outputs came back before looking at the error, so none
         // leaks.
         let outs = outs.as_mut_slice();
