@@ -138,16 +138,7 @@ fn key(text: &str, options: &CompileOptions) -> [u8; 32] {
     let api = client.api();
     part(api.path().as_os_str().as_encoded_bytes());
     // A rebuilt plugin at the same path must not read old entries.
-    let (size, mtime) = fs::metadata(api.path())
-        .map(|m| {
-            let mtime = m
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos());
-            (m.len(), mtime)
-        })
-        .unwrap_or((0, 0));
+    let (size, mtime) = api.file_stamp();
     part(&size.to_le_bytes());
     part(&mtime.to_le_bytes());
     let (major, minor) = api.version();
