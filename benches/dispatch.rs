@@ -200,6 +200,8 @@ fn startup_child() {
     println!("dlopen_ms: {:.3}", ms(t.load.dlopen));
     println!("initialize_ms: {:.3}", ms(t.load.initialize));
     println!("client_create_ms: {:.3}", ms(t.client));
+    let parts = t.resolve + t.load.dlopen + t.load.initialize + t.client;
+    println!("other_ms: {:.3}", ms(t.total.saturating_sub(parts)));
     println!("first_result_ms: {:.3}", ms(first));
 }
 
@@ -278,6 +280,11 @@ fn startup() {
         "initialize_ms",
     );
     row("  PJRT_Client_Create + devices", &ours, "client_create_ms");
+    row(
+        "  the rest (canonical path, log setting, locks)",
+        &ours,
+        "other_ms",
+    );
     row(
         "jaxrs: main to first result (warm compile cache)",
         &ours,
