@@ -4,6 +4,10 @@
 //! read-back of a ready array: `item()` of an f32 scalar and `to_vec()` of an f32[1000], beside
 //! JAX's `float(x)` and `np.asarray(x)`.
 //!
+//! Start-up: the time from `main` to a usable client (`jaxrs::devices()`), with its breakdown,
+//! measured in fresh child processes, beside the floor (`dlopen` of the plugin alone, in its
+//! own process) and JAX's `import jax` and `jax.devices()`.
+//!
 //! Run: `cargo bench --bench dispatch`. Set `JAXRS_BENCH_PYTHON` to a Python that has
 //! `jax==0.10.2` (default `python3`) to get the JAX figure in the same run. The ratios are
 //! printed at the end (best of several rounds, so noise on a shared machine inflates neither
@@ -16,6 +20,8 @@ use criterion::{criterion_group, Criterion};
 use jaxrs::internals::pjrt::{default_client, Buffer, CompileOptions, LoadedExecutable};
 use jaxrs::{jit, Array, DType};
 use std::hint::black_box;
+use std::process::Command;
+use std::time::Instant;
 
 const MODULE: &str = r#"module @floor {
   func.func public @main(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -173,10 +179,169 @@ fn ratios() {
     }
 }
 
+/// Set in a child process of this bench: what it measures (`jaxrs` or `dlopen`).
+const STARTUP_CHILD: &str = "JAXRS_BENCH_STARTUP_CHILD";
+
+/// A child: from `main` to a usable client, with the breakdown the runtime recorded, then the
+/// first result of a tiny jitted program (its compiled form comes from the persistent compile
+/// cache once the first child stored it).
+fn startup_child() {
+    let start = Instant::now();
+    let devices = jaxrs::devices();
+    let ready = start.elapsed();
+    let y = jit(|x: Array| &x + 1.0).call(Array::scalar(1.0f32));
+    assert_eq!(y.item::<f32>(), 2.0);
+    let first = start.elapsed();
+    assert!(!devices.is_empty());
+    let t = jaxrs::internals::pjrt::startup_times().expect("the client was created here");
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    println!("client_ready_ms: {:.3}", ms(ready));
+    println!("resolve_ms: {:.3}", ms(t.resolve));
+    println!("dlopen_ms: {:.3}", ms(t.load.dlopen));
+    println!("initialize_ms: {:.3}", ms(t.load.initialize));
+    println!("client_create_ms: {:.3}", ms(t.client));
+    let parts = t.resolve + t.load.dlopen + t.load.initialize + t.client;
+    println!("other_ms: {:.3}", ms(t.total.saturating_sub(parts)));
+    println!("first_result_ms: {:.3}", ms(first));
+}
+
+/// A child: `dlopen` of the plugin and nothing else, the floor of any start-up.
+fn dlopen_child() {
+    extern "C" {
+        fn dlopen(file: *const std::os::raw::c_char, flags: std::os::raw::c_int) -> *mut u8;
+    }
+    // libloading's flags, as `Api::load` passes them.
+    const RTLD_LAZY: std::os::raw::c_int = 1;
+    let path = jaxrs::internals::pjrt::provision::plugin_path().expect("the plugin");
+    let path = std::ffi::CString::new(path.into_os_string().into_encoded_bytes()).unwrap();
+    let start = Instant::now();
+    // SAFETY: loading the plugin runs its initializers, as `Api::load` does.
+    let handle = unsafe { dlopen(path.as_ptr(), RTLD_LAZY) };
+    let took = start.elapsed();
+    assert!(!handle.is_null(), "dlopen failed");
+    println!("dlopen_alone_ms: {:.3}", took.as_secs_f64() * 1e3);
+}
+
+/// The figures a fresh child process of this bench prints in `mode`.
+fn child_figures(mode: &str) -> Vec<(String, f64)> {
+    let out = Command::new(std::env::current_exe().expect("this bench's path"))
+        .env(STARTUP_CHILD, mode)
+        .output()
+        .expect("start a child process");
+    assert!(out.status.success(), "the {mode} child failed: {out:?}");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let (k, v) = l.split_once(": ")?;
+            Some((k.to_string(), v.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+/// Best and median of each figure over the rounds.
+fn summarize(rounds: &[Vec<(String, f64)>], name: &str) -> Option<(f64, f64)> {
+    let mut v: Vec<f64> = rounds
+        .iter()
+        .filter_map(|r| peer::figure(r, name))
+        .collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    Some((v[0], v[v.len() / 2]))
+}
+
+fn startup() {
+    let rounds = 7;
+    let (mut ours, mut floor, mut jax, mut jax_floor) = (vec![], vec![], vec![], vec![]);
+    // Interleaved, so every side sees the same machine state.
+    for _ in 0..rounds {
+        ours.push(child_figures("jaxrs"));
+        floor.push(child_figures("dlopen"));
+        jax.push(peer::jax_figures("dispatch_jax.py", &["startup".into()]));
+        jax_floor.push(peer::jax_figures("dispatch_jax.py", &["dlopen".into()]));
+    }
+    println!("\nstart-up (fresh processes, best / median of {rounds}, ms):");
+    let row = |what: &str, figures: &[Vec<(String, f64)>], name: &str| {
+        if let Some((best, median)) = summarize(figures, name) {
+            println!("  {what:<52} {best:8.2} / {median:8.2}");
+        }
+    };
+    row(
+        "jaxrs: main to usable client (jaxrs::devices())",
+        &ours,
+        "client_ready_ms",
+    );
+    row("  finding the plugin file", &ours, "resolve_ms");
+    row("  dlopen of the plugin", &ours, "dlopen_ms");
+    row(
+        "  GetPjrtApi + PJRT_Plugin_Initialize",
+        &ours,
+        "initialize_ms",
+    );
+    row("  PJRT_Client_Create + devices", &ours, "client_create_ms");
+    row(
+        "  the rest (canonical path, log setting, locks)",
+        &ours,
+        "other_ms",
+    );
+    row(
+        "jaxrs: main to first result (warm compile cache)",
+        &ours,
+        "first_result_ms",
+    );
+    row(
+        "floor: dlopen of the plugin alone",
+        &floor,
+        "dlopen_alone_ms",
+    );
+    if jax.iter().all(Vec::is_empty) {
+        println!("  JAX: not measured (set JAXRS_BENCH_PYTHON to a Python with jax==0.10.2)");
+        return;
+    }
+    row("JAX 0.10.2: import jax", &jax, "jax_import_ms");
+    row(
+        "JAX 0.10.2: jax.devices() after import",
+        &jax,
+        "jax_devices_ms",
+    );
+    row(
+        "JAX 0.10.2: dlopen of libjax_common.so alone",
+        &jax_floor,
+        "jax_dlopen_alone_ms",
+    );
+    if let (Some((create, _)), Some((devices, _))) = (
+        summarize(&ours, "client_create_ms"),
+        summarize(&jax, "jax_devices_ms"),
+    ) {
+        println!(
+            "  client creation, jaxrs vs jax.devices() (both after their XLA is loaded): \
+             jaxrs is {:.2}x faster",
+            devices / create
+        );
+    }
+    if let (Some((ready, _)), Some((import, _)), Some((devices, _))) = (
+        summarize(&ours, "client_ready_ms"),
+        summarize(&jax, "jax_import_ms"),
+        summarize(&jax, "jax_devices_ms"),
+    ) {
+        println!(
+            "  to a usable client, jaxrs vs import jax + jax.devices(): jaxrs is {:.1}x faster",
+            (import + devices) / ready
+        );
+    }
+}
+
 criterion_group!(benches, bench);
 
 fn main() {
+    match std::env::var(STARTUP_CHILD).as_deref() {
+        Ok("jaxrs") => return startup_child(),
+        Ok("dlopen") => return dlopen_child(),
+        _ => {}
+    }
     benches();
     Criterion::default().configure_from_args().final_summary();
     ratios();
+    startup();
 }

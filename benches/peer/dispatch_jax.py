@@ -2,9 +2,37 @@
 
 Run: python benches/peer/dispatch_jax.py [calls]   (needs `pip install jax==0.10.2`)
 Prints one line per measurement, `name: <µs per call>`; the Rust bench parses them.
+
+`dispatch_jax.py startup` instead measures this fresh process's `import jax` and then
+`jax.devices()` (the client's creation: JAX loads its XLA library, libjax_common.so, during the
+import), and `dispatch_jax.py dlopen` only the loading of libjax_common.so, in milliseconds.
 """
 import sys
 import time
+
+if __name__ == "__main__" and sys.argv[1:2] == ["startup"]:
+    _start = time.perf_counter()
+    import jax
+
+    _imported = time.perf_counter()
+    jax.devices()
+    _ready = time.perf_counter()
+    print(f"jax_import_ms: {(_imported - _start) * 1e3:.3f}")
+    print(f"jax_devices_ms: {(_ready - _imported) * 1e3:.3f}")
+    sys.exit(0)
+
+if __name__ == "__main__" and sys.argv[1:2] == ["dlopen"]:
+    import ctypes
+    import importlib.util
+    import os
+
+    _lib = os.path.join(
+        os.path.dirname(importlib.util.find_spec("jaxlib").origin), "libjax_common.so"
+    )
+    _start = time.perf_counter()
+    ctypes.CDLL(_lib)
+    print(f"jax_dlopen_alone_ms: {(time.perf_counter() - _start) * 1e3:.3f}")
+    sys.exit(0)
 
 import jax
 import jax.numpy as jnp

@@ -18,7 +18,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 const MAGIC: &[u8; 8] = b"JAXRSXC\0";
 const FORMAT_VERSION: u32 = 1;
@@ -60,21 +60,37 @@ pub fn compile_cache_stats() -> CompileCacheStats {
     }
 }
 
+/// What the persistent cache did for one compile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lookup {
+    /// Loaded from disk.
+    Hit,
+    /// Compiled (and stored, unless writing failed).
+    Miss,
+    /// Compiled with the cache switched off.
+    Off,
+}
+
 /// Compiles `text` with `options` on the process's client, through the persistent cache.
-pub(crate) fn compile(text: &str, options: &CompileOptions) -> Result<LoadedExecutable> {
+/// `site` names the function being compiled in the log lines (`jit `step``, `eager add`).
+pub(crate) fn compile(
+    site: &dyn std::fmt::Display,
+    text: &str,
+    options: &CompileOptions,
+) -> Result<(LoadedExecutable, Lookup)> {
     let Some(dir) = cache_dir() else {
-        return client().compile(text, options);
+        return Ok((client().compile(text, options)?, Lookup::Off));
     };
     let key = key(text, options);
     let path = dir.join(format!("{}.{SUFFIX}", hex(&key)));
     if let Some(exe) = load(&path, &key) {
         HITS.fetch_add(1, Ordering::Relaxed);
-        log::debug!("compile cache hit: {}", path.display());
-        return Ok(exe);
+        log::debug!("compile cache hit for {site}: {}", path.display());
+        return Ok((exe, Lookup::Hit));
     }
     let exe = client().compile(text, options)?;
     MISSES.fetch_add(1, Ordering::Relaxed);
-    log::debug!("compile cache miss: {}", path.display());
+    log::debug!("compile cache miss for {site}: {}", path.display());
     match exe.serialize() {
         Ok(payload) => {
             if let Err(e) = store(&dir, &path, &key, &payload) {
@@ -85,7 +101,7 @@ pub(crate) fn compile(text: &str, options: &CompileOptions) -> Result<LoadedExec
         }
         Err(e) => log::debug!("compile cache: cannot serialize: {e}"),
     }
-    Ok(exe)
+    Ok((exe, Lookup::Miss))
 }
 
 /// Where entries live, or `None` when the cache is off. Read on every compile (the cost is
@@ -122,16 +138,7 @@ fn key(text: &str, options: &CompileOptions) -> [u8; 32] {
     let api = client.api();
     part(api.path().as_os_str().as_encoded_bytes());
     // A rebuilt plugin at the same path must not read old entries.
-    let (size, mtime) = fs::metadata(api.path())
-        .map(|m| {
-            let mtime = m
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos());
-            (m.len(), mtime)
-        })
-        .unwrap_or((0, 0));
+    let (size, mtime) = api.file_stamp();
     part(&size.to_le_bytes());
     part(&mtime.to_le_bytes());
     let (major, minor) = api.version();
@@ -229,19 +236,43 @@ fn store(dir: &Path, path: &Path, key: &[u8; 32], payload: &[u8]) -> std::io::Re
     result
 }
 
+/// A temporary file this old is left by a process killed while writing it: a live write
+/// takes well under a second, even for a large program.
+const STALE_TMP: Duration = Duration::from_secs(10 * 60);
+
 /// Removes the least recently used entries (oldest mtime) until the folder holds at most
-/// `max` bytes; the entry just written (`keep`) stays even if it alone is over the cap.
+/// `max` bytes; the entry just written (`keep`) stays even if it alone is over the cap. Also
+/// removes the temporary files of writes that never finished (see [`STALE_TMP`]).
 fn evict(dir: &Path, keep: &Path, max: u64) {
     let Ok(read) = fs::read_dir(dir) else { return };
+    let now = SystemTime::now();
     let mut entries: Vec<(SystemTime, u64, PathBuf)> = read
         .filter_map(|e| {
             let e = e.ok()?;
             let path = e.path();
+            let m = e.metadata().ok()?;
+            let modified = m.modified().ok()?;
+            if is_temporary(&e.file_name()) {
+                if now
+                    .duration_since(modified)
+                    .is_ok_and(|age| age > STALE_TMP)
+                {
+                    match fs::remove_file(&path) {
+                        Ok(()) => log::debug!(
+                            "compile cache: removed the unfinished write {}",
+                            path.display()
+                        ),
+                        Err(e) => {
+                            log::debug!("compile cache: cannot remove {}: {e}", path.display())
+                        }
+                    }
+                }
+                return None;
+            }
             if path.extension().is_none_or(|x| x != SUFFIX) {
                 return None;
             }
-            let m = e.metadata().ok()?;
-            Some((m.modified().ok()?, m.len(), path))
+            Some((modified, m.len(), path))
         })
         .collect();
     let mut total: u64 = entries.iter().map(|e| e.1).sum();
@@ -264,4 +295,10 @@ fn evict(dir: &Path, keep: &Path, max: u64) {
             Err(e) => log::debug!("compile cache: cannot evict {}: {e}", path.display()),
         }
     }
+}
+
+/// Is this the name [`store`] gives an entry while writing it (`.<key>.<pid>.<thread>.tmp`)?
+fn is_temporary(name: &std::ffi::OsStr) -> bool {
+    name.to_str()
+        .is_some_and(|n| n.starts_with('.') && n.ends_with(".tmp"))
 }

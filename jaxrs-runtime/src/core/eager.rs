@@ -24,15 +24,17 @@ fn cache() -> MutexGuard<'static, HashMap<String, Arc<LoadedExecutable>>> {
         .unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Compiles `text` once per process (single device), sharing the executable.
-pub(crate) fn compile_cached(text: String) -> Arc<LoadedExecutable> {
+/// Compiles `text`, the program of the primitive `prim`, once per process (single device),
+/// sharing the executable.
+pub(crate) fn compile_cached(prim: &str, text: String) -> Arc<LoadedExecutable> {
     if let Some(exe) = cache().get(&text) {
         return exe.clone();
     }
-    let exe = Arc::new(
-        crate::core::compile_cache::compile(&text, &crate::core::lower::compile_options())
-            .unwrap_or_else(|e| fail(e)),
-    );
+    let site = format_args!("eager `{prim}`");
+    let (exe, _) =
+        crate::core::compile_cache::compile(&site, &text, &crate::core::lower::compile_options())
+            .unwrap_or_else(|e| fail(e));
+    let exe = Arc::new(exe);
     cache().entry(text).or_insert(exe).clone()
 }
 
@@ -62,7 +64,7 @@ pub(crate) fn execute(
         loc: Location::caller(),
     });
     let text = lower_jaxpr(&jaxpr, &LowerOptions::default());
-    let exe = compile_cached(text);
+    let exe = compile_cached(prim.name(), text);
     let device = exe.devices()[0];
     // An eager op runs on one device (only jit runs SPMD over a mesh), so inputs laid out
     // otherwise are gathered onto it first.

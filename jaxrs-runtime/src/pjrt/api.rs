@@ -84,13 +84,26 @@ pub(crate) struct HostViewFns {
 /// once).
 pub struct Api {
     path: PathBuf,
+    /// The file's size and modification time (ns since the epoch) when it was loaded.
+    file_stamp: (u64, u128),
     version: (i32, i32),
     pub(crate) f: Fns,
     /// Launched work to await before the process exits.
     pub(crate) in_flight: InFlight,
     /// The FFI extension's handler registration, where the plugin has one.
     pub(crate) ffi_register_handler: Option<sys::RegisterHandlerFn>,
+    /// How long `dlopen` and `PJRT_Plugin_Initialize` took, for the start-up breakdown.
+    pub(crate) load_times: LoadTimes,
     _lib: ManuallyDrop<libloading::Library>,
+}
+
+/// Where loading a plugin spent its time.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LoadTimes {
+    /// `dlopen`: mapping the library, its relocations and its static initializers.
+    pub dlopen: Duration,
+    /// `GetPjrtApi`, the version and table checks and `PJRT_Plugin_Initialize`.
+    pub initialize: Duration,
 }
 
 // SAFETY: the table is immutable, process-lifetime data of the plugin; PJRT's entry points are
@@ -132,6 +145,18 @@ fn quiet_xla_logs() {
     }
 }
 
+/// `path`'s size and modification time in nanoseconds since the epoch (zeros when unknown).
+fn file_stamp(path: &Path) -> (u64, u128) {
+    std::fs::metadata(path).map_or((0, 0), |m| {
+        let mtime = m
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::SystemTime::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        (m.len(), mtime)
+    })
+}
+
 /// Plugins loaded so far, by canonical path.
 static LOADED: Mutex<Vec<(PathBuf, Arc<Api>)>> = Mutex::new(Vec::new());
 
@@ -157,8 +182,11 @@ impl Api {
 
     fn load_uncached(path: &Path) -> std::result::Result<Api, String> {
         quiet_xla_logs();
+        let file_stamp = file_stamp(path);
+        let start = Instant::now();
         // SAFETY: loading a library runs its initializers; a PJRT plugin is meant to be loaded.
         let lib = unsafe { libloading::Library::new(path) }.map_err(|e| e.to_string())?;
+        let opened = Instant::now();
         // SAFETY: `GetPjrtApi` has this signature in every PJRT plugin.
         let get: libloading::Symbol<sys::GetPjrtApiFn> = unsafe { lib.get(b"GetPjrtApi\0") }
             .map_err(|e| format!("not a PJRT plugin (no GetPjrtApi symbol): {e}"))?;
@@ -197,13 +225,15 @@ impl Api {
         let init = t
             .PJRT_Plugin_Initialize
             .ok_or("PJRT_Plugin_Initialize is missing")?;
-        let api = Api {
+        let mut api = Api {
             path: path.to_path_buf(),
+            file_stamp,
             version: (major, minor),
             f,
             in_flight: InFlight::new(),
             // SAFETY: `t` is the plugin's table, its extension chain the plugin's own.
             ffi_register_handler: unsafe { sys::find_register_handler(t) },
+            load_times: LoadTimes::default(),
             _lib: ManuallyDrop::new(lib),
         };
         let mut args = sys::PJRT_Plugin_Initialize_Args {
@@ -215,6 +245,10 @@ impl Api {
         if let Err(e) = api.check(err, "PJRT_Plugin_Initialize") {
             return Err(format!("plugin initialization failed: {e}"));
         }
+        api.load_times = LoadTimes {
+            dlopen: opened - start,
+            initialize: opened.elapsed(),
+        };
         Ok(api)
     }
 
@@ -227,6 +261,18 @@ impl Api {
     /// The plugin's PJRT C API version (major, minor).
     pub fn version(&self) -> (i32, i32) {
         self.version
+    }
+
+    /// The plugin file's size and modification time (nanoseconds since the epoch, 0 when
+    /// unknown) as they were when it was loaded: what identifies a build of the plugin at its
+    /// path, read once, so that a file replaced later does not pass for the code running.
+    pub fn file_stamp(&self) -> (u64, u128) {
+        self.file_stamp
+    }
+
+    /// Where loading the plugin spent its time.
+    pub fn load_times(&self) -> LoadTimes {
+        self.load_times
     }
 
     /// The file the plugin was loaded from (canonical).

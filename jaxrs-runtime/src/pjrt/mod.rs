@@ -18,7 +18,7 @@ pub mod provision;
 pub mod sys;
 mod util;
 
-pub use api::Api;
+pub use api::{Api, LoadTimes};
 pub use buffer::Buffer;
 pub use client::{Client, Device};
 pub use executable::{LoadedExecutable, MemoryStats};
@@ -30,6 +30,7 @@ use crate::error::Error;
 use crate::error::ErrorCode;
 use crate::error::Result;
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 /// The process-wide client of the default plugin, created on first use.
 ///
@@ -146,7 +147,29 @@ pub fn create_default_client_for_processes(
     Ok(client)
 }
 
+/// Where creating the process-wide client spent its time (see [`startup_times`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StartupTimes {
+    /// Reading the environment and finding the plugin's file.
+    pub resolve: Duration,
+    /// Loading the plugin: `dlopen` and `PJRT_Plugin_Initialize`.
+    pub load: LoadTimes,
+    /// `PJRT_Client_Create` and describing the devices.
+    pub client: Duration,
+    /// The whole of [`default_client`]'s first call.
+    pub total: Duration,
+}
+
+static STARTUP_TIMES: OnceLock<StartupTimes> = OnceLock::new();
+
+/// Where the first [`default_client`] spent its time, once it created the client (`None`
+/// before, or when the client came from [`create_default_client_for_processes`]).
+pub fn startup_times() -> Option<StartupTimes> {
+    STARTUP_TIMES.get().copied()
+}
+
 fn create_default_client() -> Result<Arc<Client>> {
+    let start = Instant::now();
     let mut count = DEVICE_COUNT.lock().unwrap_or_else(|p| p.into_inner());
     count.attempted = true;
     if let Some(client) = count.prepared.take() {
@@ -156,15 +179,24 @@ fn create_default_client() -> Result<Arc<Client>> {
         Some(n) => n as i64,
         None => cpu_devices_from_env()?,
     };
-    let api = Api::load(&provision::plugin_path()?)?;
+    let path = provision::plugin_path()?;
+    let resolved = Instant::now();
+    let api = Api::load(&path)?;
+    let loaded = Instant::now();
     let client = match Client::new(api.clone(), Some(devices)) {
         Err(Error::Pjrt {
             code: ErrorCode::InvalidArgument,
             ..
-        }) => Client::new(api, None),
+        }) => Client::new(api.clone(), None),
         other => other,
     }?;
     count.created = Some(client.devices().len());
+    let _ = STARTUP_TIMES.set(StartupTimes {
+        resolve: resolved - start,
+        load: api.load_times(),
+        client: loaded.elapsed(),
+        total: start.elapsed(),
+    });
     Ok(client)
 }
 

@@ -9,6 +9,7 @@
 use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::client::fail;
+use crate::core::compile_cache::Lookup;
 use crate::core::lower::{lower_jaxpr, LowerOptions, Spmd};
 use crate::core::sharding::{
     collect_traced_meshes, try_device_put, Mesh, NamedSharding, PartitionSpec, Sharding, Shardings,
@@ -109,6 +110,37 @@ impl JitSite {
     /// How many specialisations are cached.
     pub fn cache_size(&self) -> usize {
         self.cache().size()
+    }
+
+    /// How many of this function's compiles the persistent compile cache answered from disk
+    /// (a program compiled by an earlier process or another site). With
+    /// [`JitSite::compile_cache_misses`] it sums to [`JitSite::cache_misses`], unless the
+    /// persistent cache is off (`JAXRS_COMPILE_CACHE=0`), when neither counts.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let program = |x: Array| x.cos() * 3.0;
+    /// let first = jit(program);
+    /// let _: Array = first.call(Array::zeros(&[2], DType::F32));
+    /// // Compiled here, or loaded from disk if an earlier run compiled the same program.
+    /// let site = first.site();
+    /// assert_eq!(site.compile_cache_hits() + site.compile_cache_misses(), 1);
+    ///
+    /// // Another site with the same program finds it on disk.
+    /// let second = jit(program);
+    /// let _: Array = second.call(Array::zeros(&[2], DType::F32));
+    /// assert_eq!(second.site().compile_cache_hits(), 1);
+    /// assert_eq!(second.site().compile_cache_misses(), 0);
+    /// ```
+    pub fn compile_cache_hits(&self) -> u64 {
+        self.cache().disk_hits()
+    }
+
+    /// How many of this function's compiles ran XLA and stored the result in the persistent
+    /// compile cache; see [`JitSite::compile_cache_hits`].
+    pub fn compile_cache_misses(&self) -> u64 {
+        self.cache().disk_misses()
     }
 
     /// Why the most recent cache miss happened (`None` before the first call).
@@ -540,6 +572,9 @@ pub(crate) struct SiteCache<E> {
     pub(crate) entries: RwLock<Vec<Arc<E>>>,
     pub(crate) compiling: Mutex<()>,
     misses: AtomicU64,
+    /// Compiles the persistent compile cache answered from disk, and compiles it did not.
+    disk_hits: AtomicU64,
+    disk_misses: AtomicU64,
     explanations: Mutex<Vec<String>>,
     /// Whether a call already warned that a donated argument still had a clone alive.
     pub(crate) warned_undonated: AtomicBool,
@@ -552,6 +587,8 @@ impl<E> Default for SiteCache<E> {
             entries: RwLock::default(),
             compiling: Mutex::default(),
             misses: AtomicU64::default(),
+            disk_hits: AtomicU64::default(),
+            disk_misses: AtomicU64::default(),
             explanations: Mutex::default(),
             warned_undonated: AtomicBool::default(),
         }
@@ -565,6 +602,23 @@ impl<E: CompiledEntry> SiteCache<E> {
 
     pub(crate) fn size(&self) -> usize {
         read(&self.entries).len()
+    }
+
+    pub(crate) fn disk_hits(&self) -> u64 {
+        self.disk_hits.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn disk_misses(&self) -> u64 {
+        self.disk_misses.load(Ordering::Relaxed)
+    }
+
+    /// Counts what the persistent compile cache did for one of this site's compiles.
+    pub(crate) fn count_lookup(&self, lookup: Lookup) {
+        match lookup {
+            Lookup::Hit => self.disk_hits.fetch_add(1, Ordering::Relaxed),
+            Lookup::Miss => self.disk_misses.fetch_add(1, Ordering::Relaxed),
+            Lookup::Off => return,
+        };
     }
 
     pub(crate) fn last_miss_explanation(&self) -> Option<String> {
@@ -1146,8 +1200,13 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
             spmd,
         };
         let text = lower_jaxpr(&closed.jaxpr, &opts);
-        let exe = crate::core::compile_cache::compile(&text, &opts.compile_options())
-            .unwrap_or_else(|e| fail(e));
+        let (exe, lookup) = crate::core::compile_cache::compile(
+            &format_args!("jit `{}`", site.name()),
+            &text,
+            &opts.compile_options(),
+        )
+        .unwrap_or_else(|e| fail(e));
+        cache.count_lookup(lookup);
         (text, exe)
     };
     let spmd = |mesh: &Mesh, ins: &[NamedSharding], outs: &[Option<NamedSharding>]| Spmd {

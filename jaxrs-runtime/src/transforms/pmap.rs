@@ -124,6 +124,30 @@ impl PmapSite {
         self.cache().size()
     }
 
+    /// How many of this function's compiles the persistent compile cache answered from disk;
+    /// with [`PmapSite::compile_cache_misses`] it sums to [`PmapSite::cache_misses`] unless
+    /// the persistent cache is off (`JAXRS_COMPILE_CACHE=0`).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// jaxrs::set_cpu_device_count(2)?;
+    /// let f = pmap(|x: Array| x.exp());
+    /// let _: Array = f.call(Array::zeros(&[2, 3], DType::F32));
+    /// let site = f.site();
+    /// assert_eq!(site.compile_cache_hits() + site.compile_cache_misses(), 1);
+    /// # Ok::<(), jaxrs::Error>(())
+    /// ```
+    pub fn compile_cache_hits(&self) -> u64 {
+        self.cache().disk_hits()
+    }
+
+    /// How many of this function's compiles ran XLA and stored the result in the persistent
+    /// compile cache; see [`PmapSite::compile_cache_hits`].
+    pub fn compile_cache_misses(&self) -> u64 {
+        self.cache().disk_misses()
+    }
+
     /// Why the most recent cache miss happened (`None` before the first call).
     pub fn last_miss_explanation(&self) -> Option<String> {
         self.cache().last_miss_explanation()
@@ -675,7 +699,13 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         device_assignment: Some(devices.iter().map(|d| vec![i64::from(d.id())]).collect()),
         ..lowering.compile_options()
     };
-    let exe = crate::core::compile_cache::compile(&text, &options).unwrap_or_else(|e| fail(e));
+    let (exe, lookup) = crate::core::compile_cache::compile(
+        &format_args!("pmap `{}`", site.name()),
+        &text,
+        &options,
+    )
+    .unwrap_or_else(|e| fail(e));
+    cache.count_lookup(lookup);
     let order: Vec<usize> = exe
         .devices()
         .iter()
