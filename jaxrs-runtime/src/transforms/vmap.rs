@@ -174,7 +174,7 @@ fn leaf_names(def: &TreeDef, root: &str, params: Option<&[&str]>) -> Vec<String>
     fn walk(def: &TreeDef, path: String, out: &mut Vec<String>) {
         match def {
             TreeDef::Leaf | TreeDef::Scalar(_) => out.push(path),
-            TreeDef::None => {}
+            TreeDef::None | TreeDef::Static(_) => {}
             TreeDef::Some(t) => walk(t, path, out),
             TreeDef::Tuple(c) => {
                 for (i, t) in c.iter().enumerate() {
