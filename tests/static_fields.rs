@@ -25,6 +25,12 @@ fn cfg(scale: f32) -> Cfg {
     }
 }
 
+/// Two CPU devices, for the pmap test: whichever test runs first creates the client, so
+/// every test asks for the same count.
+fn two_devices() {
+    jaxrs::set_cpu_device_count(2).expect("2 CPU devices");
+}
+
 fn close(a: &[f32], b: &[f32]) {
     assert_eq!(a.len(), b.len(), "{a:?} vs {b:?}");
     for (x, y) in a.iter().zip(b) {
@@ -34,6 +40,7 @@ fn close(a: &[f32], b: &[f32]) {
 
 #[test]
 fn static_fields_are_structure_not_leaves() {
+    two_devices();
     let c = cfg(0.5);
     assert_eq!(tree_leaves(&c).len(), 1);
     assert_eq!(tree_paths(&c), ["w"]);
@@ -77,6 +84,7 @@ fn apply(cfg: &Cfg, x: &Array) -> Array {
 
 #[test]
 fn jit_reads_static_fields_as_rust_values_and_retraces_when_one_changes() {
+    two_devices();
     let site = apply::jit_site();
     let x = Array::from_vec(vec![1.0f32, 1.0, 2.0, 2.0], &[4]);
     let y = apply(&cfg(0.5), &x);
@@ -141,6 +149,7 @@ fn affine_pair(x: &Array, p: (f32, i32)) -> Array {
 
 #[test]
 fn vec_and_tuple_of_scalars_are_static_jit_arguments() {
+    two_devices();
     let x = Array::from_vec(vec![0.0f32, 1.0, 2.0], &[3]);
     close(
         &poly(&x, vec![1.0, 2.0, 3.0]).to_vec::<f32>(),
@@ -191,6 +200,7 @@ fn sgd_step(w: &Array, lr: f32) -> Array {
 
 #[test]
 fn a_top_level_scalar_parameter_stays_traced() {
+    two_devices();
     let w = Array::from_vec(vec![1.0f32, 2.0], &[2]);
     close(&sgd_step(&w, 0.5).to_vec::<f32>(), &[0.5, 1.0]);
     close(&sgd_step(&w, 0.25).to_vec::<f32>(), &[0.75, 1.5]);
@@ -203,6 +213,7 @@ fn loss(c: &Cfg, x: &Array) -> Array {
 
 #[test]
 fn grad_gives_static_fields_no_cotangent_and_keeps_their_values() {
+    two_devices();
     let x = Array::from_vec(vec![1.0f32, -1.0, 0.5, 2.0], &[4]);
     let c = cfg(3.0);
     let g = grad(|c: Cfg| loss(&c, &x))(c.clone());
@@ -249,6 +260,7 @@ fn apply_each(c: &Cfg, x: &Array) -> Array {
 
 #[test]
 fn vmap_batches_the_arrays_and_leaves_static_fields_alone() {
+    two_devices();
     // Three examples batched on `w`; `scale` is one Rust value for all of them.
     let batch = Cfg {
         w: Array::from_vec((0..12).map(|v| v as f32).collect(), &[3, 4]),
@@ -281,6 +293,7 @@ fn vmap_batches_the_arrays_and_leaves_static_fields_alone() {
 
 #[test]
 fn scan_and_remat_carry_static_fields_through() {
+    two_devices();
     let c = cfg(0.5);
     let xs = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3]);
     let (carry, ys) = scan(
@@ -306,6 +319,7 @@ fn scan_and_remat_carry_static_fields_through() {
 
 #[test]
 fn a_checkpoint_holds_the_arrays_and_loading_takes_static_fields_from_the_template() {
+    two_devices();
     let saved = Cfg {
         w: Array::from_vec(vec![9.0f32, 8.0, 7.0, 6.0], &[4]),
         ..cfg(0.5)
@@ -321,4 +335,23 @@ fn a_checkpoint_holds_the_arrays_and_loading_takes_static_fields_from_the_templa
         (back.scale, back.name.as_str()),
         (0.25, "from the template")
     );
+}
+
+#[test]
+fn pmap_splits_the_arrays_and_gives_every_device_the_static_fields() {
+    two_devices();
+    let batch = Cfg {
+        w: Array::from_vec((0..8).map(|v| v as f32).collect(), &[2, 4]),
+        ..cfg(3.0)
+    };
+    let f = pmap(|c: Cfg| {
+        let total = c.w.sum(None, false) * c.scale;
+        if c.name == "double" {
+            total * 2.0
+        } else {
+            total
+        }
+    });
+    let out: Array = f.call(batch);
+    close(&out.to_vec::<f32>(), &[36.0, 132.0]);
 }

@@ -23,6 +23,10 @@ use std::panic::Location;
 ///   `(params, x, y)`), each itself any of these; likewise a `Vec` or an array `[_; N]` for
 ///   a `Vec` or array tree.
 ///
+/// Axes apply to leaves only: a tree's static fields (its Rust scalars, `bool`s and
+/// `String`s, see [`Tree`]) have no batch axis, so an axis given for one, or for a struct
+/// holding some, maps nothing there; every example sees the one Rust value.
+///
 /// ```
 /// use jaxrs::prelude::*;
 ///
