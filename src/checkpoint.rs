@@ -8,6 +8,9 @@
 //! shape or dtype — is an error naming the first one. Files written by Python's
 //! `safetensors.numpy.save_file` or `safetensors.torch.save_file` load the same way.
 //!
+//! A tree's static fields (Rust scalars, `bool`s, `String`s: see [`Tree`]) are not tensors:
+//! they are not saved, and loading takes them from the template, as it takes the structure.
+//!
 //! ```
 //! use jaxrs::checkpoint::{self, Metadata};
 //! use jaxrs::prelude::*;

@@ -206,7 +206,7 @@ pub use jaxrs_runtime::{
 };
 pub use jaxrs_runtime::{
     tree_leaves, tree_map, tree_map2, tree_map_n, tree_paths, tree_unflatten, try_tree_unflatten,
-    Tree, TreeDef, TreeMismatch,
+    StaticValue, Tree, TreeDef, TreeMismatch,
 };
 pub use jaxrs_runtime::{try_run, Error, ErrorCode, Result};
 
@@ -254,7 +254,7 @@ pub use jaxrs_runtime::internals;
 pub mod __private {
     pub use jaxrs_runtime::internals::macro_support::{
         jit_call, jit_call_sharded, next_leaf, pmap_call, remat_call, scan_with, shardings,
-        vmap_call, FloatKey, JitParams, JitShardings, PmapSpec, VmapNames,
+        vmap_call, FloatKey, JitParams, JitShardings, PmapSpec, TracedScalar, VmapNames,
     };
     pub use jaxrs_runtime::{
         Array, JitSite, Mesh, PmapSite, RematPolicy, ScanOptions, Shardings, Tree, TreeDef,

@@ -49,7 +49,10 @@
 //! assert!(loss(&params, &x, &y).item::<f32>() < 1e-2);
 //! ```
 
-use crate::{tree_map, tree_map2, tree_paths, tree_unflatten, where_, Array, DType, Tree};
+use crate::{
+    tree_map, tree_map2, tree_paths, tree_unflatten, where_, Array, DType, StaticValue, Tree,
+    TreeDef,
+};
 use std::fmt;
 use std::sync::Arc;
 
@@ -807,6 +810,11 @@ impl Mask {
     /// The leaves where `tree` (of the parameters' structure, with boolean leaves such as
     /// `Array::scalar(true)` or Rust `bool`s) is true.
     ///
+    /// A Rust `bool` in a tree is a static value, not a leaf (see [`Tree`]), but in a mask it
+    /// stands for the parameter at its place, as a Python bool does in optax's mask: each
+    /// array leaf and each `bool` gives one flag, in tree order; other static values (a
+    /// scale, a name) give none.
+    ///
     /// ```
     /// use jaxrs::optim::Mask;
     /// use jaxrs::prelude::*;
@@ -817,13 +825,28 @@ impl Mask {
     /// assert!(matches!(mask, Mask::Leaves(ref v) if v == &[true, false]));
     /// ```
     pub fn from_tree<T: Tree>(tree: &T) -> Mask {
-        Mask::Leaves(
-            tree.flatten()
-                .0
-                .iter()
-                .map(|leaf| leaf.astype(DType::Bool).item::<bool>())
-                .collect(),
-        )
+        fn walk(def: &TreeDef, leaves: &mut std::vec::IntoIter<Array>, out: &mut Vec<bool>) {
+            match def {
+                TreeDef::Leaf | TreeDef::Scalar(_) => {
+                    let leaf = leaves.next().expect("one leaf per leaf of the structure");
+                    out.push(leaf.astype(DType::Bool).item::<bool>());
+                }
+                TreeDef::Static(StaticValue::Bool(flag)) => out.push(*flag),
+                TreeDef::Static(_) | TreeDef::None => {}
+                TreeDef::Some(t) => walk(t, leaves, out),
+                TreeDef::Tuple(c) | TreeDef::List(c) | TreeDef::FixedArray(c) => {
+                    c.iter().for_each(|t| walk(t, leaves, out))
+                }
+                TreeDef::Map(c) => c.iter().for_each(|(_, t)| walk(t, leaves, out)),
+                TreeDef::Struct { fields, .. } => {
+                    fields.iter().for_each(|(_, t)| walk(t, leaves, out))
+                }
+            }
+        }
+        let (leaves, def) = tree.flatten();
+        let mut flags = Vec::new();
+        walk(&def, &mut leaves.into_iter(), &mut flags);
+        Mask::Leaves(flags)
     }
 
     /// One flag per leaf of `params`.

@@ -2,7 +2,7 @@
 //! need no device (`()`, `Vec<()>`, `Option`, and scalars' structure); value tests with arrays
 //! live with the runtime's tests.
 
-use jaxrs::{DType, Tree, TreeDef, TreeMismatch};
+use jaxrs::{StaticValue, Tree, TreeDef, TreeMismatch};
 
 #[derive(Tree, Debug, PartialEq)]
 struct Params {
@@ -143,20 +143,24 @@ fn generic_structs() {
     assert_eq!(rebuild::<Bounded<(), 2>>(&bounded.structure()), Ok(bounded));
 }
 
+/// Scalar fields are static: values in the structure, no leaves (issue 11; they were
+/// weakly typed leaves, which a traced function could not read back as Rust values).
 #[test]
-fn scalar_fields_structure() {
+fn scalar_fields_are_static_values_in_the_structure() {
     let s = Scalars { lr: 0.1, step: 3 };
-    let _ = (s.lr, s.step);
     assert_eq!(
         s.structure(),
         TreeDef::Struct {
             name: "Scalars",
             fields: vec![
-                ("lr", TreeDef::Scalar(DType::F32)),
-                ("step", TreeDef::Scalar(DType::I64)),
+                ("lr", TreeDef::Static(StaticValue::F32(0.1))),
+                ("step", TreeDef::Static(StaticValue::I64(3))),
             ],
         }
     );
+    assert!(s.flatten().0.is_empty());
+    let back: Scalars = jaxrs::tree_unflatten(&s.structure(), vec![]);
+    assert_eq!((back.lr, back.step), (0.1, 3));
 }
 
 #[test]

@@ -96,12 +96,24 @@ fn a_structure_mismatch_names_both_structures() {
     assert!(wrong.to_string().contains("Layer"), "{wrong}");
 }
 
+/// Rust scalars in a tree are static values of its structure (issue 11), not leaves; only a
+/// top-level scalar parameter of a macro is traced, wrapped as a weakly typed leaf.
 #[test]
-fn scalars_are_weakly_typed_leaves() {
+fn scalars_are_static_and_a_traced_scalar_is_a_weak_leaf() {
     let (leaves, def) = (2.5f32, 3i32).flatten();
+    assert!(leaves.is_empty());
+    assert_eq!(def.to_string(), "(2.5, 3)");
+    let back: (f32, i32) = tree_unflatten(&def, leaves);
+    assert_eq!(back, (2.5, 3));
+    // Another value is another structure.
+    assert_ne!(def, (2.5f32, 4i32).structure());
+
+    use jaxrs::internals::macro_support::TracedScalar;
+    let (leaves, def) = (TracedScalar(2.5f32), TracedScalar(3i32)).flatten();
     assert!(leaves[0].is_weak() && leaves[1].is_weak());
     assert_eq!(leaves[0].dtype(), DType::F32);
     assert_eq!(leaves[1].dtype(), DType::I32);
-    let back: (f32, i32) = tree_unflatten(&def, leaves);
-    assert_eq!(back, (2.5, 3));
+    assert_eq!(def, (TracedScalar(0.0f32), TracedScalar(0i32)).structure());
+    let back: (Array, Array) = tree_unflatten(&def, leaves);
+    assert_eq!((back.0.item::<f32>(), back.1.item::<i32>()), (2.5, 3));
 }

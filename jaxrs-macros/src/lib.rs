@@ -66,11 +66,16 @@ use proc_macro::TokenStream;
 /// unless it is `static`:
 ///
 /// - an `Array` or any other `Tree` (a struct with `#[derive(Tree)]`, tuples, `Vec`, ...) is
-///   traced leaf by leaf; take it by value or by shared reference (`&Array`, `&[Array]`);
-/// - a Rust scalar (`f32 f64 i32 i64 u32 u8 i8 bool`) is traced as a weakly typed 0-d
-///   `Array`, as JAX does with Python scalars: inside the body `lr: f32` **is a `&Array`**
-///   (`Copy`, like the scalar it stands for; a `mut lr` is an owned `Array`), and a new value
-///   of `lr` does not recompile;
+///   traced leaf by leaf; take it by value or by shared reference (`&Array`, `&[Array]`).
+///   Its non-array parts (Rust scalars, `bool`s, `String`s: `cfg.scale: f32`, a
+///   `Vec<f32>` or `(f32, i32)` parameter) are static fields, as in equinox and flax's
+///   `pytree_node=False`: the body reads their Rust values, and a new value recompiles, the
+///   explanation naming the field (`the static field cfg.scale changed from 0.5 to 0.25`);
+///   see the `Tree` trait;
+/// - a top-level Rust scalar parameter (`f32 f64 i32 i64 u32 u8 i8 bool`) is traced as a
+///   weakly typed 0-d `Array`, as JAX does with a Python scalar passed to `jax.jit`: inside
+///   the body `lr: f32` **is a `&Array`** (`Copy`, like the scalar it stands for; a `mut lr`
+///   is an owned `Array`), and a new value of `lr` does not recompile;
 /// - a `static` parameter is part of the cache key: the body sees its Rust value (use it for
 ///   sizes, flags, loop counts), and each new value compiles anew. Its type must be
 ///   `Hash + Eq + Debug + Clone + Send + Sync + 'static`; `f32`/`f64` are compared by bits.
@@ -377,6 +382,26 @@ pub fn pmap(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// structs, generic ones included (each type parameter gets a `Tree` bound). Every field must
 /// be a `Tree`. The structure records the struct's name and field names, and rebuilding checks
 /// them.
+///
+/// Fields that are not arrays (Rust scalars, `bool`, `String`, and `Vec`s, tuples and
+/// `Option`s of them) are static metadata, like equinox's non-array fields and flax's
+/// `pytree_node=False`: they are part of the structure, not leaves, so jit compiles once per
+/// value and the traced function reads them as plain Rust values; grad and vmap leave them
+/// alone. Make a field an `Array` to have it traced.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// #[derive(Tree, Clone)]
+/// struct Dropout {
+///     rate: f32,            // static: a Rust value inside jit
+///     deterministic: bool,  // static
+/// }
+///
+/// let d = Dropout { rate: 0.1, deterministic: true };
+/// assert!(jaxrs::tree_leaves(&d).is_empty());
+/// assert_eq!(d.structure().to_string(), "Dropout { rate: 0.1, deterministic: true }");
+/// ```
 ///
 /// ```
 /// use jaxrs::prelude::*;

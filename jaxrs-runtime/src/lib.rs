@@ -111,7 +111,7 @@ pub use prims::collective::{
 // Pytrees.
 pub use tree::{
     tree_leaves, tree_map, tree_map2, tree_map_n, tree_paths, tree_unflatten, try_tree_unflatten,
-    Tree, TreeDef, TreeMismatch,
+    StaticValue, Tree, TreeDef, TreeMismatch,
 };
 
 // Looking inside: the IR and the StableHLO of a function.
@@ -169,7 +169,7 @@ pub mod internals {
         pub use crate::transforms::pmap::{pmap_call, PmapSpec};
         pub use crate::transforms::remat::remat_call;
         pub use crate::transforms::vmap::{vmap_call, VmapNames};
-        pub use crate::tree::next_leaf;
+        pub use crate::tree::{next_leaf, TracedScalar};
     }
     /// Binding a primitive by hand (tests of batching rules).
     pub use crate::core::trace::{bind1, Operand};

@@ -1,9 +1,18 @@
 //! Pytrees: values made of arrays, flattened to leaves plus a structure and rebuilt.
 //!
-//! jit, grad and vmap take and return trees. [`Tree`] is implemented for [`Array`], Rust
-//! scalars (traced as weakly typed 0-d arrays, like Python scalars in JAX), tuples, `Vec`,
-//! fixed-size arrays, `Option`, `BTreeMap<String, _>`, and derived for user structs with
-//! `#[derive(Tree)]`.
+//! jit, grad and vmap take and return trees. [`Tree`] is implemented for [`Array`], tuples,
+//! `Vec`, fixed-size arrays, `Option`, `BTreeMap<String, _>`, Rust scalars, `bool` and
+//! `String`, and derived for user structs with `#[derive(Tree)]`.
+//!
+//! The rule for what is traced: **arrays are leaves, everything else is static.** A Rust
+//! scalar, `bool` or `String` in a tree is not a leaf but part of the tree's structure
+//! ([`TreeDef::Static`]), as equinox treats non-array fields and flax a field marked
+//! `pytree_node=False`: it is part of the jit cache key (a new value retraces), a traced
+//! function reads it as the plain Rust value the caller passed, and grad and vmap leave it
+//! alone (no cotangent, no batch axis). The one exception is a top-level scalar parameter
+//! of a transformation macro (`#[jit] fn step(x: &Array, lr: f32)`), which the macro traces
+//! as a weakly typed 0-d array, as JAX traces a Python float passed to `jax.jit`, so that a
+//! new `lr` does not recompile.
 //!
 //! ```
 //! use jaxrs::prelude::*;
@@ -30,8 +39,11 @@ use std::fmt;
 pub enum TreeDef {
     /// An [`Array`].
     Leaf,
-    /// A Rust scalar, carried as a weakly typed 0-d array of this dtype.
+    /// A traced Rust scalar, carried as a weakly typed 0-d array of this dtype: a top-level
+    /// scalar parameter of `#[jit]`, `#[pmap]` or `#[remat]` (see [`TracedScalar`]).
     Scalar(DType),
+    /// A non-array value held in the structure itself, not a leaf (see [`StaticValue`]).
+    Static(StaticValue),
     /// A tuple, `()` included.
     Tuple(Vec<TreeDef>),
     /// A `Vec`.
@@ -56,7 +68,7 @@ impl TreeDef {
     pub fn num_leaves(&self) -> usize {
         match self {
             TreeDef::Leaf | TreeDef::Scalar(_) => 1,
-            TreeDef::None => 0,
+            TreeDef::None | TreeDef::Static(_) => 0,
             TreeDef::Some(t) => t.num_leaves(),
             TreeDef::Tuple(c) | TreeDef::List(c) | TreeDef::FixedArray(c) => {
                 c.iter().map(TreeDef::num_leaves).sum()
@@ -85,6 +97,7 @@ impl fmt::Display for TreeDef {
         match self {
             TreeDef::Leaf => f.write_str("*"),
             TreeDef::Scalar(d) => write!(f, "{}", d.name()),
+            TreeDef::Static(v) => write!(f, "{v}"),
             TreeDef::Tuple(c) => list(f, "(", c, ")"),
             TreeDef::List(c) => list(f, "vec![", c, "]"),
             TreeDef::FixedArray(c) => list(f, "[", c, "]"),
@@ -114,6 +127,144 @@ impl fmt::Display for TreeDef {
     }
 }
 
+macro_rules! static_values {
+    ($($variant:ident($t:ty) $key:ident,)*) => {
+        /// A non-array value of a tree: a static field, part of the tree's structure.
+        ///
+        /// Rust scalars, `bool` and `String` are static wherever they sit in a tree (a
+        /// struct field, a `Vec`, a tuple, an `Option`, a map), like equinox's non-array
+        /// fields and flax's `pytree_node=False`: they contribute no leaf, and two trees
+        /// with different static values have different structures, so jit compiles once per
+        /// value and a traced function reads the plain Rust value. Floats compare and hash
+        /// by their bits (`NaN` equals itself, `0.0` differs from `-0.0`), as a cache key must.
+        ///
+        /// ```
+        /// use jaxrs::prelude::*;
+        /// use jaxrs::{StaticValue, TreeDef};
+        ///
+        /// #[derive(Tree)]
+        /// struct Cfg { w: Array, scale: f32 }
+        ///
+        /// let cfg = Cfg { w: Array::ones(&[2], DType::F32), scale: 0.5 };
+        /// assert_eq!(jaxrs::tree_leaves(&cfg).len(), 1);
+        /// let TreeDef::Struct { fields, .. } = cfg.structure() else { unreachable!() };
+        /// assert_eq!(fields[1], ("scale", TreeDef::Static(StaticValue::F32(0.5))));
+        /// assert_eq!(cfg.structure().to_string(), "Cfg { w: *, scale: 0.5 }");
+        /// ```
+        #[derive(Debug, Clone)]
+        pub enum StaticValue {
+            $(#[doc = concat!("A `", stringify!($t), "`.")] $variant($t),)*
+        }
+
+        impl StaticValue {
+            /// What is compared and hashed: the variant, then floats by bits and the rest
+            /// as they are.
+            fn key(&self) -> (std::mem::Discriminant<StaticValue>, StaticKey<'_>) {
+                let key = match self {
+                    $(StaticValue::$variant(v) => static_key!($key, v),)*
+                };
+                (std::mem::discriminant(self), key)
+            }
+        }
+
+        $(
+            impl Tree for $t {
+                fn flatten_into(&self, _: &mut Vec<Array>) {}
+                fn structure(&self) -> TreeDef {
+                    TreeDef::Static(StaticValue::$variant(self.clone()))
+                }
+                fn unflatten_from(
+                    def: &TreeDef,
+                    _: &mut dyn Iterator<Item = Array>,
+                ) -> Result<Self, TreeMismatch> {
+                    match def {
+                        TreeDef::Static(StaticValue::$variant(v)) => Ok(v.clone()),
+                        other => Err(TreeMismatch::new(
+                            concat!("a static ", stringify!($t)),
+                            other,
+                        )),
+                    }
+                }
+            }
+        )*
+    };
+}
+
+/// The comparable form of a [`StaticValue`].
+#[derive(PartialEq, Eq, Hash)]
+enum StaticKey<'a> {
+    Bits(u64),
+    Int(i128),
+    Str(&'a str),
+}
+
+macro_rules! static_key {
+    (float, $v:ident) => {
+        StaticKey::Bits(f64::from(*$v).to_bits())
+    };
+    (int, $v:ident) => {
+        StaticKey::Int(*$v as i128)
+    };
+    (str, $v:ident) => {
+        StaticKey::Str($v.as_str())
+    };
+}
+
+static_values! {
+    F32(f32) float,
+    F64(f64) float,
+    I8(i8) int,
+    I16(i16) int,
+    I32(i32) int,
+    I64(i64) int,
+    Isize(isize) int,
+    U8(u8) int,
+    U16(u16) int,
+    U32(u32) int,
+    U64(u64) int,
+    Usize(usize) int,
+    Bool(bool) int,
+    Char(char) int,
+    String(String) str,
+}
+
+impl PartialEq for StaticValue {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for StaticValue {}
+
+impl std::hash::Hash for StaticValue {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.key().hash(state)
+    }
+}
+
+/// As Rust's `Debug` writes the value: `0.5`, `3`, `true`, `"relu"`.
+impl fmt::Display for StaticValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StaticValue::F32(v) => write!(f, "{v:?}"),
+            StaticValue::F64(v) => write!(f, "{v:?}"),
+            StaticValue::I8(v) => write!(f, "{v}"),
+            StaticValue::I16(v) => write!(f, "{v}"),
+            StaticValue::I32(v) => write!(f, "{v}"),
+            StaticValue::I64(v) => write!(f, "{v}"),
+            StaticValue::Isize(v) => write!(f, "{v}"),
+            StaticValue::U8(v) => write!(f, "{v}"),
+            StaticValue::U16(v) => write!(f, "{v}"),
+            StaticValue::U32(v) => write!(f, "{v}"),
+            StaticValue::U64(v) => write!(f, "{v}"),
+            StaticValue::Usize(v) => write!(f, "{v}"),
+            StaticValue::Bool(v) => write!(f, "{v}"),
+            StaticValue::Char(v) => write!(f, "{v:?}"),
+            StaticValue::String(v) => write!(f, "{v:?}"),
+        }
+    }
+}
+
 /// A tree did not have the structure a type or another tree required.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("tree structure mismatch: expected {expected}, found {found}")]
@@ -134,10 +285,51 @@ impl TreeMismatch {
 /// A value made of arrays: it can be flattened to its leaves and rebuilt from new ones.
 ///
 /// Derive it for your structs with `#[derive(Tree)]`; every field must be a `Tree`.
+///
+/// **What is traced and what is static.** The [`Array`]s of a tree are its leaves: jit,
+/// grad and vmap trace them. Its Rust scalars (`f32`, `f64`, the integers, `usize`),
+/// `bool`s, `char`s and `String`s, also inside a `Vec`, tuple, array, `Option` or map, are
+/// static metadata ([`TreeDef::Static`]), as equinox treats a module's non-array fields and
+/// flax a field with `pytree_node=False`: they are part of the tree's structure, hence of
+/// jit's cache key (a new value retraces, and the recompile explanation names the field),
+/// the traced function reads them as the plain Rust values the caller passed (so they can
+/// steer Rust control flow: `if cfg.scale > 1.0`), grad gives them no cotangent (the
+/// gradient tree carries the input's values) and vmap no batch axis (an axis given for
+/// one is ignored: it has no leaf to map). A value that should be traced is an `Array`
+/// (`Array::scalar(0.5f32)`).
+///
+/// The one exception: a top-level scalar parameter of `#[jit]`, `#[pmap]` or `#[remat]`
+/// (`fn step(x: &Array, lr: f32)`) is traced, as a weakly typed 0-d array that the body
+/// sees as an `&Array`, as `jax.jit` traces a Python float: a new `lr` reuses the compiled
+/// program. Make it static with `#[jit(static = lr)]`.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// #[derive(Tree, Clone)]
+/// struct Layer {
+///     w: Array,         // a leaf: traced, differentiated, batched
+///     scale: f32,       // static: part of the structure
+///     activation: String,
+/// }
+///
+/// #[jit]
+/// fn apply(layer: &Layer, x: &Array) -> Array {
+///     let y = x.matmul(&layer.w) * layer.scale; // `layer.scale` is a plain f32 here
+///     if layer.activation == "relu" { y.relu() } else { y }
+/// }
+///
+/// let layer = Layer { w: Array::ones(&[2, 2], DType::F32), scale: 0.5, activation: "relu".into() };
+/// let x = Array::from_vec(vec![1.0f32, -3.0], &[1, 2]);
+/// assert_eq!(apply(&layer, &x).to_vec::<f32>(), vec![0.0, 0.0]);
+/// let layer = Layer { activation: "none".into(), ..layer };
+/// assert_eq!(apply(&layer, &x).to_vec::<f32>(), vec![-1.0, -1.0]);
+/// assert_eq!(apply::jit_site().cache_misses(), 2); // a new static value retraced
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tree of arrays",
     label = "not a `jaxrs::Tree`",
-    note = "jit, grad and vmap take arrays, Rust scalars, tuples, Vec, [T; N], Option and BTreeMap<String, _> of them, and structs with #[derive(Tree)]; pass anything else as a static argument (`#[jit(static = name)]`)"
+    note = "jit, grad and vmap take arrays, tuples, Vec, [T; N], Option and BTreeMap<String, _> of them, structs with #[derive(Tree)], and Rust scalars, bool and String (static fields); pass anything else as a static argument (`#[jit(static = name)]`)"
 )]
 pub trait Tree: Sized {
     /// Appends this value's leaves, depth first, in field order.
@@ -186,30 +378,43 @@ impl Tree for Array {
     }
 }
 
-macro_rules! scalar_tree {
+/// A Rust scalar that a transformation traces, as a weakly typed 0-d array (one leaf,
+/// [`TreeDef::Scalar`]), where a bare scalar in a tree would be static.
+///
+/// The transformation macros wrap their top-level scalar parameters in it, so that
+/// `#[jit] fn step(x: &Array, lr: f32)` traces `lr` as `jax.jit` traces a Python float (a new
+/// `lr` reuses the compiled program) and the body sees it as an `&Array`. The closure forms
+/// (`jit(f).call(..)`, `grad`, `vmap`) take the tree the closure takes, where a scalar is
+/// static: pass a scalar you want traced there as an array (`Array::scalar(x)`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TracedScalar<T>(pub T);
+
+macro_rules! traced_scalar_tree {
     ($($t:ty),*) => {$(
-        impl Tree for $t {
+        impl Tree for TracedScalar<$t> {
             fn flatten_into(&self, leaves: &mut Vec<Array>) {
-                leaves.push(Array::weak_scalar(*self));
+                leaves.push(Array::weak_scalar(self.0));
             }
             fn structure(&self) -> TreeDef {
                 TreeDef::Scalar(<$t as crate::dtype::Element>::DTYPE)
             }
-            /// A scalar can only be rebuilt from a concrete leaf: a traced value has no Rust
-            /// value yet.
+            /// Only from a concrete leaf: a traced value has no Rust value yet (the
+            /// transformations rebuild a traced scalar as an [`Array`]).
             fn unflatten_from(
                 def: &TreeDef,
                 leaves: &mut dyn Iterator<Item = Array>,
             ) -> Result<Self, TreeMismatch> {
                 match def {
-                    TreeDef::Leaf | TreeDef::Scalar(_) => Ok(next_leaf(leaves, def)?.item::<$t>()),
+                    TreeDef::Leaf | TreeDef::Scalar(_) => {
+                        Ok(TracedScalar(next_leaf(leaves, def)?.item::<$t>()))
+                    }
                     other => Err(TreeMismatch::new(stringify!($t), other)),
                 }
             }
         }
     )*};
 }
-scalar_tree!(f32, f64, i32, i64, u32, u8, i8, bool);
+traced_scalar_tree!(f32, f64, i32, i64, u32, u8, i8, bool);
 
 impl Tree for () {
     fn flatten_into(&self, _: &mut Vec<Array>) {}
@@ -496,7 +701,7 @@ pub fn tree_paths<T: Tree>(tree: &T) -> Vec<String> {
     fn walk(def: &TreeDef, path: &str, out: &mut Vec<String>) {
         match def {
             TreeDef::Leaf | TreeDef::Scalar(_) => out.push(path.to_string()),
-            TreeDef::None => {}
+            TreeDef::None | TreeDef::Static(_) => {}
             TreeDef::Some(t) => walk(t, path, out),
             TreeDef::Tuple(c) | TreeDef::List(c) | TreeDef::FixedArray(c) => {
                 for (i, t) in c.iter().enumerate() {
@@ -520,31 +725,76 @@ pub fn tree_paths<T: Tree>(tree: &T) -> Vec<String> {
     out
 }
 
+/// The children of a node with the suffix each adds to a readable path: `.w` for a struct
+/// field, `[2]` for an element, `["k"]` for a map entry; none for a leaf or static value.
+fn children(def: &TreeDef) -> Vec<(String, &TreeDef)> {
+    match def {
+        TreeDef::Leaf | TreeDef::Scalar(_) | TreeDef::Static(_) | TreeDef::None => Vec::new(),
+        TreeDef::Some(t) => vec![(String::new(), &**t)],
+        TreeDef::Tuple(c) | TreeDef::List(c) | TreeDef::FixedArray(c) => c
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (format!("[{i}]"), t))
+            .collect(),
+        TreeDef::Map(c) => c.iter().map(|(k, t)| (format!("[{k:?}]"), t)).collect(),
+        TreeDef::Struct { fields, .. } => {
+            fields.iter().map(|(k, t)| (format!(".{k}"), t)).collect()
+        }
+    }
+}
+
 /// A readable path for each leaf: `arg[1].w`, `donated[0][2]`.
 pub fn leaf_paths(def: &TreeDef, root: &str) -> Vec<String> {
     fn walk(def: &TreeDef, path: String, out: &mut Vec<String>) {
-        match def {
-            TreeDef::Leaf | TreeDef::Scalar(_) => out.push(path),
-            TreeDef::None => {}
-            TreeDef::Some(t) => walk(t, path, out),
-            TreeDef::Tuple(c) | TreeDef::List(c) | TreeDef::FixedArray(c) => {
-                for (i, t) in c.iter().enumerate() {
-                    walk(t, format!("{path}[{i}]"), out);
-                }
-            }
-            TreeDef::Map(c) => {
-                for (k, t) in c {
-                    walk(t, format!("{path}[{k:?}]"), out);
-                }
-            }
-            TreeDef::Struct { fields, .. } => {
-                for (k, t) in fields {
-                    walk(t, format!("{path}.{k}"), out);
-                }
-            }
+        if matches!(def, TreeDef::Leaf | TreeDef::Scalar(_)) {
+            out.push(path);
+            return;
+        }
+        for (suffix, child) in children(def) {
+            walk(child, format!("{path}{suffix}"), out);
         }
     }
     let mut out = Vec::new();
     walk(def, root.to_string(), &mut out);
     out
+}
+
+/// A static value that differs between two structures, at its readable path (as
+/// [`leaf_paths`] writes them), with its old and new value.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct StaticDiff {
+    pub(crate) path: String,
+    pub(crate) old: StaticValue,
+    pub(crate) new: StaticValue,
+}
+
+/// The static values that differ between `old` and `new` when they differ in nothing else
+/// (the same nodes, field names and lengths); `None` when their shapes differ too.
+pub(crate) fn static_diffs(old: &TreeDef, new: &TreeDef, root: &str) -> Option<Vec<StaticDiff>> {
+    fn walk(old: &TreeDef, new: &TreeDef, path: String, out: &mut Vec<StaticDiff>) -> bool {
+        match (old, new) {
+            (TreeDef::Static(o), TreeDef::Static(n)) => {
+                if o != n {
+                    out.push(StaticDiff {
+                        path,
+                        old: o.clone(),
+                        new: n.clone(),
+                    });
+                }
+                true
+            }
+            (TreeDef::Struct { name: a, .. }, TreeDef::Struct { name: b, .. }) if a != b => false,
+            _ if std::mem::discriminant(old) != std::mem::discriminant(new) => false,
+            (TreeDef::Scalar(a), TreeDef::Scalar(b)) => a == b,
+            _ => {
+                let (o, n) = (children(old), children(new));
+                o.len() == n.len()
+                    && o.into_iter().zip(n).all(|((so, co), (sn, cn))| {
+                        so == sn && walk(co, cn, format!("{path}{so}"), out)
+                    })
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(old, new, root.to_string(), &mut out).then_some(out)
 }

@@ -165,6 +165,30 @@ pub fn traced_arg(
     stacked: bool,
 ) -> TracedArg {
     let body_mutability = &if stacked { None } else { mutability };
+    let arg = traced_arg_unwrapped(ident, mutability, ty, passing, body_mutability);
+    // A bare scalar in a tree is static (jaxrs's `Tree for f32`); a top-level scalar
+    // parameter is traced, as JAX traces a Python float passed to jit, so it travels wrapped
+    // as a traced leaf and the body sees an array.
+    match scalar_type(passing.inner(ty)) {
+        Some(_) => {
+            let private = private();
+            let value = arg.value;
+            TracedArg {
+                value: quote!(#private::TracedScalar(#value)),
+                ..arg
+            }
+        }
+        None => arg,
+    }
+}
+
+fn traced_arg_unwrapped(
+    ident: &Ident,
+    mutability: Option<syn::token::Mut>,
+    ty: &Type,
+    passing: &Passing,
+    body_mutability: &Option<syn::token::Mut>,
+) -> TracedArg {
     let check = |ty: &Type| scalar_type(ty).is_none().then(|| quote!(#ty));
     match passing {
         // A traced Rust scalar arrives as an array; the body sees a `&Array`, which is `Copy`

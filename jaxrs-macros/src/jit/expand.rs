@@ -16,7 +16,8 @@
 //!     ::jaxrs::__private::jit_call(
 //!         step::jit_site(),
 //!         (params,),                              // donated, in parameter order
-//!         (::core::clone::Clone::clone(x), lr),   // kept: references cloned (an Arc clone)
+//!         (::core::clone::Clone::clone(x), TracedScalar(lr)), // kept: references cloned (an
+//!                                                 // Arc clone), scalars traced leaves
 //!         (n,),                                   // statics; floats in FloatKey
 //!         |(params,): (Params,), (x, lr): (Array, Array), statics: &(usize,)| -> (Params, Array) {
 //!             let x: &Array = &x;

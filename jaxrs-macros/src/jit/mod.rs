@@ -62,7 +62,7 @@ mod tests {
                 ::jaxrs::__private::jit_call(
                     step::jit_site(),
                     (params,),
-                    (<Array as ::core::clone::Clone>::clone(x), lr,),
+                    (<Array as ::core::clone::Clone>::clone(x), ::jaxrs::__private::TracedScalar(lr),),
                     (n,),
                     |(params,): (Params,),
                      (x, lr,): (Array, ::jaxrs::__private::Array,),
@@ -121,11 +121,12 @@ mod tests {
             quote!(let shape: &[usize] = &__jaxrs_statics.2;),
             quote!(let scale: &f32 = &__jaxrs_statics.3 .0;),
             quote!(let tag: &'static str = __jaxrs_statics.4;),
-            // Traced: slices become Vecs, scalars arrays; `mut` moves into the body.
+            // Traced: slices become Vecs, scalars traced leaves (arrays in the body); `mut` moves
+            // into the body.
             quote!((
                 ::std::borrow::ToOwned::to_owned(xs),
-                <f32 as ::core::clone::Clone>::clone(s),
-                k,
+                ::jaxrs::__private::TracedScalar(<f32 as ::core::clone::Clone>::clone(s)),
+                ::jaxrs::__private::TracedScalar(k),
             )),
             quote!((xs, s, mut k,): (::std::vec::Vec<Array>, ::jaxrs::__private::Array, ::jaxrs::__private::Array,)),
             quote!(let xs: &[Array] = &xs;),

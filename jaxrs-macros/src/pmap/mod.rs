@@ -44,7 +44,10 @@ mod tests {
             quote!(out_axes: &0i64),
             quote!(
                 (params,),
-                (<Array as ::core::clone::Clone>::clone(x), lr,),
+                (
+                    <Array as ::core::clone::Clone>::clone(x),
+                    ::jaxrs::__private::TracedScalar(lr),
+                ),
                 ()
             ),
             quote!(fn pmap_site() -> &'static ::jaxrs::__private::PmapSite),

@@ -15,7 +15,7 @@
 //!     /* `let _: fn() = assert_tree::<Array>;` ... one per type, at its span */
 //!     ::jaxrs::__private::remat_call(
 //!         ::jaxrs::__private::RematPolicy::DotsSaveable,
-//!         (::core::clone::Clone::clone(x), ::core::clone::Clone::clone(w), scale),
+//!         (::core::clone::Clone::clone(x), ::core::clone::Clone::clone(w), TracedScalar(scale)),
 //!         |(x, w, scale): (Array, Array, Array)| -> Array {
 //!             let x: &Array = &x;
 //!             let w: &Array = &w;

@@ -61,7 +61,7 @@ mod tests {
             quote!((
                 <Array as ::core::clone::Clone>::clone(x),
                 ::std::borrow::ToOwned::to_owned(w),
-                lr,
+                ::jaxrs::__private::TracedScalar(lr),
                 y,
             )),
             quote!(|(x, w, lr, mut y,): (Array, ::std::vec::Vec<Array>, ::jaxrs::__private::Array, Array,)| -> Array),

@@ -209,7 +209,9 @@ fn fill(
                 TreeDef::Map(v) => v.iter().map(|(_, d)| d).collect(),
                 TreeDef::Struct { fields, .. } => fields.iter().map(|(_, d)| d).collect(),
                 TreeDef::Some(d) => vec![&**d],
-                TreeDef::Leaf | TreeDef::Scalar(_) | TreeDef::None => Vec::new(),
+                TreeDef::Leaf | TreeDef::Scalar(_) | TreeDef::Static(_) | TreeDef::None => {
+                    Vec::new()
+                }
             };
             if defs.len() != children.len() {
                 return Err(Error::Sharding(format!(

@@ -19,7 +19,7 @@ use crate::error::Error;
 use crate::pjrt::{Buffer, LoadedExecutable, OpSharding};
 use crate::prims::sharding::{shardings_per_leaf, with_sharding_constraint};
 use crate::transforms::traced::{rebuild, trace_tree};
-use crate::tree::{leaf_paths, Tree, TreeDef};
+use crate::tree::{leaf_paths, static_diffs, Tree, TreeDef};
 use std::any::Any;
 use std::borrow::Cow;
 use std::fmt::Debug;
@@ -1445,15 +1445,39 @@ pub(crate) fn structure_changes(
             if o.len() == names.len() && n.len() == names.len() =>
         {
             for ((o, n), name) in o.iter().zip(n).zip(names) {
-                if o != n {
+                if o != n && !static_value_changes(why, o, n, name) {
                     let _ = write!(why, "; the structure of {name} changed from {o} to {n}");
                 }
             }
         }
         _ => {
-            let _ = write!(why, "; {role}' structure changed from {old} to {new}");
+            if !static_value_changes(why, old, new, "arg") {
+                let _ = write!(why, "; {role}' structure changed from {old} to {new}");
+            }
         }
     }
+}
+
+/// Appends each static value that changed (`the static field cfg.scale changed from 0.5 to
+/// 0.25`) when the two structures differ in their static values only; false otherwise.
+fn static_value_changes(why: &mut String, old: &TreeDef, new: &TreeDef, root: &str) -> bool {
+    let Some(changes) = static_diffs(old, new, root) else {
+        return false;
+    };
+    for c in &changes {
+        // `cfg.scale` names a field; `sizes[1]` an element.
+        let what = if c.path.ends_with(']') {
+            "value"
+        } else {
+            "field"
+        };
+        let _ = write!(
+            why,
+            "; the static {what} {} changed from {} to {}",
+            c.path, c.old, c.new
+        );
+    }
+    !changes.is_empty()
 }
 
 /// Appends how the static arguments changed: each changed one by name (`n changed from 2 to

@@ -23,6 +23,10 @@ use std::panic::Location;
 ///   `(params, x, y)`), each itself any of these; likewise a `Vec` or an array `[_; N]` for
 ///   a `Vec` or array tree.
 ///
+/// Axes apply to leaves only: a tree's static fields (its Rust scalars, `bool`s and
+/// `String`s, see [`Tree`]) have no batch axis, so an axis given for one, or for a struct
+/// holding some, maps nothing there; every example sees the one Rust value.
+///
 /// ```
 /// use jaxrs::prelude::*;
 ///
@@ -174,7 +178,7 @@ fn leaf_names(def: &TreeDef, root: &str, params: Option<&[&str]>) -> Vec<String>
     fn walk(def: &TreeDef, path: String, out: &mut Vec<String>) {
         match def {
             TreeDef::Leaf | TreeDef::Scalar(_) => out.push(path),
-            TreeDef::None => {}
+            TreeDef::None | TreeDef::Static(_) => {}
             TreeDef::Some(t) => walk(t, path, out),
             TreeDef::Tuple(c) => {
                 for (i, t) in c.iter().enumerate() {

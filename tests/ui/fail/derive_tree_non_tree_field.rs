@@ -3,7 +3,7 @@ use jaxrs::prelude::*;
 #[derive(Tree)]
 struct Params {
     w: Array,
-    name: String,
+    timeout: std::time::Duration,
 }
 
 fn main() {}
