@@ -16,14 +16,15 @@
 //! runtime launches one after the other, each reading its operands from memory and writing its
 //! result back, so fewer kernels means fewer passes over memory.
 //!
-//! Temp memory may differ by one buffer: XLA's default CPU scheduler
-//! (`xla_cpu_enable_concurrency_optimized_scheduler`) orders independent kernels by the order
-//! their users appear in the program, which differs between two programs of the same math (JAX's
-//! linearize computes `1 - tanh(x)` in the forward pass, jaxrs's VJP rule in the backward one),
-//! and that moves the peak by one buffer. With that scheduler off
-//! (`XLA_FLAGS=--xla_cpu_enable_concurrency_optimized_scheduler=false`) the temp sizes of both
-//! programs are equal, for the MNIST step and for the remat programs. The tests allow that one
-//! buffer, the largest intermediate of the model, and no more.
+//! Temp memory may differ by one buffer. XLA optimizes both programs into the same kernels,
+//! but its default CPU scheduler (`xla_cpu_enable_concurrency_optimized_scheduler`, a
+//! breadth-first order) puts independent kernels in the order of each instruction's users,
+//! which comes from the order of the program's instructions, and that order differs between
+//! two programs of the same math written by different tracers: the peak moves by one buffer.
+//! With that scheduler off (`XLA_FLAGS=--xla_cpu_enable_concurrency_optimized_scheduler=false`,
+//! a depth-first memory scheduler) both programs need the same temp memory, for the MNIST step
+//! and for the remat program. The tests allow that one buffer, the largest intermediate of the
+//! model, and no more.
 
 #[path = "../benches/common/remat_model.rs"]
 mod remat_model;
@@ -101,6 +102,8 @@ fn the_mnist_step_is_no_bigger_than_jaxs() {
     // to let NaN win), where JAX emits plain `maximum` with `xla_cpu_enable_fast_min_max=false`.
     // JAX's relu derivative is a select; so is jaxrs's, and the label gather and the
     // logsumexp's guard against infinite maxima are selects in both: no more than JAX's.
+    // (This is what catches relu going back to the select form: XLA fuses the mask on this
+    // plugin, so the kernel count and the temp memory below stay as they are.)
     let count = |text: &str, op: &str| text.matches(&format!("stablehlo.{op}")).count();
     let our_ops = |op| count(&ours, op);
     assert!(
