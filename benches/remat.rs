@@ -1,95 +1,20 @@
 //! remat's price and payoff: step time of the jitted value-and-gradient of a 12-block residual
 //! MLP (`x + gelu(x W1) W2`, B=512, D=256, f32) with and without remat on every block, and the
-//! compiled temp memory of each (`GetCompiledMemoryStats`).
+//! compiled temp memory of each (`GetCompiledMemoryStats`), beside the temp memory of JAX's
+//! programs of the same model (`jax.checkpoint` on every block or not; committed StableHLO from
+//! `tests/golden/gen_program_form.py`) compiled through jaxrs's PJRT layer, on the same XLA.
 //!
 //! Run: `cargo bench --bench remat`. The summary at the end prints both step times (best of
-//! several rounds, interleaved), their ratio and both temp sizes.
+//! several rounds, interleaved), their ratio, and both temp sizes and their drop for jaxrs and
+//! for JAX.
+
+#[path = "common/remat_model.rs"]
+mod remat_model;
 
 use criterion::{criterion_group, Criterion};
-use jaxrs::prelude::*;
-use jaxrs::Jitted;
+use jaxrs::Array;
+use remat_model::{inputs, jax_program, run, step, temp_bytes, Params, Step, BATCH, BLOCKS, DIM};
 use std::time::{Duration, Instant};
-
-const BLOCKS: usize = 12;
-const BATCH: usize = 512;
-const DIM: usize = 256;
-
-type Params = Vec<(Array, Array)>;
-
-fn rand(shape: &[usize], seed: u64, scale: f64) -> Array {
-    let n: usize = shape.iter().product();
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    let v: Vec<f64> = (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            scale * (2.0 * ((s >> 11) as f64 / (1u64 << 53) as f64) - 1.0)
-        })
-        .collect();
-    Array::from_f64s(&v, shape, DType::F32)
-}
-
-fn block_plain(x: &Array, w1: &Array, w2: &Array) -> Array {
-    x + x.matmul(w1).gelu().matmul(w2)
-}
-
-#[remat]
-fn block_remat(x: &Array, w1: &Array, w2: &Array) -> Array {
-    x + x.matmul(w1).gelu().matmul(w2)
-}
-
-fn loss(p: &Params, x: &Array, remat: bool) -> Array {
-    let mut h = x.clone();
-    for (w1, w2) in p {
-        h = if remat {
-            block_remat(&h, w1, w2)
-        } else {
-            block_plain(&h, w1, w2)
-        };
-    }
-    (&h * &h).mean(None, false)
-}
-
-/// The value-and-gradient function, boxed so that both variants share one type.
-type StepFn = Box<dyn Fn((Params, Array)) -> (Array, Params)>;
-type Step = Jitted<StepFn>;
-
-/// The jitted step, compiled (one call made), and its temp bytes.
-fn step(remat: bool, p: &Params, x: &Array) -> (Step, i64) {
-    let f: StepFn =
-        Box::new(move |(p, x): (Params, Array)| value_and_grad(|p: Params| loss(&p, &x, remat))(p));
-    let f = jit(f);
-    run(&f, p, x);
-    let temp = f
-        .site()
-        .last_compiled_memory_stats()
-        .expect("memory stats")
-        .temp_bytes;
-    (f, temp)
-}
-
-fn run(f: &Step, p: &Params, x: &Array) {
-    let (loss, grads): (Array, Params) = f.call((p.clone(), x.clone()));
-    loss.block_until_ready().expect("await");
-    for (a, b) in &grads {
-        a.block_until_ready().expect("await");
-        b.block_until_ready().expect("await");
-    }
-}
-
-fn inputs() -> (Params, Array) {
-    let p = (0..BLOCKS)
-        .map(|i| {
-            let s = (1.0 / DIM as f64).sqrt();
-            (
-                rand(&[DIM, DIM], 100 + 2 * i as u64, s),
-                rand(&[DIM, DIM], 101 + 2 * i as u64, s),
-            )
-        })
-        .collect();
-    (p, rand(&[BATCH, DIM], 7, 1.0))
-}
 
 fn bench(c: &mut Criterion) {
     let (p, x) = inputs();
@@ -142,6 +67,24 @@ fn summary() {
         remat_ms / plain_ms,
         plain_temp as f64 / remat_temp as f64
     );
+    let (jax_plain, jax_remat) = (
+        temp_bytes(&jax_program("remat_plain")),
+        temp_bytes(&jax_program("remat_checkpoint")),
+    );
+    println!("\ntemp memory beside JAX's programs of the same model (same plugin, same options):");
+    println!("           without remat   with remat      drop");
+    for (who, plain, remat) in [
+        ("jaxrs", plain_temp, remat_temp),
+        ("JAX", jax_plain, jax_remat),
+    ] {
+        println!(
+            "  {who:<6} {:>10.2} MiB {:>9.2} MiB {:>7.2}x ({:.2} MiB)",
+            mib(plain),
+            mib(remat),
+            plain as f64 / remat as f64,
+            mib(plain - remat)
+        );
+    }
 }
 
 criterion_group!(benches, bench);

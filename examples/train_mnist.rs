@@ -30,7 +30,7 @@ pub const EPOCHS: usize = 10;
 const LEARNING_RATE: f32 = 1e-3;
 
 #[derive(Tree, Clone)]
-struct Mlp {
+pub struct Mlp {
     hidden: Linear,
     out: Linear,
 }
@@ -38,7 +38,7 @@ struct Mlp {
 impl Mlp {
     /// A He-initialised hidden layer (it feeds a ReLU) and flax's default (LeCun) for the
     /// logits, zero biases.
-    fn init(key: &Array, dtype: DType) -> Mlp {
+    pub fn init(key: &Array, dtype: DType) -> Mlp {
         let [k1, k2] = random::split_n::<2>(key);
         Mlp {
             hidden: Linear::init_with(&k1, PIXELS, HIDDEN, dtype, &init::he_normal(), true),
@@ -59,16 +59,16 @@ fn loss(params: &Mlp, x: &Array, labels: &Array) -> Array {
     nn::softmax_cross_entropy_with_integer_labels(&params.logits(x), labels).mean(None, false)
 }
 
-type OptState = optim::State<optim::Adam, Mlp>;
+pub type OptState = optim::State<optim::Adam, Mlp>;
 
-fn optimizer() -> optim::Adam {
+pub fn optimizer() -> optim::Adam {
     optim::adam(LEARNING_RATE, 0.9, 0.999, 1e-8)
 }
 
 /// One Adam step: the loss and its gradient in one forward and one backward pass, then the
 /// update. The parameters and the optimizer's state are donated, so XLA updates them in place.
 #[jit(donate = (params, opt_state))]
-fn train_step(
+pub fn train_step(
     params: Mlp,
     opt_state: OptState,
     x: &Array,

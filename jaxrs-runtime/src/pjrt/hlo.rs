@@ -163,16 +163,7 @@ fn iota_devices(reshape: &[i64], perm: &[i64]) -> Option<Vec<i64>> {
 /// The output sharding of an optimized program's bytes (`hlo_with_config` or `hlo` format),
 /// if it has one that decodes.
 pub fn spmd_output_sharding(format: &str, program: &[u8]) -> Option<OpSharding> {
-    let module = match format {
-        "hlo_with_config" => fields(program)?
-            .into_iter()
-            .find_map(|(n, f)| match (n, f) {
-                (1, Field::Bytes(b)) => Some(b),
-                _ => None,
-            })?,
-        "hlo" => program,
-        _ => return None,
-    };
+    let module = module_bytes(format, program)?;
     let sharding = fields(module)?
         .into_iter()
         .find_map(|(n, f)| match (n, f) {
@@ -180,6 +171,83 @@ pub fn spmd_output_sharding(format: &str, program: &[u8]) -> Option<OpSharding> 
             _ => None,
         })?;
     op_sharding(sharding)
+}
+
+/// One instruction of an optimized program's entry computation: its opcode as XLA spells it
+/// (`fusion`, `custom-call`, `parameter`), its name, and for a fusion its kind (`kLoop`,
+/// `kOutput`), for a custom call its target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HloInstruction {
+    pub name: String,
+    pub opcode: String,
+    /// The fusion kind of a `fusion`, the target of a `custom-call`; empty otherwise.
+    pub detail: String,
+}
+
+/// The `HloModuleProto` inside an optimized program's bytes (`hlo_with_config` or `hlo`).
+fn module_bytes<'a>(format: &str, program: &'a [u8]) -> Option<&'a [u8]> {
+    match format {
+        "hlo_with_config" => fields(program)?
+            .into_iter()
+            .find_map(|(n, f)| match (n, f) {
+                (1, Field::Bytes(b)) => Some(b),
+                _ => None,
+            }),
+        "hlo" => Some(program),
+        _ => None,
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The instructions of an optimized program's entry computation, in the program's order;
+/// `None` if the bytes do not decode. Read from
+///
+/// ```text
+/// HloModuleProto        3: computations (HloComputationProto)   6: entry_computation_id
+/// HloComputationProto   2: instructions (HloInstructionProto)   5: id
+/// HloInstructionProto   1: name   2: opcode   11: fusion_kind   28: custom_call_target
+/// ```
+pub fn entry_instructions(format: &str, program: &[u8]) -> Option<Vec<HloInstruction>> {
+    let module = fields(module_bytes(format, program)?)?;
+    let entry_id = module.iter().find_map(|(n, f)| match (n, f) {
+        (6, Field::Varint(v)) => Some(*v),
+        _ => None,
+    })?;
+    let entry = module.iter().find_map(|(n, f)| match (n, f) {
+        (3, Field::Bytes(b)) => {
+            let c = fields(b)?;
+            c.iter()
+                .any(|(n, f)| matches!((n, f), (5, Field::Varint(id)) if *id == entry_id))
+                .then_some(c)
+        }
+        _ => None,
+    })?;
+    entry
+        .iter()
+        .filter_map(|(n, f)| match (n, f) {
+            (2, Field::Bytes(b)) => Some(*b),
+            _ => None,
+        })
+        .map(|b| {
+            let mut i = HloInstruction {
+                name: String::new(),
+                opcode: String::new(),
+                detail: String::new(),
+            };
+            for (n, f) in fields(b)? {
+                match (n, f) {
+                    (1, Field::Bytes(s)) => i.name = text(s),
+                    (2, Field::Bytes(s)) => i.opcode = text(s),
+                    (11 | 28, Field::Bytes(s)) => i.detail = text(s),
+                    _ => {}
+                }
+            }
+            Some(i)
+        })
+        .collect()
 }
 
 #[cfg(test)]

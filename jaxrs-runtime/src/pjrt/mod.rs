@@ -22,7 +22,7 @@ pub use api::{Api, LoadTimes};
 pub use buffer::Buffer;
 pub use client::{Client, Device};
 pub use executable::{LoadedExecutable, MemoryStats};
-pub use hlo::OpSharding;
+pub use hlo::{entry_instructions, HloInstruction, OpSharding};
 pub use kv::{key_text, KeyValueStore};
 pub use options::CompileOptions;
 
