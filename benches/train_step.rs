@@ -1,0 +1,460 @@
+//! Whole training steps beside their JAX twins: the MNIST MLP, a big MLP, the CNN, the
+//! char-RNN (`#[scan]`), the transformer LM (`#[remat]` blocks; f32 and bf16) and the 8-device
+//! data-parallel MLP step (`#[pmap]` + `pmean`), each measured by jaxrs here and by JAX 0.10.2 +
+//! optax in `benches/peer/train_step_jax.py` (the same math: shapes, dtypes, losses and
+//! optimizers; the models are in `benches/common/train_models.rs`), one row at a time, the two
+//! sides interleaved.
+//!
+//! Run: `JAXRS_BENCH_PYTHON=/path/to/python cargo bench --bench train_step` (a Python with
+//! `jax==0.10.2` and `optax`; default `python3`). `JAXRS_TRAIN_STEP_ROWS=mnist,cnn` picks rows.
+//!
+//! Each figure comes from a fresh process (this binary re-executed with
+//! `JAXRS_TRAIN_STEP_CHILD=row:mode`; the peer re-executes itself the same way):
+//! - **step**: ms per step in steady state, the best of several rounds after a warm-up, the
+//!   parameters, the optimizer state and the batch already on the device, the parameters and
+//!   the state donated, and exactly one scalar (the loss) read back to the host per step.
+//! - **compile**: trace + lower + XLA compile of the step with the persistent cache off. jaxrs:
+//!   `jaxrs::stablehlo` of the step (trace + lower) plus the PJRT compile of the jitted
+//!   program's StableHLO with jit's compile options; JAX: `jax.jit(step).lower(..)` plus
+//!   `.compile()`. For the pmap row (no AOT path on either side used): the first call minus one
+//!   steady step.
+//! - **first call, cold / warm**: from just before the first call of the step (the client up,
+//!   parameters and batch on the device) to its loss on the host, in a fresh process whose
+//!   persistent compile cache is an empty folder (cold), then again in a fresh process over the
+//!   folder the cold run filled (warm). jaxrs: `JAXRS_COMPILE_CACHE_DIR`; JAX:
+//!   `jax_compilation_cache_dir` with `jax_persistent_cache_min_compile_time_secs=0` and
+//!   `jax_persistent_cache_min_entry_size_bytes=0`.
+
+#[path = "common/peer.rs"]
+mod peer;
+#[path = "common/train_models.rs"]
+mod train_models;
+
+use jaxrs::internals::{client, compile_options};
+use jaxrs::optim::GradientTransformation;
+use jaxrs::prelude::*;
+use jaxrs::{random, JitSite};
+use std::process::Command;
+use std::time::Instant;
+use train_models::*;
+
+/// A training loop of one model: its state (parameters and optimizer state) and batch on the
+/// device, and its jitted (or pmapped) step.
+struct Trainer<S, I> {
+    state: Option<S>,
+    inputs: I,
+    step: fn(S, &I) -> (S, Array),
+    /// The jit site of the step; `None` for the pmap row.
+    site: Option<fn() -> &'static JitSite>,
+}
+
+/// What the measurements need of a [`Trainer`], whatever its types.
+trait Row {
+    /// One step, its loss read back to the host.
+    fn step(&mut self) -> f32;
+    /// Trace and lower the step to StableHLO (not compiled).
+    fn lower(&self) -> String;
+    /// The StableHLO text jit compiled for the step (`None` for the pmap row).
+    fn compiled_text(&self) -> Option<String>;
+}
+
+impl<S: Tree + Clone + 'static, I: Tree + Clone + 'static> Row for Trainer<S, I> {
+    fn step(&mut self) -> f32 {
+        let state = self
+            .state
+            .take()
+            .expect("the state is back after each step");
+        let (state, loss) = (self.step)(state, &self.inputs);
+        self.state = Some(state);
+        loss.item::<f32>()
+    }
+
+    fn lower(&self) -> String {
+        let step = self.step;
+        let example = (self.state.clone().expect("state"), self.inputs.clone());
+        stablehlo(move |(s, i): (S, I)| step(s, &i), &example)
+    }
+
+    fn compiled_text(&self) -> Option<String> {
+        self.site.and_then(|site| site().last_stablehlo())
+    }
+}
+
+fn boxed<S: Tree + Clone + 'static, I: Tree + Clone + 'static>(
+    state: S,
+    inputs: I,
+    step: fn(S, &I) -> (S, Array),
+    site: Option<fn() -> &'static JitSite>,
+) -> Box<dyn Row> {
+    Box::new(Trainer {
+        state: Some(state),
+        inputs,
+        step,
+        site,
+    })
+}
+
+fn mlp_row(sizes: &[usize], batch: usize) -> Box<dyn Row> {
+    let [kp, kd] = random::split_n::<2>(&random::key(0));
+    let params = Mlp::init(&kp, sizes);
+    let opt_state = adam().init(&params);
+    boxed(
+        (params, opt_state),
+        image_batch(&kd, batch),
+        |(p, o), (x, y)| {
+            let (p, o, loss) = mlp_step(p, o, x, y);
+            ((p, o), loss)
+        },
+        Some(mlp_step::jit_site),
+    )
+}
+
+fn cnn_row() -> Box<dyn Row> {
+    let [kp, kd] = random::split_n::<2>(&random::key(0));
+    let params = Cnn::init(&kp);
+    let opt_state = cnn_opt_init(&params);
+    boxed(
+        (params, opt_state),
+        image_batch(&kd, CNN_BATCH),
+        |(p, o), (x, y)| {
+            let (p, o, loss) = cnn_step(p, o, x, y);
+            ((p, o), loss)
+        },
+        Some(cnn_step::jit_site),
+    )
+}
+
+fn rnn_row() -> Box<dyn Row> {
+    let [kp, kd] = random::split_n::<2>(&random::key(0));
+    let params = CharRnn::init(&kp);
+    let opt_state = rnn_opt_init(&params);
+    boxed(
+        (params, opt_state),
+        token_batch(&kd, RNN_BATCH, RNN_SEQ),
+        |(p, o), (x, y)| {
+            let (p, o, loss) = rnn_step(p, o, x, y);
+            ((p, o), loss)
+        },
+        Some(rnn_step::jit_site),
+    )
+}
+
+fn transformer_row(compute: DType) -> Box<dyn Row> {
+    let [kp, kd] = random::split_n::<2>(&random::key(0));
+    let params = Transformer::init(&kp);
+    let opt_state = transformer_opt_init(&params);
+    type Step = fn(
+        (Transformer, TransformerOpt),
+        &(Array, Array),
+    ) -> ((Transformer, TransformerOpt), Array);
+    // A function pointer cannot carry the dtype: one non-capturing closure per dtype.
+    let step: Step = match compute {
+        DType::BF16 => |(p, o), (x, y)| {
+            let (p, o, loss) = transformer_step(p, o, x, y, DType::BF16);
+            ((p, o), loss)
+        },
+        _ => |(p, o), (x, y)| {
+            let (p, o, loss) = transformer_step(p, o, x, y, DType::F32);
+            ((p, o), loss)
+        },
+    };
+    boxed(
+        (params, opt_state),
+        token_batch(&kd, TF_BATCH, CONTEXT),
+        step,
+        Some(transformer_step::jit_site),
+    )
+}
+
+/// Each device's rows, already split over the devices (an output of a pmap, as in a loop).
+#[pmap(axis_name = "d")]
+fn split_over_devices(x: &Array) -> Array {
+    x.clone()
+}
+
+const DEVICES: usize = 8;
+/// Rows per device in the pmap step (800 in all).
+const LOCAL_BATCH: usize = 100;
+
+fn pmap_row() -> Box<dyn Row> {
+    let [kp, kd] = random::split_n::<2>(&random::key(0));
+    let params = Mlp::init(&kp, &[PIXELS, 128, CLASSES]);
+    let opt_state = adam().init(&params);
+    // One replica of the state per device, stacked along a new leading axis.
+    let state = tree_map(&(params, opt_state), |a| {
+        let mut shape = vec![DEVICES];
+        shape.extend_from_slice(a.shape());
+        a.broadcast_to(&shape)
+    });
+    let (x, y) = image_batch(&kd, DEVICES * LOCAL_BATCH);
+    let inputs = (
+        split_over_devices(&x.reshape([DEVICES, LOCAL_BATCH, PIXELS])),
+        split_over_devices(&y.reshape([DEVICES, LOCAL_BATCH])),
+    );
+    boxed(
+        state,
+        inputs,
+        |(p, o), (x, y)| {
+            let (p, o, loss) = pmap_mlp_step(p, o, x, y);
+            ((p, o), loss)
+        },
+        None,
+    )
+}
+
+/// One row of the suite: its name (shared with the peer script), how to build it, how long
+/// to measure it.
+struct Spec {
+    name: &'static str,
+    what: &'static str,
+    build: fn() -> Box<dyn Row>,
+    steps_per_round: usize,
+    rounds: usize,
+    devices: usize,
+}
+
+const ROWS: &[Spec] = &[
+    Spec {
+        name: "mnist",
+        what: "MNIST MLP 784-128-10, B=100, Adam",
+        build: || mlp_row(&[PIXELS, 128, CLASSES], 100),
+        steps_per_round: 300,
+        rounds: 5,
+        devices: 1,
+    },
+    Spec {
+        name: "big_mlp",
+        what: "MLP 784-1024-1024-10, B=1024, Adam",
+        build: || mlp_row(&[PIXELS, 1024, 1024, CLASSES], 1024),
+        steps_per_round: 5,
+        rounds: 3,
+        devices: 1,
+    },
+    Spec {
+        name: "cnn",
+        what: "CNN (2 conv + 2 dense), B=50, Adam",
+        build: cnn_row,
+        steps_per_round: 10,
+        rounds: 3,
+        devices: 1,
+    },
+    Spec {
+        name: "char_rnn",
+        what: "char-RNN GRU-256 scan 64, B=32, clip+Adam",
+        build: rnn_row,
+        steps_per_round: 5,
+        rounds: 3,
+        devices: 1,
+    },
+    Spec {
+        name: "transformer_f32",
+        what: "transformer 2x128 remat, 32x64 tok, f32",
+        build: || transformer_row(DType::F32),
+        steps_per_round: 4,
+        rounds: 3,
+        devices: 1,
+    },
+    Spec {
+        name: "transformer_bf16",
+        what: "transformer, bf16 compute",
+        build: || transformer_row(DType::BF16),
+        steps_per_round: 1,
+        rounds: 3,
+        devices: 1,
+    },
+    Spec {
+        name: "pmap",
+        what: "pmap MLP 8 CPU devices x B=100, pmean",
+        build: pmap_row,
+        steps_per_round: 20,
+        rounds: 3,
+        devices: DEVICES,
+    },
+];
+
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+/// The child's side: measure `mode` of row `name` and print `name: value` lines.
+fn child(name: &str, mode: &str) {
+    let spec = ROWS.iter().find(|s| s.name == name).expect("a known row");
+    if spec.devices > 1 {
+        jaxrs::set_cpu_device_count(spec.devices).expect("CPU devices before the client");
+    }
+    let mut row = (spec.build)();
+    let t = Instant::now();
+    let loss = row.step();
+    let first_ms = ms_since(t);
+    assert!(loss.is_finite(), "{name}: loss {loss}");
+    println!("first_call_ms: {first_ms:.3}");
+    if mode == "first" {
+        return;
+    }
+    for _ in 0..2 {
+        row.step();
+    }
+    let mut best = f64::INFINITY;
+    for _ in 0..spec.rounds {
+        let t = Instant::now();
+        for _ in 0..spec.steps_per_round {
+            row.step();
+        }
+        best = best.min(ms_since(t) / spec.steps_per_round as f64);
+    }
+    println!("step_ms: {best:.4}");
+    match row.compiled_text() {
+        Some(text) => {
+            let t = Instant::now();
+            let lowered = row.lower();
+            let trace_lower_ms = ms_since(t);
+            let t = Instant::now();
+            client()
+                .compile(&text, &compile_options())
+                .expect("XLA compiles the step");
+            let xla_ms = ms_since(t);
+            assert!(!lowered.is_empty());
+            println!("trace_lower_ms: {trace_lower_ms:.3}");
+            println!("xla_compile_ms: {xla_ms:.3}");
+            println!("compile_ms: {:.3}", trace_lower_ms + xla_ms);
+        }
+        None => println!("compile_ms: {:.3}", first_ms - best),
+    }
+}
+
+fn parse(stdout: &[u8]) -> Figures {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|l| {
+            let (k, v) = l.split_once(": ")?;
+            Some((k.to_string(), v.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+/// Runs this binary as a child measuring `mode` of `row`, with `cache` as the persistent
+/// compile cache's folder (`None`: the cache off).
+fn run_child(row: &str, mode: &str, cache: Option<&std::path::Path>) -> Figures {
+    let exe = std::env::current_exe().expect("the bench binary");
+    let mut cmd = Command::new(exe);
+    cmd.env("JAXRS_TRAIN_STEP_CHILD", format!("{row}:{mode}"))
+        .env_remove("JAXRS_CPU_DEVICES");
+    match cache {
+        Some(dir) => cmd
+            .env_remove("JAXRS_COMPILE_CACHE")
+            .env("JAXRS_COMPILE_CACHE_DIR", dir),
+        None => cmd.env("JAXRS_COMPILE_CACHE", "0"),
+    };
+    let out = cmd.output().expect("the child runs");
+    if !out.status.success() {
+        eprintln!(
+            "{row} ({mode}) failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return vec![];
+    }
+    parse(&out.stdout)
+}
+
+/// jaxrs's figures of one row: step, compile and its parts, first call cold and warm.
+fn measure(spec: &Spec) -> Figures {
+    let mut figures = run_child(spec.name, "steady", None);
+    figures.retain(|(k, _)| k != "first_call_ms");
+    let dir = std::env::temp_dir().join(format!(
+        "jaxrs-train-step-{}-{}",
+        std::process::id(),
+        spec.name
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a cache folder");
+    for temperature in ["cold", "warm"] {
+        if let Some(ms) = peer::figure(&run_child(spec.name, "first", Some(&dir)), "first_call_ms")
+        {
+            figures.push((format!("first_{temperature}_ms"), ms));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    figures
+}
+
+fn main() {
+    if let Ok(which) = std::env::var("JAXRS_TRAIN_STEP_CHILD") {
+        let (row, mode) = which.split_once(':').expect("row:mode");
+        child(row, mode);
+        return;
+    }
+    let chosen = std::env::var("JAXRS_TRAIN_STEP_ROWS").ok();
+    let chosen: Option<Vec<&str>> = chosen.as_deref().map(|s| s.split(',').collect());
+    let mut table = Vec::new();
+    let started = Instant::now();
+    for spec in ROWS {
+        if chosen.as_ref().is_some_and(|c| !c.contains(&spec.name)) {
+            continue;
+        }
+        let ours = measure(spec);
+        let jax = peer::jax_figures("train_step_jax.py", &[spec.name.to_string()]);
+        eprintln!(
+            "{} done ({:.0} s): jaxrs {ours:?}, JAX {jax:?}",
+            spec.name,
+            started.elapsed().as_secs_f64()
+        );
+        table.push((spec, ours, jax));
+    }
+    print_table(&table);
+}
+
+/// Figures by name, as `name: value` lines give them.
+type Figures = Vec<(String, f64)>;
+
+fn print_table(table: &[(&Spec, Figures, Figures)]) {
+    println!("\ntrain_step summary (ms; ratio = jaxrs time / JAX time, below 1.0: jaxrs faster):");
+    println!(
+        "| {:<42} | {:<20} | {:>10} | {:>10} | {:>6} |",
+        "model", "figure", "jaxrs", "JAX 0.10.2", "ratio"
+    );
+    println!(
+        "|{:-<44}|{:-<22}|{:->12}|{:->12}|{:->8}|",
+        "", "", "", "", ""
+    );
+    let figures = [
+        ("step_ms", "step (steady state)"),
+        ("compile_ms", "compile"),
+        ("first_cold_ms", "first call, cold"),
+        ("first_warm_ms", "first call, warm"),
+    ];
+    for (spec, ours, jax) in table {
+        for (key, label) in figures {
+            let mine = peer::figure(ours, key);
+            let theirs = peer::figure(jax, key);
+            let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
+            let ratio = match (mine, theirs) {
+                (Some(m), Some(j)) => format!("{:.2}x", m / j),
+                _ => "-".into(),
+            };
+            println!(
+                "| {:<42} | {:<20} | {:>10} | {:>10} | {:>6} |",
+                spec.what,
+                label,
+                cell(mine),
+                cell(theirs),
+                ratio
+            );
+        }
+    }
+    println!("\ncompile split (ms): trace + lower / XLA compile");
+    for (spec, ours, jax) in table {
+        let pair = |f: &[(String, f64)]| match (
+            peer::figure(f, "trace_lower_ms"),
+            peer::figure(f, "xla_compile_ms"),
+        ) {
+            (Some(a), Some(b)) => format!("{a:8.1} / {b:8.1}"),
+            _ => "-".into(),
+        };
+        println!(
+            "  {:<42} jaxrs {}   JAX {}",
+            spec.what,
+            pair(ours),
+            pair(jax)
+        );
+    }
+}
