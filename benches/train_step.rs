@@ -291,6 +291,14 @@ fn child(name: &str, mode: &str) {
     if mode == "first" {
         return;
     }
+    if mode == "dump" {
+        // For comparing programs with JAX's: the StableHLO jit compiled, into the folder
+        // `JAXRS_TRAIN_STEP_DUMP` names.
+        let dir = std::env::var("JAXRS_TRAIN_STEP_DUMP").expect("JAXRS_TRAIN_STEP_DUMP");
+        let text = row.compiled_text().expect("a jitted row");
+        std::fs::write(format!("{dir}/{name}.jaxrs.mlir"), text).expect("write the dump");
+        return;
+    }
     for _ in 0..2 {
         row.step();
     }
@@ -377,7 +385,92 @@ fn measure(spec: &Spec) -> Figures {
     figures
 }
 
+/// The argument types of a StableHLO module's `main`, as (dtype, shape).
+fn main_signature(text: &str) -> Vec<(DType, Vec<i64>)> {
+    let start = text.find("@main(").expect("a main function") + "@main(".len();
+    let end = start + text[start..].find(") -> ").expect("main's results");
+    text[start..end]
+        .split("tensor<")
+        .skip(1)
+        .map(|t| {
+            let t = &t[..t.find('>').expect("a tensor type")];
+            let mut parts: Vec<&str> = t.split('x').collect();
+            let dtype = match parts.pop().expect("an element type") {
+                "f32" => DType::F32,
+                "bf16" => DType::BF16,
+                "i32" => DType::I32,
+                "ui32" => DType::U32,
+                other => panic!("element type {other}"),
+            };
+            let shape = parts.iter().map(|d| d.parse().expect("a dim")).collect();
+            (dtype, shape)
+        })
+        .collect()
+}
+
+/// Compiles each StableHLO file of `paths` (comma-separated) with jit's options through this
+/// process's plugin and runs it on zeros, none of its inputs donated: the same compiler and
+/// runtime for jaxrs's program and JAX's (`--child ROW dump` on both sides writes them).
+fn run_programs(paths: &str, steps: usize) {
+    let client = client();
+    let device = &client.devices()[0];
+    for path in paths.split(',') {
+        let text = std::fs::read_to_string(path).expect("a StableHLO file");
+        let t = Instant::now();
+        let exe = client
+            .compile(&text, &compile_options())
+            .expect("XLA compiles it");
+        let compile_ms = ms_since(t);
+        // XLA's CPU backend hands dots and reductions to YNNPACK in "__ynn_fusion" kernels.
+        let optimized = exe
+            .optimized_program()
+            .map(|(_, bytes)| bytes)
+            .unwrap_or_default();
+        let ynn = optimized
+            .windows(12)
+            .filter(|w| w == b"__ynn_fusion")
+            .count();
+        if std::env::var_os("JAXRS_TRAIN_STEP_KEEP_OPTIMIZED").is_some() {
+            std::fs::write(format!("{path}.optimized.pb"), &optimized).expect("write");
+        }
+        let args: Vec<_> = main_signature(&text)
+            .iter()
+            .map(|(dtype, shape)| {
+                let bytes =
+                    vec![0u8; shape.iter().product::<i64>() as usize * dtype.size_in_bytes()];
+                client
+                    .buffer_from_host(&bytes, *dtype, shape, device)
+                    .expect("upload")
+            })
+            .collect();
+        let keep: Vec<i64> = (0..args.len() as i64).collect();
+        let run = || {
+            let out = exe.execute(&[args.iter().collect()], &keep).expect("run");
+            for b in &out[0] {
+                b.block_until_ready().expect("await");
+            }
+        };
+        run();
+        run();
+        let mut best = f64::INFINITY;
+        for _ in 0..3 {
+            let t = Instant::now();
+            for _ in 0..steps {
+                run();
+            }
+            best = best.min(ms_since(t) / steps as f64);
+        }
+        println!("{path}: compile {compile_ms:.1} ms, run {best:.3} ms, {ynn} YNN fusions");
+    }
+}
+
 fn main() {
+    if let Ok(paths) = std::env::var("JAXRS_TRAIN_STEP_PROGRAMS") {
+        let steps = std::env::var("JAXRS_TRAIN_STEP_PROGRAM_STEPS")
+            .map_or(3, |s| s.parse().expect("a number"));
+        run_programs(&paths, steps);
+        return;
+    }
     if let Ok(which) = std::env::var("JAXRS_TRAIN_STEP_CHILD") {
         let (row, mode) = which.split_once(':').expect("row:mode");
         child(row, mode);

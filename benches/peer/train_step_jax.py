@@ -252,7 +252,7 @@ def child(row, mode, cache_dir):
     if devices > 1:
         os.environ["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
     import jax
-    if cache_dir:
+    if cache_dir and mode != "dump":
         jax.config.update("jax_compilation_cache_dir", cache_dir)
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
         jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
@@ -265,6 +265,14 @@ def child(row, mode, cache_dir):
         jitted = jax.pmap(step, axis_name="d", out_axes=(0, 0, None), donate_argnums=(0, 1))
     else:
         jitted = jax.jit(step, donate_argnums=(0, 1))
+    if mode == "dump":
+        # For comparing programs with jaxrs's: the lowered StableHLO and XLA's optimized HLO.
+        lowered = jitted.lower(params, opt_state, *inputs)
+        with open(os.path.join(cache_dir, f"{row}.jax.mlir"), "w") as f:
+            f.write(lowered.as_text())
+        with open(os.path.join(cache_dir, f"{row}.jax.hlo"), "w") as f:
+            f.write(lowered.compile().as_text())
+        return
     split = None
     if mode == "steady" and devices == 1:
         # Before any call, so no trace of this function is cached yet.
