@@ -1,6 +1,6 @@
 """JAX's side of benches/train_step.rs: the same training steps in JAX 0.10.2 and optax.
 
-Run: python benches/peer/train_step_jax.py ROW   (needs jax==0.10.2 and optax)
+Run: python benches/peer/train_step_jax.py ROW [steady|first]   (needs jax==0.10.2 and optax)
 ROW is one of mnist, big_mlp, cnn, char_rnn, transformer_f32, transformer_bf16, pmap. Prints
 one `name: value` line per figure (milliseconds); the Rust bench parses them. As on the Rust
 side, every figure comes from a fresh process (this script re-run with `--child ROW MODE`):
@@ -330,16 +330,20 @@ def main():
         child(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
         return
     row = sys.argv[1]
-    figures = run_child(row, "steady")
-    figures.pop("first_call_ms", None)
-    cache_dir = tempfile.mkdtemp(prefix=f"jax-train-step-{row}-")
-    try:
-        for temperature in ("cold", "warm"):
-            first = run_child(row, "first", cache_dir).get("first_call_ms")
-            if first is not None:
-                figures[f"first_{temperature}_ms"] = first
-    finally:
-        shutil.rmtree(cache_dir, ignore_errors=True)
+    what = sys.argv[2] if len(sys.argv) > 2 else "all"
+    figures = {}
+    if what in ("steady", "all"):
+        figures = run_child(row, "steady")
+        figures.pop("first_call_ms", None)
+    if what in ("first", "all"):
+        cache_dir = tempfile.mkdtemp(prefix=f"jax-train-step-{row}-")
+        try:
+            for temperature in ("cold", "warm"):
+                first = run_child(row, "first", cache_dir).get("first_call_ms")
+                if first is not None:
+                    figures[f"first_{temperature}_ms"] = first
+        finally:
+            shutil.rmtree(cache_dir, ignore_errors=True)
     for name, value in figures.items():
         print(f"{name}: {value:.4f}")
 
