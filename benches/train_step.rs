@@ -10,10 +10,11 @@
 //!
 //! Each figure comes from a fresh process (this binary re-executed with
 //! `JAXRS_TRAIN_STEP_CHILD=row:mode`; the peer re-executes itself the same way):
-//! - **step**: ms per step in steady state, the best of several rounds after a warm-up (and
-//!   the best of two processes per side, jaxrs's and JAX's alternating), the
-//!   parameters, the optimizer state and the batch already on the device, the parameters and
-//!   the state donated, and exactly one scalar (the loss) read back to the host per step.
+//! - **step**: ms per step in steady state, the best of several rounds after a warm-up and of
+//!   two processes per side (jaxrs's and JAX's alternating); the parameters, the optimizer
+//!   state and the batch already on the device, the parameters and the state donated, and
+//!   exactly one scalar (the loss) read back to the host per step. Compile figures are the
+//!   best of the two processes too.
 //! - **compile**: trace + lower + XLA compile of the step with the persistent cache off. jaxrs:
 //!   `jaxrs::stablehlo` of the step (trace + lower) plus the PJRT compile of the jitted
 //!   program's StableHLO with jit's compile options; JAX: `jax.jit(step).lower(..)` plus
@@ -25,6 +26,11 @@
 //!   folder the cold run filled (warm). jaxrs: `JAXRS_COMPILE_CACHE_DIR`; JAX:
 //!   `jax_compilation_cache_dir` with `jax_persistent_cache_min_compile_time_secs=0` and
 //!   `jax_persistent_cache_min_entry_size_bytes=0`.
+//!
+//! For finding why a row is behind: `JAXRS_TRAIN_STEP_CHILD=ROW:dump` with
+//! `JAXRS_TRAIN_STEP_DUMP=DIR` writes the StableHLO jit compiled (`train_step_jax.py --child
+//! ROW dump DIR` writes JAX's and its optimized HLO), and `JAXRS_TRAIN_STEP_PROGRAMS=a.mlir,b.mlir`
+//! compiles and times each file through jaxrs's plugin: both programs on one compiler.
 
 #[path = "common/peer.rs"]
 mod peer;
