@@ -35,3 +35,34 @@ fn a_division_by_a_constant_computes_only_the_numerator_partial() {
     assert_eq!(text.matches("stablehlo.divide").count(), 2, "{text}");
     assert!(!text.contains("stablehlo.negate"), "{text}");
 }
+
+#[test]
+fn a_bf16_product_runs_as_an_f32_dot_rounded_once_on_cpu() {
+    // XLA's CPU plugin runs bf16 dots through slow YNNPACK kernels (6x a jaxlib transformer
+    // step); jaxlib's XLA computes them in f32, and so does jaxrs's lowering on CPU.
+    let to_bf16 = |v: Vec<f32>, shape: &[usize]| Array::from_vec(v, shape).astype(DType::BF16);
+    let a = to_bf16((0..6).map(|i| 1.0 + i as f32 / 128.0).collect(), &[2, 3]);
+    let b = to_bf16((0..6).map(|i| 1.0 - i as f32 / 256.0).collect(), &[3, 2]);
+    let text = stablehlo(
+        |(a, b): (Array, Array)| a.matmul(&b),
+        &(a.clone(), b.clone()),
+    );
+    let dot = text
+        .lines()
+        .find(|l| l.contains("stablehlo.dot_general"))
+        .expect("a dot");
+    assert!(
+        dot.contains("(tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>"),
+        "{text}"
+    );
+    let product = jit(|(a, b): (Array, Array)| a.matmul(&b)).call((a.clone(), b.clone()));
+    assert_eq!(product.dtype(), DType::BF16);
+    let want = a
+        .astype(DType::F32)
+        .matmul(&b.astype(DType::F32))
+        .astype(DType::BF16);
+    assert_eq!(
+        product.astype(DType::F32).to_vec::<f32>(),
+        want.astype(DType::F32).to_vec::<f32>()
+    );
+}
