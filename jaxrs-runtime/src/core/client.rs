@@ -48,6 +48,17 @@ pub fn client() -> Arc<Client> {
     pjrt::default_client().unwrap_or_else(|e| fail(e))
 }
 
+/// Whether programs for this process's client lower bf16 x bf16 products as f32 products
+/// rounded once ([`crate::core::lower::LowerOptions::bf16_dots_in_f32`]): on XLA's CPU backend.
+/// The CPU plugin's XLA hands bf16 dots to YNNPACK, whose bf16 kernels ran a transformer step
+/// 6x slower than jaxlib 0.10.2, whose XLA upcasts bf16 dots to f32 itself (README
+/// "Train-step speed"); upcasting in the program gives jaxlib's numbers and speed. Starts the
+/// client, as compiling does anyway.
+pub fn bf16_dots_in_f32() -> bool {
+    static ON_CPU: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON_CPU.get_or_init(|| client().platform_name() == "cpu")
+}
+
 /// The devices of this process, in the plugin's order (like `jax.devices()`). Creates the
 /// client if it does not exist yet, which fixes the CPU device count.
 ///

@@ -63,7 +63,11 @@ pub(crate) fn execute(
         outputs,
         loc: Location::caller(),
     });
-    let text = lower_jaxpr(&jaxpr, &LowerOptions::default());
+    let options = LowerOptions {
+        bf16_dots_in_f32: crate::core::client::bf16_dots_in_f32(),
+        ..LowerOptions::default()
+    };
+    let text = lower_jaxpr(&jaxpr, &options);
     let exe = compile_cached(prim.name(), text);
     let device = exe.devices()[0];
     // An eager op runs on one device (only jit runs SPMD over a mesh), so inputs laid out

@@ -34,6 +34,11 @@ pub struct LowerOptions {
     /// A program partitioned over a mesh (pjit): Shardy shardings on `main`'s arguments and
     /// results, one partition per mesh device.
     pub spmd: Option<Spmd>,
+    /// Lower a bf16 x bf16 `dot_general` as an f32 product rounded to bf16 once, as jaxlib's
+    /// XLA computes it on CPU; set from the target by the compiling caller
+    /// ([`crate::core::client::bf16_dots_in_f32`]), so that lowering itself stays a pure
+    /// function of the program and these options.
+    pub bf16_dots_in_f32: bool,
 }
 
 /// How an SPMD program's arguments and results lie on its mesh.
@@ -105,6 +110,7 @@ pub fn sdy_sharding(spec: &PartitionSpec, rank: usize) -> String {
 pub fn lower_jaxpr(jaxpr: &Jaxpr, opts: &LowerOptions) -> String {
     let mut cx = LowerCtx::new(opts.with_locations);
     cx.mesh = opts.spmd.as_ref().map(|s| s.mesh.clone());
+    cx.bf16_dots_in_f32 = opts.bf16_dots_in_f32;
     let args: Vec<_> = jaxpr
         .constvars
         .iter()
@@ -198,6 +204,7 @@ pub struct LowerCtx {
     with_locations: bool,
     loc: String,
     mesh: Option<Mesh>,
+    bf16_dots_in_f32: bool,
 }
 
 impl LowerCtx {
@@ -210,6 +217,7 @@ impl LowerCtx {
             with_locations,
             loc: String::new(),
             mesh: None,
+            bf16_dots_in_f32: false,
         }
     }
 
@@ -292,6 +300,11 @@ impl LowerCtx {
     /// The mesh of the SPMD program being lowered (`None` for a single-device program).
     pub fn mesh(&self) -> Option<&Mesh> {
         self.mesh.as_ref()
+    }
+
+    /// Whether bf16 x bf16 products are lowered as f32 products ([`LowerOptions`]).
+    pub fn bf16_dots_in_f32(&self) -> bool {
+        self.bf16_dots_in_f32
     }
 
     fn fresh(&mut self) -> String {

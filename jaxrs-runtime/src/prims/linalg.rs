@@ -226,11 +226,9 @@ impl Primitive for DotGeneral {
             fields.join(", ")
         );
         let (l, r) = (&in_avals[0], &in_avals[1]);
-        if l.dtype == DType::BF16 && r.dtype == DType::BF16 && on_cpu() {
-            // The CPU plugin's XLA hands bf16 dots to YNNPACK, whose bf16 kernels ran a
-            // transformer step 6x slower than jaxlib 0.10.2, whose XLA upcasts bf16 dots to
-            // f32 itself (README "Train-step speed"). Upcasting here gives jaxlib's program:
-            // f32 products and sums, rounded once.
+        if l.dtype == DType::BF16 && r.dtype == DType::BF16 && cx.bf16_dots_in_f32() {
+            // jaxlib's program on CPU: f32 products and sums, rounded once (why: the doc of
+            // `core::client::bf16_dots_in_f32`).
             let (l32, r32) = (l.with_dtype(DType::F32), r.with_dtype(DType::F32));
             let o32 = out[0].with_dtype(DType::F32);
             let a = cx.op1("stablehlo.convert", &[&ins[0]], &[l], "", &l32);
@@ -299,10 +297,4 @@ impl Primitive for DotGeneral {
         (vec![y], vec![Some(out)])
     }
     as_any!();
-}
-
-/// Whether programs run on XLA's CPU backend (the process's client is the CPU plugin).
-fn on_cpu() -> bool {
-    static CPU: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *CPU.get_or_init(|| crate::core::client::client().platform_name() == "cpu")
 }

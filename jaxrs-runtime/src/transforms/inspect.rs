@@ -44,6 +44,7 @@ pub fn stablehlo<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, example: &A) -> Strin
         &closed.jaxpr,
         &LowerOptions {
             with_locations: true,
+            bf16_dots_in_f32: crate::core::client::bf16_dots_in_f32(),
             ..Default::default()
         },
     )

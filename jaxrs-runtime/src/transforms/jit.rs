@@ -1198,6 +1198,7 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
             num_replicas: 1,
             num_partitions: 1,
             spmd,
+            bf16_dots_in_f32: crate::core::client::bf16_dots_in_f32(),
         };
         let text = lower_jaxpr(&closed.jaxpr, &opts);
         let (exe, lookup) = crate::core::compile_cache::compile(

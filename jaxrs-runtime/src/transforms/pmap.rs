@@ -691,6 +691,7 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         num_replicas: n,
         num_partitions: 1,
         spmd: None,
+        bf16_dots_in_f32: crate::core::client::bf16_dots_in_f32(),
     };
     let text = lower_jaxpr(&closed.jaxpr, &lowering);
     // Replica r runs on `devices[r]`; the replica count comes from the lowering options, as
