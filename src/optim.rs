@@ -344,8 +344,8 @@ impl From<Schedule> for LearningRate {
 // ---------------------------------------------------------------------------------------
 // States.
 
-/// The state of transformations that only count steps ([`scale_by_schedule`],
-/// [`scale_by_learning_rate`]).
+/// The state of transformations that only count steps ([`scale_by_schedule`], and
+/// [`scale_by_learning_rate`] with a schedule).
 #[derive(Tree, Clone, Debug)]
 pub struct CountState {
     /// Updates done so far (`i32` scalar).
@@ -450,6 +450,8 @@ pub struct ScaleByLearningRate {
 
 /// Multiplies updates by `-learning_rate`: the last link of every optimizer
 /// (`optax.scale_by_learning_rate`). A schedule is evaluated on the count before this update.
+/// Only a schedule needs a count: with a constant rate the state is `None` (optax's
+/// `EmptyState`), so that a jitted step carries no count nobody reads.
 ///
 /// ```
 /// use jaxrs::optim::{self, GradientTransformation};
@@ -459,7 +461,11 @@ pub struct ScaleByLearningRate {
 /// let g = Array::from_vec(vec![1.0f32, -2.0], &[2]);
 /// let (u, state) = opt.update(g.clone(), opt.init(&g), None);
 /// assert_eq!(u.to_vec::<f32>(), vec![-0.1, 0.2]);
-/// assert_eq!(state.count.item::<i32>(), 1);
+/// assert!(state.is_none());
+///
+/// let scheduled = optim::scale_by_learning_rate(optim::constant_schedule(0.1));
+/// let (_, state) = scheduled.update(g.clone(), scheduled.init(&g), None);
+/// assert_eq!(state.unwrap().count.item::<i32>(), 1);
 /// ```
 pub fn scale_by_learning_rate(learning_rate: impl Into<LearningRate>) -> ScaleByLearningRate {
     ScaleByLearningRate {
@@ -468,33 +474,38 @@ pub fn scale_by_learning_rate(learning_rate: impl Into<LearningRate>) -> ScaleBy
 }
 
 impl GradientTransformation for ScaleByLearningRate {
-    type State<P: Tree> = CountState;
+    type State<P: Tree> = Option<CountState>;
 
-    fn init<P: Tree>(&self, _params: &P) -> CountState {
-        CountState {
-            count: zero_count(),
+    fn init<P: Tree>(&self, _params: &P) -> Option<CountState> {
+        match self.learning_rate {
+            LearningRate::Constant(_) => None,
+            LearningRate::Schedule(_) => Some(CountState {
+                count: zero_count(),
+            }),
         }
     }
 
     fn update<P: Tree>(
         &self,
         updates: P,
-        state: CountState,
+        state: Option<CountState>,
         _params: Option<&P>,
-    ) -> (P, CountState) {
-        let updates = match &self.learning_rate {
-            LearningRate::Constant(lr) => tree_map(&updates, |g| g * -lr),
+    ) -> (P, Option<CountState>) {
+        match &self.learning_rate {
+            LearningRate::Constant(lr) => (tree_map(&updates, |g| g * -lr), None),
             LearningRate::Schedule(s) => {
+                let state = state.expect(
+                    "scale_by_learning_rate with a schedule needs the count its init returned",
+                );
                 let step = s.at(&state.count) * -1;
-                tree_map(&updates, |g| step.astype(g.dtype()) * g)
+                (
+                    tree_map(&updates, |g| step.astype(g.dtype()) * g),
+                    Some(CountState {
+                        count: safe_increment(&state.count),
+                    }),
+                )
             }
-        };
-        (
-            updates,
-            CountState {
-                count: safe_increment(&state.count),
-            },
-        )
+        }
     }
 }
 

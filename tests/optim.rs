@@ -214,7 +214,7 @@ fn jitted_step_with_donation_matches_eager() {
         );
     }
     assert_eq!(state.1 .0.count.item::<i32>(), 10);
-    assert_eq!(state.1 .2.count.item::<i32>(), 10);
+    assert_eq!(state.1 .2.as_ref().unwrap().count.item::<i32>(), 10);
     assert_eq!(
         train_step::jit_site().cache_misses(),
         1,

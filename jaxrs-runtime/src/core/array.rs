@@ -211,6 +211,11 @@ impl Array {
     /// ```
     pub fn full(shape: &[usize], value: f64, dtype: DType) -> Array {
         let lit = Literal::from_f64(value, dtype, false);
+        if shape.is_empty() {
+            // A 0-d array remembers its value, so that a trace meeting it writes a constant
+            // that XLA folds instead of an extra program input.
+            return Array::from_literal(lit);
+        }
         let one = host_bytes_of(lit);
         // A size beyond memory is the environment's failure (an `Error` that `try_run`
         // returns), not an abort in the allocator.
