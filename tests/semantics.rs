@@ -185,3 +185,27 @@ fn a_skipped_donation_warns_once_per_function() {
         "{ours:?}"
     );
 }
+
+/// `jnp.sum`, `jnp.mean` and `jnp.prod` of float16 and bfloat16 accumulate in float32 and
+/// round once. Expected values from JAX 0.10.2:
+/// `jnp.sum(jnp.full((1000,), 0.1, jnp.bfloat16))` is 100.0 and its mean 0.10009765625; the
+/// float16 ones are 100.0 and 0.0999755859375; `jnp.prod(jnp.full((3,), 1.01, jnp.float16))`
+/// is 1.029296875. Accumulating in bfloat16 gave 98.0.
+#[test]
+fn half_precision_reductions_accumulate_in_f32_as_jax() {
+    let read = |x: Array| f64::from(x.astype(DType::F32).item::<f32>());
+    for (dtype, mean) in [(DType::BF16, 0.10009765625), (DType::F16, 0.0999755859375)] {
+        let x = Array::full(&[1000], 0.1, dtype);
+        assert_eq!(read(x.sum(None, false)), 100.0, "{dtype:?} sum");
+        assert_eq!(read(x.mean(None, false)), mean, "{dtype:?} mean");
+        let jitted = jit(|x: Array| (x.sum(None, false), x.mean(None, false))).call(x);
+        assert_eq!(
+            (read(jitted.0), read(jitted.1)),
+            (100.0, mean),
+            "{dtype:?} jit"
+        );
+    }
+    let y = Array::full(&[3], 1.01, DType::F16);
+    assert_eq!(y.prod(None, false).dtype(), DType::F16);
+    assert_eq!(read(y.prod(None, false)), 1.029296875);
+}

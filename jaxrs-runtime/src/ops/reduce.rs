@@ -55,15 +55,21 @@ fn reduce(op: ReduceOp, name: &str, x: &Array, axes: Option<Vec<i64>>, keepdims:
     let src = match (op, x.dtype()) {
         // Sums and products of bools count in int32 (numpy's rule).
         (ReduceOp::Sum | ReduceOp::Prod, DType::Bool) => x.astype(DType::I32),
+        // jnp accumulates half-precision sums and products in float32 and rounds once
+        // (`upcast_f16_for_computation`): a thousand bf16 0.1s sum to 100, not 98.
+        (ReduceOp::Sum | ReduceOp::Prod, DType::F16 | DType::BF16) => x.astype(DType::F32),
         _ => x.clone(),
     };
-    let y = bind1(
+    let mut y = bind1(
         Reduce {
             op,
             axes: axes.clone(),
         },
         &[Operand::from(&src)],
     );
+    if src.dtype() != x.dtype() && x.dtype().is_float() {
+        y = y.astype(x.dtype());
+    }
     if keepdims {
         keep_dims(y, x.shape(), &axes)
     } else {
@@ -72,7 +78,9 @@ fn reduce(op: ReduceOp, name: &str, x: &Array, axes: Option<Vec<i64>>, keepdims:
 }
 
 impl Array {
-    /// The sum over `axes` (`None` for all), optionally keeping them as size-1 dims.
+    /// The sum over `axes` (`None` for all), optionally keeping them as size-1 dims. float16
+    /// and bfloat16 accumulate in float32 and round once, as `jnp.sum` does; bools count in
+    /// int32.
     ///
     /// ```
     /// use jaxrs::prelude::*;
@@ -107,18 +115,31 @@ impl Array {
         reduce(ReduceOp::Min, "reduce_min", self, axes.axes(), keepdims)
     }
 
-    /// The mean over `axes`; integers average in float32, as in JAX.
+    /// The mean over `axes`; integers average in float32, and float16 and bfloat16 sum and
+    /// divide in float32 and round once, as in JAX.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::full(&[1000], 0.1, DType::BF16);
+    /// let mean = x.mean(None, false).astype(DType::F32).item::<f32>();
+    /// assert_eq!(f64::from(mean), 0.10009765625); // bfloat16(0.1), not the 0.0981 of bf16 sums
+    /// ```
     #[track_caller]
     pub fn mean(&self, axes: impl Axes, keepdims: bool) -> Array {
         let axes = resolve_axes("mean", self, axes.axes());
         let count: usize = axes.iter().map(|&a| self.shape()[a]).product();
-        let x = if self.dtype().is_float() {
-            self.clone()
-        } else {
-            self.astype(DType::F32)
+        let x = match self.dtype() {
+            DType::F16 | DType::BF16 => self.astype(DType::F32),
+            d if d.is_float() => self.clone(),
+            _ => self.astype(DType::F32),
         };
         let axes_i: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
-        x.sum(axes_i, keepdims) / count as f64
+        let mean = x.sum(axes_i, keepdims) / count as f64;
+        match self.dtype() {
+            DType::F16 | DType::BF16 => mean.astype(self.dtype()),
+            _ => mean,
+        }
     }
 
     /// The variance over `axes` (`jnp.var`): `sum((x - mean)^2) / (N - ddof)`, with `ddof = 1`
