@@ -229,13 +229,7 @@ fn child_figures(mode: &str) -> Vec<(String, f64)> {
         .output()
         .expect("start a child process");
     assert!(out.status.success(), "the {mode} child failed: {out:?}");
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| {
-            let (k, v) = l.split_once(": ")?;
-            Some((k.to_string(), v.trim().parse().ok()?))
-        })
-        .collect()
+    peer::parse_figures(&out.stdout)
 }
 
 /// Best and median of each figure over the rounds.

@@ -337,16 +337,6 @@ fn child(name: &str, mode: &str) {
     }
 }
 
-fn parse(stdout: &[u8]) -> Figures {
-    String::from_utf8_lossy(stdout)
-        .lines()
-        .filter_map(|l| {
-            let (k, v) = l.split_once(": ")?;
-            Some((k.to_string(), v.trim().parse().ok()?))
-        })
-        .collect()
-}
-
 /// Runs this binary as a child measuring `mode` of `row`, with `cache` as the persistent
 /// compile cache's folder (`None`: the cache off).
 fn run_child(row: &str, mode: &str, cache: Option<&std::path::Path>) -> Figures {
@@ -368,7 +358,7 @@ fn run_child(row: &str, mode: &str, cache: Option<&std::path::Path>) -> Figures 
         );
         return vec![];
     }
-    parse(&out.stdout)
+    peer::parse_figures(&out.stdout)
 }
 
 /// The steady-state figures (step, compile) of one row, by `ROUNDS` alternations of a jaxrs

@@ -33,7 +33,13 @@ pub fn jax_figures(script: &str, args: &[String]) -> Vec<(String, f64)> {
     if !out.status.success() {
         return vec![];
     }
-    String::from_utf8_lossy(&out.stdout)
+    parse_figures(&out.stdout)
+}
+
+/// The `name: value` lines of a process's output (the peer scripts' and the benches' own
+/// child processes'), by name; other lines are skipped.
+pub fn parse_figures(stdout: &[u8]) -> Vec<(String, f64)> {
+    String::from_utf8_lossy(stdout)
         .lines()
         .filter_map(|l| {
             let (k, v) = l.split_once(": ")?;
