@@ -24,6 +24,18 @@ fn cache() -> MutexGuard<'static, HashMap<String, Arc<LoadedExecutable>>> {
         .unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The executables by primitive, parameters and types ([`Primitive::eager_key`]), ahead of
+/// [`cache`]; poisoning is ignored for the same reason.
+///
+/// [`Primitive::eager_key`]: crate::core::primitive::Primitive::eager_key
+fn by_key() -> MutexGuard<'static, HashMap<String, Arc<LoadedExecutable>>> {
+    static BY_KEY: OnceLock<Mutex<HashMap<String, Arc<LoadedExecutable>>>> = OnceLock::new();
+    BY_KEY
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+}
+
 /// Compiles `text`, the program of the primitive `prim`, once per process (single device),
 /// sharing the executable.
 pub(crate) fn compile_cached(prim: &str, text: String) -> Arc<LoadedExecutable> {
@@ -63,12 +75,29 @@ pub(crate) fn execute(
         outputs,
         loc: Location::caller(),
     });
-    let options = LowerOptions {
-        bf16_dots_in_f32: crate::core::client::bf16_dots_in_f32(),
-        ..LowerOptions::default()
+    let bf16_dots_in_f32 = crate::core::client::bf16_dots_in_f32();
+    // Lowering the one-op program to text took a quarter of an eager call: a key made of the
+    // primitive's parameters and the types finds a program already compiled without it.
+    let key = prim.eager_key().map(|p| {
+        format!(
+            "{}|{p}|{in_avals:?}|{out_avals:?}|{bf16_dots_in_f32}",
+            prim.name()
+        )
+    });
+    let exe = match key.as_ref().and_then(|k| by_key().get(k).cloned()) {
+        Some(exe) => exe,
+        None => {
+            let options = LowerOptions {
+                bf16_dots_in_f32,
+                ..LowerOptions::default()
+            };
+            let exe = compile_cached(prim.name(), lower_jaxpr(&jaxpr, &options));
+            if let Some(key) = key {
+                by_key().insert(key, exe.clone());
+            }
+            exe
+        }
     };
-    let text = lower_jaxpr(&jaxpr, &options);
-    let exe = compile_cached(prim.name(), text);
     let device = exe.devices()[0];
     // An eager op runs on one device (only jit runs SPMD over a mesh), so inputs laid out
     // otherwise are gathered onto it first.

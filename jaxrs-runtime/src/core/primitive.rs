@@ -23,6 +23,14 @@ pub trait Primitive: Debug + Send + Sync + 'static {
         String::new()
     }
 
+    /// What tells this primitive's programs apart, for the eager executable cache (with the
+    /// operand and result types): its derived `Debug` text, which shows every parameter.
+    /// Primitives whose `Debug` is written by hand and leaves parts out (bodies, callbacks)
+    /// return `None`, and eager calls of them are keyed on their lowered program instead.
+    fn eager_key(&self) -> Option<String> {
+        Some(format!("{self:?}"))
+    }
+
     /// Shape and dtype inference. `Err` carries what is wrong, without the op name or the
     /// shapes: the caller adds both, and the user's source line.
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String>;

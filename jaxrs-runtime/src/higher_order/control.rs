@@ -112,6 +112,10 @@ impl Scan {
 }
 
 impl Primitive for Scan {
+    /// Its `Debug` leaves the body out: eager calls key on the lowered program.
+    fn eager_key(&self) -> Option<String> {
+        None
+    }
     fn name(&self) -> &'static str {
         "scan"
     }
@@ -711,6 +715,10 @@ impl std::fmt::Debug for While {
 }
 
 impl Primitive for While {
+    /// Its `Debug` leaves the body out: eager calls key on the lowered program.
+    fn eager_key(&self) -> Option<String> {
+        None
+    }
     fn name(&self) -> &'static str {
         "while"
     }
@@ -1051,6 +1059,10 @@ impl Cond {
 }
 
 impl Primitive for Cond {
+    /// Its `Debug` leaves the body out: eager calls key on the lowered program.
+    fn eager_key(&self) -> Option<String> {
+        None
+    }
     fn name(&self) -> &'static str {
         "cond"
     }

@@ -228,6 +228,10 @@ impl RematCall {
 }
 
 impl Primitive for RematCall {
+    /// Its `Debug` leaves the body out: eager calls key on the lowered program.
+    fn eager_key(&self) -> Option<String> {
+        None
+    }
     fn name(&self) -> &'static str {
         "remat"
     }
