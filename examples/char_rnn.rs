@@ -19,7 +19,7 @@
 mod harness;
 
 pub use harness::Args;
-use harness::{load_checkpoint, plot_losses, save_checkpoint, Progress, TrainState};
+use harness::{load_checkpoint, write_outputs, Progress, TrainState};
 use jaxrs::data::{self, Corpus};
 use jaxrs::nn::{self, Embedding, GruCell, Linear};
 use jaxrs::optim::{self, GradientTransformation};
@@ -316,16 +316,7 @@ pub fn run(args: &Args, config: &Config) -> Report {
         sample
     );
 
-    if let Err(e) = plot_losses(&args.out.join("loss.png"), &summary.losses) {
-        eprintln!("loss curve not written: {e}");
-    }
-    let end_step = start_step + summary.steps as u64;
-    let state = TrainState {
-        params,
-        opt_state,
-        step: end_step,
-    };
-    save_checkpoint(args, &state).unwrap_or_else(|e| panic!("checkpoint: {e}"));
+    let end_step = write_outputs(args, &summary, params, opt_state, start_step).step;
     let loss_at = |i: Option<&(usize, f32)>| i.map_or(f32::NAN, |&(_, l)| l);
     Report {
         start_step,

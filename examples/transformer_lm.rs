@@ -21,7 +21,7 @@
 #[path = "common/harness.rs"]
 pub mod harness;
 
-use harness::{load_checkpoint, plot_losses, save_checkpoint, Args, Progress, TrainState};
+use harness::{load_checkpoint, write_outputs, Args, Progress, TrainState};
 use jaxrs::data::{self, Corpus};
 use jaxrs::nn::{self, Embedding, LayerNorm, Linear, MultiHeadAttention};
 use jaxrs::optim::{self, GradientTransformation, Mask};
@@ -425,15 +425,7 @@ pub fn run_on(corpus: &Corpus, args: &Args, config: &Config) -> Report {
         summary.samples_per_sec,
         train_step::jit_site().cache_misses()
     );
-    if let Err(e) = plot_losses(&args.out.join("loss.png"), &summary.losses) {
-        eprintln!("loss curve not written: {e}");
-    }
-    let state = TrainState {
-        params,
-        opt_state,
-        step: start_step + summary.steps as u64,
-    };
-    save_checkpoint(args, &state).unwrap_or_else(|e| panic!("checkpoint: {e}"));
+    let state = write_outputs(args, &summary, params, opt_state, start_step);
     let report = Report {
         start_step,
         losses: summary.losses,

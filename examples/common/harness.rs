@@ -440,6 +440,27 @@ pub fn save_checkpoint<P: Tree, O: Tree>(
     Ok(())
 }
 
+/// What a run leaves when it ends: its loss curve (`OUT/loss.png`; one that cannot be drawn is
+/// reported, not fatal) and a checkpoint of its state at the step reached; returns that state.
+pub fn write_outputs<P: Tree, O: Tree>(
+    args: &Args,
+    summary: &Summary,
+    params: P,
+    opt_state: O,
+    start_step: u64,
+) -> TrainState<P, O> {
+    if let Err(e) = plot_losses(&args.out.join("loss.png"), &summary.losses) {
+        eprintln!("loss curve not written: {e}");
+    }
+    let state = TrainState {
+        params,
+        opt_state,
+        step: start_step + summary.steps as u64,
+    };
+    save_checkpoint(args, &state).unwrap_or_else(|e| panic!("checkpoint: {e}"));
+    state
+}
+
 /// With `--resume`, the state saved in `OUT/checkpoint`, read into the structure, shapes and
 /// dtypes of `fresh` (exits with the reason if there is none or it does not fit); without,
 /// `fresh`.
@@ -521,14 +542,6 @@ pub fn train_classifier<P: Tree, O: Tree>(
     }
     let summary = progress.finish();
     let accuracies = (accuracy_on(&params, train), accuracy_on(&params, test));
-    if let Err(e) = plot_losses(&args.out.join("loss.png"), &summary.losses) {
-        eprintln!("loss curve not written: {e}");
-    }
-    let state = TrainState {
-        params,
-        opt_state,
-        step: start_step + summary.steps as u64,
-    };
-    save_checkpoint(args, &state).unwrap_or_else(|e| panic!("checkpoint: {e}"));
+    write_outputs(args, &summary, params, opt_state, start_step);
     Report::new(summary, start_step, accuracies, started)
 }
