@@ -30,18 +30,23 @@
 //! For finding why a row is behind: `JAXRS_TRAIN_STEP_CHILD=ROW:dump` with
 //! `JAXRS_TRAIN_STEP_DUMP=DIR` writes the StableHLO jit compiled (`train_step_jax.py --child
 //! ROW dump DIR` writes JAX's and its optimized HLO), and `JAXRS_TRAIN_STEP_PROGRAMS=a.mlir,b.mlir`
-//! compiles and times each file through jaxrs's plugin: both programs on one compiler.
+//! compiles and times each file through jaxrs's plugin, the files' rounds alternating: both
+//! programs on one compiler and one runtime. That includes the pmap row's: jaxrs's
+//! cross-replica program and JAX's SPMD one (`sdy.manual_computation` over 8 partitions) each
+//! run on 8 CPU devices, their donated state fed back step after step.
 
 #[path = "common/peer.rs"]
 mod peer;
 #[path = "common/train_models.rs"]
 mod train_models;
 
+use jaxrs::internals::pjrt::{Buffer, Client, CompileOptions, LoadedExecutable};
 use jaxrs::internals::{client, compile_options};
 use jaxrs::optim::GradientTransformation;
 use jaxrs::prelude::*;
-use jaxrs::{random, JitSite};
+use jaxrs::{random, JitSite, PmapSite};
 use std::process::Command;
+use std::sync::Arc;
 use std::time::Instant;
 use train_models::*;
 
@@ -51,8 +56,15 @@ struct Trainer<S, I> {
     state: Option<S>,
     inputs: I,
     step: fn(S, &I) -> (S, Array),
-    /// The jit site of the step; `None` for the pmap row.
-    site: Option<fn() -> &'static JitSite>,
+    /// Where the step's compiled programs are kept.
+    site: Site,
+}
+
+/// The compile cache of a row's step: a jit site, or the pmap row's pmap site.
+#[derive(Clone, Copy)]
+enum Site {
+    Jit(fn() -> &'static JitSite),
+    Pmap(fn() -> &'static PmapSite),
 }
 
 /// What the measurements need of a [`Trainer`], whatever its types.
@@ -63,6 +75,8 @@ trait Row {
     fn lower(&self) -> String;
     /// The StableHLO text jit compiled for the step (`None` for the pmap row).
     fn compiled_text(&self) -> Option<String>;
+    /// The StableHLO text compiled for the step, jitted or pmapped.
+    fn program_text(&self) -> Option<String>;
 }
 
 impl<S: Tree + Clone + 'static, I: Tree + Clone + 'static> Row for Trainer<S, I> {
@@ -83,7 +97,17 @@ impl<S: Tree + Clone + 'static, I: Tree + Clone + 'static> Row for Trainer<S, I>
     }
 
     fn compiled_text(&self) -> Option<String> {
-        self.site.and_then(|site| site().last_stablehlo())
+        match self.site {
+            Site::Jit(site) => site().last_stablehlo(),
+            Site::Pmap(_) => None,
+        }
+    }
+
+    fn program_text(&self) -> Option<String> {
+        match self.site {
+            Site::Jit(site) => site().last_stablehlo(),
+            Site::Pmap(site) => site().last_stablehlo(),
+        }
     }
 }
 
@@ -91,7 +115,7 @@ fn boxed<S: Tree + Clone + 'static, I: Tree + Clone + 'static>(
     state: S,
     inputs: I,
     step: fn(S, &I) -> (S, Array),
-    site: Option<fn() -> &'static JitSite>,
+    site: Site,
 ) -> Box<dyn Row> {
     Box::new(Trainer {
         state: Some(state),
@@ -112,7 +136,7 @@ fn mlp_row(sizes: &[usize], batch: usize) -> Box<dyn Row> {
             let (p, o, loss) = mlp_step(p, o, x, y);
             ((p, o), loss)
         },
-        Some(mlp_step::jit_site),
+        Site::Jit(mlp_step::jit_site),
     )
 }
 
@@ -127,7 +151,7 @@ fn cnn_row() -> Box<dyn Row> {
             let (p, o, loss) = cnn_step(p, o, x, y);
             ((p, o), loss)
         },
-        Some(cnn_step::jit_site),
+        Site::Jit(cnn_step::jit_site),
     )
 }
 
@@ -142,7 +166,7 @@ fn rnn_row() -> Box<dyn Row> {
             let (p, o, loss) = rnn_step(p, o, x, y);
             ((p, o), loss)
         },
-        Some(rnn_step::jit_site),
+        Site::Jit(rnn_step::jit_site),
     )
 }
 
@@ -169,7 +193,7 @@ fn transformer_row(compute: DType) -> Box<dyn Row> {
         (params, opt_state),
         token_batch(&kd, TF_BATCH, CONTEXT),
         step,
-        Some(transformer_step::jit_site),
+        Site::Jit(transformer_step::jit_site),
     )
 }
 
@@ -205,7 +229,7 @@ fn pmap_row() -> Box<dyn Row> {
             let (p, o, loss) = pmap_mlp_step(p, o, x, y);
             ((p, o), loss)
         },
-        None,
+        Site::Pmap(pmap_mlp_step::pmap_site),
     )
 }
 
@@ -302,7 +326,7 @@ fn child(name: &str, mode: &str) {
         // For comparing programs with JAX's: the StableHLO jit compiled, into the folder
         // `JAXRS_TRAIN_STEP_DUMP` names.
         let dir = std::env::var("JAXRS_TRAIN_STEP_DUMP").expect("JAXRS_TRAIN_STEP_DUMP");
-        let text = row.compiled_text().expect("a jitted row");
+        let text = row.program_text().expect("a compiled step");
         std::fs::write(format!("{dir}/{name}.jaxrs.mlir"), text).expect("write the dump");
         return;
     }
@@ -407,14 +431,35 @@ fn measure_first(spec: &Spec) -> Figures {
     figures
 }
 
-/// The argument types of a StableHLO module's `main`, as (dtype, shape).
-fn main_signature(text: &str) -> Vec<(DType, Vec<i64>)> {
+/// One argument of a StableHLO module's `main`: its type, and for an SPMD program which of
+/// its dimensions are split over the mesh.
+struct Argument {
+    dtype: DType,
+    shape: Vec<i64>,
+    split: Vec<bool>,
+    /// Marked donatable (`jax.buffer_donor`) or aliased to a result (`tf.aliasing_output`).
+    donor: bool,
+}
+
+/// `name = N` from a module's attributes (`mhlo.num_partitions = 8 : i32`), 1 if absent.
+fn module_count(text: &str, name: &str) -> usize {
+    let header = &text[..text.find('\n').unwrap_or(text.len())];
+    header
+        .split(&format!("{name} = "))
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .map_or(1, |n| n.parse().expect("a count"))
+}
+
+/// The arguments of a StableHLO module's `main`.
+fn main_arguments(text: &str) -> Vec<Argument> {
     let start = text.find("@main(").expect("a main function") + "@main(".len();
     let end = start + text[start..].find(") -> ").expect("main's results");
     text[start..end]
-        .split("tensor<")
+        .split("%arg")
         .skip(1)
-        .map(|t| {
+        .map(|arg| {
+            let t = &arg[arg.find("tensor<").expect("a tensor type") + "tensor<".len()..];
             let t = &t[..t.find('>').expect("a tensor type")];
             let mut parts: Vec<&str> = t.split('x').collect();
             let dtype = match parts.pop().expect("an element type") {
@@ -424,65 +469,177 @@ fn main_signature(text: &str) -> Vec<(DType, Vec<i64>)> {
                 "ui32" => DType::U32,
                 other => panic!("element type {other}"),
             };
-            let shape = parts.iter().map(|d| d.parse().expect("a dim")).collect();
-            (dtype, shape)
+            let shape: Vec<i64> = parts.iter().map(|d| d.parse().expect("a dim")).collect();
+            // `#sdy.sharding<@mesh, [{"d"}, {}]>`: a dimension with an axis name is split.
+            let split = match arg.split_once("sdy.sharding<@mesh, [") {
+                Some((_, dims)) => dims[..dims.find(']').expect("a dimension list")]
+                    .split(',')
+                    .map(|d| d.contains('"'))
+                    .collect(),
+                None => vec![false; shape.len()],
+            };
+            let donor = arg.contains("jax.buffer_donor") || arg.contains("tf.aliasing_output");
+            Argument {
+                dtype,
+                shape,
+                split,
+                donor,
+            }
         })
         .collect()
 }
 
-/// Compiles each StableHLO file of `paths` (comma-separated) with jit's options through this
-/// process's plugin and runs it on zeros, none of its inputs donated: the same compiler and
-/// runtime for jaxrs's program and JAX's (`--child ROW dump` on both sides writes them).
+/// Compiles each StableHLO file of `paths` (comma-separated) through this process's plugin
+/// with jit's options and runs it on zeros: the same compiler and runtime for jaxrs's program
+/// and JAX's (`--child ROW dump` on both sides writes them). A program over several devices
+/// (`mhlo.num_replicas`, as jaxrs's pmap; or `mhlo.num_partitions` with Shardy shardings, as
+/// JAX's pmap) runs on that many CPU devices. Its donated arguments are fed the matching
+/// leading results of the step before, as a training loop does.
 fn run_programs(paths: &str, steps: usize) {
+    let texts: Vec<(&str, String)> = paths
+        .split(',')
+        .map(|path| {
+            (
+                path,
+                std::fs::read_to_string(path).expect("a StableHLO file"),
+            )
+        })
+        .collect();
+    let devices_needed = texts
+        .iter()
+        .map(|(_, text)| {
+            module_count(text, "mhlo.num_partitions") * module_count(text, "mhlo.num_replicas")
+        })
+        .max()
+        .unwrap_or(1);
+    if devices_needed > 1 {
+        jaxrs::set_cpu_device_count(devices_needed).expect("CPU devices before the client");
+    }
     let client = client();
-    let device = &client.devices()[0];
-    for path in paths.split(',') {
-        let text = std::fs::read_to_string(path).expect("a StableHLO file");
+    let mut programs: Vec<Program> = texts
+        .iter()
+        .map(|(path, text)| Program::new(&client, path, text))
+        .collect();
+    for p in &mut programs {
+        p.step();
+        p.step();
+    }
+    // Rounds alternate between the programs, so that a change in the machine's load falls on
+    // all of them.
+    let mut best = vec![f64::INFINITY; programs.len()];
+    for _ in 0..3 {
+        for (p, best) in programs.iter_mut().zip(&mut best) {
+            let t = Instant::now();
+            for _ in 0..steps {
+                p.step();
+            }
+            *best = best.min(ms_since(t) / steps as f64);
+        }
+    }
+    for (p, best) in programs.iter().zip(best) {
+        println!(
+            "{}: compile {:.1} ms, run {best:.3} ms, {} YNN fusions",
+            p.path, p.compile_ms, p.ynn_fusions
+        );
+    }
+}
+
+/// A StableHLO file compiled by [`run_programs`], with its arguments on the devices.
+struct Program<'a> {
+    path: &'a str,
+    exe: LoadedExecutable,
+    /// `args[d][i]`: argument i on the executable's device d (its shard in an SPMD program).
+    args: Vec<Vec<Buffer>>,
+    /// The leading arguments that are donated, fed by the leading results of the step before.
+    donated: usize,
+    compile_ms: f64,
+    ynn_fusions: usize,
+}
+
+impl<'a> Program<'a> {
+    fn new(client: &Arc<Client>, path: &'a str, text: &str) -> Program<'a> {
+        let partitions = module_count(text, "mhlo.num_partitions");
+        let replicas = module_count(text, "mhlo.num_replicas");
+        let devices = &client.devices()[..partitions * replicas];
+        let base = compile_options();
+        let options = if partitions > 1 {
+            CompileOptions {
+                num_partitions: partitions as i64,
+                use_spmd_partitioning: true,
+                use_shardy_partitioner: true,
+                device_assignment: Some(vec![devices.iter().map(|d| i64::from(d.id())).collect()]),
+                ..base
+            }
+        } else {
+            CompileOptions {
+                num_replicas: replicas as i64,
+                device_assignment: Some(devices.iter().map(|d| vec![i64::from(d.id())]).collect()),
+                ..base
+            }
+        };
         let t = Instant::now();
-        let exe = client
-            .compile(&text, &compile_options())
-            .expect("XLA compiles it");
+        let exe = client.compile(text, &options).expect("XLA compiles it");
         let compile_ms = ms_since(t);
         // XLA's CPU backend hands dots and reductions to YNNPACK in "__ynn_fusion" kernels.
         let optimized = exe
             .optimized_program()
             .map(|(_, bytes)| bytes)
             .unwrap_or_default();
-        let ynn = optimized
+        let ynn_fusions = optimized
             .windows(12)
             .filter(|w| w == b"__ynn_fusion")
             .count();
         if std::env::var_os("JAXRS_TRAIN_STEP_KEEP_OPTIMIZED").is_some() {
             std::fs::write(format!("{path}.optimized.pb"), &optimized).expect("write");
         }
-        let args: Vec<_> = main_signature(&text)
+        let arguments = main_arguments(text);
+        let args = exe
+            .devices()
             .iter()
-            .map(|(dtype, shape)| {
-                let bytes =
-                    vec![0u8; shape.iter().product::<i64>() as usize * dtype.size_in_bytes()];
-                client
-                    .buffer_from_host(&bytes, *dtype, shape, device)
-                    .expect("upload")
+            .map(|device| {
+                arguments
+                    .iter()
+                    .map(|a| {
+                        let shard: Vec<i64> = a
+                            .shape
+                            .iter()
+                            .zip(&a.split)
+                            .map(|(&n, &split)| if split { n / partitions as i64 } else { n })
+                            .collect();
+                        let size = shard.iter().product::<i64>() as usize * a.dtype.size_in_bytes();
+                        client
+                            .buffer_from_host(&vec![0u8; size], a.dtype, &shard, device)
+                            .expect("upload")
+                    })
+                    .collect()
             })
             .collect();
-        let keep: Vec<i64> = (0..args.len() as i64).collect();
-        let run = || {
-            let out = exe.execute(&[args.iter().collect()], &keep).expect("run");
-            for b in &out[0] {
-                b.block_until_ready().expect("await");
-            }
-        };
-        run();
-        run();
-        let mut best = f64::INFINITY;
-        for _ in 0..3 {
-            let t = Instant::now();
-            for _ in 0..steps {
-                run();
-            }
-            best = best.min(ms_since(t) / steps as f64);
+        Program {
+            path,
+            exe,
+            args,
+            donated: arguments.iter().take_while(|a| a.donor).count(),
+            compile_ms,
+            ynn_fusions,
         }
-        println!("{path}: compile {compile_ms:.1} ms, run {best:.3} ms, {ynn} YNN fusions");
+    }
+
+    /// One step, its last result (the loss) read back from the first device, as the training
+    /// loops read one scalar per step.
+    fn step(&mut self) {
+        let lists: Vec<Vec<&Buffer>> = self.args.iter().map(|l| l.iter().collect()).collect();
+        let outs = self.exe.execute(&lists, &[]).expect("run");
+        for (d, (list, mut out)) in self.args.iter_mut().zip(outs).enumerate() {
+            let loss = out.last().expect("a result");
+            if d == 0 {
+                let mut bytes = vec![0u8; loss.dtype().size_in_bytes()];
+                loss.copy_to_host(&mut bytes).expect("read the loss");
+            }
+            let kept = list.split_off(self.donated);
+            out.truncate(self.donated);
+            *list = out;
+            list.extend(kept);
+        }
     }
 }
 

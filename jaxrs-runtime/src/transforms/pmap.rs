@@ -153,6 +153,22 @@ impl PmapSite {
         self.cache().last_miss_explanation()
     }
 
+    /// The StableHLO module of the most recently compiled specialisation, as XLA received it:
+    /// one replica's program (`mhlo.num_replicas` = the device count), its collectives over
+    /// the replicas.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let f = pmap(|x: Array| x.sin());
+    /// let n = jaxrs::local_device_count();
+    /// let _: Array = f.call(Array::zeros(&[n, 3], DType::F32));
+    /// assert!(f.site().last_stablehlo().unwrap().contains("stablehlo.sine"));
+    /// ```
+    pub fn last_stablehlo(&self) -> Option<String> {
+        self.cache().last_entry().map(|e| e.text.clone())
+    }
+
     /// The compiled memory statistics of the most recently compiled specialisation (per
     /// device: one replica's arguments, outputs and aliased bytes).
     pub fn last_compiled_memory_stats(&self) -> Option<crate::pjrt::MemoryStats> {
@@ -244,6 +260,8 @@ struct Entry {
     out_def: TreeDef,
     out_avals: Vec<Aval>,
     out_shardings: Vec<Sharding>,
+    /// The StableHLO module XLA compiled (one replica's program).
+    text: String,
 }
 
 impl Entry {
@@ -738,6 +756,7 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         out_def,
         out_avals,
         out_shardings,
+        text,
     };
     cache.record_miss("jaxrs::pmap", explanation, entry)
 }
