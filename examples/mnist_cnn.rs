@@ -125,14 +125,7 @@ fn accuracy_on(params: &Cnn, set: &ImageSet, dtype: DType) -> f32 {
 /// Trains as `args` says and saves the checkpoint; returns what the run measured.
 pub fn run(args: &Args) -> Report {
     let path = args.data_path(jaxrs::data::MNIST_5K);
-    let (train, test) = mnist::load(&path);
-    println!(
-        "MNIST: {} digits from {} ({} train, {} held out)",
-        train.len() + test.len(),
-        path.display(),
-        train.len(),
-        test.len()
-    );
+    let (train, test) = mnist::load_announced(&path, "");
     let [init_key, data_key] = random::split_n::<2>(&random::key(0));
     let params = Cnn::init(&init_key, args.dtype);
     let fresh = TrainState {

@@ -89,17 +89,12 @@ fn first_replica(params: &Mlp) -> Mlp {
 fn main() -> jaxrs::Result<()> {
     jaxrs::set_cpu_device_count(DEVICES)?;
     let path = mnist::data_path();
-    let (train, test) = mnist::load(&path);
-    let n = train.len() + test.len();
-    let [init_key, data_key] = random::split_n::<2>(&random::key(0));
     let global_batch = DEVICES * LOCAL_BATCH;
-    println!(
-        "MNIST: {n} digits from {} ({} train, {} test); global batch {global_batch} split over \
-         {DEVICES} CPU devices",
-        path.display(),
-        train.len(),
-        test.len()
+    let (train, test) = mnist::load_announced(
+        &path,
+        &format!("; global batch {global_batch} split over {DEVICES} CPU devices"),
     );
+    let [init_key, data_key] = random::split_n::<2>(&random::key(0));
     let (test_x, test_y) = test.arrays();
 
     // He-initialised weights (the ReLU layer) and LeCun ones (the logits), zero biases.

@@ -26,3 +26,17 @@ pub fn load(path: &Path) -> (ImageSet, ImageSet) {
     let digits = jaxrs::data::read_mnist(path).unwrap_or_else(|e| panic!("{e}"));
     digits.split(TRAIN)
 }
+
+/// [`load`], then says what was read: `MNIST: 5000 digits from PATH (4500 train, 500 held
+/// out)`, followed by `detail` where given.
+pub fn load_announced(path: &Path, detail: &str) -> (ImageSet, ImageSet) {
+    let (train, test) = load(path);
+    println!(
+        "MNIST: {} digits from {} ({} train, {} held out){detail}",
+        train.len() + test.len(),
+        path.display(),
+        train.len(),
+        test.len()
+    );
+    (train, test)
+}
