@@ -81,7 +81,7 @@
 //!   device, XLA's collectives); a jit given sharded arrays runs SPMD over their mesh. Bare
 //!   [`P!`] specs refer to the mesh in scope ([`Mesh::enter`], JAX's `with mesh:`);
 //!   [`with_sharding_constraint`] pins a value's layout inside. An eager op on a sharded
-//!   array gathers it onto one device first.
+//!   array runs SPMD over its mesh too, its result staying sharded.
 //! - **Many processes**: [`distributed::initialize`] (as `jax.distributed.initialize`) and the
 //!   coordination store [`distributed::KeyValueStore`].
 //! - **Looking inside**: [`make_jaxpr`] (the IR), [`stablehlo`] (the program XLA compiles,

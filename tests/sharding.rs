@@ -1,7 +1,8 @@
 //! Devices, meshes, partition specs and `device_put` on 8 CPU devices: shard layouts against
 //! JAX 0.10.2 (`tests/golden/sharding.json`, made by `tests/golden/gen_sharding.py`), round
-//! trips, every error message, and operations on sharded inputs (eager ops gather onto one
-//! device, jit runs SPMD over the inputs' mesh; both must give the values of unsharded inputs).
+//! trips, every error message, and operations on sharded inputs (eager ops and jit run SPMD
+//! over the inputs' mesh, their results staying sharded; both must give the values of
+//! unsharded inputs).
 //!
 //! Every test first asks for 8 CPU devices from code: the first to run creates the client,
 //! the others find it with the same count.
@@ -463,9 +464,13 @@ fn ops_on_sharded_inputs_give_the_unsharded_values() {
     assert_eq!(xs.to_vec::<f32>(), x.to_vec::<f32>());
 
     // Transformations see the values.
+    // (grad runs its ops eagerly on the sharded arrays: SPMD, with the partial sums of the
+    // partitioned contraction added in another order, as in JAX.)
     let g = grad(|w: Array| xs.matmul(&w).tanh().sum(None, false))(ws.clone());
     let g_plain = grad(|w: Array| x.matmul(&w).tanh().sum(None, false))(w.clone());
-    assert_eq!(g.to_vec::<f32>(), g_plain.to_vec::<f32>());
+    for (a, b) in g.to_vec::<f32>().iter().zip(g_plain.to_vec::<f32>()) {
+        assert!((a - b).abs() <= 1e-6 * b.abs().max(1.0), "{a} vs {b}");
+    }
     let rows = vmap(|r: Array| r.sum(None, false), 0, 0)(xs.clone());
     assert_eq!(rows.to_vec::<f32>(), x.sum(Some(1), false).to_vec::<f32>());
 }
@@ -547,4 +552,69 @@ fn sharded_reads_gather_every_dtype_in_row_major_order() {
     // A sharded scalar-sized read.
     let one = device_put(&iota(&[1, 1]), named(&mesh, P![None, None]));
     assert_eq!(one.item::<f32>(), 0.0);
+}
+
+#[test]
+fn eager_ops_on_sharded_arrays_run_over_their_mesh_and_stay_sharded() {
+    let devices = eight();
+    let mesh = mesh_2x4();
+    let x = iota(&[4, 8]);
+    let rows = named(&mesh, P!["dp", None]);
+    let xs = device_put(&x, rows.clone());
+
+    // Elementwise: the result lies as its operand does (JAX: `(xs + 1).sharding == xs.sharding`),
+    // each shard computed on its own device.
+    let y = &xs * 2.0 + 1.0;
+    assert_eq!(y.sharding(), Some(&Sharding::Named(rows.clone())));
+    assert_eq!(y.to_vec::<f32>(), (&x * 2.0 + 1.0).to_vec::<f32>());
+    for (shard, piece) in y.addressable_shards().iter().zip(xs.addressable_shards()) {
+        assert_eq!(shard.device, piece.device);
+        let want: Vec<f32> = piece
+            .data
+            .to_vec::<f32>()
+            .iter()
+            .map(|v| v * 2.0 + 1.0)
+            .collect();
+        assert_eq!(shard.data.to_vec::<f32>(), want);
+    }
+
+    // A plain operand (on device 0) and a replicated one are replicated over the mesh.
+    let plain = Array::ones(&[4, 8], DType::F32);
+    let z = &xs + &plain;
+    assert_eq!(z.sharding(), Some(&Sharding::Named(rows.clone())));
+    assert_eq!(z.to_vec::<f32>(), (&x + 1.0).to_vec::<f32>());
+    let r = device_put(&plain, Sharding::Replicated(devices[2..5].to_vec()));
+    assert_eq!((&r - &xs).to_vec::<f32>(), (&plain - &x).to_vec::<f32>());
+
+    // A reduction over the split axis: the values of the whole, the result on the mesh.
+    let total = xs.sum(Some(0), false);
+    assert_eq!(total.to_vec::<f32>(), x.sum(Some(0), false).to_vec::<f32>());
+    match total.sharding() {
+        Some(Sharding::Named(n)) => assert_eq!(n.mesh(), &mesh),
+        other => panic!("not on the mesh: {other:?}"),
+    }
+    assert_eq!(xs.max(None, false).item::<f32>(), 31.0);
+
+    // Shape ops and a contraction.
+    let w = device_put(&(iota(&[8, 4]) / 8.0), named(&mesh, P![None, "mp"]));
+    let xw = xs.matmul(&w);
+    let want = x.matmul(&(iota(&[8, 4]) / 8.0)).to_vec::<f32>();
+    for (a, b) in xw.to_vec::<f32>().iter().zip(&want) {
+        assert!((a - b).abs() <= 1e-5 * b.abs().max(1.0), "{a} vs {b}");
+    }
+    assert_eq!(
+        xs.transpose([1, 0]).to_vec::<f32>(),
+        x.transpose([1, 0]).to_vec::<f32>()
+    );
+
+    // Operands on two meshes are a mistake, named as such.
+    let other = Mesh::new(&devices, &[8], &["all"]).unwrap();
+    let xo = device_put(&x, named(&other, P![None, "all"]));
+    let err = catch_unwind(AssertUnwindSafe(|| &xs + &xo)).expect_err("two meshes");
+    let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(msg.contains("`add`: one operand lies on"), "{msg}");
+    assert!(
+        msg.contains("device_put one of them onto the other's mesh"),
+        "{msg}"
+    );
 }

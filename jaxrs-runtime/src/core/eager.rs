@@ -1,12 +1,15 @@
 //! Eager execution: outside any trace, each primitive runs through a cached single-op
-//! executable, keyed by its StableHLO text.
+//! executable, keyed by its StableHLO text. On operands sharded over a mesh it runs SPMD over
+//! that mesh, as JAX does, and its results stay sharded.
 
 use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::client::fail;
 use crate::core::ir::{Atom, Eqn, Jaxpr};
-use crate::core::lower::{lower_jaxpr, LowerOptions};
+use crate::core::lower::{lower_jaxpr, LowerOptions, Spmd};
 use crate::core::primitive::Prim;
+use crate::core::sharding::{Mesh, NamedSharding, PartitionSpec, Sharding};
+use crate::core::spmd::SpmdProgram;
 use crate::core::trace::Operand;
 use crate::pjrt::{Buffer, LoadedExecutable};
 use std::collections::HashMap;
@@ -76,6 +79,9 @@ pub(crate) fn execute(
         loc: Location::caller(),
     });
     let bf16_dots_in_f32 = crate::core::client::bf16_dots_in_f32();
+    if let Some(mesh) = operands_mesh(prim, &held) {
+        return execute_spmd(prim, &jaxpr, held, mesh, out_avals, bf16_dots_in_f32);
+    }
     // Lowering the one-op program to text took a quarter of an eager call: a key made of the
     // primitive's parameters and the types finds a program already compiled without it.
     let key = prim.eager_key().map(|p| {
@@ -99,8 +105,8 @@ pub(crate) fn execute(
         }
     };
     let device = exe.devices()[0];
-    // An eager op runs on one device (only jit runs SPMD over a mesh), so inputs laid out
-    // otherwise are gathered onto it first.
+    // No operand is sharded over a mesh: the op runs on one device, and an operand copied
+    // whole onto several devices is read from this one.
     let placed: Vec<_> = held.iter().map(|a| a.on_device(device)).collect();
     let args: Vec<&Buffer> = placed
         .iter()
@@ -112,4 +118,89 @@ pub(crate) fn execute(
         .zip(out_avals)
         .map(|(b, a)| Array::from_buffer(b, a.clone(), device))
         .collect()
+}
+
+/// The mesh an eager operation runs over: the one its sharded operands lie on (`None` when
+/// none is sharded over a mesh).
+fn operands_mesh(prim: &Prim, operands: &[Array]) -> Option<Mesh> {
+    let mut meshes = operands
+        .iter()
+        .filter_map(|a| match &a.concrete(prim.name()).sharding {
+            Sharding::Named(n) => Some(n.mesh()),
+            _ => None,
+        });
+    let first = meshes.next()?;
+    if let Some(other) = meshes.find(|m| *m != first) {
+        panic!(
+            "`{}`: one operand lies on {first:?} and another on {other:?}; an operation runs \
+             on one mesh (device_put one of them onto the other's mesh)",
+            prim.name()
+        );
+    }
+    Some(first.clone())
+}
+
+/// The SPMD executables of eager operations on sharded operands, by their StableHLO text
+/// (which holds the operands' shardings); poisoning is ignored as for [`cache`].
+type SpmdCache = HashMap<String, Arc<(LoadedExecutable, SpmdProgram)>>;
+
+fn spmd_cache() -> MutexGuard<'static, SpmdCache> {
+    static CACHE: OnceLock<Mutex<SpmdCache>> = OnceLock::new();
+    CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Runs one primitive SPMD over `mesh`, as JAX runs an operation on sharded arrays: each
+/// sharded operand stays as it lies, any other is replicated over the mesh, and the results
+/// lie where XLA's sharding propagation puts them (an elementwise op keeps its operand's
+/// sharding) rather than being gathered onto one device.
+fn execute_spmd(
+    prim: &Prim,
+    jaxpr: &Jaxpr,
+    operands: Vec<Array>,
+    mesh: Mesh,
+    out_avals: &[Aval],
+    bf16_dots_in_f32: bool,
+) -> Vec<Array> {
+    let replicated = NamedSharding::new(mesh.clone(), PartitionSpec::default())
+        .expect("an empty spec fits every mesh");
+    let ins: Vec<NamedSharding> = operands
+        .iter()
+        .map(|a| match &a.concrete(prim.name()).sharding {
+            Sharding::Named(n) => n.clone(),
+            _ => replicated.clone(),
+        })
+        .collect();
+    let lower = |spmd: Spmd| {
+        let options = LowerOptions {
+            spmd: Some(spmd),
+            bf16_dots_in_f32,
+            ..LowerOptions::default()
+        };
+        (lower_jaxpr(jaxpr, &options), options)
+    };
+    let unplaced = vec![None; out_avals.len()];
+    let (key, _) = lower(Spmd {
+        mesh: mesh.clone(),
+        in_specs: ins.iter().map(|s| s.spec().clone()).collect(),
+        out_specs: vec![None; out_avals.len()],
+    });
+    let cached = spmd_cache().get(&key).cloned();
+    let compiled = cached.unwrap_or_else(|| {
+        let what = format!("eager `{}`", prim.name());
+        let (_, exe, program) =
+            crate::core::spmd::compile(&what, mesh, ins, unplaced, out_avals, |spmd| {
+                let (text, options) = lower(spmd);
+                let (exe, _) =
+                    crate::core::compile_cache::compile(&what, &text, &options.compile_options())
+                        .unwrap_or_else(|e| fail(e));
+                (text, exe)
+            });
+        let compiled = Arc::new((exe, program));
+        spmd_cache().entry(key).or_insert(compiled).clone()
+    });
+    let (exe, program) = &*compiled;
+    program.run(exe, operands, |_| Vec::new(), out_avals)
 }

@@ -22,4 +22,5 @@ pub mod lower;
 pub mod primitive;
 pub(crate) mod print;
 pub mod sharding;
+pub(crate) mod spmd;
 pub mod trace;

@@ -8,9 +8,10 @@
 //! device, in the mesh's row-major device order.
 //!
 //! A `jit` with shardings, or given arrays with named shardings, runs one SPMD program over
-//! their mesh (pjit, `transforms/jit.rs`). An eager op, and a `jit` whose arguments name no
-//! mesh, run on one device: an input laid out any other way is first gathered onto that device
-//! ([`Array::on_device`]). That is correct, not fast.
+//! their mesh (pjit, `transforms/jit.rs`), and so does an eager op on such arrays
+//! (`core/eager.rs`; both through `core/spmd.rs`). An eager op or a `jit` whose arguments name
+//! no mesh runs on one device: an input laid out any other way is first read onto that device
+//! ([`Array::on_device`]).
 
 use crate::aval::Aval;
 use crate::core::array::{Array, Concrete, Repr};
@@ -718,8 +719,7 @@ pub struct Shard {
 /// [`Error::Sharding`].
 ///
 /// A `jit` given arrays with named shardings runs SPMD over their mesh and keeps its results
-/// sharded (pjit); an eager op given a sharded or replicated array first gathers it onto one
-/// device and computes there.
+/// sharded (pjit), and so does an eager op (`&xs + 1.0` keeps `xs`'s sharding).
 ///
 /// ```
 /// use jaxrs::prelude::*;

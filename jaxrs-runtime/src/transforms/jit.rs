@@ -14,9 +14,10 @@ use crate::core::lower::{lower_jaxpr, LowerOptions, Spmd};
 use crate::core::sharding::{
     collect_traced_meshes, try_device_put, Mesh, NamedSharding, PartitionSpec, Sharding, Shardings,
 };
+use crate::core::spmd::SpmdProgram;
 use crate::core::trace::is_tracing;
 use crate::error::Error;
-use crate::pjrt::{Buffer, LoadedExecutable, OpSharding};
+use crate::pjrt::{Buffer, LoadedExecutable};
 use crate::prims::sharding::{shardings_per_leaf, with_sharding_constraint};
 use crate::transforms::traced::{rebuild, trace_tree};
 use crate::tree::{leaf_paths, static_diffs, Tree, TreeDef};
@@ -502,7 +503,7 @@ struct Entry {
     /// How the call asked its arguments and results to lie (`None`: a single-device call).
     layout: Option<Layout>,
     /// How the compiled program lies on its mesh (`None`: it runs on one device).
-    program: Option<Program>,
+    program: Option<SpmdProgram>,
     exe: LoadedExecutable,
     consts: Vec<Array>,
     out_def: TreeDef,
@@ -538,17 +539,6 @@ struct Layout {
     ins: Vec<Option<NamedSharding>>,
     /// `out_shardings`, bare specs resolved against the mesh.
     out: Shardings,
-}
-
-/// An SPMD program's placement: how each argument and result of `main` lies on the mesh.
-struct Program {
-    mesh: Mesh,
-    /// Per argument (constants first, then the leaves).
-    ins: Vec<NamedSharding>,
-    outs: Vec<NamedSharding>,
-    /// For each of the executable's devices (its argument lists' order), the position of
-    /// that device in the mesh (the order of an array's buffers).
-    mesh_pos: Vec<usize>,
 }
 
 /// The state behind a [`JitSite`].
@@ -820,62 +810,16 @@ fn run_on_one_device(
 fn run_spmd(
     site: &JitSite,
     entry: &Entry,
-    program: &Program,
+    program: &SpmdProgram,
     leaves: Vec<Array>,
     num_donated: usize,
 ) -> Vec<Array> {
-    let placed: Vec<Cow<'_, Array>> = entry
-        .consts
-        .iter()
-        .chain(&leaves)
-        .zip(&program.ins)
-        .map(|(a, s)| {
-            if a.is_laid_out_as(s) {
-                Cow::Borrowed(a)
-            } else {
-                Cow::Owned(try_device_put(a, s.clone()).unwrap_or_else(|e| fail(e)))
-            }
-        })
-        .collect();
-    let args: Vec<Vec<&Buffer>> = program
-        .mesh_pos
-        .iter()
-        .map(|&m| {
-            placed
-                .iter()
-                .map(|a| &*a.concrete("jit").buffers[m])
-                .collect()
-        })
-        .collect();
-    let keep_alive = undonatable(site, entry, &placed, num_donated);
-    let outs = entry
-        .exe
-        .execute(&args, &keep_alive)
-        .unwrap_or_else(|e| fail(e));
-    drop(args);
-    drop(placed);
-    drop(leaves);
-    let size = program.mesh.size();
-    let mut per_output: Vec<Vec<Option<Buffer>>> = (0..entry.out_avals.len())
-        .map(|_| (0..size).map(|_| None).collect())
-        .collect();
-    for (row, &m) in outs.into_iter().zip(&program.mesh_pos) {
-        for (j, b) in row.into_iter().enumerate() {
-            per_output[j][m] = Some(b);
-        }
-    }
-    per_output
-        .into_iter()
-        .zip(&entry.out_avals)
-        .zip(&program.outs)
-        .map(|((buffers, aval), sharding)| {
-            let buffers = buffers
-                .into_iter()
-                .map(|b| b.expect("every device returns every output"))
-                .collect();
-            Array::from_shards(buffers, aval.clone(), Sharding::Named(sharding.clone()))
-        })
-        .collect()
+    program.run(
+        &entry.exe,
+        entry.consts.iter().cloned().chain(leaves),
+        |placed| undonatable(site, entry, placed, num_donated),
+        &entry.out_avals,
+    )
 }
 
 /// The argument indices (constants first) of donated leaves that another array still reads
@@ -1210,64 +1154,17 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         cache.count_lookup(lookup);
         (text, exe)
     };
-    let spmd = |mesh: &Mesh, ins: &[NamedSharding], outs: &[Option<NamedSharding>]| Spmd {
-        mesh: mesh.clone(),
-        in_specs: ins.iter().map(|s| s.spec().clone()).collect(),
-        out_specs: outs
-            .iter()
-            .map(|s| s.as_ref().map(|s| s.spec().clone()))
-            .collect(),
-    };
     let (text, exe, program) = match program {
         None => {
             let (text, exe) = lower(None);
             (text, exe, None)
         }
         Some((mesh, ins, given)) => {
-            let (mut text, mut exe) = lower(Some(spmd(&mesh, &ins, &given)));
-            // Results nobody gave a sharding lie as XLA's propagation chose, as in JAX.
-            let mut outs = given.clone();
-            if given.iter().any(Option::is_none) {
-                let chosen = propagated_out_shardings(&exe, &mesh, &out_avals);
-                for (o, c) in outs.iter_mut().zip(chosen) {
-                    if o.is_none() {
-                        *o = c;
-                    }
-                }
-                if outs.iter().any(Option::is_none) {
-                    // What XLA chose is no partition spec over this mesh (or could not be
-                    // read): pin those results replicated and compile again.
-                    log::debug!(
-                        target: "jaxrs::jit",
-                        "jit `{}`: an output sharding XLA chose is not a spec over {mesh}; \
-                         replicating those results",
-                        site.name()
-                    );
-                    let replicated = NamedSharding::new(mesh.clone(), PartitionSpec::default())
-                        .expect("an empty spec fits every mesh");
-                    for o in &mut outs {
-                        o.get_or_insert_with(|| replicated.clone());
-                    }
-                    (text, exe) = lower(Some(spmd(&mesh, &ins, &outs)));
-                }
-            }
-            let mesh_pos = exe
-                .devices()
-                .iter()
-                .map(|d| {
-                    mesh.devices()
-                        .iter()
-                        .position(|m| m == d)
-                        .expect("the program runs on its mesh's devices")
-                })
-                .collect();
-            let outs = outs.into_iter().map(|o| o.expect("filled above")).collect();
-            let program = Program {
-                mesh,
-                ins,
-                outs,
-                mesh_pos,
-            };
+            let what = format!("jit `{}`", site.name());
+            let (text, exe, program) =
+                crate::core::spmd::compile(&what, mesh, ins, given, &out_avals, |spmd| {
+                    lower(Some(spmd))
+                });
             (text, exe, Some(program))
         }
     };
@@ -1345,26 +1242,6 @@ fn explain_miss<S: StaticArgs>(
         why = "; no difference from the last specialisation (evicted or raced)".into();
     }
     format!("{head} because{}", &why[1..])
-}
-
-/// The sharding XLA's partitioner gave each result of `exe`, as a NamedSharding over `mesh`
-/// (`None` for one that is not a partition spec over it, or when the program cannot be read).
-fn propagated_out_shardings(
-    exe: &LoadedExecutable,
-    mesh: &Mesh,
-    out_avals: &[Aval],
-) -> Vec<Option<NamedSharding>> {
-    let ops = match exe.output_sharding() {
-        Some(OpSharding::Tuple(ops)) if ops.len() == out_avals.len() => ops,
-        Some(op) if out_avals.len() == 1 => vec![op],
-        // A replicated tuple: every result replicated.
-        Some(OpSharding::Replicated) => vec![OpSharding::Replicated; out_avals.len()],
-        _ => return vec![None; out_avals.len()],
-    };
-    ops.iter()
-        .zip(out_avals)
-        .map(|(op, aval)| NamedSharding::from_op_sharding(mesh, aval.rank(), op))
-        .collect()
 }
 
 /// Appends how the shardings changed: per argument leaf whose sharding changed, then the
