@@ -4,10 +4,6 @@
 //! read-back of a ready array: `item()` of an f32 scalar and `to_vec()` of an f32[1000], beside
 //! JAX's `float(x)` and `np.asarray(x)`.
 //!
-//! pmap: µs per cached call + await of a pmapped `x + 1` and of a `pmean` with one result
-//! (`out_axes = None`) over 8 CPU devices, in a fresh process of each side (the device count
-//! is fixed when the client is created), beside JAX's `jax.pmap`.
-//!
 //! Start-up: the time from `main` to a usable client (`jaxrs::devices()`), with its breakdown,
 //! measured in fresh child processes, beside the floor (`dlopen` of the plugin alone, in its
 //! own process) and JAX's `import jax` and `jax.devices()`.
@@ -22,7 +18,7 @@ mod peer;
 
 use criterion::{criterion_group, Criterion};
 use jaxrs::internals::pjrt::{default_client, Buffer, CompileOptions, LoadedExecutable};
-use jaxrs::{jit, pmap, pmean, Array, DType};
+use jaxrs::{jit, Array, DType};
 use std::hint::black_box;
 use std::process::Command;
 use std::time::Instant;
@@ -336,64 +332,10 @@ fn main() {
     match std::env::var(STARTUP_CHILD).as_deref() {
         Ok("jaxrs") => return startup_child(),
         Ok("dlopen") => return dlopen_child(),
-        Ok("pmap") => return pmap_child(),
         _ => {}
     }
     benches();
     Criterion::default().configure_from_args().final_summary();
     ratios();
-    pmap_dispatch();
     startup();
-}
-
-/// Calls per round of the pmap rows (a call over 8 devices takes about 100 µs).
-const PMAP_CALLS: usize = 2000;
-
-/// A child over 8 CPU devices: µs per pmap call + await, `x + 1` and `pmean`.
-fn pmap_child() {
-    jaxrs::set_cpu_device_count(8).expect("CPU devices before the client");
-    let add = pmap(|x: Array| &x + 1.0).axis_name("d");
-    let mean = pmap(|x: Array| pmean(&x, "d"))
-        .axis_name("d")
-        .out_axes(None::<i64>);
-    let x: Array = pmap(|x: Array| x).call(Array::zeros(&[8, 4], DType::F32));
-    println!("pmap_add_us: {:.3}", pmap_call_us(&add, &x));
-    println!("pmap_pmean_us: {:.3}", pmap_call_us(&mean, &x));
-}
-
-/// µs per call + await of `f` on `x`, after a first (compiling) call.
-fn pmap_call_us(f: &jaxrs::Pmapped<impl Fn(Array) -> Array>, x: &Array) -> f64 {
-    let call = || {
-        let y: Array = f.call(x.clone());
-        y.block_until_ready().expect("await");
-    };
-    call();
-    peer::best_us(5, PMAP_CALLS, call)
-}
-
-fn pmap_dispatch() {
-    let rounds = 3;
-    let (mut ours, mut jax) = (vec![], vec![]);
-    for _ in 0..rounds {
-        ours.push(child_figures("pmap"));
-        jax.push(peer::jax_figures(
-            "dispatch_jax.py",
-            &["pmap".into(), PMAP_CALLS.to_string()],
-        ));
-    }
-    println!(
-        "\npmap dispatch, 8 CPU devices (fresh processes, best of {rounds}, µs per call + await):"
-    );
-    for (what, name) in [("x + 1", "add"), ("pmean, out_axes None", "pmean")] {
-        let Some((mine, _)) = summarize(&ours, &format!("pmap_{name}_us")) else {
-            continue;
-        };
-        match summarize(&jax, &format!("jax_pmap_{name}_us")) {
-            Some((theirs, _)) => println!(
-                "  {what:<22} jaxrs {mine:8.2}   JAX 0.10.2 {theirs:8.2}   jaxrs is {:.2}x faster",
-                theirs / mine
-            ),
-            None => println!("  {what:<22} jaxrs {mine:8.2}   JAX: not measured"),
-        }
-    }
 }

@@ -34,32 +34,6 @@ if __name__ == "__main__" and sys.argv[1:2] == ["dlopen"]:
     print(f"jax_dlopen_alone_ms: {(time.perf_counter() - _start) * 1e3:.3f}")
     sys.exit(0)
 
-if __name__ == "__main__" and sys.argv[1:2] == ["pmap"]:
-    # pmap dispatch over 8 CPU devices, in its own process (the device count is fixed when
-    # JAX creates its client): `x + 1` mapped, and `pmean` with one result for all devices.
-    import os
-
-    os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
-    os.environ["JAX_PLATFORMS"] = "cpu"
-    import jax
-    import jax.numpy as jnp
-
-    _calls = int(sys.argv[2])
-    _x = jax.pmap(lambda v: v)(jnp.zeros((8, 4), jnp.float32))
-    for _name, _f in (
-        ("add", jax.pmap(lambda v: v + 1.0, axis_name="d")),
-        ("pmean", jax.pmap(lambda v: jax.lax.pmean(v, "d"), axis_name="d", out_axes=None)),
-    ):
-        _f(_x).block_until_ready()
-        _best = float("inf")
-        for _ in range(5):
-            _t0 = time.perf_counter()
-            for _ in range(_calls):
-                _f(_x).block_until_ready()
-            _best = min(_best, (time.perf_counter() - _t0) / _calls * 1e6)
-        print(f"jax_pmap_{_name}_us: {_best:.3f}")
-    sys.exit(0)
-
 import jax
 import jax.numpy as jnp
 import numpy as np
