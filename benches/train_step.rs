@@ -34,6 +34,8 @@
 //! programs on one compiler and one runtime. That includes the pmap row's: jaxrs's
 //! cross-replica program and JAX's SPMD one (`sdy.manual_computation` over 8 partitions) each
 //! run on 8 CPU devices, their donated state fed back step after step.
+//! `benches/peer/run_programs_jax.py a.mlir,b.mlir` runs the same files through jaxlib's own
+//! runtime: each side's program on each side's runtime tells the programs from the runtimes.
 
 #[path = "common/peer.rs"]
 mod peer;
