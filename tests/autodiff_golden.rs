@@ -318,7 +318,13 @@ const SHAPE: &[&str] = &[
     "slice",
     "pad",
 ];
-const INDEX: &[&str] = &["dynamic_slice", "dynamic_update_slice", "take", "astype"];
+const INDEX: &[&str] = &[
+    "dynamic_slice",
+    "dynamic_update_slice",
+    "take",
+    "take_along_axis",
+    "astype",
+];
 const NUMERIC: &[&str] = &[
     "softplus",
     "logaddexp",

@@ -234,6 +234,24 @@ fn indexing_ops() {
         x.take(&idx, 0).sin()
     });
     shaped("take axis 1", &[3, 4], |x| x.take(&idx, 1).sin());
+    for (axis, idx) in [
+        (
+            0,
+            Array::from_vec(vec![1i32, -2, 0, 1, 1, 0, -1, 0], &[2, 4]),
+        ),
+        (1, Array::from_vec(vec![2i32, 0, 2, -1, 1, 1], &[3, 2])),
+        (-1, Array::from_vec(vec![3i32, 3, 0, -1, -4, 2], &[3, 2])),
+    ] {
+        shaped("take_along_axis", &[3, 4], |x| {
+            x.take_along_axis(&idx, axis).sin()
+        });
+    }
+    let idx3 = Array::from_vec(vec![2i32, 0, -1, 1, 1, 0, 2, -3], &[2, 1, 4]);
+    shaped(
+        "take_along_axis rank 3, broadcast indices",
+        &[2, 3, 4],
+        |x| x.take_along_axis(&idx3, 1).sin(),
+    );
 }
 
 #[test]

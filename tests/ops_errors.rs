@@ -116,3 +116,28 @@ fn einsum_misuse() {
     let msg = message(|| drop(jaxrs::einsum("i,i,i->", &[&v(2), &v(2), &v(2)])));
     assert_names(&msg, &["einsum", "one or two operands"], line);
 }
+
+#[test]
+fn take_along_axis_with_mismatched_indices() {
+    let x = Array::zeros(&[2, 3], DType::F32);
+    let line = line!() + 1;
+    let msg = message(|| drop(x.take_along_axis(&Array::zeros(&[3], DType::I32), 1)));
+    assert_names(
+        &msg,
+        &["take_along_axis", "same rank", "f32[2,3]", "i32[3]"],
+        line,
+    );
+    let line = line!() + 1;
+    let msg = message(|| drop(x.take_along_axis(&Array::zeros(&[4, 1], DType::I32), 1)));
+    assert_names(
+        &msg,
+        &["take_along_axis", "broadcast", "f32[2,3]", "i32[4,1]"],
+        line,
+    );
+    let line = line!() + 1;
+    let msg = message(|| drop(x.take_along_axis(&Array::zeros(&[2, 1], DType::F32), 1)));
+    assert_names(&msg, &["take_along_axis", "integers", "f32[2,1]"], line);
+    let line = line!() + 1;
+    let msg = message(|| drop(x.take_along_axis(&Array::zeros(&[2, 1], DType::I32), 2)));
+    assert_names(&msg, &["take_along_axis", "axis 2", "f32[2,3]"], line);
+}

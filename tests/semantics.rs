@@ -209,3 +209,25 @@ fn half_precision_reductions_accumulate_in_f32_as_jax() {
     assert_eq!(y.prod(None, false).dtype(), DType::F16);
     assert_eq!(read(y.prod(None, false)), 1.029296875);
 }
+
+#[test]
+fn take_along_axis_fills_out_of_range_and_gives_it_no_gradient_as_jax() {
+    let x = Array::arange(0.0, 6.0, 1.0, DType::F32).reshape([2, 3]);
+    let i = Array::from_vec(vec![0i32, 3, -1, -4, 2, 2, -3, 5], &[2, 4]);
+    let nan = f32::NAN;
+    // jnp.take_along_axis(jnp.arange(6.).reshape(2, 3), i, axis=1)
+    let want = [0.0, nan, 2.0, nan, 5.0, 5.0, 3.0, nan];
+    same(&x.take_along_axis(&i, 1).to_vec::<f32>(), &want);
+    let jitted = jit(|(x, i): (Array, Array)| x.take_along_axis(&i, 1));
+    same(
+        &jitted
+            .call::<_, Array>((x.clone(), i.clone()))
+            .to_vec::<f32>(),
+        &want,
+    );
+    // jax.grad(lambda x: (jnp.take_along_axis(x, i, axis=1) * w).sum())(x), w = 1..8: the
+    // repeated index accumulates, the out-of-range ones give nothing.
+    let w = Array::arange(1.0, 9.0, 1.0, DType::F32).reshape([2, 4]);
+    let g = grad(move |x: Array| (x.take_along_axis(&i, 1) * &w).sum(None, false))(x);
+    same(&g.to_vec::<f32>(), &[1.0, 0.0, 3.0, 7.0, 0.0, 11.0]);
+}

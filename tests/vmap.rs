@@ -485,6 +485,43 @@ fn dynamic_update_slice_with_shared_and_per_example_starts() {
 }
 
 #[test]
+fn take_along_axis_and_its_gradient_with_batched_operand_and_or_indices() {
+    for (dx, di) in [
+        (Some(0), None),
+        (Some(3), None),
+        (None, Some(0)),
+        (None, Some(2)),
+        (Some(0), Some(0)),
+        (Some(1), Some(3)),
+        (Some(2), Some(1)),
+    ] {
+        for axis in 0..3 {
+            let mut ishape = vec![2, 3, 4];
+            ishape[axis] = 5;
+            let n = [2, 3, 4][axis] as i64;
+            // Negative indices count from the end per example; repeated ones accumulate in
+            // the gradient (the scatter's batching rule).
+            let specs = [f32s(&[2, 3, 4], dx), ints(&ishape, -n, n - 1, di)];
+            check_with("take_along_axis", &specs, true, |x| {
+                x[0].take_along_axis(&x[1], axis as i64)
+            });
+            check_with("take_along_axis_grad", &specs, true, |x| {
+                let idx = x[1].clone();
+                let loss =
+                    move |x: Array| x.take_along_axis(&idx, axis as i64).sin().sum(None, false);
+                grad(loss)(x[0].clone())
+            });
+        }
+    }
+    // Sorting differentiates through take_along_axis: its jvp and vjp under vmap.
+    check_with("sort_grad", &[f32s(&[3, 4], Some(1))], true, |x| {
+        grad(|x: Array| (x.sort(1) * Array::arange(0.0, 4.0, 1.0, DType::F32)).sum(None, false))(
+            x[0].clone(),
+        )
+    });
+}
+
+#[test]
 fn take_with_batched_operand_and_or_indices() {
     for (dx, di) in [
         (Some(0), None),

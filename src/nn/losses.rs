@@ -3,11 +3,11 @@
 
 use crate::{Array, DType};
 
-/// `logits[..., labels[...]]`: each row's entry at its label, by one flat gather (so the
-/// gradient is a scatter into the labelled entries only).
+/// `logits[..., labels[...]]`: each row's entry at its label, by `take_along_axis` as optax
+/// (one gather batched over the rows, so the gradient is a scatter into the labelled entries
+/// only; a label out of range gives NaN).
 #[track_caller]
 fn take_labels(logits: &Array, labels: &Array) -> Array {
-    let classes = logits.shape()[logits.rank() - 1];
     assert_eq!(
         &logits.shape()[..logits.rank() - 1],
         labels.shape(),
@@ -16,13 +16,9 @@ fn take_labels(logits: &Array, labels: &Array) -> Array {
         &logits.shape()[..logits.rank() - 1],
         labels.shape()
     );
-    let rows = labels.size();
-    let offsets = Array::iota(DType::I32, &[rows], 0) * classes as i64;
-    let index = offsets + labels.reshape([rows]).astype(DType::I32);
     logits
-        .reshape([rows * classes])
-        .take(&index, 0)
-        .reshape(labels.shape())
+        .take_along_axis(&labels.expand_dims(-1), -1)
+        .squeeze([-1])
 }
 
 /// The cross-entropy of `softmax(logits)` against integer class `labels`, per example:

@@ -241,6 +241,7 @@ pub fn apply(op: &str, p: &Value, x: &[In]) -> Array {
         "dynamic_slice" => all[0].dynamic_slice(&all[1..], &usizes(&p["sizes"])),
         "dynamic_update_slice" => all[0].dynamic_update_slice(&all[1], &all[2..]),
         "take" => all[0].take(&all[1], axis()),
+        "take_along_axis" => all[0].take_along_axis(&all[1], axis()),
         "one_hot" => Array::one_hot(
             &all[0],
             p["num_classes"].as_u64().unwrap() as usize,

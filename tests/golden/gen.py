@@ -1021,6 +1021,34 @@ def gen_index():
         f = (lambda axis: lambda x, i: jnp.take(x, i, axis=axis))(axis)
         case(fam, name, "take", {"axis": axis}, [sample(dt, name, s), ind], f, E)
 
+    # take_along_axis: indices drawn in -n..n (negative ones count from the end) unless the
+    # case says otherwise; out-of-range ones give JAX's fill value (mode="fill").
+    for dt, sname, s, ishape, axis, lo, hi, idt in [
+        ("float32", "2d_3x4_axis1_idx3x2", [3, 4], [3, 2], 1, -4, 4, "int32"),
+        ("float32", "2d_3x4_axis0_idx5x4", [3, 4], [5, 4], 0, -3, 3, "int32"),
+        ("float32", "3d_2x3x4_axis0_idx3x3x4", [2, 3, 4], [3, 3, 4], 0, -2, 2, "int32"),
+        ("float32", "3d_2x3x4_axis1_idx2x5x4", [2, 3, 4], [2, 5, 4], 1, -3, 3, "int32"),
+        ("float32", "3d_2x3x4_axis2_idx2x3x2", [2, 3, 4], [2, 3, 2], 2, -4, 4, "int32"),
+        ("float32", "3d_2x3x4_axis-1_idx2x3x6", [2, 3, 4], [2, 3, 6], -1, -4, 4, "int32"),
+        ("float32", "3d_2x3x4_axis1_out_of_range", [2, 3, 4], [2, 3, 4], 1, -6, 6, "int32"),
+        ("float32", "3d_2x3x4_axis1_idx_broadcast_1x2x4", [2, 3, 4], [1, 2, 4], 1, -3, 3,
+         "int32"),
+        ("float32", "3d_2x1x4_axis2_x_broadcast_idx2x3x2", [2, 1, 4], [2, 3, 2], 2, -4, 4,
+         "int32"),
+        ("float32", "1d_6_idx4", [6], [4], 0, -6, 6, "int32"),
+        ("float32", "2d_3x4_axis1_empty_indices", [3, 4], [3, 0], 1, 0, 1, "int32"),
+        ("float64", "2d_3x4_axis1_int64_indices", [3, 4], [3, 3], 1, -4, 4, "int64"),
+        ("float32", "2d_2x200_axis1_int8_indices", [2, 200], [2, 3], 1, -128, 128, "int8"),
+        ("int32", "2d_3x4_axis1_out_of_range", [3, 4], [3, 3], 1, -6, 6, "int32"),
+        ("bfloat16", "2d_3x4_axis0", [3, 4], [2, 4], 0, -3, 3, "int32"),
+        ("uint8", "2d_3x4_axis1_uint32_indices", [3, 4], [3, 2], 1, 0, 6, "uint32"),
+        ("bool", "2d_3x4_axis1", [3, 4], [3, 2], 1, -4, 4, "int32"),
+    ]:
+        name = f"take_along_axis/{dt}/{sname}"
+        ind = rng_for(name + "#idx").integers(lo, hi, size=ishape).astype(DTYPES[idt])
+        f = (lambda axis: lambda x, i: jnp.take_along_axis(x, i, axis=axis))(axis)
+        case(fam, name, "take_along_axis", {"axis": axis}, [sample(dt, name, s), ind], f, E)
+
     for sname, idx, k, dt in [
         ("1d_4_k3", [0, 2, 1, 2], 3, "float32"),
         ("out_of_range_and_negative_give_zero_rows", [0, 3, -1, 2, 7], 3, "float32"),

@@ -357,6 +357,25 @@ def gen_index():
         name = f"take/{dt}/{sname}"
         gcase(name, "take", {"axis": axis}, [sample(dt, name, s), i32(idx)],
               (lambda axis: lambda x, i: jnp.take(x, i, axis=axis))(axis), "reduce")
+    # take_along_axis: repeated and negative indices (their cotangents add up)
+    for dt, sname, s, idx, axis in [
+        ("float32", "2d_3x4_axis1_repeated_negative", [3, 4], [[3, -1, 0], [1, 1, -4], [2, 0, 2]],
+         1),
+        ("float32", "3d_2x3x4_axis0", [2, 3, 4], None, 0),
+        ("float64", "3d_2x3x4_axis1_negative", [2, 3, 4], None, 1),
+        ("float32", "3d_2x3x4_axis2", [2, 3, 4], None, 2),
+        ("float32", "3d_2x3x4_axis1_idx_broadcast_1x5x4", [2, 3, 4], None, 1),
+    ]:
+        name = f"take_along_axis/{dt}/{sname}"
+        if idx is None:
+            ishape = list(s)
+            ishape[axis] = 5
+            if "broadcast" in sname:
+                ishape[0] = 1
+            n = s[axis]
+            idx = rng_for(name + "#idx").integers(-n, n, size=ishape)
+        gcase(name, "take_along_axis", {"axis": axis}, [sample(dt, name, s), i32(idx)],
+              (lambda axis: lambda x, i: jnp.take_along_axis(x, i, axis=axis))(axis), "reduce")
     for src, dst, s in [("float32", "float64", [2, 3]), ("float64", "float32", [4])]:
         name = f"astype/{src}_to_{dst}/{gen.shp(s)}"
         gcase(name, "astype", {"dtype": dst}, [sample(src, name, s)],

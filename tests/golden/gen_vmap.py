@@ -230,6 +230,28 @@ def gen_sort_ops():
                 lambda x, i=i: lax.top_k(x, 2)[i])
 
 
+def gen_take_along_axis_ops():
+    def idx(r, shape, n):
+        return r.integers(-n, n, size=shape).astype(np.int32)
+    # x [B, 2, 3, 4] per example [2, 3, 4]; idx per example [2, 5, 4] along axis 1.
+    name = "take_along_axis/x0_idx_shared_axis1"
+    r = rng_for(name)
+    op_case(name, "take_along_axis", {"axis": 1}, [uni(r, 3, 2, 3, 4), idx(r, (2, 5, 4), 3)],
+            [0, None], lambda x, i: jnp.take_along_axis(x, i, axis=1))
+    name = "take_along_axis/x_shared_idx2_axis0"
+    r = rng_for(name)
+    op_case(name, "take_along_axis", {"axis": 0}, [uni(r, 2, 3, 4), idx(r, (3, 3, 3, 4), 2)],
+            [None, 2], lambda x, i: jnp.take_along_axis(x, i, axis=0))
+    name = "take_along_axis/x2_idx0_axis-1"
+    r = rng_for(name)
+    op_case(name, "take_along_axis", {"axis": -1}, [uni(r, 2, 3, 3, 4), idx(r, (3, 2, 3, 6), 4)],
+            [2, 0], lambda x, i: jnp.take_along_axis(x, i, axis=-1))
+    name = "take_along_axis/both0_out_of_range"
+    r = rng_for(name)
+    op_case(name, "take_along_axis", {"axis": 1}, [uni(r, 2, 3, 4), idx(r, (2, 3, 2), 6)],
+            [0, 0], lambda x, i: jnp.take_along_axis(x, i, axis=1))
+
+
 def gen_scatter_ops():
     name = "at_add/x0_idx_shared_v0"
     r = rng_for(name)
@@ -286,6 +308,7 @@ def main():
     print(f"{os.path.relpath(path)}: {len(CASES)} cases, {len(text)} bytes")
     gen_ops()
     gen_sort_ops()
+    gen_take_along_axis_ops()
     gen_scatter_ops()
     gen_einsum_ops()
     write_ops()

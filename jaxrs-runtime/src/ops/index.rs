@@ -1,11 +1,12 @@
-//! Indexing: dynamic slices, take (gather along an axis), one-hot.
+//! Indexing: dynamic slices, take (gather along an axis), take_along_axis, one-hot.
 
 use super::arith::where_;
 use super::axis_of;
+use crate::aval::broadcast_shapes;
 use crate::core::array::Array;
 use crate::core::trace::{bind1, op_error, Operand};
 use crate::dtype::DType;
-use crate::prims::{DynamicSlice, DynamicUpdateSlice, Take};
+use crate::prims::{DynamicSlice, DynamicUpdateSlice, Take, TakeAlongAxis};
 use std::panic::Location;
 
 /// What [`Array::take_with`] does with an index outside `-n..n` (`jnp.take`'s `mode`).
@@ -119,18 +120,87 @@ impl Array {
                 mask_shape.extend(indices.shape().iter().map(|&d| d as i64));
                 mask_shape.extend(vec![1i64; self.rank() - axis - 1]);
                 let in_range = in_range.reshape(mask_shape);
-                let taken = gather(indices);
-                match self.dtype() {
-                    DType::Bool => where_(&in_range, &taken, true),
-                    DType::I8 => where_(&in_range, &taken, i8::MIN),
-                    DType::I32 => where_(&in_range, &taken, i32::MIN),
-                    DType::I64 => where_(&in_range, &taken, i64::MIN),
-                    DType::U8 => where_(&in_range, &taken, u8::MAX),
-                    DType::U32 => where_(&in_range, &taken, u32::MAX),
-                    _ => where_(&in_range, &taken, f64::NAN),
-                }
+                fill_out_of_range(&in_range, &gather(indices))
             }
         }
+    }
+
+    /// Elements at `indices` along `axis`, one per index (`jnp.take_along_axis`): `indices`
+    /// has `self`'s rank, and element `i` of the result is `self` at `i` with `axis` replaced
+    /// by `indices[i]`. The dims other than `axis` broadcast against each other (size 1
+    /// stretches, as numpy); the result has the broadcast shape with `indices`'s size along
+    /// `axis`. With the [`Array::argsort`] or [`Array::argmax`] (`keepdims`) of `self` along
+    /// `axis` this sorts `self` or picks its maxima. Negative indices count from the end; an
+    /// index outside `-n..n` gives the fill value, as JAX's default `mode="fill"` (NaN for
+    /// floats; see [`Array::take`]) and no gradient.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+    /// let i = Array::from_vec(vec![0i32, 2, 1, -3], &[2, 2]);
+    /// assert_eq!(x.take_along_axis(&i, 1).to_vec::<f32>(), vec![1.0, 3.0, 5.0, 4.0]);
+    /// let far = Array::from_vec(vec![1i32, 0, 2], &[1, 3]);
+    /// let got = x.take_along_axis(&far, 0).to_vec::<f32>();
+    /// assert_eq!(&got[..2], &[4.0, 2.0]);
+    /// assert!(got[2].is_nan());
+    /// ```
+    #[track_caller]
+    pub fn take_along_axis(&self, indices: &Array, axis: i64) -> Array {
+        let loc = Location::caller();
+        let fail = |msg: &str| -> ! {
+            op_error(
+                "take_along_axis",
+                msg,
+                &[self.aval().clone(), indices.aval().clone()],
+                loc,
+            )
+        };
+        if !indices.dtype().is_int() {
+            fail("indices must be integers");
+        }
+        if indices.rank() != self.rank() {
+            fail("indices and the operand must have the same rank");
+        }
+        let axis = axis_of("take_along_axis", axis, self);
+        let mut outside = self.shape().to_vec();
+        outside[axis] = 1;
+        let Some(mut out_shape) = broadcast_shapes(indices.shape(), &outside) else {
+            fail("the dims other than axis do not broadcast")
+        };
+        let n = self.shape()[axis];
+        out_shape[axis] = indices.shape()[axis];
+        if n == 0 {
+            return Array::zeros(&out_shape, self.dtype());
+        }
+        let mut x_shape = out_shape.clone();
+        x_shape[axis] = n;
+        let x = if self.shape() == x_shape {
+            self.clone()
+        } else {
+            self.broadcast_to(&x_shape)
+        };
+        // Narrow indices are widened so that counting a negative one from the end cannot wrap.
+        let idx = match indices.dtype() {
+            DType::I8 | DType::U8 => indices.astype(DType::I32),
+            _ => indices.clone(),
+        };
+        let idx = if idx.shape() == out_shape {
+            idx
+        } else {
+            idx.broadcast_to(&out_shape)
+        };
+        let taken = bind1(
+            TakeAlongAxis { axis },
+            &[Operand::from(&x), Operand::from(&idx)],
+        );
+        let below = idx.lt(n as i64);
+        let in_range = if idx.dtype().is_unsigned() {
+            below
+        } else {
+            idx.ge(-(n as i64)).logical_and(below)
+        };
+        fill_out_of_range(&in_range, &taken)
     }
 
     /// One-hot encoding of integer `indices` over `num_classes` classes, as `dtype`
@@ -149,5 +219,19 @@ impl Array {
         shape.push(num_classes);
         let classes = Array::iota(indices.dtype(), &shape, indices.rank());
         classes.eq(indices.expand_dims(-1)).astype(dtype)
+    }
+}
+
+/// `taken` where `in_range`, elsewhere JAX's fill value for its dtype: NaN for floats, the
+/// minimum for signed integers, the maximum for unsigned ones, `true` for bools.
+fn fill_out_of_range(in_range: &Array, taken: &Array) -> Array {
+    match taken.dtype() {
+        DType::Bool => where_(in_range, taken, true),
+        DType::I8 => where_(in_range, taken, i8::MIN),
+        DType::I32 => where_(in_range, taken, i32::MIN),
+        DType::I64 => where_(in_range, taken, i64::MIN),
+        DType::U8 => where_(in_range, taken, u8::MAX),
+        DType::U32 => where_(in_range, taken, u32::MAX),
+        _ => where_(in_range, taken, f64::NAN),
     }
 }

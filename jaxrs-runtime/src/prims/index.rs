@@ -13,7 +13,7 @@ use crate::core::trace::{bind1, Operand};
 use crate::dtype::DType;
 use crate::interpreters::ad::{or_zeros, zeros_like_aval};
 use crate::interpreters::batching::{
-    bind_batched, bound_array, common_bdim, move_bdim, moveaxis, shift_axis,
+    align, bind_batched, bound_array, common_bdim, move_bdim, moveaxis, shift_axis,
 };
 use crate::ops::where_;
 
@@ -751,4 +751,300 @@ fn index_add_batched(
             (moveaxis(&y, 1, axis + 1), Some(0))
         }
     }
+}
+
+/// Checks the operands of an along-axis gather or scatter: integer `idx` of `x`'s rank whose
+/// dims other than `axis` are `x`'s (the Array layer broadcasts them first).
+fn check_along_axis(op: &str, x: &Aval, idx: &Aval, axis: usize) -> Result<(), String> {
+    if axis >= x.rank() {
+        return Err(format!(
+            "{op}: axis {axis} is out of range for rank {}",
+            x.rank()
+        ));
+    }
+    if !idx.dtype.is_int() {
+        return Err(format!(
+            "{op}: indices must be integers, got {}",
+            idx.dtype.name()
+        ));
+    }
+    let other_dims_agree = (0..x.rank()).all(|d| d == axis || idx.shape[d] == x.shape[d]);
+    if idx.rank() != x.rank() || !other_dims_agree {
+        return Err(format!(
+            "{op}: indices {:?} must have the shape of the operand {:?} outside axis {axis}",
+            idx.shape, x.shape
+        ));
+    }
+    if x.shape[axis] == 0 && idx.size() > 0 {
+        return Err(format!("{op}: cannot take from an empty axis {axis}"));
+    }
+    Ok(())
+}
+
+/// The along-axis gather's and scatter's dimension numbers: every dim but `axis` is a
+/// batching dim of both the operand and the indices (JAX's `take_along_axis`), so
+/// element `i` of the indices reads (or writes) the element of `x` at `i` with `axis` replaced
+/// by its index. Empty lists are left out, as JAX prints them.
+fn along_axis_dims(fields: &[(&str, Vec<usize>)], index_vector_dim: usize) -> String {
+    let mut parts: Vec<String> = fields
+        .iter()
+        .filter(|(_, dims)| !dims.is_empty())
+        .map(|(name, dims)| format!("{name} = {}", dim_list(dims)))
+        .collect();
+    parts.push(format!("index_vector_dim = {index_vector_dim}"));
+    parts.join(", ")
+}
+
+/// The indices of an along-axis gather or scatter as XLA takes them: negative ones counted
+/// from the end (as JAX), reshaped to `idx.shape + [1]` (one start index per element).
+fn along_axis_indices(cx: &mut LowerCtx, idx: &str, aval: &Aval, n: usize) -> (String, Aval) {
+    let wrapped = wrap_negative(cx, idx, aval, n);
+    let mut shape = aval.shape.clone();
+    shape.push(1);
+    let column = aval.with_shape(shape);
+    let reshaped = cx.op1("stablehlo.reshape", &[&wrapped], &[aval], "", &column);
+    (reshaped, column)
+}
+
+/// `jnp.take_along_axis(x, idx, axis)` with `idx` of `x`'s shape outside `axis`: the result
+/// has `idx`'s shape, element `i` being `x` at `i` with `axis` replaced by `idx[i]`. Lowered
+/// as JAX lowers it, one gather whose batching dims are all dims but `axis` (which XLA fuses
+/// better than a gather from the flattened operand). Negative indices count from the end;
+/// indices still out of range are clamped (XLA's gather semantics; the Array layer's
+/// [`Array::take_along_axis`] masks them with JAX's fill value).
+#[derive(Debug, Clone)]
+pub struct TakeAlongAxis {
+    pub axis: usize,
+}
+
+impl TakeAlongAxis {
+    fn bind(axis: usize, x: &Array, idx: &Array) -> Array {
+        bind1(
+            TakeAlongAxis { axis },
+            &[Operand::from(x), Operand::from(idx)],
+        )
+    }
+}
+
+impl Primitive for TakeAlongAxis {
+    fn name(&self) -> &'static str {
+        "take_along_axis"
+    }
+    fn params_string(&self) -> String {
+        format!("axis={}", self.axis)
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 2)?;
+        let (x, idx) = (&inputs[0], &inputs[1]);
+        check_along_axis("take_along_axis", x, idx, self.axis)?;
+        Ok(vec![x.with_shape(idx.shape.clone())])
+    }
+    fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        vec![t[0]
+            .as_ref()
+            .map(|t| bind1(self.clone(), &[Operand::from(t), p[1].borrowed()]))]
+    }
+    fn vjp(
+        &self,
+        p: &[Operand],
+        _: &[Array],
+        cts: &[Option<Array>],
+        wanted: &[bool],
+    ) -> Vec<Option<Array>> {
+        let Some(g) = cts[0].as_ref().filter(|_| wanted[0]) else {
+            return vec![None, None];
+        };
+        let base = zeros_like_aval(&p[0].aval());
+        vec![
+            Some(bind1(
+                ScatterAddAlongAxis { axis: self.axis },
+                &[Operand::from(&base), p[1].borrowed(), Operand::from(g)],
+            )),
+            None,
+        ]
+    }
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
+        let (x, idx) = (&in_avals[0], &in_avals[1]);
+        if out[0].size() == 0 {
+            // No element to read (a gather's slice would not fit an empty operand).
+            return vec![cx.splat(0.0, &out[0])];
+        }
+        let a = self.axis;
+        let (indices, indices_aval) = along_axis_indices(cx, &ins[1], idx, x.shape[a]);
+        let batching: Vec<usize> = (0..x.rank()).filter(|&d| d != a).collect();
+        let dims = along_axis_dims(
+            &[
+                ("collapsed_slice_dims", vec![a]),
+                ("operand_batching_dims", batching.clone()),
+                ("start_indices_batching_dims", batching),
+                ("start_index_map", vec![a]),
+            ],
+            x.rank(),
+        );
+        let props = format!(
+            "dimension_numbers = #stablehlo.gather<{dims}>, indices_are_sorted = false, slice_sizes = {}",
+            i64_array(std::iter::repeat_n(1, x.rank()))
+        );
+        vec![cx.op1(
+            "stablehlo.gather",
+            &[&ins[0], &indices],
+            &[x, &indices_aval],
+            &props,
+            &out[0],
+        )]
+    }
+    fn batch(
+        &self,
+        args: &[Operand],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        // The batch dim becomes one more batching dim of the gather: both operands carry it
+        // at the same place (an unbatched one repeated along it).
+        let (xs, to) = align(args, dims, axis_size);
+        let y = TakeAlongAxis::bind(shift_axis(self.axis, to), &xs[0], &xs[1]);
+        (vec![y], vec![Some(to)])
+    }
+    as_any!();
+}
+
+/// `x` with `updates[i]` added at element `i` of `x` with `axis` replaced by `idx[i]`
+/// (repeated indices accumulate): the transpose of [`TakeAlongAxis`], one scatter whose
+/// batching dims are all dims but `axis` (JAX's transpose of `take_along_axis`). Operands:
+/// `x`, `idx` and `updates` of `idx`'s shape and `x`'s dtype. Indices are wrapped and clamped
+/// as [`TakeAlongAxis`] reads them, so that this is its exact transpose.
+#[derive(Debug, Clone)]
+pub struct ScatterAddAlongAxis {
+    pub axis: usize,
+}
+
+impl Primitive for ScatterAddAlongAxis {
+    fn name(&self) -> &'static str {
+        "scatter_add_along_axis"
+    }
+    fn params_string(&self) -> String {
+        format!("axis={}", self.axis)
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 3)?;
+        let (x, idx, u) = (&inputs[0], &inputs[1], &inputs[2]);
+        check_along_axis("scatter_add_along_axis", x, idx, self.axis)?;
+        if u.shape != idx.shape || u.dtype != x.dtype {
+            return Err(format!(
+                "scatter_add_along_axis: updates {u} must have the shape of the indices {idx} and the dtype of the operand {x}"
+            ));
+        }
+        Ok(vec![x.clone()])
+    }
+    fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        if t[0].is_none() && t[2].is_none() {
+            return vec![None];
+        }
+        let tx = or_zeros(&t[0], &p[0].aval());
+        let tu = or_zeros(&t[2], &p[2].aval());
+        vec![Some(bind1(
+            self.clone(),
+            &[Operand::from(&tx), p[1].borrowed(), Operand::from(&tu)],
+        ))]
+    }
+    fn vjp(
+        &self,
+        p: &[Operand],
+        _: &[Array],
+        cts: &[Option<Array>],
+        wanted: &[bool],
+    ) -> Vec<Option<Array>> {
+        let Some(g) = &cts[0] else {
+            return vec![None, None, None];
+        };
+        let taken = wanted[2].then(|| {
+            bind1(
+                TakeAlongAxis { axis: self.axis },
+                &[Operand::from(g), p[1].borrowed()],
+            )
+        });
+        vec![Some(g.clone()).filter(|_| wanted[0]), None, taken]
+    }
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
+        let (x, idx, u) = (&in_avals[0], &in_avals[1], &in_avals[2]);
+        if u.size() == 0 {
+            return vec![ins[0].clone()];
+        }
+        let a = self.axis;
+        let n = x.shape[a];
+        let (indices, indices_aval) = along_axis_indices(cx, &ins[1], idx, n);
+        // Clamp as the gather does (a scatter would drop out-of-range updates instead).
+        let s = Aval::scalar(idx.dtype);
+        let lo = cx.splat(0.0, &s);
+        let hi = cx.splat(n.saturating_sub(1) as f64, &s);
+        let clamped = cx.op1(
+            "stablehlo.clamp",
+            &[&lo, &indices, &hi],
+            &[&s, &indices_aval, &s],
+            "",
+            &indices_aval,
+        );
+        let batching: Vec<usize> = (0..x.rank()).filter(|&d| d != a).collect();
+        let dims = along_axis_dims(
+            &[
+                ("inserted_window_dims", vec![a]),
+                ("input_batching_dims", batching.clone()),
+                ("scatter_indices_batching_dims", batching),
+                ("scatter_dims_to_operand_dims", vec![a]),
+            ],
+            x.rank(),
+        );
+        let props = format!(
+            "indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<{dims}>, unique_indices = false"
+        );
+        let sx = Aval::scalar(x.dtype);
+        let region = cx.region(&[sx.clone(), sx.clone()], |cx, r| {
+            let op = if x.dtype == DType::Bool {
+                "stablehlo.or"
+            } else {
+                "stablehlo.add"
+            };
+            vec![(
+                cx.op1(op, &[&r[0], &r[1]], &[&sx, &sx], "", &sx),
+                sx.clone(),
+            )]
+        });
+        cx.op_with_regions(
+            "stablehlo.scatter",
+            &[&ins[0], &clamped, &ins[2]],
+            &[x, &indices_aval, u],
+            &props,
+            &[region],
+            &[&out[0]],
+        )
+    }
+    fn batch(
+        &self,
+        args: &[Operand],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        let (xs, to) = align(args, dims, axis_size);
+        let ops: Vec<Operand> = xs.iter().map(Operand::from).collect();
+        let y = bind1(
+            ScatterAddAlongAxis {
+                axis: shift_axis(self.axis, to),
+            },
+            &ops,
+        );
+        (vec![y], vec![Some(to)])
+    }
+    as_any!();
 }

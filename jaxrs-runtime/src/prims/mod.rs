@@ -21,7 +21,9 @@ pub use elementwise::{
     Binary, BinaryOp, BitcastConvert, Compare, CompareOp, Convert, IntegerPow, Select,
     StopGradient, Unary, UnaryOp,
 };
-pub use index::{DynamicSlice, DynamicUpdateSlice, IndexAdd, Take};
+pub use index::{
+    DynamicSlice, DynamicUpdateSlice, IndexAdd, ScatterAddAlongAxis, Take, TakeAlongAxis,
+};
 pub use linalg::DotGeneral;
 pub use reduce::{Argmax, Cumulative, Reduce, ReduceOp};
 pub use scatter::{Scatter, ScatterOp};

@@ -3,7 +3,7 @@
 //! Array layer are sorts that carry an iota along.
 
 use super::elementwise::{compare_props, CompareOp};
-use super::index::{IndexAdd, Take};
+use super::index::{ScatterAddAlongAxis, TakeAlongAxis};
 use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::lower::LowerCtx;
@@ -34,54 +34,6 @@ impl Sort {
         )
         .remove(1)
     }
-}
-
-/// The row-major flat index into an array of `shape` of each element of `idx` read as a
-/// position along `axis` (its other coordinates being its own): `take_along_axis` as a gather
-/// on the flattened array.
-pub(crate) fn flat_positions(idx: &Array, axis: usize, shape: &[usize]) -> Array {
-    let strides: Vec<usize> = (0..shape.len())
-        .map(|d| shape[d + 1..].iter().product())
-        .collect();
-    let mut flat = idx.mul(strides[axis] as i64);
-    for (d, &stride) in strides.iter().enumerate() {
-        if d != axis {
-            flat = flat.add(Array::iota(DType::I32, idx.shape(), d).mul(stride as i64));
-        }
-    }
-    flat
-}
-
-/// `x` read at `idx` along `axis` (`jnp.take_along_axis`, indices in range).
-pub(crate) fn gather_along(x: &Array, idx: &Array, axis: usize) -> Array {
-    let n: usize = x.shape().iter().product();
-    let flat = x.reshape([n]);
-    let pos = flat_positions(idx, axis, x.shape());
-    bind1(
-        Take { axis: 0 },
-        &[Operand::from(&flat), Operand::from(&pos)],
-    )
-}
-
-/// The transpose of [`gather_along`]: `updates` added into zeros of `shape` at `idx`.
-pub(crate) fn scatter_add_along(
-    updates: &Array,
-    idx: &Array,
-    axis: usize,
-    shape: &[usize],
-) -> Array {
-    let n: usize = shape.iter().product();
-    let zeros = Array::zeros(&[n], updates.dtype());
-    let pos = flat_positions(idx, axis, shape);
-    let out = bind1(
-        IndexAdd { axis: 0 },
-        &[
-            Operand::from(&zeros),
-            Operand::from(&pos),
-            Operand::from(updates),
-        ],
-    );
-    out.reshape(shape)
 }
 
 impl Primitive for Sort {
@@ -128,7 +80,16 @@ impl Primitive for Sort {
         let perm = self.permutation(&primals[0]);
         tangents
             .iter()
-            .map(|t| t.as_ref().map(|t| gather_along(t, &perm, self.dimension)))
+            .map(|t| {
+                t.as_ref().map(|t| {
+                    bind1(
+                        TakeAlongAxis {
+                            axis: self.dimension,
+                        },
+                        &[Operand::from(t), Operand::from(&perm)],
+                    )
+                })
+            })
             .collect()
     }
     fn vjp(
@@ -142,13 +103,21 @@ impl Primitive for Sort {
             return vec![None; cts.len()];
         }
         let perm = self.permutation(&primals[0]);
-        let shape = primals[0].aval().shape;
         cts.iter()
             .zip(wanted)
             .map(|(ct, &w)| {
-                ct.as_ref()
-                    .filter(|_| w)
-                    .map(|ct| scatter_add_along(ct, &perm, self.dimension, &shape))
+                ct.as_ref().filter(|_| w).map(|ct| {
+                    bind1(
+                        ScatterAddAlongAxis {
+                            axis: self.dimension,
+                        },
+                        &[
+                            Operand::from(&Array::zeros(ct.shape(), ct.dtype())),
+                            Operand::from(&perm),
+                            Operand::from(ct),
+                        ],
+                    )
+                })
             })
             .collect()
     }
