@@ -201,22 +201,22 @@ pub fn combine_masks(masks: &[Option<Array>]) -> Option<Array> {
 /// ```
 #[derive(Tree, Clone, Debug)]
 pub struct MultiHeadAttention {
+    /// `[heads, head_dim]`.
+    pub key_bias: Array,
+    /// The key projection, `[features, heads, head_dim]`.
+    pub key_kernel: Array,
+    /// `[out_features]`.
+    pub out_bias: Array,
+    /// The output projection, `[heads, head_dim, out_features]`.
+    pub out_kernel: Array,
+    /// `[heads, head_dim]`.
+    pub query_bias: Array,
     /// The query projection, `[features, heads, head_dim]`.
     pub query_kernel: Array,
     /// `[heads, head_dim]`.
-    pub query_bias: Array,
-    /// The key projection, `[features, heads, head_dim]`.
-    pub key_kernel: Array,
-    /// `[heads, head_dim]`.
-    pub key_bias: Array,
+    pub value_bias: Array,
     /// The value projection, `[features, heads, head_dim]`.
     pub value_kernel: Array,
-    /// `[heads, head_dim]`.
-    pub value_bias: Array,
-    /// The output projection, `[heads, head_dim, out_features]`.
-    pub out_kernel: Array,
-    /// `[out_features]`.
-    pub out_bias: Array,
 }
 
 /// `x[..., f] @ kernel[f, h, d] + bias[h, d]`.

@@ -24,10 +24,10 @@ use crate::{conv_general_dilated, Array, DType, Padding, Tree};
 /// ```
 #[derive(Tree, Clone, Debug)]
 pub struct Conv2d {
-    /// The kernel, `[kh, kw, in_features, out_features]`.
-    pub kernel: Array,
     /// The bias, `[out_features]`.
     pub bias: Option<Array>,
+    /// The kernel, `[kh, kw, in_features, out_features]`.
+    pub kernel: Array,
 }
 
 impl Conv2d {

@@ -20,10 +20,10 @@ use crate::{random, where_, Array, DType, DotDims, TakeMode, Tree};
 /// ```
 #[derive(Tree, Clone, Debug)]
 pub struct Linear {
-    /// The weights, `[in_features, out_features]`.
-    pub kernel: Array,
     /// The bias, `[out_features]`.
     pub bias: Option<Array>,
+    /// The weights, `[in_features, out_features]`.
+    pub kernel: Array,
 }
 
 impl Linear {
@@ -187,10 +187,10 @@ pub const NORM_EPSILON: f64 = 1e-6;
 /// ```
 #[derive(Tree, Clone, Debug)]
 pub struct LayerNorm {
-    /// The learned scale, `[features]`.
-    pub scale: Array,
     /// The learned offset, `[features]`.
     pub bias: Array,
+    /// The learned scale, `[features]`.
+    pub scale: Array,
 }
 
 impl LayerNorm {

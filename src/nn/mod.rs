@@ -30,6 +30,10 @@
 //! assert!(grads.out.kernel.to_vec::<f32>().iter().all(|v| v.is_finite()));
 //! ```
 //!
+//! Each layer declares its fields sorted by name (`Linear`: `bias`, then `kernel`), the order in
+//! which `jax.tree.leaves` lists flax's parameter dicts: a model's leaves, its optimizer
+//! state's and its gradients' come in JAX's order (XLA schedules a training step by it).
+//!
 //! Activations are methods of [`Array`]: `relu`, `gelu` (tanh approximation), `gelu_exact`,
 //! `silu`, `sigmoid`, `log_sigmoid`, `leaky_relu`, `elu`, `softplus`, `tanh`, `softmax`,
 //! `log_softmax`.

@@ -51,18 +51,18 @@ fn hidden_proj(key: &Array, features: usize, dtype: DType) -> Linear {
 /// ```
 #[derive(Tree, Clone, Debug)]
 pub struct GruCell {
-    /// Input to reset gate, no bias.
-    pub ir: Linear,
-    /// Input to update gate, no bias.
-    pub iz: Linear,
-    /// Input to candidate, with bias.
-    pub r#in: Linear,
+    /// Hidden to candidate, with bias.
+    pub hn: Linear,
     /// Hidden to reset gate, with bias.
     pub hr: Linear,
     /// Hidden to update gate, with bias.
     pub hz: Linear,
-    /// Hidden to candidate, with bias.
-    pub hn: Linear,
+    /// Input to candidate, with bias.
+    pub r#in: Linear,
+    /// Input to reset gate, no bias.
+    pub ir: Linear,
+    /// Input to update gate, no bias.
+    pub iz: Linear,
 }
 
 impl GruCell {
@@ -129,22 +129,22 @@ impl GruCell {
 /// ```
 #[derive(Tree, Clone, Debug)]
 pub struct LstmCell {
-    /// Input to input gate, no bias.
-    pub ii: Linear,
-    /// Input to forget gate, no bias.
-    pub r#if: Linear,
-    /// Input to cell candidate, no bias.
-    pub ig: Linear,
-    /// Input to output gate, no bias.
-    pub io: Linear,
-    /// Hidden to input gate, with bias.
-    pub hi: Linear,
     /// Hidden to forget gate, with bias.
     pub hf: Linear,
     /// Hidden to cell candidate, with bias.
     pub hg: Linear,
+    /// Hidden to input gate, with bias.
+    pub hi: Linear,
     /// Hidden to output gate, with bias.
     pub ho: Linear,
+    /// Input to forget gate, no bias.
+    pub r#if: Linear,
+    /// Input to cell candidate, no bias.
+    pub ig: Linear,
+    /// Input to input gate, no bias.
+    pub ii: Linear,
+    /// Input to output gate, no bias.
+    pub io: Linear,
 }
 
 impl LstmCell {
