@@ -58,6 +58,20 @@ fn take_fills_out_of_range_by_default_as_jax() {
 }
 
 #[test]
+fn take_counts_negative_narrow_indices_from_the_end_of_a_long_axis() {
+    // -1 counted from the end of 200 is 199, which does not fit in an i8. (JAX 0.10.2's
+    // `jnp.take(jnp.arange(200.), jnp.array([-1, -128, 127, 5], jnp.int8))` gives
+    // [nan, 72, 127, 5]: its range check computes -200 in int8, which wraps. jaxrs gives the
+    // documented meaning, x[199], as JAX does for the same index as an int32.)
+    let x = Array::arange(0.0, 200.0, 1.0, DType::F32);
+    let i8s = Array::from_vec(vec![-1i8, -128, 127, 5], &[4]);
+    same(&x.take(&i8s, 0).to_vec::<f32>(), &[199.0, 72.0, 127.0, 5.0]);
+    // jnp.take(.., jnp.array([199, 255, 0], jnp.uint8)) = [199, nan, 0].
+    let u8s = Array::from_vec(vec![199u8, 255, 0], &[3]);
+    same(&x.take(&u8s, 0).to_vec::<f32>(), &[199.0, f32::NAN, 0.0]);
+}
+
+#[test]
 fn take_clip_and_wrap_as_jax() {
     let x = Array::arange(0.0, 5.0, 1.0, DType::F32);
     // mode="clip": [0, 4, 4, 0, 0, 4] (a negative index clamps to 0)

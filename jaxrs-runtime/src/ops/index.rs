@@ -7,6 +7,7 @@ use crate::core::array::Array;
 use crate::core::trace::{bind1, op_error, Operand};
 use crate::dtype::DType;
 use crate::prims::{DynamicSlice, DynamicUpdateSlice, Take, TakeAlongAxis};
+use std::borrow::Cow;
 use std::panic::Location;
 
 /// What [`Array::take_with`] does with an index outside `-n..n` (`jnp.take`'s `mode`).
@@ -120,7 +121,14 @@ impl Array {
                 mask_shape.extend(indices.shape().iter().map(|&d| d as i64));
                 mask_shape.extend(vec![1i64; self.rank() - axis - 1]);
                 let in_range = in_range.reshape(mask_shape);
-                fill_out_of_range(&in_range, &gather(indices))
+                // The primitive counts a negative index from the end in the index's own
+                // dtype: `-1i8 + 200` would wrap, so narrow indices are widened first.
+                let indices = if matches!(indices.dtype(), DType::I8 | DType::U8) {
+                    Cow::Owned(indices.astype(DType::I32))
+                } else {
+                    Cow::Borrowed(indices)
+                };
+                fill_out_of_range(&in_range, &gather(&indices))
             }
         }
     }
