@@ -4,11 +4,13 @@
 use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::client::fail;
-use crate::core::ir::{Atom, Eqn, Jaxpr};
+use crate::core::ir::{Atom, Eqn, Jaxpr, LitValue, Literal};
 use crate::core::lower::{lower_jaxpr, LowerOptions};
 use crate::core::primitive::Prim;
 use crate::core::trace::Operand;
-use crate::pjrt::{Buffer, LoadedExecutable};
+use crate::dtype::DType;
+use crate::pjrt::{Buffer, Device, LoadedExecutable};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::panic::Location;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
@@ -50,31 +52,96 @@ pub(crate) fn compile_cached(prim: &str, text: String) -> Arc<LoadedExecutable> 
     cache().entry(text).or_insert(exe).clone()
 }
 
-/// Runs one primitive on concrete operands. Rust scalars become device scalars (inputs, not
-/// constants), so a loop over changing scalars does not recompile.
-pub(crate) fn execute(
-    prim: &Prim,
-    inputs: &[Operand],
-    in_avals: &[Aval],
-    out_avals: &[Aval],
-) -> Vec<Array> {
-    let mut jaxpr = Jaxpr::default();
-    let mut held: Vec<Array> = Vec::with_capacity(inputs.len());
-    let mut atoms = Vec::with_capacity(inputs.len());
-    for (op, aval) in inputs.iter().zip(in_avals) {
-        let v = jaxpr.new_var(aval.clone());
-        jaxpr.invars.push(v);
-        atoms.push(Atom::Var(v));
-        held.push(op.to_array().into_owned());
+/// How many filled arrays [`filled_on`] keeps: more than the distinct Rust scalars a loop
+/// body usually uses, few enough that scanning them is cheaper than hashing.
+const FILLED_CACHE_ENTRIES: usize = 32;
+
+/// The most device memory [`filled_on`]'s arrays may hold together (the largest fill, 16384
+/// f64s from `ops::coerce`, is 128 KiB).
+const FILLED_CACHE_BYTES: usize = 1 << 20;
+
+/// What tells two filled arrays apart: the literal's dtype, weak flag (part of the array's
+/// type, which decides the promotion of what is computed from it) and value bits (so NaN
+/// payloads and -0.0 are their own entries), the shape, and the device holding the buffer.
+#[derive(PartialEq)]
+struct FilledKey {
+    dtype: DType,
+    weak: bool,
+    bits: (u8, u64),
+    shape: Vec<usize>,
+    device: Device,
+}
+
+impl FilledKey {
+    fn new(lit: Literal, shape: &[usize], device: Device) -> FilledKey {
+        let bits = match lit.value {
+            LitValue::Float(v) => (0, v.to_bits()),
+            LitValue::Int(v) => (1, v as u64),
+            LitValue::Bool(v) => (2, v as u64),
+        };
+        FilledKey {
+            dtype: lit.dtype,
+            weak: lit.weak,
+            bits,
+            shape: shape.to_vec(),
+            device,
+        }
     }
-    let outputs: Vec<_> = out_avals.iter().map(|a| jaxpr.new_var(a.clone())).collect();
-    jaxpr.outvars = outputs.iter().map(|v| Atom::Var(*v)).collect();
-    jaxpr.eqns.push(Eqn {
-        prim: prim.clone(),
-        inputs: atoms,
-        outputs,
-        loc: Location::caller(),
-    });
+
+    fn bytes(&self) -> usize {
+        self.shape.iter().product::<usize>() * self.dtype.size_in_bytes()
+    }
+}
+
+/// The arrays [`filled_on`] made last, most recently used first. Poisoning is ignored: the
+/// lock is held for a scan and a move, never for an upload.
+fn filled_arrays() -> MutexGuard<'static, Vec<(FilledKey, Array)>> {
+    static FILLED: Mutex<Vec<(FilledKey, Array)>> = Mutex::new(Vec::new());
+    FILLED.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// `lit` spread to `shape` on `device`: how an eager operation passes a Rust scalar to its
+/// program (a 0-d input here, or an operand filled to the other's shape by `ops::coerce`).
+///
+/// Uploading it was a fifth of an eager `x * 1.0001`, so the arrays of the last scalars used
+/// are kept, the least recently used evicted past [`FILLED_CACHE_ENTRIES`] or
+/// [`FILLED_CACHE_BYTES`]: a loop over ever-new scalars (a learning-rate schedule) pays a
+/// scan on top of the upload it paid anyway, and holds no more memory. Sharing is safe:
+/// arrays are immutable, and the only way to consume a buffer, donating it to `jit` or
+/// `pmap`, is refused for a buffer another `Arc` still holds, as the cache's does for as
+/// long as it serves the buffer. `Array::from_literal` (behind `Array::weak_scalar`,
+/// a 0-d `Array::full` and `Operand::to_array`, whose arrays reach users) stays uncached, so
+/// that arrays users make are theirs alone to donate. The process-wide client is created once and never replaced,
+/// so a cached buffer never belongs to an old client.
+pub(crate) fn filled_on(lit: Literal, shape: &[usize], device: Device) -> Array {
+    let key = FilledKey::new(lit, shape, device);
+    {
+        let mut cached = filled_arrays();
+        if let Some(i) = cached.iter().position(|(k, _)| *k == key) {
+            cached[..=i].rotate_right(1);
+            return cached[0].1.clone();
+        }
+    }
+    let array = Array::from_literal_filled(lit, shape)
+        .on_device(device)
+        .into_owned();
+    let mut cached = filled_arrays();
+    cached.insert(0, (key, array.clone()));
+    let mut bytes = 0;
+    let kept = cached
+        .iter()
+        .take(FILLED_CACHE_ENTRIES)
+        .take_while(|(k, _)| {
+            bytes += k.bytes();
+            bytes <= FILLED_CACHE_BYTES
+        })
+        .count();
+    cached.truncate(kept);
+    array
+}
+
+/// The executable of `prim` on operands of `in_avals`, compiled on first use.
+fn executable(prim: &Prim, in_avals: &[Aval], out_avals: &[Aval]) -> Arc<LoadedExecutable> {
     let bf16_dots_in_f32 = crate::core::client::bf16_dots_in_f32();
     // Lowering the one-op program to text took a quarter of an eager call: a key made of the
     // primitive's parameters and the types finds a program already compiled without it.
@@ -84,24 +151,56 @@ pub(crate) fn execute(
             prim.name()
         )
     });
-    let exe = match key.as_ref().and_then(|k| by_key().get(k).cloned()) {
-        Some(exe) => exe,
-        None => {
-            let options = LowerOptions {
-                bf16_dots_in_f32,
-                ..LowerOptions::default()
-            };
-            let exe = compile_cached(prim.name(), lower_jaxpr(&jaxpr, &options));
-            if let Some(key) = key {
-                by_key().insert(key, exe.clone());
-            }
-            exe
-        }
+    if let Some(exe) = key.as_ref().and_then(|k| by_key().get(k).cloned()) {
+        return exe;
+    }
+    let mut jaxpr = Jaxpr::default();
+    let inputs = in_avals
+        .iter()
+        .map(|aval| {
+            let v = jaxpr.new_var(aval.clone());
+            jaxpr.invars.push(v);
+            Atom::Var(v)
+        })
+        .collect();
+    let outputs: Vec<_> = out_avals.iter().map(|a| jaxpr.new_var(a.clone())).collect();
+    jaxpr.outvars = outputs.iter().map(|v| Atom::Var(*v)).collect();
+    jaxpr.eqns.push(Eqn {
+        prim: prim.clone(),
+        inputs,
+        outputs,
+        loc: Location::caller(),
+    });
+    let options = LowerOptions {
+        bf16_dots_in_f32,
+        ..LowerOptions::default()
     };
+    let exe = compile_cached(prim.name(), lower_jaxpr(&jaxpr, &options));
+    if let Some(key) = key {
+        by_key().insert(key, exe.clone());
+    }
+    exe
+}
+
+/// Runs one primitive on concrete operands. Rust scalars become device scalars (inputs, not
+/// constants), so a loop over changing scalars does not recompile.
+pub(crate) fn execute(
+    prim: &Prim,
+    inputs: &[Operand],
+    in_avals: &[Aval],
+    out_avals: &[Aval],
+) -> Vec<Array> {
+    let exe = executable(prim, in_avals, out_avals);
     let device = exe.devices()[0];
     // An eager op runs on one device (only jit runs SPMD over a mesh), so inputs laid out
     // otherwise are gathered onto it first.
-    let placed: Vec<_> = held.iter().map(|a| a.on_device(device)).collect();
+    let placed: Vec<Cow<'_, Array>> = inputs
+        .iter()
+        .map(|op| match op {
+            Operand::Array(a) => a.on_device(device),
+            Operand::Lit(l) => Cow::Owned(filled_on(*l, &[], device)),
+        })
+        .collect();
     let args: Vec<&Buffer> = placed
         .iter()
         .map(|a| &*a.concrete(prim.name()).buffers[0])
@@ -112,4 +211,55 @@ pub(crate) fn execute(
         .zip(out_avals)
         .map(|(b, a)| Array::from_buffer(b, a.clone(), device))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::client::client;
+
+    /// These tests fill the cache on purpose: one at a time, so that one cannot evict what the
+    /// other checks is kept.
+    fn serial() -> MutexGuard<'static, ()> {
+        static SERIAL: Mutex<()> = Mutex::new(());
+        SERIAL.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn cached_bytes() -> usize {
+        filled_arrays().iter().map(|(k, _)| k.bytes()).sum()
+    }
+
+    #[test]
+    fn ever_new_scalars_keep_the_cache_bounded() {
+        let _serial = serial();
+        let device = client().devices()[0];
+        for i in 0..100 {
+            let lit = Literal::from_f64(i as f64, DType::F32, true);
+            let got = filled_on(lit, &[3], device);
+            assert_eq!(got.to_vec::<f32>(), vec![i as f32; 3]);
+            assert!(filled_arrays().len() <= FILLED_CACHE_ENTRIES);
+        }
+        // The largest fills (128 KiB each) are bounded by bytes before entries.
+        for i in 0..20 {
+            let lit = Literal::from_f64(i as f64, DType::F64, false);
+            let got = filled_on(lit, &[1 << 14], device);
+            assert_eq!(got.to_vec::<f64>()[(1 << 14) - 1], i as f64);
+            assert!(cached_bytes() <= FILLED_CACHE_BYTES);
+        }
+    }
+
+    #[test]
+    fn a_repeated_scalar_is_served_from_the_cache() {
+        let _serial = serial();
+        let device = client().devices()[0];
+        let lit = Literal::from_f64(-0.0, DType::F32, true);
+        let first = filled_on(lit, &[2], device);
+        let again = filled_on(lit, &[2], device);
+        assert!(Arc::ptr_eq(&first.0, &again.0));
+        let positive = filled_on(Literal::from_f64(0.0, DType::F32, true), &[2], device);
+        assert!(!Arc::ptr_eq(&first.0, &positive.0));
+        let strong = filled_on(Literal::from_f64(-0.0, DType::F32, false), &[2], device);
+        assert!(!Arc::ptr_eq(&first.0, &strong.0));
+        assert!(!strong.is_weak() && first.is_weak());
+    }
 }
