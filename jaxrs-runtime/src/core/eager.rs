@@ -12,6 +12,7 @@ use crate::dtype::DType;
 use crate::pjrt::{Buffer, Device, LoadedExecutable};
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::panic::Location;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
@@ -26,12 +27,39 @@ fn cache() -> MutexGuard<'static, HashMap<String, Arc<LoadedExecutable>>> {
         .unwrap_or_else(PoisonError::into_inner)
 }
 
+/// An executable with what tells its program apart from other eager programs.
+struct Keyed {
+    prim: &'static str,
+    params: String,
+    in_avals: Vec<Aval>,
+    out_avals: Vec<Aval>,
+    bf16_dots_in_f32: bool,
+    exe: Arc<LoadedExecutable>,
+}
+
+impl Keyed {
+    fn is(
+        &self,
+        prim: &str,
+        params: &str,
+        in_avals: &[Aval],
+        out_avals: &[Aval],
+        bf16: bool,
+    ) -> bool {
+        self.prim == prim
+            && self.params == params
+            && self.in_avals == in_avals
+            && self.out_avals == out_avals
+            && self.bf16_dots_in_f32 == bf16
+    }
+}
+
 /// The executables by primitive, parameters and types ([`Primitive::eager_key`]), ahead of
-/// [`cache`]; poisoning is ignored for the same reason.
+/// [`cache`], grouped by the hash of those; poisoning is ignored for the same reason.
 ///
 /// [`Primitive::eager_key`]: crate::core::primitive::Primitive::eager_key
-fn by_key() -> MutexGuard<'static, HashMap<String, Arc<LoadedExecutable>>> {
-    static BY_KEY: OnceLock<Mutex<HashMap<String, Arc<LoadedExecutable>>>> = OnceLock::new();
+fn by_key() -> MutexGuard<'static, HashMap<u64, Vec<Keyed>>> {
+    static BY_KEY: OnceLock<Mutex<HashMap<u64, Vec<Keyed>>>> = OnceLock::new();
     BY_KEY
         .get_or_init(Default::default)
         .lock()
@@ -143,16 +171,26 @@ pub(crate) fn filled_on(lit: Literal, shape: &[usize], device: Device) -> Array 
 /// The executable of `prim` on operands of `in_avals`, compiled on first use.
 fn executable(prim: &Prim, in_avals: &[Aval], out_avals: &[Aval]) -> Arc<LoadedExecutable> {
     let bf16_dots_in_f32 = crate::core::client::bf16_dots_in_f32();
-    // Lowering the one-op program to text took a quarter of an eager call: a key made of the
-    // primitive's parameters and the types finds a program already compiled without it.
-    let key = prim.eager_key().map(|p| {
-        format!(
-            "{}|{p}|{in_avals:?}|{out_avals:?}|{bf16_dots_in_f32}",
-            prim.name()
-        )
+    // Lowering the one-op program to text took a quarter of an eager call: the primitive's
+    // parameters and the types find a program already compiled without it. They are hashed
+    // and compared where they lie (writing them into one text key was a tenth of a call).
+    let params = prim.eager_key();
+    let name = prim.name();
+    let hash = params.as_ref().map(|params| {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        (name, params, in_avals, out_avals, bf16_dots_in_f32).hash(&mut hasher);
+        hasher.finish()
     });
-    if let Some(exe) = key.as_ref().and_then(|k| by_key().get(k).cloned()) {
-        return exe;
+    if let (Some(params), Some(hash)) = (&params, hash) {
+        let found = by_key().get(&hash).and_then(|keyed| {
+            keyed
+                .iter()
+                .find(|k| k.is(name, params, in_avals, out_avals, bf16_dots_in_f32))
+                .map(|k| k.exe.clone())
+        });
+        if let Some(exe) = found {
+            return exe;
+        }
     }
     let mut jaxpr = Jaxpr::default();
     let inputs = in_avals
@@ -175,9 +213,24 @@ fn executable(prim: &Prim, in_avals: &[Aval], out_avals: &[Aval]) -> Arc<LoadedE
         bf16_dots_in_f32,
         ..LowerOptions::default()
     };
-    let exe = compile_cached(prim.name(), lower_jaxpr(&jaxpr, &options));
-    if let Some(key) = key {
-        by_key().insert(key, exe.clone());
+    let exe = compile_cached(name, lower_jaxpr(&jaxpr, &options));
+    if let (Some(params), Some(hash)) = (params, hash) {
+        let mut by_key = by_key();
+        let keyed = by_key.entry(hash).or_default();
+        // Another thread may have compiled the same program meanwhile.
+        if !keyed
+            .iter()
+            .any(|k| k.is(name, &params, in_avals, out_avals, bf16_dots_in_f32))
+        {
+            keyed.push(Keyed {
+                prim: name,
+                params,
+                in_avals: in_avals.to_vec(),
+                out_avals: out_avals.to_vec(),
+                bf16_dots_in_f32,
+                exe: exe.clone(),
+            });
+        }
     }
     exe
 }
