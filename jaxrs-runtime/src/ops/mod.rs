@@ -97,12 +97,14 @@ pub(crate) fn coerce<'a>(
         return arg;
     }
     // Eagerly, a Rust scalar spread over a small array is cheaper to build on the host (one
-    // upload) than on the device (an upload and a dispatch); under a trace it stays a literal.
+    // upload, skipped while the scalar is in `filled_on`'s cache) than on the device (an
+    // upload and a dispatch); under a trace it stays a literal.
     if let Operand::Lit(l) = &arg {
         if !crate::core::trace::is_tracing()
             && shape.iter().product::<usize>() <= EAGER_HOST_FILL_LIMIT
         {
-            return Operand::Array(Cow::Owned(Array::from_literal_filled(*l, shape)));
+            let device = crate::core::client::client().devices()[0];
+            return Operand::Array(Cow::Owned(crate::core::eager::filled_on(*l, shape, device)));
         }
     }
     let rank_in = arg.aval().rank();
