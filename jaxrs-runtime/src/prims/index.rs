@@ -579,6 +579,39 @@ pub struct IndexAdd {
     pub axis: usize,
 }
 
+/// The JVP of a scatter-add of updates `p[2]` into `p[0]` at indices `p[1]`: linear in the
+/// operand and the updates, so the same scatter-add of their tangents.
+fn scatter_add_jvp(
+    scatter: impl Primitive,
+    p: &[Operand],
+    t: &[Option<Array>],
+) -> Vec<Option<Array>> {
+    if t[0].is_none() && t[2].is_none() {
+        return vec![None];
+    }
+    let tx = or_zeros(&t[0], &p[0].aval());
+    let tu = or_zeros(&t[2], &p[2].aval());
+    vec![Some(bind1(
+        scatter,
+        &[Operand::from(&tx), p[1].borrowed(), Operand::from(&tu)],
+    ))]
+}
+
+/// The VJP of that scatter-add: the operand's cotangent passes through, the updates' is the
+/// cotangent read back at the indices by `gather` (the scatter's transpose).
+fn scatter_add_vjp(
+    gather: impl Primitive,
+    p: &[Operand],
+    cts: &[Option<Array>],
+    wanted: &[bool],
+) -> Vec<Option<Array>> {
+    let Some(g) = &cts[0] else {
+        return vec![None, None, None];
+    };
+    let taken = wanted[2].then(|| bind1(gather, &[Operand::from(g), p[1].borrowed()]));
+    vec![Some(g.clone()).filter(|_| wanted[0]), None, taken]
+}
+
 impl Primitive for IndexAdd {
     fn name(&self) -> &'static str {
         "index_add"
@@ -599,15 +632,7 @@ impl Primitive for IndexAdd {
         Ok(vec![x.clone()])
     }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
-        if t[0].is_none() && t[2].is_none() {
-            return vec![None];
-        }
-        let tx = or_zeros(&t[0], &p[0].aval());
-        let tu = or_zeros(&t[2], &p[2].aval());
-        vec![Some(bind1(
-            self.clone(),
-            &[Operand::from(&tx), p[1].borrowed(), Operand::from(&tu)],
-        ))]
+        scatter_add_jvp(self.clone(), p, t)
     }
     fn vjp(
         &self,
@@ -616,16 +641,7 @@ impl Primitive for IndexAdd {
         cts: &[Option<Array>],
         wanted: &[bool],
     ) -> Vec<Option<Array>> {
-        let Some(g) = &cts[0] else {
-            return vec![None, None, None];
-        };
-        let taken = wanted[2].then(|| {
-            bind1(
-                Take { axis: self.axis },
-                &[Operand::from(g), p[1].borrowed()],
-            )
-        });
-        vec![Some(g.clone()).filter(|_| wanted[0]), None, taken]
+        scatter_add_vjp(Take { axis: self.axis }, p, cts, wanted)
     }
     fn lower(
         &self,
@@ -943,15 +959,7 @@ impl Primitive for ScatterAddAlongAxis {
         Ok(vec![x.clone()])
     }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
-        if t[0].is_none() && t[2].is_none() {
-            return vec![None];
-        }
-        let tx = or_zeros(&t[0], &p[0].aval());
-        let tu = or_zeros(&t[2], &p[2].aval());
-        vec![Some(bind1(
-            self.clone(),
-            &[Operand::from(&tx), p[1].borrowed(), Operand::from(&tu)],
-        ))]
+        scatter_add_jvp(self.clone(), p, t)
     }
     fn vjp(
         &self,
@@ -960,16 +968,7 @@ impl Primitive for ScatterAddAlongAxis {
         cts: &[Option<Array>],
         wanted: &[bool],
     ) -> Vec<Option<Array>> {
-        let Some(g) = &cts[0] else {
-            return vec![None, None, None];
-        };
-        let taken = wanted[2].then(|| {
-            bind1(
-                TakeAlongAxis { axis: self.axis },
-                &[Operand::from(g), p[1].borrowed()],
-            )
-        });
-        vec![Some(g.clone()).filter(|_| wanted[0]), None, taken]
+        scatter_add_vjp(TakeAlongAxis { axis: self.axis }, p, cts, wanted)
     }
     fn lower(
         &self,
