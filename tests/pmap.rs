@@ -231,6 +231,25 @@ fn results_stay_split_over_the_devices_named_after_the_axis() {
         sums.sharding().unwrap().to_string(),
         "NamedSharding(mesh=Mesh('d': 8), spec=PartitionSpec(None, 'd'))"
     );
+    // An eager op on a pmap's result runs over the same devices, its result split as the
+    // operand was, each device computing its own slice (as JAX's ops on a pmap's output).
+    let z = &y * 3.0 - 1.0;
+    assert_eq!(z.sharding(), y.sharding());
+    let want: Vec<f32> = y.to_vec::<f32>().iter().map(|v| v * 3.0 - 1.0).collect();
+    assert_eq!(z.to_vec::<f32>(), want);
+    for (zs, ys) in z.addressable_shards().iter().zip(y.addressable_shards()) {
+        assert_eq!(zs.device, ys.device);
+        let local: Vec<f32> = ys
+            .data
+            .to_vec::<f32>()
+            .iter()
+            .map(|v| v * 3.0 - 1.0)
+            .collect();
+        assert_eq!(zs.data.to_vec::<f32>(), local);
+    }
+    // ... and a pmap takes it as it lies.
+    let again = elementwise(&z);
+    assert_eq!(again.sharding(), y.sharding());
 }
 
 #[test]
