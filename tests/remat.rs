@@ -6,23 +6,9 @@
 use jaxrs::prelude::*;
 use jaxrs::{check_grads, check_grads_with, make_jaxpr, scan, stablehlo, value_and_grad, Modes};
 
-/// Deterministic values in [-scale, scale].
-fn vals(n: usize, seed: u64, scale: f64) -> Vec<f64> {
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            scale * (2.0 * ((s >> 11) as f64 / (1u64 << 53) as f64) - 1.0)
-        })
-        .collect()
-}
-
-fn rand(shape: &[usize], seed: u64, scale: f64, dtype: DType) -> Array {
-    let n = shape.iter().product();
-    Array::from_f64s(&vals(n, seed, scale), shape, dtype)
-}
+#[path = "../benches/common/remat_model.rs"]
+mod remat_model;
+use remat_model::rand;
 
 type Params = Vec<(Array, Array)>;
 
@@ -464,20 +450,6 @@ fn nested_remat_and_passthrough_outputs() {
 
 // --- remat and scan together ---------------------------------------------------------
 
-fn rand_f64(shape: &[usize], seed: u64, scale: f64) -> Array {
-    let n: usize = shape.iter().product();
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    let v: Vec<f64> = (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            scale * (2.0 * ((s >> 11) as f64 / (1u64 << 53) as f64) - 1.0)
-        })
-        .collect();
-    Array::from_f64s(&v, shape, DType::F64)
-}
-
 fn scan_cell(h: &Array, x: &Array, w: &Array, u: &Array) -> Array {
     (h.matmul(w) + x.matmul(u)).tanh().gelu()
 }
@@ -515,10 +487,10 @@ fn scan_loss(w: &Array, u: &Array, xs: &Array, h0: &Array, mode: u8) -> Array {
 #[test]
 fn remat_around_a_scan_body_and_scan_inside_remat() {
     let (t, b, d) = (5, 3, 4);
-    let w = rand_f64(&[d, d], 1, 0.5);
-    let u = rand_f64(&[d, d], 2, 0.5);
-    let xs = rand_f64(&[t, b, d], 3, 1.0);
-    let h0 = rand_f64(&[b, d], 4, 1.0);
+    let w = rand(&[d, d], 1, 0.5, DType::F64);
+    let u = rand(&[d, d], 2, 0.5, DType::F64);
+    let xs = rand(&[t, b, d], 3, 1.0, DType::F64);
+    let h0 = rand(&[b, d], 4, 1.0, DType::F64);
     let g = |mode: u8| {
         grad(|(w, u): (Array, Array)| scan_loss(&w, &u, &xs, &h0, mode))((w.clone(), u.clone()))
     };
@@ -557,10 +529,10 @@ fn remat_around_a_scan_body_and_scan_inside_remat() {
 #[test]
 fn remat_around_a_scan_body_saves_memory() {
     let (t, b, d) = (16, 128, 128);
-    let w = rand_f64(&[d, d], 1, 0.05).astype(DType::F32);
-    let u = rand_f64(&[d, d], 2, 0.05).astype(DType::F32);
-    let xs = rand_f64(&[t, b, d], 3, 1.0).astype(DType::F32);
-    let h0 = rand_f64(&[b, d], 4, 1.0).astype(DType::F32);
+    let w = rand(&[d, d], 1, 0.05, DType::F64).astype(DType::F32);
+    let u = rand(&[d, d], 2, 0.05, DType::F64).astype(DType::F32);
+    let xs = rand(&[t, b, d], 3, 1.0, DType::F64).astype(DType::F32);
+    let h0 = rand(&[b, d], 4, 1.0, DType::F64).astype(DType::F32);
     let temp = |mode: u8| {
         let f = jit(move |(w, u, xs, h0): (Array, Array, Array, Array)| {
             grad(|(w, u): (Array, Array)| scan_loss(&w, &u, &xs, &h0, mode))((w, u))
@@ -595,8 +567,8 @@ fn remat_of_vmap(x: &Array, w: &Array) -> Array {
 #[test]
 fn remat_over_vmap_matches_the_function_twins() {
     let (b, n, d) = (3, 2, 4);
-    let x = rand_f64(&[b, n, d], 31, 1.0);
-    let w = rand_f64(&[d, d], 32, 0.5);
+    let x = rand(&[b, n, d], 31, 1.0, DType::F64);
+    let w = rand(&[d, d], 32, 0.5, DType::F64);
     let twin = |x: &Array, w: &Array| {
         remat(|(x, w): (Array, Array)| vmap(|x: Array| example_block(&x, &w), 0, 0)(x))
             .call((x.clone(), w.clone()))

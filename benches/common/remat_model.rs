@@ -3,7 +3,7 @@
 //! value-and-gradient is compiled with and without remat on every block, beside JAX's
 //! programs of the same model (`tests/golden/programs/remat_*.mlir`, from
 //! `tests/golden/gen_program_form.py`) compiled through the same PJRT layer.
-// The bench and the test each use part of this file.
+// The bench and the tests each use part of this file (tests/remat.rs only `rand`).
 #![allow(dead_code)]
 
 use jaxrs::prelude::*;
@@ -15,7 +15,8 @@ pub const DIM: usize = 256;
 
 pub type Params = Vec<(Array, Array)>;
 
-fn rand(shape: &[usize], seed: u64, scale: f64) -> Array {
+/// Deterministic values in [-scale, scale] (an xorshift of `seed`), as `dtype`.
+pub fn rand(shape: &[usize], seed: u64, scale: f64, dtype: DType) -> Array {
     let n: usize = shape.iter().product();
     let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     let v: Vec<f64> = (0..n)
@@ -26,7 +27,7 @@ fn rand(shape: &[usize], seed: u64, scale: f64) -> Array {
             scale * (2.0 * ((s >> 11) as f64 / (1u64 << 53) as f64) - 1.0)
         })
         .collect();
-    Array::from_f64s(&v, shape, DType::F32)
+    Array::from_f64s(&v, shape, dtype)
 }
 
 fn block_plain(x: &Array, w1: &Array, w2: &Array) -> Array {
@@ -82,12 +83,12 @@ pub fn inputs() -> (Params, Array) {
         .map(|i| {
             let s = (1.0 / DIM as f64).sqrt();
             (
-                rand(&[DIM, DIM], 100 + 2 * i as u64, s),
-                rand(&[DIM, DIM], 101 + 2 * i as u64, s),
+                rand(&[DIM, DIM], 100 + 2 * i as u64, s, DType::F32),
+                rand(&[DIM, DIM], 101 + 2 * i as u64, s, DType::F32),
             )
         })
         .collect();
-    (p, rand(&[BATCH, DIM], 7, 1.0))
+    (p, rand(&[BATCH, DIM], 7, 1.0, DType::F32))
 }
 
 /// The temp bytes of a StableHLO program compiled through jaxrs's PJRT client with the
