@@ -19,15 +19,19 @@ use std::hash::{Hash, Hasher};
 use std::panic::Location;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
+/// The map in `cell`, created empty on first use, locked.
+fn locked<T: Default>(cell: &'static OnceLock<Mutex<T>>) -> MutexGuard<'static, T> {
+    cell.get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+}
+
 /// The executables compiled so far. Poisoning is ignored: the lock is held only for one map
 /// lookup or insert of a finished executable (never while compiling or running user code), so
 /// a panic under it cannot leave a half-made entry.
 fn cache() -> MutexGuard<'static, HashMap<String, Arc<LoadedExecutable>>> {
     static CACHE: OnceLock<Mutex<HashMap<String, Arc<LoadedExecutable>>>> = OnceLock::new();
-    CACHE
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
+    locked(&CACHE)
 }
 
 /// An executable with what tells its program apart from other eager programs.
@@ -63,10 +67,7 @@ impl Keyed {
 /// [`Primitive::eager_key`]: crate::core::primitive::Primitive::eager_key
 fn by_key() -> MutexGuard<'static, HashMap<u64, Vec<Keyed>>> {
     static BY_KEY: OnceLock<Mutex<HashMap<u64, Vec<Keyed>>>> = OnceLock::new();
-    BY_KEY
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
+    locked(&BY_KEY)
 }
 
 /// Compiles `text`, the program of the primitive `prim`, once per process (single device),
@@ -305,10 +306,7 @@ type SpmdCache = HashMap<String, Arc<(LoadedExecutable, SpmdProgram)>>;
 
 fn spmd_cache() -> MutexGuard<'static, SpmdCache> {
     static CACHE: OnceLock<Mutex<SpmdCache>> = OnceLock::new();
-    CACHE
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
+    locked(&CACHE)
 }
 
 /// Runs one primitive SPMD over `mesh`, as JAX runs an operation on sharded arrays: each
