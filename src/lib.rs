@@ -223,7 +223,9 @@ pub use jaxrs_runtime::random;
 // The training kit, as flax and optax give it to JAX users, written with the public API above.
 pub mod checkpoint;
 pub mod data;
+pub mod lax;
 pub mod nn;
+pub mod numpy;
 pub mod optim;
 
 /// Everything a typical program needs, and everything the README uses:
