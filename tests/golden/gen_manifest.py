@@ -13,7 +13,7 @@ Each name has a kind:
 
 - `function`: anything callable that is not a class (functions, `jax.custom_jvp` objects,
   ufuncs, functools.partial objects);
-- `class`: a class that is not a dtype class;
+- `class`: a class that is not a dtype class, or a type alias (`optax.Updates`);
 - `dtype`: a scalar type (`jnp.float32`, `jnp.bool_`, `jnp.dtype`, ...), which the issue's
   count leaves out;
 - `primitive`: one of `jax.lax`'s `*_p` objects (`lax.add_p`), JAX's IR vocabulary for
@@ -32,6 +32,7 @@ import inspect
 import json
 import os
 import sys
+import types
 
 os.environ["JAX_PLATFORMS"] = "cpu"
 
@@ -97,7 +98,9 @@ def base_kind(obj):
         return "primitive"
     if is_dtype_class(obj):
         return "dtype"
-    if inspect.isclass(obj):
+    if inspect.isclass(obj) or type(obj).__module__ == "typing" or isinstance(
+            obj, (types.UnionType, types.GenericAlias)):
+        # Type aliases (`lax.PrecisionLike`, `optax.Params`) are type names, as classes are.
         return "class"
     if callable(obj):
         return "function"
