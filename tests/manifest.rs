@@ -48,6 +48,8 @@ fn updating() -> bool {
 enum Status {
     /// A `use`-able path.
     Implemented(String),
+    /// `not yet: Array::NAME exists; ...`: only a method has it today.
+    MethodOnly,
     NotYet,
     NotApplicable,
 }
@@ -115,6 +117,8 @@ fn parse_api_md(text: &str) -> (Vec<String>, Vec<Row>, Vec<String>) {
                 ));
             }
             Status::Implemented(path.to_string())
+        } else if cells[1].starts_with("not yet: Array::") {
+            Status::MethodOnly
         } else if reason(cells[1], "not yet:") {
             Status::NotYet
         } else if reason(cells[1], "not applicable:") {
@@ -408,13 +412,13 @@ fn the_items_file_matches_api_md() {
     }
 }
 
-/// Counts per namespace: (countable names, implemented, not applicable).
-fn counts(names: &[(String, BTreeMap<String, String>)], rows: &[Row]) -> Vec<(String, [usize; 3])> {
+/// Counts per namespace: [countable names, implemented, only as a method, not applicable].
+fn counts(names: &[(String, BTreeMap<String, String>)], rows: &[Row]) -> Vec<(String, [usize; 4])> {
     let counted = |kind: &str| matches!(kind, "function" | "class" | "constant");
     names
         .iter()
         .map(|(ns, _)| {
-            let mut c = [0; 3];
+            let mut c = [0; 4];
             for row in rows
                 .iter()
                 .filter(|r| &r.namespace == ns && counted(&r.kind))
@@ -422,7 +426,8 @@ fn counts(names: &[(String, BTreeMap<String, String>)], rows: &[Row]) -> Vec<(St
                 c[0] += 1;
                 match row.status {
                     Status::Implemented(_) => c[1] += 1,
-                    Status::NotApplicable => c[2] += 1,
+                    Status::MethodOnly => c[2] += 1,
+                    Status::NotApplicable => c[3] += 1,
                     Status::NotYet => {}
                 }
             }
@@ -442,33 +447,36 @@ fn percent(part: usize, whole: usize) -> usize {
 /// The README's table, markers included.
 fn readme_table(names: &[(String, BTreeMap<String, String>)], rows: &[Row]) -> String {
     let mut out = format!(
-        "{README_BEGIN}\n| namespace | names | in jaxrs | not applicable |\n|---|---|---|---|\n"
+        "{README_BEGIN}\n| namespace | names | in jaxrs | only as an `Array` method | not applicable |\n\
+         |---|---|---|---|---|\n"
     );
-    let mut total = [0; 3];
-    for (ns, c) in counts(names, rows) {
-        let anchor = ns.replace('.', "");
+    let line = |out: &mut String, label: &str, c: [usize; 4]| {
         writeln!(
             out,
-            "| [`{ns}`](API.md#{anchor}) | {} | {} ({}%) | {} |",
+            "| {label} | {} | {} ({}%) | {} | {} |",
             c[0],
             c[1],
             percent(c[1], c[0]),
-            c[2]
+            c[2],
+            c[3]
         )
         .unwrap();
-        for i in 0..3 {
-            total[i] += c[i];
+    };
+    let mut total = [0; 4];
+    for (ns, c) in counts(names, rows) {
+        // GitHub's anchor of a `## jax.numpy` heading drops the dots.
+        line(
+            &mut out,
+            &format!("[`{ns}`](API.md#{})", ns.replace('.', "")),
+            c,
+        );
+        for (t, n) in total.iter_mut().zip(c) {
+            *t += n;
         }
     }
-    writeln!(
-        out,
-        "| all | {} | {} ({}%) | {} |\n{README_END}",
-        total[0],
-        total[1],
-        percent(total[1], total[0]),
-        total[2]
-    )
-    .unwrap();
+    line(&mut out, "all", total);
+    out.push_str(README_END);
+    out.push('\n');
     out
 }
 
@@ -531,6 +539,11 @@ fn the_table_reader_reads_rows_and_refuses_malformed_ones() {
     assert!(errors[1].contains("std::f64::tan"));
     assert!(errors[2].contains("API.md:10"));
     assert!(errors[3].contains("4 cells"));
+    let (_, rows, errors) = parse_api_md(
+        "## jax.lax\n| jax.lax.add | not yet: Array::add exists; lax free function pending |  | function |\n",
+    );
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(rows[0].status, Status::MethodOnly);
     assert!(defines_fn("fn a() {}\nfn ab<T>() {}", "ab"));
     assert!(!defines_fn("fn abc() {}\nfn xab() {}", "ab"));
     assert_eq!(percent(1, 3), 33);
