@@ -7,8 +7,8 @@
 //!   exists: `tests/manifest/items.rs` holds one `use PATH as _;` per implemented row and is
 //!   compiled into this test;
 //! - every implemented row names a test that compares its values with JAX: `golden:OP` (some
-//!   case of `tests/golden/*.json` has `"op": "OP"`) or `tests/FILE.rs::FN` (that file has a
-//!   `fn FN`);
+//!   case of `tests/golden/*.json` has `"op": "OP"`) or `tests/FILE.rs::FN` (a `#[test] fn FN`
+//!   of that file);
 //! - the README's table of percentages is the one computed from API.md.
 //!
 //! `JAXRS_UPDATE_MANIFEST=1 cargo test --test manifest` rewrites `tests/manifest/items.rs` and
@@ -312,14 +312,25 @@ fn golden_ops() -> BTreeSet<String> {
     ops
 }
 
-/// Whether `source` defines a function `name` (`fn name(` or `fn name<`).
-fn defines_fn(source: &str, name: &str) -> bool {
-    let needle = format!("fn {name}");
-    source.match_indices(&needle).any(|(at, _)| {
-        let before = source[..at].chars().next_back();
-        let after = source[at + needle.len()..].chars().next();
-        before.is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'))
-            && matches!(after, Some('(') | Some('<'))
+/// Whether `source` defines a test function `name`: `fn name(` whose attributes (the lines
+/// just above it) include `#[test]`, so a helper of the file does not pass for a test.
+fn defines_test_fn(source: &str, name: &str) -> bool {
+    let lines: Vec<&str> = source.lines().collect();
+    lines.iter().enumerate().any(|(i, line)| {
+        let line = line.trim_start();
+        let line = line.strip_prefix("pub ").unwrap_or(line);
+        let Some(rest) = line.strip_prefix("fn ").and_then(|r| r.strip_prefix(name)) else {
+            return false;
+        };
+        if !rest.starts_with('(') {
+            return false;
+        }
+        lines[..i]
+            .iter()
+            .rev()
+            .map(|l| l.trim())
+            .take_while(|l| l.starts_with("#[") || l.starts_with("//") || l.is_empty())
+            .any(|l| l == "#[test]")
     })
 }
 
@@ -355,8 +366,8 @@ fn implemented_rows_name_a_test_against_jax_that_exists() {
                         row.line
                     )),
                     None => errors.push(format!("API.md:{}: `{test}`: no file {file}", row.line)),
-                    Some(src) if !defines_fn(src, func) => errors.push(format!(
-                        "API.md:{}: `{test}`: {file} has no `fn {func}`",
+                    Some(src) if !defines_test_fn(src, func) => errors.push(format!(
+                        "API.md:{}: `{test}`: {file} has no `#[test] fn {func}`",
                         row.line
                     )),
                     Some(_) => {}
@@ -544,8 +555,11 @@ fn the_table_reader_reads_rows_and_refuses_malformed_ones() {
     );
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(rows[0].status, Status::MethodOnly);
-    assert!(defines_fn("fn a() {}\nfn ab<T>() {}", "ab"));
-    assert!(!defines_fn("fn abc() {}\nfn xab() {}", "ab"));
+    let source = "#[test]\nfn a() {}\n\nfn ab() {}\n#[test]\n#[ignore]\n/// doc\nfn abc() {}\n";
+    assert!(defines_test_fn(source, "a"));
+    assert!(!defines_test_fn(source, "ab"), "a helper is not a test");
+    assert!(defines_test_fn(source, "abc"));
+    assert!(!defines_test_fn(source, "b"));
     assert_eq!(percent(1, 3), 33);
     assert_eq!(percent(2, 3), 67);
     assert_eq!(percent(1, 8), 13);
