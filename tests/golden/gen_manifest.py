@@ -94,7 +94,7 @@ def public(module):
 
 
 def base_kind(obj):
-    if type(obj).__name__ == "Primitive" or isinstance(obj, jax.extend.core.Primitive):
+    if isinstance(obj, jax.extend.core.Primitive):
         return "primitive"
     if is_dtype_class(obj):
         return "dtype"
@@ -131,8 +131,9 @@ def kinds(pairs):
 
 
 def names_of(ns):
+    """name -> kind for the namespace, sorted by name."""
     module = importlib.import_module(ns)
-    pairs = public(module)
+    out = kinds(public(module))
     if ns == "jax.scipy.stats":
         # The distributions are submodules; their functions are the namespace's vocabulary.
         for sub in sorted(dir(module)):
@@ -141,16 +142,11 @@ def names_of(ns):
                 continue
             if not obj.__name__.startswith("jax.scipy.stats."):
                 continue
-            sub_pairs = public(obj)
-            sub_kinds = kinds(sub_pairs)
-            for name, _ in sub_pairs:
-                kind = sub_kinds[name]
+            for name, kind in kinds(public(obj)).items():
                 if kind.startswith("alias:"):
                     kind = f"alias:{sub}.{kind[len('alias:'):]}"
-                pairs.append((f"{sub}.{name}", kind))
-        own = kinds([(n, o) for n, o in pairs if "." not in n])
-        return {n: (own[n] if "." not in n else o) for n, o in sorted(pairs)}
-    return kinds(pairs)
+                out[f"{sub}.{name}"] = kind
+    return dict(sorted(out.items()))
 
 
 def main():
