@@ -449,14 +449,29 @@ impl Array {
         self.try_f64s().unwrap_or_else(|e| fail(e))
     }
 
-    /// Waits until the array's value is computed (dispatch is asynchronous).
-    pub fn block_until_ready(&self) -> Result<&Array> {
+    /// Waits until the array's value is computed (dispatch is asynchronous) and returns it,
+    /// as JAX's `x.block_until_ready()`. A failure of the computation that made it (a device
+    /// error, a donated buffer) is the environment's: a panic that [`crate::try_run`] returns
+    /// as its [`Error`].
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let y = (Array::ones(&[3], DType::F32) * 2.0).block_until_ready().clone();
+    /// assert_eq!(y.to_vec::<f32>(), vec![2.0; 3]);
+    /// let waited = jaxrs::try_run(|| {
+    ///     Array::ones(&[3], DType::F32).block_until_ready();
+    /// });
+    /// assert!(waited.is_ok());
+    /// ```
+    #[track_caller]
+    pub fn block_until_ready(&self) -> &Array {
         if let Repr::Concrete(c) = &*self.0 {
             for b in &c.buffers {
-                b.block_until_ready()?;
+                b.block_until_ready().unwrap_or_else(|e| fail(e));
             }
         }
-        Ok(self)
+        self
     }
 
     /// Has this array's buffer been donated to a computation (and so deleted)?
