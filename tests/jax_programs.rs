@@ -93,7 +93,7 @@ fn jaxrs_mnist_step() -> String {
     let x = Array::zeros(&[100, 784], DType::F32);
     let labels = Array::zeros(&[100], DType::I32);
     let (_, _, loss) = train_mnist::train_step(params, opt_state, &x, &labels);
-    loss.block_until_ready().expect("the step runs");
+    loss.block_until_ready();
     train_mnist::train_step::jit_site()
         .last_stablehlo()
         .expect("the step's StableHLO")

@@ -72,10 +72,14 @@ use proc_macro::TokenStream;
 ///   `pytree_node=False`: the body reads their Rust values, and a new value recompiles, the
 ///   explanation naming the field (`the static field cfg.scale changed from 0.5 to 0.25`);
 ///   see the `Tree` trait;
-/// - a top-level Rust scalar parameter (`f32 f64 i32 i64 u32 u8 i8 bool`) is traced as a
-///   weakly typed 0-d `Array`, as JAX does with a Python scalar passed to `jax.jit`: inside
-///   the body `lr: f32` **is a `&Array`** (`Copy`, like the scalar it stands for; a `mut lr`
-///   is an owned `Array`), and a new value of `lr` does not recompile;
+/// - a top-level Rust scalar parameter (`f32 f64 i32 i64 u64 u32 i16 u16 u8 i8 bool`) is
+///   traced as a weakly typed 0-d `Array`, as JAX does with a Python scalar passed to
+///   `jax.jit`: inside the body `lr: f32` **is a `&Array`** (`Copy`, like the scalar it
+///   stands for; a `mut lr` is an owned `Array`), and a new value of `lr` does not recompile.
+///   `u64`, `i16` and `u16`, which have no dtype of their own in jaxrs, travel as a Python
+///   int does under `jax_enable_x64` (a weak int64). `usize` and `isize` are refused with a
+///   message: they are sizes and indices, which the body almost always needs as Rust values
+///   (`static`); write `i64` for a traced one;
 /// - a `static` parameter is part of the cache key: the body sees its Rust value (use it for
 ///   sizes, flags, loop counts), and each new value compiles anew. Its type must be
 ///   `Hash + Eq + Debug + Clone + Send + Sync + 'static`; `f32`/`f64` are compared by bits.
@@ -241,8 +245,8 @@ pub fn scan(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// # Parameters
 ///
 /// Every other parameter is traced, as with `#[jit]`: an `Array` or any `Tree`, by value or
-/// by shared reference; a Rust scalar (`f32 f64 i32 i64 u32 u8 i8 bool`) becomes a weakly
-/// typed 0-d `Array` inside the body: `scale: f32` **is a `&Array`** there, so a helper taking
+/// by shared reference; a Rust scalar (`f32 f64 i32 i64 u64 u32 i16 u16 u8 i8 bool`)
+/// becomes a weakly typed 0-d `Array` inside the body: `scale: f32` **is a `&Array`** there, so a helper taking
 /// `f32` does not accept it (rustc's E0308, "expected `f32`, found `&Array`"); list it in
 /// `static` to keep the Rust value, or let the helper take `&Array`. `&mut` parameters are
 /// rejected (a rematerialised function is pure), and so are methods and

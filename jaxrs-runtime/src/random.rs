@@ -42,6 +42,7 @@ use crate::core::array::Array;
 use crate::core::ir::Literal;
 use crate::core::trace::{bind, bind1, is_tracing, Operand};
 use crate::dtype::DType;
+use crate::higher_order::remat::OptimizationBarrier;
 use crate::ops::unify;
 use crate::prims::{Binary, BinaryOp, Sort};
 use crate::transforms::jit::{jit, Jitted};
@@ -108,7 +109,18 @@ fn threefry2x32(k1: &Array, k2: &Array, x1: &Array, x2: &Array) -> (Array, Array
         x[0] = x[0].add(&ks[(i + 1) % 3]);
         x[1] = x[1].add(&ks[(i + 2) % 3]).add(u32_lit(i as u32 + 1));
     }
-    let [y1, y2] = x;
+    // The hash is materialized before anything uses it, as JAX's is (its threefry is a
+    // rolled loop, whose results XLA cannot fuse into their users). Fused into the sampler's
+    // float arithmetic, the 20 unrolled rounds make the CPU plugin's code generation run
+    // without end (a vmapped `normal` under `jit` over 4 keys or more): a barrier on the
+    // words keeps the rounds one fusion and the float tail another.
+    let mut words = bind(
+        Arc::new(OptimizationBarrier),
+        &[Operand::from(&x[0]), Operand::from(&x[1])],
+    )
+    .into_iter();
+    let y1 = words.next().expect("two words");
+    let y2 = words.next().expect("two words");
     (y1, y2)
 }
 
@@ -159,18 +171,111 @@ fn bits32(op: &str, key: &Array, shape: &[usize]) -> Array {
     b1.bitwise_xor(&b2)
 }
 
-/// A new key from a 64-bit seed: its high and low 32-bit words (`jax.random.PRNGKey(seed)`).
+/// An integer seed or datum for [`key`] and [`fold_in`]: a Rust integer, or a 0-d integer
+/// [`Array`], concrete or traced (a jitted step's step count, a `scan` body's index), as
+/// `jax.random.key(t)` and `jax.random.fold_in(key, t)` take a traced integer. Passing an
+/// `Array` under `jit` traces it: one program serves every value.
+pub trait KeyInt {
+    /// The integer as a Rust value, or as the array that holds it.
+    #[doc(hidden)]
+    fn key_int(self) -> KeyIntValue;
+}
+
+/// What a [`KeyInt`] is: a Rust integer (as a Python int, sign and all) or an integer array.
+#[doc(hidden)]
+pub enum KeyIntValue {
+    Rust(i128),
+    Array(Array),
+}
+
+macro_rules! key_int {
+    ($($t:ty),*) => {$(
+        impl KeyInt for $t {
+            fn key_int(self) -> KeyIntValue {
+                KeyIntValue::Rust(self as i128)
+            }
+        }
+    )*};
+}
+key_int!(i8, u8, i16, u16, i32, u32, i64, u64, isize, usize);
+
+impl KeyInt for Array {
+    fn key_int(self) -> KeyIntValue {
+        KeyIntValue::Array(self)
+    }
+}
+
+impl KeyInt for &Array {
+    fn key_int(self) -> KeyIntValue {
+        KeyIntValue::Array(self.clone())
+    }
+}
+
+/// Stops on anything but a 0-d integer array.
+#[track_caller]
+fn check_int_scalar(op: &str, x: &Array) {
+    if x.rank() != 0 || !x.dtype().is_int() {
+        panic!(
+            "jaxrs::random::{op}: needs an integer scalar (a Rust integer or a 0-d integer \
+             array), got {}",
+            x.aval()
+        );
+    }
+}
+
+/// `[hi, lo]` as a `u32[2]` key: uploaded when no trace is open, else built from literals so
+/// that the program holds a constant rather than an input.
+fn key_of_words(hi: u32, lo: u32) -> Array {
+    if is_tracing() {
+        let word = |w: u32| Array::full(&[1], w as f64, DType::U32);
+        Array::concatenate(&[word(hi), word(lo)], 0)
+    } else {
+        Array::from_vec(vec![hi, lo], &[2])
+    }
+}
+
+/// JAX's `threefry_seed` of an integer array: its high 32 bits (0 below 64-bit dtypes) and
+/// its low 32 bits, as a `u32[2]` key.
+fn seed_words(seed: &Array) -> Array {
+    let lo = seed.astype(DType::U32);
+    let hi = if seed.dtype().size_in_bytes() == 8 {
+        // An arithmetic or a logical shift leaves the same low 32 bits.
+        seed.right_shift(32).astype(DType::U32)
+    } else {
+        Array::zeros(&[], DType::U32)
+    };
+    Array::stack(&[hi, lo], 0)
+}
+
+/// A new key from an integer seed: its high and low 32-bit words (`jax.random.PRNGKey(seed)`
+/// with `jax_enable_x64`). The seed is a Rust integer or a 0-d integer [`Array`], traced or
+/// not (see [`KeyInt`]): `random::key(t)` inside `jit` reuses one program for every `t`.
 ///
-/// Equal to JAX's key for every seed below 2^32. JAX with x64 disabled (its default) keeps only
-/// the low 32 bits of a larger seed; jaxrs keeps all 64, as JAX with `jax_enable_x64`.
+/// A Rust integer counts as a Python int does in JAX (a negative seed has all high bits
+/// set); an array seed is its dtype's bits, as JAX's `threefry_seed` (an `int32` array's high
+/// word is 0). jaxrs keeps all 64 bits of a `u64` seed, as JAX does for an `int64`.
 ///
 /// ```
+/// use jaxrs::prelude::*;
+///
 /// let key = jaxrs::random::key(42);
 /// assert_eq!(key.to_vec::<u32>(), vec![0, 42]);
-/// assert_eq!(jaxrs::random::key(1 << 32 | 7).to_vec::<u32>(), vec![1, 7]);
+/// assert_eq!(jaxrs::random::key(1u64 << 32 | 7).to_vec::<u32>(), vec![1, 7]);
+/// // A traced seed: one compiled program for every seed.
+/// let f = jit(|t: Array| jaxrs::random::key(&t));
+/// assert_eq!(f.call(Array::scalar(42i32)).to_vec::<u32>(), vec![0, 42]);
 /// ```
-pub fn key(seed: u64) -> Array {
-    Array::from_vec(vec![(seed >> 32) as u32, seed as u32], &[2])
+#[track_caller]
+pub fn key(seed: impl KeyInt) -> Array {
+    match seed.key_int() {
+        KeyIntValue::Rust(v) => key_of_words((v >> 32) as u32, v as u32),
+        KeyIntValue::Array(seed) => {
+            check_int_scalar("key", &seed);
+            compiled(format!("key {:?}", seed.dtype()), vec![seed], |a| {
+                seed_words(&a[0])
+            })
+        }
+    }
 }
 
 /// `n` new keys from `key`, as a `u32[n, 2]` array (`jax.random.split(key, n)`). A key used to
@@ -208,23 +313,46 @@ pub fn split_n<const N: usize>(key: &Array) -> [Array; N] {
 }
 
 /// A new key from `key` and an integer (`jax.random.fold_in`): a key per step or per example
-/// without splitting.
+/// without splitting. `data` is a Rust integer or a 0-d integer [`Array`], traced or not (see
+/// [`KeyInt`]), converted as JAX's `jnp.uint32(data)`: a Rust integer must fit in `u32`,
+/// an array's value wraps modulo 2^32. Under `jit`, a traced step count folds in without a
+/// compile per step.
 ///
 /// ```
+/// use jaxrs::prelude::*;
 /// use jaxrs::random;
 ///
-/// let k = random::fold_in(&random::key(0), 0xdeadbeef);
+/// let k = random::fold_in(&random::key(0), 0xdeadbeefu32);
 /// assert_eq!(k.to_vec::<u32>(), vec![3503448033, 2196607573]);
+/// let step = jit(|(key, t): (Array, Array)| random::fold_in(&key, &t));
+/// let k7 = step.call((random::key(0), Array::scalar(7i32)));
+/// assert_eq!(k7.to_vec::<u32>(), random::fold_in(&random::key(0), 7).to_vec::<u32>());
 /// ```
 #[track_caller]
-pub fn fold_in(key: &Array, data: u32) -> Array {
+pub fn fold_in(key: &Array, data: impl KeyInt) -> Array {
     check_key("fold_in", key);
-    let data = Array::from_vec(vec![data], &[1]);
+    let data = match data.key_int() {
+        KeyIntValue::Rust(v) => match u32::try_from(v) {
+            Ok(v) => Array::scalar(v),
+            // As JAX's `jnp.uint32(data)` raises `OverflowError` for a Python int.
+            Err(_) => panic!(
+                "jaxrs::random::fold_in: the integer {v} is out of bounds for uint32 \
+                 (an array's value wraps instead: pass `Array::scalar(..)`)"
+            ),
+        },
+        KeyIntValue::Array(a) => {
+            check_int_scalar("fold_in", &a);
+            a
+        }
+    };
     // The data is an argument, not a static: one program serves every step of a loop.
-    compiled("fold_in".into(), vec![key.clone(), data], |a| {
+    let signature = format!("fold_in {:?}", data.dtype());
+    compiled(signature, vec![key.clone(), data], |a| {
         let (k1, k2) = halves("fold_in", &a[0]);
+        // threefry_seed(uint32(data)): the words (0, data).
+        let data = a[1].astype(DType::U32).reshape([1]);
         let zero = Array::zeros(&[1], DType::U32);
-        let (b1, b2) = threefry2x32(&k1, &k2, &zero, &a[1]);
+        let (b1, b2) = threefry2x32(&k1, &k2, &zero, &data);
         Array::concatenate(&[b1, b2], 0)
     })
 }

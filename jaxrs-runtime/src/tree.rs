@@ -30,6 +30,7 @@
 //! ```
 
 use crate::core::array::Array;
+use crate::core::ir::{LitValue, Literal};
 use crate::dtype::DType;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -414,7 +415,55 @@ macro_rules! traced_scalar_tree {
         }
     )*};
 }
-traced_scalar_tree!(f32, f64, i32, i64, u32, u8, i8, bool);
+traced_scalar_tree!(f32, f64, i32, u32, u8, i8, bool);
+
+/// 64-bit integers, and those that have no dtype of their own in jaxrs (`u64`, `i16`, `u16`),
+/// travel as what JAX makes of a Python int under `jax_enable_x64`: a weakly typed int64
+/// scalar, which takes the other operand's dtype in arithmetic and keeps all 64 bits. (A `u64` dtype, once jaxrs has one, need change
+/// nothing here; values above `i64::MAX` stop, as JAX's do.)
+macro_rules! traced_int_tree {
+    ($($t:ty),*) => {$(
+        impl Tree for TracedScalar<$t> {
+            #[track_caller]
+            fn flatten_into(&self, leaves: &mut Vec<Array>) {
+                let v = i64::try_from(self.0 as i128).unwrap_or_else(|_| {
+                    panic!(
+                        "a traced {} of {} does not fit in int64, the dtype a traced Rust \
+                         integer takes (as JAX's OverflowError for a Python int); make the \
+                         parameter static or pass an array",
+                        stringify!($t),
+                        self.0
+                    )
+                });
+                leaves.push(Array::from_literal(Literal {
+                    value: LitValue::Int(v),
+                    dtype: DType::I64,
+                    weak: true,
+                }));
+            }
+            fn structure(&self) -> TreeDef {
+                TreeDef::Scalar(DType::I64)
+            }
+            /// Only from a concrete leaf: a traced value has no Rust value yet (the
+            /// transformations rebuild a traced scalar as an [`Array`]).
+            fn unflatten_from(
+                def: &TreeDef,
+                leaves: &mut dyn Iterator<Item = Array>,
+            ) -> Result<Self, TreeMismatch> {
+                match def {
+                    TreeDef::Leaf | TreeDef::Scalar(_) => {
+                        let v = next_leaf(leaves, def)?.item::<i64>();
+                        <$t>::try_from(v as i128)
+                            .map(TracedScalar)
+                            .map_err(|_| TreeMismatch::new(stringify!($t), "an out-of-range value"))
+                    }
+                    other => Err(TreeMismatch::new(stringify!($t), other)),
+                }
+            }
+        }
+    )*};
+}
+traced_int_tree!(i64, u64, i16, u16);
 
 impl Tree for () {
     fn flatten_into(&self, _: &mut Vec<Array>) {}

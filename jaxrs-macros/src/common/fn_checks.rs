@@ -171,12 +171,16 @@ pub struct Scalar {
     pub float: bool,
 }
 
-/// `f32 f64 i32 i64 u32 u8 i8 bool`, written as a bare name.
+/// `f32 f64 i32 i64 u64 u32 i16 u16 u8 i8 bool`, written as a bare name. (`usize` and
+/// `isize` are refused instead, see [`untraceable_type`]: they are sizes and indices, which a
+/// body almost always needs as Rust values.)
 pub fn scalar_type(ty: &Type) -> Option<Scalar> {
     let name = bare_type_name(ty)?;
     match name.as_str() {
         "f32" | "f64" => Some(Scalar { float: true }),
-        "i32" | "i64" | "u32" | "u8" | "i8" | "bool" => Some(Scalar { float: false }),
+        "i32" | "i64" | "u64" | "u32" | "i16" | "u16" | "u8" | "i8" | "bool" => {
+            Some(Scalar { float: false })
+        }
         _ => None,
     }
 }

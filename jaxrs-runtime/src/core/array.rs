@@ -39,9 +39,12 @@ pub(crate) struct Concrete {
     pub aval: Aval,
     pub buffers: Vec<Arc<Buffer>>,
     pub sharding: Sharding,
-    /// The Rust scalar this array was made from, if any: a trace meeting it writes the
-    /// literal into the program (XLA folds what is computed from it) instead of lifting it
-    /// into an input. Rules that need an operand as an array (`Operand::to_array`) rely on it.
+    /// The one value every element holds, when the array was made from a Rust scalar
+    /// (`Array::scalar`, `full`, `zeros`, `ones`): a trace meeting it writes the literal into
+    /// the program (broadcast to the shape when it is not 0-d), as JAX's `jnp.zeros` under
+    /// `jit` is a `broadcast_in_dim` of a literal, instead of lifting it into an input, so
+    /// that XLA folds what is computed from it (threefry's zero high counters, an `at(0)`
+    /// index). Rules that need an operand as an array (`Operand::to_array`) rely on it.
     pub literal: Option<Literal>,
 }
 
@@ -135,7 +138,9 @@ impl Array {
     /// assert_eq!(x.item::<f64>(), 2.5);
     /// ```
     pub fn scalar<T: Element>(v: T) -> Array {
-        Array::from_slice(&[v], &[])
+        // Remembered as a literal so that, met under a trace, it is a constant of the program
+        // (as a Python scalar is in JAX's), not an input.
+        Array::from_literal(Literal::of(v))
     }
 
     /// A weakly typed 0-d array: a Rust scalar, whose dtype defers to the other operand's in
@@ -157,14 +162,7 @@ impl Array {
 
     /// A concrete 0-d array holding `lit`.
     pub(crate) fn from_literal(lit: Literal) -> Array {
-        let uploaded = Array::from_host_bytes(&host_bytes_of(lit), lit.aval());
-        match Arc::try_unwrap(uploaded.0) {
-            Ok(Repr::Concrete(c)) => Array(Arc::new(Repr::Concrete(Concrete {
-                literal: Some(lit),
-                ..c
-            }))),
-            _ => unreachable!("a fresh upload is concrete and unshared"),
-        }
+        Array::from_host_bytes(&host_bytes_of(lit), lit.aval()).filled_with(lit)
     }
 
     /// `lit` repeated to `shape`, built on the host and uploaded once.
@@ -172,7 +170,18 @@ impl Array {
         let one = host_bytes_of(lit);
         let n: usize = shape.iter().product();
         let bytes: Vec<u8> = one.iter().copied().cycle().take(one.len() * n).collect();
-        Array::from_host_bytes(&bytes, lit.aval().with_shape(shape.to_vec()))
+        Array::from_host_bytes(&bytes, lit.aval().with_shape(shape.to_vec())).filled_with(lit)
+    }
+
+    /// This freshly uploaded array, remembering that every element is `lit`.
+    fn filled_with(self, lit: Literal) -> Array {
+        match Arc::try_unwrap(self.0) {
+            Ok(Repr::Concrete(c)) => Array(Arc::new(Repr::Concrete(Concrete {
+                literal: Some(lit),
+                ..c
+            }))),
+            _ => unreachable!("a fresh upload is concrete and unshared"),
+        }
     }
 
     /// Zeros of `shape` and `dtype`.
@@ -212,8 +221,6 @@ impl Array {
     pub fn full(shape: &[usize], value: f64, dtype: DType) -> Array {
         let lit = Literal::from_f64(value, dtype, false);
         if shape.is_empty() {
-            // A 0-d array remembers its value, so that a trace meeting it writes a constant
-            // that XLA folds instead of an extra program input.
             return Array::from_literal(lit);
         }
         let one = host_bytes_of(lit);
@@ -230,7 +237,9 @@ impl Array {
             })
         }
         bytes.extend(one.iter().copied().cycle().take(len.unwrap_or(0)));
-        Array::from_host_bytes(&bytes, Aval::new(shape.to_vec(), dtype))
+        // It remembers its value, so that a trace meeting it writes a constant that XLA folds
+        // instead of an extra program input.
+        Array::from_host_bytes(&bytes, Aval::new(shape.to_vec(), dtype)).filled_with(lit)
     }
 
     /// Zeros shaped like `x`.
@@ -440,14 +449,29 @@ impl Array {
         self.try_f64s().unwrap_or_else(|e| fail(e))
     }
 
-    /// Waits until the array's value is computed (dispatch is asynchronous).
-    pub fn block_until_ready(&self) -> Result<&Array> {
+    /// Waits until the array's value is computed (dispatch is asynchronous) and returns it,
+    /// as JAX's `x.block_until_ready()`. A failure of the computation that made it (a device
+    /// error, a donated buffer) is the environment's: a panic that [`crate::try_run`] returns
+    /// as its [`Error`].
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let y = (Array::ones(&[3], DType::F32) * 2.0).block_until_ready().clone();
+    /// assert_eq!(y.to_vec::<f32>(), vec![2.0; 3]);
+    /// let waited = jaxrs::try_run(|| {
+    ///     Array::ones(&[3], DType::F32).block_until_ready();
+    /// });
+    /// assert!(waited.is_ok());
+    /// ```
+    #[track_caller]
+    pub fn block_until_ready(&self) -> &Array {
         if let Repr::Concrete(c) = &*self.0 {
             for b in &c.buffers {
-                b.block_until_ready()?;
+                b.block_until_ready().unwrap_or_else(|e| fail(e));
             }
         }
-        Ok(self)
+        self
     }
 
     /// Has this array's buffer been donated to a computation (and so deleted)?

@@ -61,6 +61,24 @@ impl Literal {
         }
     }
 
+    /// The strongly typed literal of a Rust scalar, in its own dtype (`Array::scalar(2i32)`).
+    pub fn of<T: Element>(v: T) -> Literal {
+        let value = match T::DTYPE.kind() {
+            DTypeKind::Float => LitValue::Float(v.to_f64()),
+            // 64-bit integers do not all survive a trip through f64.
+            DTypeKind::Int => match (&v as &dyn std::any::Any).downcast_ref::<i64>() {
+                Some(&i) => LitValue::Int(i),
+                None => LitValue::Int(v.to_f64() as i64),
+            },
+            DTypeKind::Bool => LitValue::Bool(v.to_f64() != 0.0),
+        };
+        Literal {
+            value,
+            dtype: T::DTYPE,
+            weak: false,
+        }
+    }
+
     /// The weakly typed literal of a Rust scalar, in the default dtype of its kind (JAX's
     /// Python-scalar rule: `f16_array * 2.0` stays `f16`).
     pub fn weak_scalar<T: Element>(v: T) -> Literal {
