@@ -599,7 +599,7 @@ pub(crate) fn print_elems_of_bytes(bytes: &[u8], dtype: DType) -> Vec<Elem> {
 /// );
 /// assert_eq!(
 ///     format!("{:?}", Array::weak_scalar(0.5)),
-///     "Array(0.5, dtype=f32, shape=[], weak_type=True)"
+///     "Array(0.5, dtype=f64, shape=[], weak_type=True)"
 /// );
 /// let big = Array::arange(0.0, 5000.0, 1.0, DType::I32);
 /// assert_eq!(
