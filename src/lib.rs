@@ -204,6 +204,8 @@ pub use jaxrs_runtime::{
     Sharding,
     TakeMode,
 };
+// JAX's promotion (`jnp.result_type`, x64 semantics): the dtype and weak type of an operation.
+pub use jaxrs_runtime::result_type;
 pub use jaxrs_runtime::{
     tree_leaves, tree_map, tree_map2, tree_map_n, tree_paths, tree_unflatten, try_tree_unflatten,
     StaticValue, Tree, TreeDef, TreeMismatch,

@@ -104,9 +104,10 @@ fn weak_scalars_keep_the_array_dtype_and_strong_ones_promote_as_jax() {
         );
         assert_eq!(by_strong.to_vec::<f32>(), want);
         // 0-d operands: a weak one stays weak with a Rust scalar, a strong one stays strong.
+        // (JAX with x64: a weak float is a weak float64.)
         let weak0 = Array::weak_scalar(1.5f64) * 2.0;
-        assert_eq!((weak0.dtype(), weak0.is_weak()), (DType::F32, true));
-        assert_eq!(weak0.item::<f32>(), 3.0);
+        assert_eq!((weak0.dtype(), weak0.is_weak()), (DType::F64, true));
+        assert_eq!(weak0.item::<f64>(), 3.0);
         let strong0 = Array::scalar(1.5f32) * 2.0;
         assert_eq!((strong0.dtype(), strong0.is_weak()), (DType::F32, false));
         assert_eq!(strong0.item::<f32>(), 3.0);

@@ -7,7 +7,7 @@
 use jaxrs::prelude::*;
 mod common;
 
-use common::golden::{dtype, number, shape};
+use common::golden::{dtype, int, int_array, number, shape};
 use serde_json::Value;
 
 fn build(arr: &Value) -> Array {
@@ -17,17 +17,17 @@ fn build(arr: &Value) -> Array {
     if arr["weak"].as_bool().expect("weak") {
         assert!(shape.is_empty(), "weak cases are Rust scalars");
         return match dtype {
-            DType::F32 => Array::weak_scalar(number(&data[0])),
-            DType::I32 => Array::weak_scalar(data[0].as_i64().expect("int")),
+            DType::F64 => Array::weak_scalar(number(&data[0])),
+            DType::I64 => Array::weak_scalar(data[0].as_i64().expect("int")),
             DType::Bool => Array::weak_scalar(data[0].as_bool().expect("bool")),
             other => panic!("no Rust scalar is weakly typed {other:?}"),
         };
     }
     match dtype {
-        // Through f64 these would lose digits.
-        DType::I64 => {
-            let ints: Vec<i64> = data.iter().map(|v| v.as_i64().expect("int")).collect();
-            Array::from_vec(ints, &shape)
+        // Read exactly: through f64 64-bit integers would lose digits.
+        d if d.is_int() => {
+            let ints: Vec<i128> = data.iter().map(int).collect();
+            int_array(&ints, &shape, d)
         }
         _ => {
             let values: Vec<f64> = data.iter().map(number).collect();
@@ -91,7 +91,7 @@ fn a_tracer_prints_its_aval() {
         (
             "Traced<f32[3,4]>".to_string(),
             "Traced<f32[3,4]>".to_string(),
-            "Traced<~f32[]>".to_string()
+            "Traced<~f64[]>".to_string()
         )
     );
 }

@@ -39,7 +39,7 @@ mod tree;
 // Arrays and their element types.
 pub use crate::core::array::Array;
 pub use aval::Aval;
-pub use dtype::{DType, DTypeKind, Element};
+pub use dtype::{result_type, DType, DTypeKind, Element};
 pub use ops::{
     einsum, stop_gradient, where_, AtIndex, AtIndexArg, Axes, Dims, DotDims, IntoArg, TakeMode,
 };

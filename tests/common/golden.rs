@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use jaxrs::prelude::*;
-use jaxrs::{stop_gradient, where_, DotDims};
+use jaxrs::{stop_gradient, where_, DotDims, Element};
 use serde_json::Value;
 
 /// An operand of a case: an array, or a Rust scalar literal.
@@ -53,7 +53,68 @@ pub fn usizes(v: &Value) -> Vec<usize> {
     ints(v).into_iter().map(|x| x as usize).collect()
 }
 
+/// An exact integer of a case file (a uint64 above `i64::MAX` included).
+pub fn int(v: &Value) -> i128 {
+    v.as_i64()
+        .map(i128::from)
+        .or_else(|| v.as_u64().map(i128::from))
+        .unwrap_or_else(|| panic!("bad integer {v}"))
+}
+
+/// An integer array built from exact values (a 64-bit value is no f64).
+pub fn int_array(values: &[i128], shape: &[usize], dtype: DType) -> Array {
+    fn typed<T: Element + TryFrom<i128>>(values: &[i128], shape: &[usize]) -> Array {
+        let data: Vec<T> = values
+            .iter()
+            .map(|&v| T::try_from(v).unwrap_or_else(|_| panic!("{v} out of range")))
+            .collect();
+        Array::from_vec(data, shape)
+    }
+    match dtype {
+        DType::I8 => typed::<i8>(values, shape),
+        DType::I16 => typed::<i16>(values, shape),
+        DType::I32 => typed::<i32>(values, shape),
+        DType::I64 => typed::<i64>(values, shape),
+        DType::U8 => typed::<u8>(values, shape),
+        DType::U16 => typed::<u16>(values, shape),
+        DType::U32 => typed::<u32>(values, shape),
+        DType::U64 => typed::<u64>(values, shape),
+        other => panic!("int_array: {other:?} is not an integer dtype"),
+    }
+}
+
+/// The exact values of an integer (or bool) array.
+pub fn int_values(x: &Array) -> Vec<i128> {
+    fn wide<T: Element + Into<i128>>(x: &Array) -> Vec<i128> {
+        x.to_vec::<T>().into_iter().map(Into::into).collect()
+    }
+    match x.dtype() {
+        DType::Bool => x.to_vec::<bool>().into_iter().map(i128::from).collect(),
+        DType::I8 => wide::<i8>(x),
+        DType::I16 => wide::<i16>(x),
+        DType::I32 => wide::<i32>(x),
+        DType::I64 => wide::<i64>(x),
+        DType::U8 => wide::<u8>(x),
+        DType::U16 => wide::<u16>(x),
+        DType::U32 => wide::<u32>(x),
+        DType::U64 => wide::<u64>(x),
+        other => panic!("int_values: {other:?} is not an integer dtype"),
+    }
+}
+
+/// An `ARR` of a case file. Integers are read exactly; other dtypes through f64 (each of
+/// their values is one).
 pub fn array(v: &Value) -> Array {
+    let dt = dtype(&v["dtype"]);
+    if dt.is_int() {
+        let values: Vec<i128> = v["data"]
+            .as_array()
+            .expect("data")
+            .iter()
+            .map(int)
+            .collect();
+        return int_array(&values, &shape(&v["shape"]), dt);
+    }
     let values: Vec<f64> = v["data"]
         .as_array()
         .expect("data")

@@ -11,12 +11,10 @@ another JAX version unless given --any-jax-version). Output is deterministic: ev
 inputs from numpy's default_rng seeded with the crc32 of the case name, so running the script twice
 gives byte-identical files.
 
-x64 is enabled (jax_enable_x64) so float64/int64 cases are exact; every case still computes in
-its own explicit dtype (a float32 case has float32 inputs and a float32 output; the script asserts
-the output dtype of every case). The one place where x64 changes JAX's answer is weak typing: a
-Python float meeting an int32 array gives float64 with x64 but float32 without. jaxrs follows
-JAX's default (x64 disabled), so the weak-scalar cases are computed in a child process of this
-script with x64 disabled (`gen.py --weak-scalar-cases` prints them as JSON).
+x64 is enabled (jax_enable_x64), as jaxrs's rule is JAX's with x64: float64/int64 cases are
+exact, every case computes in its own explicit dtype (a float32 case has float32 inputs and a
+float32 output; the script asserts the output dtype of every case), and the weak-scalar cases
+promote as x64 JAX does (a Python float meeting an int32 array gives a weak float64).
 
 The file format is described in tests/golden/README.md.
 """
@@ -24,15 +22,12 @@ The file format is described in tests/golden/README.md.
 import json
 import math
 import os
-import subprocess
 import sys
 import zlib
 
 os.environ["JAX_PLATFORMS"] = "cpu"
 
 import numpy as np  # noqa: E402
-
-WEAK_MODE = "--weak-scalar-cases" in sys.argv
 
 import jax  # noqa: E402
 
@@ -41,7 +36,7 @@ if jax.__version__ != JAX_VERSION and "--any-jax-version" not in sys.argv:
     sys.exit(f"gen.py: expected jax=={JAX_VERSION}, found {jax.__version__} "
              "(pass --any-jax-version to run anyway)")
 
-jax.config.update("jax_enable_x64", not WEAK_MODE)
+jax.config.update("jax_enable_x64", True)
 
 import jax.numpy as jnp  # noqa: E402
 from jax import lax  # noqa: E402
@@ -52,10 +47,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DTYPES = {
     "bool": np.dtype(np.bool_),
     "int8": np.dtype(np.int8),
+    "int16": np.dtype(np.int16),
     "int32": np.dtype(np.int32),
     "int64": np.dtype(np.int64),
     "uint8": np.dtype(np.uint8),
+    "uint16": np.dtype(np.uint16),
     "uint32": np.dtype(np.uint32),
+    "uint64": np.dtype(np.uint64),
     "bfloat16": np.dtype(ml_dtypes.bfloat16),
     "float16": np.dtype(np.float16),
     "float32": np.dtype(np.float32),
@@ -513,9 +511,9 @@ def gen_promote():
 
 
 def gen_weak_scalar():
-    """Array (op) Python scalar. Only run with x64 disabled (see module docstring)."""
+    """Array (op) Python scalar, promoted as JAX with x64 promotes it."""
     fam = "elementwise"
-    assert not jax.config.jax_enable_x64
+    assert jax.config.jax_enable_x64
     r = np.random.default_rng(1234)
     f16 = uniform(r, [4], "float16")
     bf16 = uniform(r, [4], "bfloat16")
@@ -530,17 +528,17 @@ def gen_weak_scalar():
         ("mul/weak/float16_times_float", "mul", [f16, S(2.0)], jnp.multiply, "float16", False),
         ("mul/weak/float16_times_int", "mul", [f16, S(2)], jnp.multiply, "float16", False),
         ("mul/weak/bfloat16_times_float", "mul", [bf16, S(0.5)], jnp.multiply, "bfloat16", False),
-        ("mul/weak/int32_times_float", "mul", [i32, S(2.5)], jnp.multiply, "float32", True),
+        ("mul/weak/int32_times_float", "mul", [i32, S(2.5)], jnp.multiply, "float64", True),
         ("add/weak/int32_plus_int", "add", [i32, S(3)], jnp.add, "int32", False),
         ("add/weak/int8_plus_int", "add", [i8, S(3)], jnp.add, "int8", False),
         ("add/weak/uint8_plus_int", "add", [u8, S(3)], jnp.add, "uint8", False),
-        ("add/weak/bool_plus_int", "add", [b, S(1)], jnp.add, "int32", True),
-        ("add/weak/bool_plus_float", "add", [b, S(0.5)], jnp.add, "float32", True),
+        ("add/weak/bool_plus_int", "add", [b, S(1)], jnp.add, "int64", True),
+        ("add/weak/bool_plus_float", "add", [b, S(0.5)], jnp.add, "float64", True),
         ("mul/weak/float32_times_int", "mul", [f32, S(3)], jnp.multiply, "float32", False),
         ("sub/weak/float_minus_float32", "sub", [S(1.0), f32], jnp.subtract, "float32", False),
         ("div/weak/float_over_float16", "div", [S(1.0), f16], jnp.divide, "float16", False),
         ("div/weak/int32_over_int", "div", [i32, S(2)], jnp.divide, "float32", False),
-        ("div/weak/int32_over_float", "div", [i32, S(2.0)], jnp.divide, "float32", True),
+        ("div/weak/int32_over_float", "div", [i32, S(2.0)], jnp.divide, "float64", True),
         ("floor_divide/weak/int32_over_int", "floor_divide", [i32, S(-3)], jnp.floor_divide,
          "int32", False),
         ("rem/weak/int32_mod_int", "rem", [i32, S(-3)], jnp.remainder, "int32", False),
@@ -550,7 +548,7 @@ def gen_weak_scalar():
         ("lt/weak/float16_lt_float", "lt", [f16, S(0.5)], jnp.less, "bool", False),
         ("gt/weak/int32_gt_float", "gt", [i32, S(0.5)], jnp.greater, "bool", True),
         ("where/weak/float16_else_float", "where", [b, f16, S(0.0)], jnp.where, "float16", False),
-        ("where/weak/both_scalars_float", "where", [b, S(1.0), S(0.0)], jnp.where, "float32", True),
+        ("where/weak/both_scalars_float", "where", [b, S(1.0), S(0.0)], jnp.where, "float64", True),
     ]
     for name, op, inputs, fn, want, weak in specs:
         kind = "exact" if op in ("maximum", "lt", "gt", "where") else (
@@ -562,26 +560,28 @@ def gen_weak_scalar():
 # Reductions
 
 
-def jnp_reduce(f, int_keep_dtype=True):
+def jnp_reduce(f):
     def g(axes, keepdims):
         def h(x):
             ax = None if axes is None else tuple(axes)
-            kw = {}
-            if int_keep_dtype and x.dtype.kind in "iub":
-                kw["dtype"] = x.dtype  # with x64, jnp.sum(int32) would otherwise be int64
-            return f(x, axis=ax, keepdims=keepdims, **kw)
+            return f(x, axis=ax, keepdims=keepdims)
         return h
     return g
 
 
 REDUCE = {
     "sum": jnp_reduce(jnp.sum),
-    "mean": jnp_reduce(jnp.mean, int_keep_dtype=False),
-    "max": jnp_reduce(jnp.max, int_keep_dtype=False),
-    "min": jnp_reduce(jnp.min, int_keep_dtype=False),
+    "mean": jnp_reduce(jnp.mean),
+    "max": jnp_reduce(jnp.max),
+    "min": jnp_reduce(jnp.min),
     "prod": jnp_reduce(jnp.prod),
-    "logsumexp": jnp_reduce(jax.nn.logsumexp, int_keep_dtype=False),
+    "logsumexp": jnp_reduce(jax.nn.logsumexp),
 }
+
+
+def red_out_dtype(op, dt):
+    """With x64, jnp.sum and jnp.prod of int32 count in int64 (`promote_integers`)."""
+    return "int64" if op in ("sum", "prod") and dt == "int32" else None
 
 RED_CONFIGS = [
     ("0d/all", [], None, False),
@@ -626,7 +626,8 @@ def gen_reduce():
         for dt, sname, s, axes, kd in others:
             name = f"{op}/{dt}/{sname}"
             x = red_input(op, dt, rng_for(name), s)
-            case(fam, name, op, {"axes": axes, "keepdims": kd}, [x], mk(axes, kd), "reduce")
+            case(fam, name, op, {"axes": axes, "keepdims": kd}, [x], mk(axes, kd), "reduce",
+                 out_dtype=red_out_dtype(op, dt))
     # mean of int32 gives float32 (JAX's default float; same with and without x64)
     name = "mean/int32/2d_3x4/axis1"
     case(fam, name, "mean", {"axes": [1], "keepdims": False}, [ints(rng_for(name), [3, 4], "int32")],
@@ -641,7 +642,7 @@ def gen_reduce():
                 name = f"{op}/{dt}/{sname}"
                 x = np.zeros(s, DTYPES[dt])
                 case(fam, name, op, {"axes": axes, "keepdims": kd}, [x], REDUCE[op](axes, kd),
-                     "reduce")
+                     "reduce", out_dtype=red_out_dtype(op, dt))
     for op in ("max", "min", "mean", "logsumexp"):
         name = f"{op}/float32/size0_0x3/axis1"
         case(fam, name, op, {"axes": [1], "keepdims": False}, [np.zeros([0, 3], np.float32)],
@@ -1427,30 +1428,14 @@ def write_family(fam, cases):
     return path, len(text)
 
 
-def weak_cases_from_child():
-    env = dict(os.environ, JAX_ENABLE_X64="0", JAX_PLATFORMS="cpu")
-    args = [sys.executable, os.path.abspath(__file__), "--weak-scalar-cases"]
-    if "--any-jax-version" in sys.argv:
-        args.append("--any-jax-version")
-    out = subprocess.run(args, env=env, check=True, stdout=subprocess.PIPE, text=True).stdout
-    return json.loads(out)
-
-
 def main():
-    if WEAK_MODE:
-        gen_weak_scalar()
-        json.dump(FAMILIES["elementwise"], sys.stdout, allow_nan=False)
-        return
     gen_binary()
     gen_compare_logical()
     gen_unary()
     gen_integer_pow()
     gen_where()
     gen_promote()
-    for c in weak_cases_from_child():
-        assert c["name"] not in NAMES
-        NAMES.add(c["name"])
-        FAMILIES["elementwise"].append(c)
+    gen_weak_scalar()
     gen_reduce()
     gen_arg()
     gen_softmax()

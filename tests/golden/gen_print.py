@@ -52,16 +52,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DTYPES = {
     "bool": (np.bool_, "bool"),
     "int8": (np.int8, "i8"),
+    "int16": (np.int16, "i16"),
     "int32": (np.int32, "i32"),
     "int64": (np.int64, "i64"),
     "uint8": (np.uint8, "u8"),
+    "uint16": (np.uint16, "u16"),
     "uint32": (np.uint32, "u32"),
+    "uint64": (np.uint64, "u64"),
     "bfloat16": (ml_dtypes.bfloat16, "bf16"),
     "float16": (np.float16, "f16"),
     "float32": (np.float32, "f32"),
     "float64": (np.float64, "f64"),
 }
-INTS = ("int8", "int32", "int64", "uint8", "uint32")
+INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 LINE_WIDTH = 75  # numpy's default linewidth, which JAX's repr uses
 PREFIX = "Array("
 
@@ -166,11 +169,15 @@ case("scalar/int8/min", -128, "int8")
 case("scalar/bool/true", True, "bool")
 case("scalar/bool/false", False, "bool")
 
-# -- weak scalars (Rust scalars: jaxrs's weak_scalar gives f32, i32 or bool)
-case("weak/float32/one", 1.0, "float32", weak=True)
-case("weak/float32/half", 0.5, "float32", weak=True)
-case("weak/float32/tiny", 1e-7, "float32", weak=True)
-case("weak/int32/three", 3, "int32", weak=True)
+case("scalar/int16/min", -2**15, "int16")
+case("scalar/uint16/max", 2**16 - 1, "uint16")
+case("scalar/uint64/max", 2**64 - 1, "uint64")
+
+# -- weak scalars (Rust scalars: jaxrs's weak_scalar gives f64, i64 or bool, JAX's x64 defaults)
+case("weak/float64/one", 1.0, "float64", weak=True)
+case("weak/float64/half", 0.5, "float64", weak=True)
+case("weak/float64/tiny", 1e-7, "float64", weak=True)
+case("weak/int64/three", 3, "int64", weak=True)
 case("weak/bool/true", True, "bool", weak=True)
 
 # -- 1-d
@@ -218,6 +225,9 @@ case("vec/int64/big", [2**62, -2**63, 3], "int64")
 case("vec/uint8/basic", [0, 255, 7], "uint8")
 case("vec/uint32/basic", [0, 2**32 - 1, 12], "uint32")
 case("vec/int8/basic", [-128, 0, 127], "int8")
+case("vec/int16/basic", [-32768, 0, 32767, 5], "int16")
+case("vec/uint16/basic", [0, 65535, 9], "uint16")
+case("vec/uint64/basic", [0, 2**64 - 2**11, 2**63, 12], "uint64")  # exact as float64s
 case("vec/bool/basic", [True, False, True], "bool")
 case("vec/bool/all_true", [True, True], "bool")
 case("vec/float32/empty", np.zeros(0), "float32")

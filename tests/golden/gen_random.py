@@ -29,7 +29,8 @@ if jax.__version__ != JAX_VERSION and "--any-jax-version" not in sys.argv:
 assert jax.config.jax_threefry_partitionable, "JAX's default is the partitionable threefry"
 
 DTYPES = {"float32": jnp.float32, "bfloat16": jnp.bfloat16, "float16": jnp.float16,
-          "int32": jnp.int32, "uint32": jnp.uint32, "int8": jnp.int8, "uint8": jnp.uint8}
+          "int32": jnp.int32, "uint32": jnp.uint32, "int8": jnp.int8, "uint8": jnp.uint8,
+          "int16": jnp.int16, "uint16": jnp.uint16, "int64": jnp.int64, "uint64": jnp.uint64}
 
 
 def bits_of(x):

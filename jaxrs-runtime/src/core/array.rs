@@ -6,8 +6,8 @@ use crate::core::ir::{LitValue, Literal, Var};
 use crate::core::print::{self, Elem};
 use crate::core::sharding::Sharding;
 use crate::core::trace::{trace_state, At, TraceState};
+use crate::dtype::DType;
 use crate::dtype::Element;
-use crate::dtype::{DType, DTypeKind};
 use crate::error::Error;
 use crate::error::Result;
 use crate::pjrt::{Buffer, Device};
@@ -162,6 +162,8 @@ impl Array {
 
     /// A concrete 0-d array holding `lit`.
     pub(crate) fn from_literal(lit: Literal) -> Array {
+        // Kept in its dtype's range, as the uploaded value is.
+        let lit = lit.cast(lit.dtype, lit.weak);
         Array::from_host_bytes(&host_bytes_of(lit), lit.aval()).filled_with(lit)
     }
 
@@ -483,22 +485,25 @@ impl Array {
     }
 }
 
-/// The host bytes of one element.
+/// The host bytes of one element. Cast to its own dtype, an integer literal holds an
+/// integer in the dtype's range ([`Literal::cast`] wraps it), so the `as` casts are exact.
 fn host_bytes_of(lit: Literal) -> Vec<u8> {
+    let lit = lit.cast(lit.dtype, lit.weak);
     let v = lit.value.as_f64();
+    let i = match lit.value {
+        LitValue::Int(i) => i,
+        _ => 0,
+    };
     match lit.dtype {
         DType::Bool => vec![(v != 0.0) as u8],
-        DType::I8 => (v as i8).to_le_bytes().to_vec(),
-        DType::I32 => match lit.value {
-            LitValue::Int(i) => (i as i32).to_le_bytes().to_vec(),
-            _ => (v as i32).to_le_bytes().to_vec(),
-        },
-        DType::I64 => match lit.value {
-            LitValue::Int(i) => i.to_le_bytes().to_vec(),
-            _ => (v as i64).to_le_bytes().to_vec(),
-        },
-        DType::U8 => (v as u8).to_le_bytes().to_vec(),
-        DType::U32 => (v as u32).to_le_bytes().to_vec(),
+        DType::I8 => (i as i8).to_le_bytes().to_vec(),
+        DType::I16 => (i as i16).to_le_bytes().to_vec(),
+        DType::I32 => (i as i32).to_le_bytes().to_vec(),
+        DType::I64 => (i as i64).to_le_bytes().to_vec(),
+        DType::U8 => (i as u8).to_le_bytes().to_vec(),
+        DType::U16 => (i as u16).to_le_bytes().to_vec(),
+        DType::U32 => (i as u32).to_le_bytes().to_vec(),
+        DType::U64 => (i as u64).to_le_bytes().to_vec(),
         DType::BF16 => half::bf16::from_f64(v).to_le_bytes().to_vec(),
         DType::F16 => half::f16::from_f64(v).to_le_bytes().to_vec(),
         DType::F32 => (v as f32).to_le_bytes().to_vec(),
@@ -533,44 +538,26 @@ impl Array {
     }
 
     fn try_f64s(&self) -> Result<Vec<f64>, Error> {
+        fn f64s<T: Element>(bytes: &[u8]) -> Vec<f64> {
+            bytes_to_vec::<T>(bytes)
+                .into_iter()
+                .map(Element::to_f64)
+                .collect()
+        }
         let bytes = self.try_host_bytes()?;
         Ok(match self.dtype() {
-            DType::Bool => bytes_to_vec::<bool>(&bytes)
-                .into_iter()
-                .map(Element::to_f64)
-                .collect(),
-            DType::I8 => bytes_to_vec::<i8>(&bytes)
-                .into_iter()
-                .map(Element::to_f64)
-                .collect(),
-            DType::I32 => bytes_to_vec::<i32>(&bytes)
-                .into_iter()
-                .map(Element::to_f64)
-                .collect(),
-            DType::I64 => bytes_to_vec::<i64>(&bytes)
-                .into_iter()
-                .map(Element::to_f64)
-                .collect(),
-            DType::U8 => bytes_to_vec::<u8>(&bytes)
-                .into_iter()
-                .map(Element::to_f64)
-                .collect(),
-            DType::U32 => bytes_to_vec::<u32>(&bytes)
-                .into_iter()
-                .map(Element::to_f64)
-                .collect(),
-            DType::BF16 => bytes_to_vec::<half::bf16>(&bytes)
-                .into_iter()
-                .map(Element::to_f64)
-                .collect(),
-            DType::F16 => bytes_to_vec::<half::f16>(&bytes)
-                .into_iter()
-                .map(Element::to_f64)
-                .collect(),
-            DType::F32 => bytes_to_vec::<f32>(&bytes)
-                .into_iter()
-                .map(Element::to_f64)
-                .collect(),
+            DType::Bool => f64s::<bool>(&bytes),
+            DType::I8 => f64s::<i8>(&bytes),
+            DType::I16 => f64s::<i16>(&bytes),
+            DType::I32 => f64s::<i32>(&bytes),
+            DType::I64 => f64s::<i64>(&bytes),
+            DType::U8 => f64s::<u8>(&bytes),
+            DType::U16 => f64s::<u16>(&bytes),
+            DType::U32 => f64s::<u32>(&bytes),
+            DType::U64 => f64s::<u64>(&bytes),
+            DType::BF16 => f64s::<half::bf16>(&bytes),
+            DType::F16 => f64s::<half::f16>(&bytes),
+            DType::F32 => f64s::<f32>(&bytes),
             DType::F64 => bytes_to_vec::<f64>(&bytes),
         })
     }
@@ -580,25 +567,10 @@ impl Array {
         self.try_f64s().is_ok_and(|v| v.iter().any(|x| x.is_nan()))
     }
 
-    /// The values for the printer: as f64 where that is exact, i64 as itself.
+    /// The values for the printer, each exact (64-bit integers as themselves).
     fn try_print_elems(&self) -> Result<Vec<Elem>, Error> {
-        if self.dtype() == DType::I64 {
-            let bytes = self.try_host_bytes()?;
-            return Ok(bytes_to_vec::<i64>(&bytes)
-                .into_iter()
-                .map(Elem::Int)
-                .collect());
-        }
-        let kind = self.dtype().kind();
-        Ok(self
-            .try_f64s()?
-            .into_iter()
-            .map(|v| match kind {
-                DTypeKind::Bool => Elem::Bool(v != 0.0),
-                DTypeKind::Int => Elem::Int(v as i64),
-                DTypeKind::Float => Elem::Float(v),
-            })
-            .collect())
+        let bytes = self.try_host_bytes()?;
+        Ok(print_elems_of_bytes(&bytes, self.dtype()))
     }
 }
 
@@ -613,19 +585,19 @@ pub(crate) fn print_elems_of_bytes(bytes: &[u8], dtype: DType) -> Vec<Elem> {
     fn ints<T: Element>(bytes: &[u8]) -> Vec<Elem> {
         bytes_to_vec::<T>(bytes)
             .into_iter()
-            .map(|v| Elem::Int(v.to_f64() as i64))
+            .map(|v| Elem::Int(v.to_i128()))
             .collect()
     }
     match dtype {
         DType::Bool => bytes.iter().map(|&b| Elem::Bool(b != 0)).collect(),
         DType::I8 => ints::<i8>(bytes),
+        DType::I16 => ints::<i16>(bytes),
         DType::I32 => ints::<i32>(bytes),
-        DType::I64 => bytes_to_vec::<i64>(bytes)
-            .into_iter()
-            .map(Elem::Int)
-            .collect(),
+        DType::I64 => ints::<i64>(bytes),
         DType::U8 => ints::<u8>(bytes),
+        DType::U16 => ints::<u16>(bytes),
         DType::U32 => ints::<u32>(bytes),
+        DType::U64 => ints::<u64>(bytes),
         DType::BF16 => floats::<half::bf16>(bytes),
         DType::F16 => floats::<half::f16>(bytes),
         DType::F32 => floats::<f32>(bytes),
@@ -651,7 +623,7 @@ pub(crate) fn print_elems_of_bytes(bytes: &[u8], dtype: DType) -> Vec<Elem> {
 /// );
 /// assert_eq!(
 ///     format!("{:?}", Array::weak_scalar(0.5)),
-///     "Array(0.5, dtype=f32, shape=[], weak_type=True)"
+///     "Array(0.5, dtype=f64, shape=[], weak_type=True)"
 /// );
 /// let big = Array::arange(0.0, 5000.0, 1.0, DType::I32);
 /// assert_eq!(

@@ -23,11 +23,11 @@ pub struct Literal {
     pub weak: bool,
 }
 
-/// A literal's value, in the widest type of its kind.
+/// A literal's value, in the widest type of its kind (an `i128` holds every `i64` and `u64`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum LitValue {
     Float(f64),
-    Int(i64),
+    Int(i128),
     Bool(bool),
 }
 
@@ -38,6 +38,34 @@ impl LitValue {
             LitValue::Int(v) => v as f64,
             LitValue::Bool(v) => v as u8 as f64,
         }
+    }
+}
+
+/// `v` wrapped into the range of the integer `dtype`, two's complement, as numpy's `astype`
+/// (and so JAX) converts a Python int: `300` as `uint8` is 44, `-1` is 255.
+fn wrap_int(v: i128, dtype: DType) -> i128 {
+    let bits = 8 * dtype.size_in_bytes() as u32;
+    let low = v & ((1i128 << bits) - 1);
+    if !dtype.is_unsigned() && low >= 1i128 << (bits - 1) {
+        low - (1i128 << bits)
+    } else {
+        low
+    }
+}
+
+/// A float converted to the integer `dtype` as XLA's `convert` does (and JAX with it):
+/// truncated toward zero, saturated at the dtype's bounds, NaN to 0 (Rust's `as`).
+fn float_to_int(f: f64, dtype: DType) -> i128 {
+    match dtype {
+        DType::I8 => f as i8 as i128,
+        DType::I16 => f as i16 as i128,
+        DType::I32 => f as i32 as i128,
+        DType::I64 => f as i64 as i128,
+        DType::U8 => f as u8 as i128,
+        DType::U16 => f as u16 as i128,
+        DType::U32 => f as u32 as i128,
+        DType::U64 => f as u64 as i128,
+        other => unreachable!("float_to_int: {other:?} is not an integer dtype"),
     }
 }
 
@@ -52,13 +80,14 @@ impl Literal {
         .cast(dtype, weak)
     }
 
-    /// A strongly typed integer literal of `dtype` (an index, a start).
+    /// A strongly typed integer literal of `dtype` (an index, a start), wrapped into its range.
     pub fn int(value: i64, dtype: DType) -> Literal {
         Literal {
-            value: LitValue::Int(value),
-            dtype,
+            value: LitValue::Int(value as i128),
+            dtype: DType::I64,
             weak: false,
         }
+        .cast(dtype, false)
     }
 
     /// The strongly typed literal of a Rust scalar, in its own dtype (`Array::scalar(2i32)`).
@@ -80,11 +109,12 @@ impl Literal {
     }
 
     /// The weakly typed literal of a Rust scalar, in the default dtype of its kind (JAX's
-    /// Python-scalar rule: `f16_array * 2.0` stays `f16`).
+    /// Python-scalar rule: `f16_array * 2.0` stays `f16`). Its value is kept exactly (a `u64`
+    /// above `i64::MAX` included) until it meets the dtype it is converted to.
     pub fn weak_scalar<T: Element>(v: T) -> Literal {
         let value = match T::DTYPE.kind() {
             DTypeKind::Float => LitValue::Float(v.to_f64()),
-            DTypeKind::Int => LitValue::Int(v.to_f64() as i64),
+            DTypeKind::Int => LitValue::Int(v.to_i128()),
             DTypeKind::Bool => LitValue::Bool(v.to_f64() != 0.0),
         };
         Literal {
@@ -94,12 +124,16 @@ impl Literal {
         }
     }
 
-    /// The literal converted to `dtype`, as `convert_element_type` would.
+    /// The literal converted to `dtype`, as `convert_element_type` would: integers wrap into
+    /// an integer dtype's range (JAX's rule for a Python int: `uint8_array + 300` adds 44),
+    /// floats truncate and saturate, anything non-zero is `true`.
     pub fn cast(self, dtype: DType, weak: bool) -> Literal {
         let value = match (self.value, dtype.kind()) {
             (v, DTypeKind::Float) => LitValue::Float(v.as_f64()),
-            (LitValue::Float(f), DTypeKind::Int) => LitValue::Int(f as i64),
-            (v, DTypeKind::Int) => LitValue::Int(v.as_f64() as i64),
+            (LitValue::Float(f), DTypeKind::Int) => LitValue::Int(float_to_int(f, dtype)),
+            (LitValue::Int(i), DTypeKind::Int) => LitValue::Int(wrap_int(i, dtype)),
+            (LitValue::Bool(b), DTypeKind::Int) => LitValue::Int(b as i128),
+            (LitValue::Int(i), DTypeKind::Bool) => LitValue::Bool(i != 0),
             (v, DTypeKind::Bool) => LitValue::Bool(v.as_f64() != 0.0),
         };
         Literal { value, dtype, weak }

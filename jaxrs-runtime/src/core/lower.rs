@@ -464,6 +464,14 @@ impl LowerCtx {
 
 /// A scalar in MLIR's dense attribute syntax; non-finite floats as hex bit patterns.
 pub fn dense_scalar(v: LitValue, dtype: DType) -> String {
+    // In the dtype's own range first: a weak Rust integer keeps its value until converted.
+    let v = Literal {
+        value: v,
+        dtype,
+        weak: false,
+    }
+    .cast(dtype, false)
+    .value;
     match (v, dtype) {
         (LitValue::Bool(b), _) => b.to_string(),
         (v, DType::Bool) => (v.as_f64() != 0.0).to_string(),

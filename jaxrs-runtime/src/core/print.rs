@@ -34,7 +34,7 @@ const REPR_PREFIX: &str = "Array(";
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Elem {
     Bool(bool),
-    Int(i64),
+    Int(i128),
     Float(f64),
 }
 
@@ -260,7 +260,7 @@ impl ElemFormat {
             _ => ElemFormat::Int {
                 width: shown
                     .iter()
-                    .map(|&e| as_i64(e).to_string().len())
+                    .map(|&e| as_int(e).to_string().len())
                     .max()
                     .unwrap_or(0),
             },
@@ -274,7 +274,7 @@ impl ElemFormat {
                 (true, false) => "True".to_string(),
                 (false, _) => "False".to_string(),
             },
-            ElemFormat::Int { width } => format!("{:>width$}", as_i64(e)),
+            ElemFormat::Int { width } => format!("{:>width$}", as_int(e)),
             ElemFormat::Float(f) => f.format(as_f64(e)),
             ElemFormat::BF16 => ostream_float(as_f64(e) as f32),
         }
@@ -289,11 +289,11 @@ fn as_f64(e: Elem) -> f64 {
     }
 }
 
-fn as_i64(e: Elem) -> i64 {
+fn as_int(e: Elem) -> i128 {
     match e {
-        Elem::Bool(b) => b as i64,
+        Elem::Bool(b) => b as i128,
         Elem::Int(i) => i,
-        Elem::Float(v) => v as i64,
+        Elem::Float(v) => v as i128,
     }
 }
 

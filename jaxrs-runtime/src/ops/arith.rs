@@ -242,11 +242,7 @@ fn true_divide<'a>(x: Operand<'a>, y: Operand<'a>) -> Array {
         return bind1(Binary(BinaryOp::Div), &[x, y]);
     }
     // JAX's `promote_args_inexact`: the promoted type made inexact, weakness kept.
-    let float = if aval.dtype == DType::I64 {
-        DType::F64
-    } else {
-        DType::F32
-    };
+    let float = aval.dtype.to_inexact();
     let x = super::coerce(x, float, aval.weak, &aval.shape);
     let y = super::coerce(y, float, aval.weak, &aval.shape);
     bind1(Binary(BinaryOp::Div), &[x, y])

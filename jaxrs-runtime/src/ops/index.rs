@@ -236,10 +236,13 @@ fn fill_out_of_range(in_range: &Array, taken: &Array) -> Array {
     match taken.dtype() {
         DType::Bool => where_(in_range, taken, true),
         DType::I8 => where_(in_range, taken, i8::MIN),
+        DType::I16 => where_(in_range, taken, i16::MIN),
         DType::I32 => where_(in_range, taken, i32::MIN),
         DType::I64 => where_(in_range, taken, i64::MIN),
         DType::U8 => where_(in_range, taken, u8::MAX),
+        DType::U16 => where_(in_range, taken, u16::MAX),
         DType::U32 => where_(in_range, taken, u32::MAX),
+        DType::U64 => where_(in_range, taken, u64::MAX),
         _ => where_(in_range, taken, f64::NAN),
     }
 }

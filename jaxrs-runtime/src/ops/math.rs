@@ -8,7 +8,8 @@ use crate::core::trace::{bind1, Operand};
 use crate::dtype::DType;
 use crate::prims::{BinaryOp, BitcastConvert, Convert, IntegerPow, StopGradient, Unary, UnaryOp};
 
-/// Floating-point ops on integer arrays work on the default float (as `jnp.exp(int_array)`).
+/// Floating-point ops on integer arrays work on the integer's inexact dtype (as
+/// `jnp.exp(int_array)`: float32 up to 32-bit integers, float64 for 64-bit ones).
 #[track_caller]
 fn float_operand(op: UnaryOp, x: &Array) -> Array {
     if op.domain() == crate::prims::elementwise::Domain::Float && !x.dtype().is_float() {
@@ -17,7 +18,7 @@ fn float_operand(op: UnaryOp, x: &Array) -> Array {
         }
         return bind1(
             Convert {
-                dtype: DType::F32,
+                dtype: x.dtype().to_inexact(),
                 weak: x.is_weak(),
             },
             &[Operand::from(x)],
@@ -254,7 +255,7 @@ fn finite_max(dtype: DType) -> f64 {
 
 impl Array {
     /// `log(exp(x) + exp(y))`, computed without overflow (`jnp.logaddexp`); integers work in
-    /// float32. The derivative is `exp(x - out)` for `x` (so both sides get 0.5 at a tie).
+    /// their inexact dtype ([`DType::to_inexact`]). The derivative is `exp(x - out)` for `x` (so both sides get 0.5 at a tie).
     ///
     /// ```
     /// use jaxrs::prelude::*;
@@ -272,8 +273,8 @@ impl Array {
             args[1].to_array().into_owned(),
         );
         if !x.dtype().is_float() {
-            x = x.astype(DType::F32);
-            y = y.astype(DType::F32);
+            x = x.astype(x.dtype().to_inexact());
+            y = y.astype(y.dtype().to_inexact());
         }
         let delta = &x - &y;
         // Built on the larger operand so the exponent is never positive: exp cannot overflow,

@@ -27,7 +27,7 @@ use crate::aval::{broadcast_shapes, normalize_axis, Aval};
 use crate::core::array::Array;
 use crate::core::ir::Literal;
 use crate::core::trace::{bind1, op_error, Operand};
-use crate::dtype::DType;
+use crate::dtype::{lattice_result_type, DType};
 use crate::prims::{BroadcastInDim, Convert};
 use std::borrow::Cow;
 use std::panic::Location;
@@ -70,7 +70,7 @@ macro_rules! scalar_arg {
         }
     )*};
 }
-scalar_arg!(f32, f64, i32, i64, u32, u8, i8, bool);
+scalar_arg!(f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, bool);
 
 /// The largest array (in elements) an eager Rust scalar is spread to on the host.
 const EAGER_HOST_FILL_LIMIT: usize = 1 << 14;
@@ -84,13 +84,15 @@ pub(crate) fn coerce<'a>(
     shape: &[usize],
 ) -> Operand<'a> {
     // A converted operand takes the promoted type whole, weakness included (JAX's rule:
-    // `int32_array > 0.5` compares two weak float32s).
+    // `int32_array > 0.5` compares two weak float64s).
     let arg = match arg {
         Operand::Lit(l) if l.dtype != dtype => Operand::Lit(l.cast(dtype, weak)),
-        Operand::Array(a) if a.dtype() != dtype => Operand::Array(Cow::Owned(bind1(
-            Convert { dtype, weak },
-            &[Operand::from(&*a)],
-        ))),
+        // A weak array meeting a strong type loses its weakness, as JAX's
+        // `_convert_element_type(x, dtype, weak_type=False)` (two weak bools add to a strong
+        // bool).
+        Operand::Array(a) if a.dtype() != dtype || (a.is_weak() && !weak) => Operand::Array(
+            Cow::Owned(bind1(Convert { dtype, weak }, &[Operand::from(&*a)])),
+        ),
         other => other,
     };
     if arg.aval().shape == shape {
@@ -121,11 +123,17 @@ pub(crate) fn coerce<'a>(
 #[track_caller]
 pub(crate) fn unify<'a>(op: &str, args: Vec<Operand<'a>>) -> Vec<Operand<'a>> {
     let avals: Vec<Aval> = args.iter().map(Operand::aval).collect();
-    let (mut dtype, mut weak) = (avals[0].dtype, avals[0].weak);
+    // One bound over all operands, as JAX's n-ary `lattice_result_type` (pairwise folding differs
+    // when weak operands meet in the middle); one operand keeps its own type.
+    let (dtype, weak) = if avals.len() == 1 {
+        (avals[0].dtype, avals[0].weak)
+    } else {
+        let types: Vec<(DType, bool)> = avals.iter().map(|a| (a.dtype, a.weak)).collect();
+        lattice_result_type(&types)
+    };
     let mut shape = avals[0].shape.clone();
     let loc = Location::caller();
     for a in &avals[1..] {
-        (dtype, weak) = DType::promote(dtype, weak, a.dtype, a.weak);
         shape = broadcast_shapes(&shape, &a.shape)
             .unwrap_or_else(|| op_error(op, "shapes cannot be broadcast together", &avals, loc));
     }

@@ -53,8 +53,11 @@ fn keep_dims(y: Array, x_shape: &[usize], axes: &[usize]) -> Array {
 fn reduce(op: ReduceOp, name: &str, x: &Array, axes: Option<Vec<i64>>, keepdims: bool) -> Array {
     let axes = resolve_axes(name, x, axes);
     let src = match (op, x.dtype()) {
-        // Sums and products of bools count in int32 (numpy's rule).
-        (ReduceOp::Sum | ReduceOp::Prod, DType::Bool) => x.astype(DType::I32),
+        // Sums and products of bools and narrow integers accumulate in the 64-bit integer of
+        // their signedness (JAX's `promote_integers`): four int8 100s sum to 400.
+        (ReduceOp::Sum | ReduceOp::Prod, d) if d.promote_integer() != d => {
+            x.astype(d.promote_integer())
+        }
         // jnp accumulates half-precision sums and products in float32 and rounds once
         // (`upcast_f16_for_computation`): a thousand bf16 0.1s sum to 100, not 98.
         (ReduceOp::Sum | ReduceOp::Prod, DType::F16 | DType::BF16) => x.astype(DType::F32),
@@ -79,8 +82,9 @@ fn reduce(op: ReduceOp, name: &str, x: &Array, axes: Option<Vec<i64>>, keepdims:
 
 impl Array {
     /// The sum over `axes` (`None` for all), optionally keeping them as size-1 dims. float16
-    /// and bfloat16 accumulate in float32 and round once, as `jnp.sum` does; bools count in
-    /// int32.
+    /// and bfloat16 accumulate in float32 and round once, as `jnp.sum` does; bools and
+    /// integers narrower than 64 bits sum in int64 (uint64 if unsigned), as JAX's with x64
+    /// ([`DType::promote_integer`]).
     ///
     /// ```
     /// use jaxrs::prelude::*;
@@ -97,7 +101,7 @@ impl Array {
         reduce(ReduceOp::Sum, "reduce_sum", self, axes.axes(), keepdims)
     }
 
-    /// The product over `axes`.
+    /// The product over `axes`; its dtype is [`sum`](Array::sum)'s.
     #[track_caller]
     pub fn prod(&self, axes: impl Axes, keepdims: bool) -> Array {
         reduce(ReduceOp::Prod, "reduce_prod", self, axes.axes(), keepdims)
@@ -115,7 +119,8 @@ impl Array {
         reduce(ReduceOp::Min, "reduce_min", self, axes.axes(), keepdims)
     }
 
-    /// The mean over `axes`; integers average in float32, and float16 and bfloat16 sum and
+    /// The mean over `axes`; bools and integers average in their inexact dtype (float32, or
+    /// float64 for 64-bit integers: [`DType::to_inexact`]), and float16 and bfloat16 sum and
     /// divide in float32 and round once, as in JAX.
     ///
     /// ```
@@ -132,7 +137,7 @@ impl Array {
         let x = match self.dtype() {
             DType::F16 | DType::BF16 => self.astype(DType::F32),
             d if d.is_float() => self.clone(),
-            _ => self.astype(DType::F32),
+            d => self.astype(d.to_inexact()),
         };
         let axes_i: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
         let mean = x.sum(axes_i, keepdims) / count as f64;
@@ -143,8 +148,9 @@ impl Array {
     }
 
     /// The variance over `axes` (`jnp.var`): `sum((x - mean)^2) / (N - ddof)`, with `ddof = 1`
-    /// for the unbiased estimate. Integers work in float32; float16 and bfloat16 accumulate in
-    /// float32 and return their own dtype, as in JAX.
+    /// for the unbiased estimate. Integers work in their inexact dtype (as
+    /// [`mean`](Array::mean)); float16 and bfloat16 accumulate in float32 and return their own
+    /// dtype, as in JAX.
     ///
     /// ```
     /// use jaxrs::prelude::*;
@@ -165,15 +171,11 @@ impl Array {
             .map(|a| a as i64)
             .collect();
         let count: usize = axes.iter().map(|&a| self.shape()[a as usize]).product();
-        let out_dtype = if self.dtype().is_float() {
-            self.dtype()
-        } else {
-            DType::F32
-        };
+        let out_dtype = self.dtype().to_inexact();
         let x = match self.dtype() {
             DType::F16 | DType::BF16 => self.astype(DType::F32),
             d if d.is_float() => self.clone(),
-            _ => self.astype(DType::F32),
+            d => self.astype(d.to_inexact()),
         };
         let centered = &x - &x.mean(axes.clone(), true);
         let sum = (&centered * &centered).sum(axes, keepdims);
@@ -234,7 +236,7 @@ impl Array {
         let x = if self.dtype().is_float() {
             self.clone()
         } else {
-            self.astype(DType::F32)
+            self.astype(self.dtype().to_inexact())
         };
         let max = stop_gradient(&x.max(axes.clone(), true));
         // An all -inf slice has max -inf; shift by 0 there so the result is -inf, not NaN.
@@ -276,8 +278,10 @@ impl Array {
     #[track_caller]
     fn cumulative(&self, name: &str, op: ReduceOp, axis: i64, reverse: bool) -> Array {
         let axis = axis_of(name, axis, self);
+        // A cumulative sum of bools counts in int64 (JAX's `_cumulative_reduction`); integers
+        // keep their dtype, unlike `sum`'s.
         let x = if self.dtype() == DType::Bool && op == ReduceOp::Sum {
-            self.astype(DType::I32)
+            self.astype(DType::Bool.promote_integer())
         } else {
             self.clone()
         };

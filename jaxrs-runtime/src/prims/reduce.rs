@@ -39,13 +39,10 @@ impl ReduceOp {
 
     /// The identity element, as f64 (converted to the dtype when emitted).
     pub(crate) fn identity(self, dtype: DType) -> f64 {
-        let (lowest, highest) = match dtype {
-            DType::Bool => (0.0, 1.0),
-            DType::I8 => (i8::MIN as f64, i8::MAX as f64),
-            DType::I32 => (i32::MIN as f64, i32::MAX as f64),
-            DType::I64 => (i64::MIN as f64, i64::MAX as f64),
-            DType::U8 => (0.0, u8::MAX as f64),
-            DType::U32 => (0.0, u32::MAX as f64),
+        // A 64-bit bound is not an f64; its nearest f64 saturates back to it on conversion.
+        let (lowest, highest) = match (dtype, dtype.int_range()) {
+            (DType::Bool, _) => (0.0, 1.0),
+            (_, Some((lo, hi))) => (lo as f64, hi as f64),
             _ => (f64::NEG_INFINITY, f64::INFINITY),
         };
         match self {
