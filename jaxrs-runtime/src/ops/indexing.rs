@@ -10,7 +10,7 @@ use super::{coerce, IntoArg};
 use crate::aval::{broadcast_shapes, Aval};
 use crate::core::array::Array;
 use crate::core::ir::Literal;
-use crate::core::trace::{bind1, is_tracing, op_error, Operand};
+use crate::core::trace::{bind1, op_error, Operand};
 use crate::dtype::DType;
 use crate::ops::where_;
 use crate::prims::gather::{
@@ -391,10 +391,11 @@ impl Ctx<'_> {
                             &[a.aval().clone()],
                         );
                     }
-                    if is_tracing() || !a.is_concrete() {
+                    if !a.is_concrete() {
                         self.fail(
                             "a boolean mask must be concrete: its true count sets the result's \
-                             shape, which a traced mask (inside jit, vmap or grad) cannot give \
+                             shape, which a traced mask (an argument of jit, vmap or grad) \
+                             cannot give \
                              (JAX's NonConcreteBooleanIndexError); use where_(mask, x, fill) \
                              to keep the shape, or index outside the trace",
                             &[a.aval().clone()],
