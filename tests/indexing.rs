@@ -226,6 +226,9 @@ fn check_grads_of_reads_and_updates() {
     check_grads(|x: Array| x.index(s![.., 1..;2, ..;-1]), &x, 2);
     check_grads(|x: Array| x.index(s![&rows, .., 3]), &x, 1);
     check_grads(|x: Array| x.index(s![1, &cols, None, &rows]), &x, 1);
+    // A 0-d integer array is a traced scalar: a dynamic slice.
+    let i = Array::scalar(-2i32);
+    check_grads(|x: Array| x.index(s![&i, 1..3, ..;-1]), &x, 1);
     let v = Array::from_vec((0..6).map(|v| v as f64 * 0.1 + 2.0).collect(), &[3, 2]);
     check_grads(
         |(x, v): (Array, Array)| x.at(s![.., 1..3, 0]).set(&v),
@@ -282,6 +285,18 @@ fn vmap_with_the_batch_axis_anywhere() {
         };
         check(&got, &c["want"], &what);
     }
+}
+
+#[test]
+fn vmap_of_a_traced_scalar_index_is_a_gather_of_rows() {
+    let x = Array::from_vec((0..20).map(|v| v as f32).collect(), &[5, 4]);
+    let i = Array::from_vec(vec![3i32, -1, 0, 7, -9], &[5]);
+    // Each example's 0-d index takes the dynamic-slice path; batched, it gathers per example.
+    let per_example = vmap(|i: Array| x.index(s![&i, 1..]), 0, 0)(i.clone());
+    let at_once = x.index(s![&i, 1..]);
+    assert_eq!(per_example.to_vec::<f32>(), at_once.to_vec::<f32>());
+    let cols = vmap(|i: Array| x.index(s![.., &i]), 0, 1)(i.clone());
+    assert_eq!(cols.to_vec::<f32>(), x.index(s![.., &i]).to_vec::<f32>());
 }
 
 fn message(f: impl FnOnce()) -> String {
