@@ -50,6 +50,9 @@
 //!
 //! - **Arrays**: [`Array`] (one type for device arrays and traced values: numpy broadcasting,
 //!   JAX's weak types and promotion), [`DType`], [`where_`], [`stop_gradient`], [`DotDims`].
+//! - **Indexing** as numpy's and JAX's: [`s!`] builds an [`IndexExpr`] of [`Index`] entries;
+//!   [`Array::index`] (or [`index`]) reads `x[...]`, [`Array::at`] updates `x.at[...]` with
+//!   an [`IndexMode`].
 //! - **Convolution and pooling** (`jax.lax` style): [`conv_general_dilated`] with [`Padding`],
 //!   [`reduce_window_max`], [`reduce_window_sum`]; flax's [`max_pool`] and [`avg_pool`].
 //! - **Compiling**: [`macro@jit`] and [`fn@jit`] (a compile cache keyed by shapes, dtypes and
@@ -188,6 +191,8 @@ pub use jaxrs_runtime::{
 pub use jaxrs_runtime::{
     // Arrays.
     einsum,
+    index,
+    s,
     stop_gradient,
     where_,
     Array,
@@ -200,8 +205,16 @@ pub use jaxrs_runtime::{
     Dims,
     DotDims,
     Element,
+    Ellipsis,
+    Index,
+    IndexExpr,
+    IndexMode,
     IntoArg,
+    IntoIndex,
+    IntoIndexExpr,
+    NewAxis,
     Sharding,
+    SliceBound,
     TakeMode,
 };
 // JAX's promotion (`jnp.result_type`, x64 semantics): the dtype and weak type of an operation.
@@ -236,10 +249,10 @@ pub mod prelude {
     pub use crate::{
         all_gather, axis_index, axis_size, check_grads, checkpoint_name, cond, custom_vjp,
         debug_print, fori_loop, grad, jit, jvp, make_jaxpr, pmap, pmax, pmean, pmin, ppermute,
-        psum, psum_scatter, remat, scan, stablehlo, stop_gradient, switch, tree_map, tree_map2,
+        psum, psum_scatter, remat, s, scan, stablehlo, stop_gradient, switch, tree_map, tree_map2,
         tree_map_n, try_run, value_and_grad, value_and_grad_argnums, value_and_grad_aux, vjp, vmap,
-        vmap_named, vmap_sized, where_, while_loop, Argnum, Array, DType, RematPolicy, TakeMode,
-        Tree,
+        vmap_named, vmap_sized, where_, while_loop, Argnum, Array, DType, Index, IndexMode,
+        NewAxis, RematPolicy, TakeMode, Tree,
     };
 }
 

@@ -7,10 +7,10 @@
 mod arith;
 mod conv;
 mod index;
+mod indexing;
 mod linalg;
 mod math;
 mod reduce;
-mod scatter;
 mod shape;
 mod sort;
 
@@ -19,9 +19,14 @@ pub use conv::{
     avg_pool, conv_general_dilated, max_pool, reduce_window_max, reduce_window_sum, Padding,
 };
 pub use index::TakeMode;
+/// The old name of [`IntoIndexExpr`], kept so that `impl AtIndexArg` bounds compile.
+pub use indexing::IntoIndexExpr as AtIndexArg;
+pub use indexing::{
+    index, AtIndex, Ellipsis, Index, IndexExpr, IndexMode, IntoIndex, IntoIndexExpr, NewAxis,
+    SliceBound,
+};
 pub use linalg::{einsum, DotDims};
 pub use math::stop_gradient;
-pub use scatter::{AtIndex, AtIndexArg};
 
 use crate::aval::{broadcast_shapes, normalize_axis, Aval};
 use crate::core::array::Array;

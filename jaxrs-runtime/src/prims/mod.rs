@@ -6,10 +6,10 @@ pub mod collective;
 pub mod conv;
 pub mod debug;
 pub mod elementwise;
+pub mod gather;
 pub mod index;
 pub mod linalg;
 pub mod reduce;
-pub mod scatter;
 pub mod shape;
 pub mod sharding;
 pub mod sort;
@@ -21,12 +21,12 @@ pub use elementwise::{
     Binary, BinaryOp, BitcastConvert, Compare, CompareOp, Convert, IntegerPow, Select,
     StopGradient, Unary, UnaryOp,
 };
+pub use gather::{Gather, GatherDims, GatherMode, Scatter, ScatterDims, ScatterOp};
 pub use index::{
     DynamicSlice, DynamicUpdateSlice, IndexAdd, ScatterAddAlongAxis, Take, TakeAlongAxis,
 };
 pub use linalg::DotGeneral;
 pub use reduce::{Argmax, Cumulative, Reduce, ReduceOp};
-pub use scatter::{Scatter, ScatterOp};
 pub use shape::{BroadcastInDim, Concatenate, Iota, Pad, Reshape, Rev, Slice, Transpose};
 pub use sharding::ShardingConstraint;
 pub use sort::Sort;
