@@ -387,3 +387,18 @@ pub fn einsum(spec: &str, operands: &[&Array]) -> Array {
         result.transpose(perm)
     }
 }
+
+/// `lax.dot_general`'s `dimension_numbers` as JAX writes them:
+/// `((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))`.
+impl<const C: usize, const B: usize> From<(([usize; C], [usize; C]), ([usize; B], [usize; B]))>
+    for DotDims
+{
+    fn from(((lc, rc), (lb, rb)): (([usize; C], [usize; C]), ([usize; B], [usize; B]))) -> DotDims {
+        DotDims {
+            lhs_contract: lc.to_vec(),
+            rhs_contract: rc.to_vec(),
+            lhs_batch: lb.to_vec(),
+            rhs_batch: rb.to_vec(),
+        }
+    }
+}
