@@ -90,8 +90,9 @@ fn einsum_misuse() {
         &[
             "einsum",
             "\"ii->i\"",
-            "repeats",
-            "not supported",
+            "label 'i'",
+            "size 2",
+            "3",
             "f32[2,3]",
         ],
         line,
@@ -103,9 +104,10 @@ fn einsum_misuse() {
         &["einsum", "label 'j'", "size 3", "2", "f32[2,3]"],
         line,
     );
+    let n = Array::zeros(&[3, 2], DType::F32);
     let line = line!() + 1;
-    let msg = message(|| drop(jaxrs::einsum("...ij->ij", &[&m])));
-    assert_names(&msg, &["einsum", "ellipsis"], line);
+    let msg = message(|| drop(jaxrs::einsum("...i,...i", &[&m, &n])));
+    assert_names(&msg, &["einsum", "`...`", "size 2", "3"], line);
     let line = line!() + 1;
     let msg = message(|| drop(jaxrs::einsum("ijk->k", &[&m])));
     assert_names(&msg, &["einsum", "rank 2", "3 labels"], line);
@@ -113,8 +115,11 @@ fn einsum_misuse() {
     let msg = message(|| drop(jaxrs::einsum("ij->z", &[&m])));
     assert_names(&msg, &["einsum", "output label 'z'"], line);
     let line = line!() + 1;
-    let msg = message(|| drop(jaxrs::einsum("i,i,i->", &[&v(2), &v(2), &v(2)])));
-    assert_names(&msg, &["einsum", "one or two operands"], line);
+    let msg = message(|| drop(jaxrs::einsum("i,i->", &[&v(2), &v(2), &v(2)])));
+    assert_names(&msg, &["einsum", "names 2 operands but 3"], line);
+    let line = line!() + 1;
+    let msg = message(|| drop(jaxrs::einsum("i.j", &[&m])));
+    assert_names(&msg, &["einsum", "'.' is not a label"], line);
 }
 
 #[test]

@@ -13,10 +13,12 @@
 //! assert_eq!(lax::neg(&x).to_vec::<f32>(), vec![-1.0, 2.0]);
 //! ```
 
+mod control;
 mod elementwise;
 mod reductions;
 mod shape;
 
+pub use control::*;
 pub use elementwise::*;
 pub use reductions::*;
 pub use shape::*;

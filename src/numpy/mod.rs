@@ -32,8 +32,10 @@
 
 mod manip;
 mod math;
+mod products;
 mod reductions;
 
 pub use manip::*;
 pub use math::*;
+pub use products::*;
 pub use reductions::*;

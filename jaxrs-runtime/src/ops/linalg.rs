@@ -1,5 +1,6 @@
 //! Contractions: `dot_general` and numpy's `matmul`.
 
+use super::arith::where_;
 use crate::aval::broadcast_shapes;
 use crate::core::array::Array;
 use crate::core::trace::{bind1, op_error, Operand};
@@ -152,12 +153,13 @@ impl Array {
 }
 
 /// Sums products of the operands' elements over the labels `spec` names (`jnp.einsum`), for
-/// one or two operands: `"ij,jk->ik"` (matmul), `"bij,bjk->bik"` (batched), `"i,j->ij"`
-/// (outer), `"ij->ji"` (transpose), `"ij->i"` (a sum), and the implicit form `"ij,jk"` (the
-/// output: the labels seen once, in alphabetical order). Built on `dot_general`, `transpose`
-/// and sums, so it differentiates and batches as they do. A label repeated within one operand
-/// (traces, diagonals), `...` and three or more operands are refused with an error naming the
-/// spec.
+/// any number of operands: `"ij,jk->ik"` (matmul), `"bij,bjk->bik"` (batched), `"i,j->ij"`
+/// (outer), `"ij->ji"` (transpose), `"ii->i"` (a diagonal), `"ii"` (a trace),
+/// `"...ij,...jk->...ik"` (`...` stands for the axes no label names, broadcast across the
+/// operands), `"ij,jk,kl->il"` (contracted left to right), and the implicit form `"ij,jk"`
+/// (the output: the `...` axes, then the labels seen once, in alphabetical order). A label
+/// of size 1 in one operand broadcasts against its size elsewhere. Built on `dot_general`,
+/// `transpose`, masks and sums, so it differentiates and batches as they do.
 ///
 /// ```
 /// use jaxrs::prelude::*;
@@ -167,6 +169,8 @@ impl Array {
 /// assert_eq!(jaxrs::einsum("ij,jk->ik", &[&a, &b]).to_vec::<f32>(), a.to_vec::<f32>());
 /// assert_eq!(jaxrs::einsum("ij->j", &[&a]).to_vec::<f32>(), vec![4.0, 6.0]);
 /// assert_eq!(jaxrs::einsum("ij,ij->", &[&a, &a]).item::<f32>(), 30.0);
+/// assert_eq!(jaxrs::einsum("ii", &[&a]).item::<f32>(), 5.0);
+/// assert_eq!(jaxrs::einsum("...j,j", &[&a, &b.sum(0, false)]).to_vec::<f32>(), vec![3.0, 7.0]);
 /// ```
 #[track_caller]
 pub fn einsum(spec: &str, operands: &[&Array]) -> Array {
@@ -175,55 +179,102 @@ pub fn einsum(spec: &str, operands: &[&Array]) -> Array {
     let fail =
         |why: &str| -> ! { op_error("einsum", &format!("{why} (spec {spec:?})"), &avals, loc) };
     let text: String = spec.chars().filter(|c| !c.is_whitespace()).collect();
-    if text.contains("...") {
-        fail("`...` (ellipsis) is not supported");
-    }
-    let (lhs, out) = match text.split_once("->") {
+    // A term's labels, with `...` as `None`.
+    let parse = |term: &str| -> Vec<Option<char>> {
+        let mut out = Vec::new();
+        let mut rest = term;
+        while let Some(c) = rest.chars().next() {
+            if let Some(r) = rest.strip_prefix("...") {
+                if out.contains(&None) {
+                    fail("`...` appears twice in one term");
+                }
+                out.push(None);
+                rest = r;
+            } else if c.is_ascii_alphabetic() {
+                out.push(Some(c));
+                rest = &rest[1..];
+            } else {
+                fail(&format!(
+                    "{c:?} is not a label (labels are letters, `...` the unnamed axes)"
+                ));
+            }
+        }
+        out
+    };
+    let (lhs, out_term) = match text.split_once("->") {
         Some((l, o)) => (l, Some(o)),
         None => (text.as_str(), None),
     };
-    let inputs: Vec<Vec<char>> = lhs.split(',').map(|s| s.chars().collect()).collect();
-    if inputs.len() != operands.len() {
+    let terms: Vec<Vec<Option<char>>> = lhs.split(',').map(parse).collect();
+    if terms.len() != operands.len() {
         fail(&format!(
             "the spec names {} operands but {} were given",
-            inputs.len(),
+            terms.len(),
             operands.len()
         ));
     }
-    if inputs.len() > 2 {
-        fail("only specs with one or two operands are supported");
-    }
-    let mut sizes: Vec<(char, usize)> = Vec::new();
-    for (i, (labels, x)) in inputs.iter().zip(operands).enumerate() {
-        if labels.len() != x.rank() {
+    // `...` becomes fresh labels (private-use characters, never letters), right-aligned so
+    // the operands' unnamed axes broadcast as numpy's do.
+    let ellipsis_label = |k: usize| char::from_u32(0xE000 + k as u32).expect("a label");
+    let mut n_ellipsis = 0;
+    let mut ellipsis_ranks = Vec::with_capacity(terms.len());
+    for (i, (term, x)) in terms.iter().zip(operands).enumerate() {
+        let named = term.iter().filter(|l| l.is_some()).count();
+        let has = term.contains(&None);
+        if (!has && named != x.rank()) || named > x.rank() {
             fail(&format!(
-                "operand {i} has rank {} but the spec gives it {} labels",
-                x.rank(),
-                labels.len()
+                "operand {i} has rank {} but the spec gives it {named} labels",
+                x.rank()
             ));
         }
+        let e = x.rank() - named;
+        n_ellipsis = n_ellipsis.max(e);
+        ellipsis_ranks.push(e);
+    }
+    let inputs: Vec<Vec<char>> = terms
+        .iter()
+        .zip(&ellipsis_ranks)
+        .map(|(term, &e)| {
+            term.iter()
+                .flat_map(|l| match l {
+                    Some(c) => vec![*c],
+                    None => (n_ellipsis - e..n_ellipsis).map(ellipsis_label).collect(),
+                })
+                .collect()
+        })
+        .collect();
+    // Each label's size: the one size other than 1 that its axes have (1 broadcasts).
+    let mut sizes: Vec<(char, usize)> = Vec::new();
+    for (labels, x) in inputs.iter().zip(operands) {
         for (k, &c) in labels.iter().enumerate() {
-            if !c.is_ascii_alphabetic() {
-                fail(&format!("{c:?} is not a label (labels are letters)"));
-            }
-            if labels[..k].contains(&c) {
-                fail(&format!(
-                    "label {c:?} repeats within operand {i} (a trace or diagonal): not supported"
-                ));
-            }
-            match sizes.iter().find(|(l, _)| *l == c) {
-                Some(&(_, n)) if n != x.shape()[k] => fail(&format!(
-                    "label {c:?} has size {n} in one operand and {} in another",
-                    x.shape()[k]
-                )),
-                Some(_) => {}
-                None => sizes.push((c, x.shape()[k])),
+            let n = x.shape()[k];
+            match sizes.iter_mut().find(|(l, _)| *l == c) {
+                Some((_, m)) if *m != n && *m != 1 && n != 1 => {
+                    let what = if (c as u32) >= 0xE000 {
+                        "an axis under `...`".to_string()
+                    } else {
+                        format!("label {c:?}")
+                    };
+                    fail(&format!(
+                        "{what} has size {m} in one operand and {n} in another"
+                    ))
+                }
+                Some((_, m)) => *m = (*m).max(n),
+                None => sizes.push((c, n)),
             }
         }
     }
-    let out: Vec<char> = match out {
+    let size_of = |c: char| sizes.iter().find(|(l, _)| *l == c).unwrap().1;
+    let all_ellipsis: Vec<char> = (0..n_ellipsis).map(ellipsis_label).collect();
+    let out: Vec<char> = match out_term {
         Some(o) => {
-            let o: Vec<char> = o.chars().collect();
+            let o: Vec<char> = parse(o)
+                .into_iter()
+                .flat_map(|l| match l {
+                    Some(c) => vec![c],
+                    None => all_ellipsis.clone(),
+                })
+                .collect();
             for (k, &c) in o.iter().enumerate() {
                 if o[..k].contains(&c) {
                     fail(&format!("output label {c:?} repeats"));
@@ -238,32 +289,81 @@ pub fn einsum(spec: &str, operands: &[&Array]) -> Array {
             let mut once: Vec<char> = sizes
                 .iter()
                 .map(|(c, _)| *c)
-                .filter(|c| inputs.iter().flatten().filter(|l| *l == c).count() == 1)
+                .filter(|c| {
+                    !all_ellipsis.contains(c)
+                        && inputs.iter().flatten().filter(|l| *l == c).count() == 1
+                })
                 .collect();
             once.sort_unstable();
-            once
+            all_ellipsis.iter().copied().chain(once).collect()
         }
     };
-    // Labels of one operand that are neither in the other nor in the output: summed first.
-    let sum_own = |x: &Array, labels: &[char], other: &[char]| -> (Array, Vec<char>) {
-        let (drop, keep): (Vec<usize>, Vec<usize>) = (0..labels.len())
-            .partition(|&k| !other.contains(&labels[k]) && !out.contains(&labels[k]));
-        let kept: Vec<char> = keep.iter().map(|&k| labels[k]).collect();
-        if drop.is_empty() {
-            return (x.clone(), kept);
+    // Each operand on its own: size-1 axes that broadcast dropped, repeated labels reduced to
+    // their diagonal (JAX's mask-and-sum), labels no one else needs summed.
+    let mut terms: Vec<(Array, Vec<char>)> = Vec::with_capacity(operands.len());
+    for (x, labels) in operands.iter().zip(&inputs) {
+        let mut x = (*x).clone();
+        let mut labels = labels.clone();
+        let broadcast: Vec<usize> = (0..labels.len())
+            .filter(|&k| x.shape()[k] == 1 && size_of(labels[k]) != 1)
+            .collect();
+        if !broadcast.is_empty() {
+            let shape: Vec<usize> = (0..labels.len())
+                .filter(|k| !broadcast.contains(k))
+                .map(|k| x.shape()[k])
+                .collect();
+            x = x.reshape(&shape[..]);
+            labels = (0..labels.len())
+                .filter(|k| !broadcast.contains(k))
+                .map(|k| labels[k])
+                .collect();
         }
-        let axes: Vec<i64> = drop.iter().map(|&k| k as i64).collect();
-        (x.sum(axes, false), kept)
+        while let Some((i, j)) = (0..labels.len()).find_map(|j| {
+            labels[..j]
+                .iter()
+                .position(|&l| l == labels[j])
+                .map(|i| (i, j))
+        }) {
+            let mask =
+                Array::iota(DType::I32, x.shape(), i).eq(Array::iota(DType::I32, x.shape(), j));
+            x = where_(&mask, &x, Array::zeros(&[], x.dtype())).sum(j as i64, false);
+            labels.remove(j);
+        }
+        terms.push((x, labels));
+    }
+    let needed_elsewhere = |terms: &[(Array, Vec<char>)], me: usize, c: char| {
+        out.contains(&c)
+            || terms
+                .iter()
+                .enumerate()
+                .any(|(k, (_, l))| k != me && l.contains(&c))
     };
-    let (result, labels) = if operands.len() == 1 {
-        sum_own(operands[0], &inputs[0], &[])
-    } else {
-        let (a, la) = sum_own(operands[0], &inputs[0], &inputs[1]);
-        let (b, lb) = sum_own(operands[1], &inputs[1], &inputs[0]);
+    let sum_own = |terms: &mut Vec<(Array, Vec<char>)>, me: usize| {
+        let labels = terms[me].1.clone();
+        let drop: Vec<usize> = (0..labels.len())
+            .filter(|&k| !needed_elsewhere(terms, me, labels[k]))
+            .collect();
+        if !drop.is_empty() {
+            let axes: Vec<i64> = drop.iter().map(|&k| k as i64).collect();
+            let x = terms[me].0.sum(axes, false);
+            let kept = (0..labels.len())
+                .filter(|k| !drop.contains(k))
+                .map(|k| labels[k])
+                .collect();
+            terms[me] = (x, kept);
+        }
+    };
+    for me in 0..terms.len() {
+        sum_own(&mut terms, me);
+    }
+    // Contract left to right: the first two operands become one until one is left.
+    while terms.len() > 1 {
+        let (a, la) = terms.remove(0);
+        let (b, lb) = terms.remove(0);
+        let later = |c: char| out.contains(&c) || terms.iter().any(|(_, l)| l.contains(&c));
         let pos = |labels: &[char], c: char| labels.iter().position(|&l| l == c).unwrap();
         let shared: Vec<char> = la.iter().copied().filter(|c| lb.contains(c)).collect();
-        let (batch, contract): (Vec<char>, Vec<char>) =
-            shared.iter().partition(|c| out.contains(c));
+        let (batch, contract): (Vec<char>, Vec<char>) = shared.iter().partition(|&&c| later(c));
         let dims = DotDims {
             lhs_contract: contract.iter().map(|&c| pos(&la, c)).collect(),
             rhs_contract: contract.iter().map(|&c| pos(&lb, c)).collect(),
@@ -273,8 +373,10 @@ pub fn einsum(spec: &str, operands: &[&Array]) -> Array {
         let mut labels = batch.clone();
         labels.extend(la.iter().filter(|c| !shared.contains(c)));
         labels.extend(lb.iter().filter(|c| !shared.contains(c)));
-        (a.dot_general(&b, &dims), labels)
-    };
+        terms.insert(0, (a.dot_general(&b, &dims), labels));
+        sum_own(&mut terms, 0);
+    }
+    let (result, labels) = terms.pop().expect("one operand");
     let perm: Vec<usize> = out
         .iter()
         .map(|&c| labels.iter().position(|&l| l == c).unwrap())
@@ -283,5 +385,20 @@ pub fn einsum(spec: &str, operands: &[&Array]) -> Array {
         result
     } else {
         result.transpose(perm)
+    }
+}
+
+/// `lax.dot_general`'s `dimension_numbers` as JAX writes them:
+/// `((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))`.
+impl<const C: usize, const B: usize> From<(([usize; C], [usize; C]), ([usize; B], [usize; B]))>
+    for DotDims
+{
+    fn from(((lc, rc), (lb, rb)): (([usize; C], [usize; C]), ([usize; B], [usize; B]))) -> DotDims {
+        DotDims {
+            lhs_contract: lc.to_vec(),
+            rhs_contract: rc.to_vec(),
+            lhs_batch: lb.to_vec(),
+            rhs_batch: rb.to_vec(),
+        }
     }
 }

@@ -1,0 +1,144 @@
+//! `jaxrs::lax`'s contractions and control (`dot_general` with `preferred_element_type`,
+//! `associative_scan`, `map`, the loops and branches under lax's names) against JAX 0.10.2
+//! (`tests/golden/lax_control.json`, written by `tests/golden/gen_lax_control.py`): values
+//! eagerly and under `jit`, JVP and VJP, `check_grads`, and `vmap` with the batch axis first
+//! and last (`tests/common/cases.rs`).
+
+mod common;
+
+use common::cases::{a, check_file, p_bool, p_opt_i64, p_str};
+use common::golden::{dtype, In};
+use jaxrs::lax;
+// Not the prelude: these calls name lax's paths (`lax::scan`, `lax::psum`, ...).
+use jaxrs::{vmap_named, Array, DType, DotDims};
+use serde_json::Value;
+
+fn pet(p: &Value) -> Option<DType> {
+    p.get("preferred_element_type").map(dtype)
+}
+
+fn usizes(p: &Value, key: &str) -> Vec<usize> {
+    p[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("param {key}"))
+        .iter()
+        .map(|v| v.as_u64().expect("dim") as usize)
+        .collect()
+}
+
+fn combine(name: &str, x: Array, y: Array) -> Array {
+    match name {
+        "add" => x + y,
+        "mul" => x * y,
+        "max" => x.maximum(&y),
+        "or" => x.logical_or(&y),
+        other => panic!("unknown fn {other}"),
+    }
+}
+
+fn mapped(x: Array) -> Array {
+    x.sin() * x.sum(None, false)
+}
+
+fn apply(op: &str, p: &Value, x: &[In]) -> Vec<Array> {
+    vec![match op {
+        "lax.dot" => lax::dot(a(x, 0), a(x, 1), None, pet(p)),
+        "lax.dot_general" => {
+            let dims = DotDims {
+                lhs_contract: usizes(p, "lc"),
+                rhs_contract: usizes(p, "rc"),
+                lhs_batch: usizes(p, "lb"),
+                rhs_batch: usizes(p, "rb"),
+            };
+            lax::dot_general(
+                a(x, 0),
+                a(x, 1),
+                dims,
+                Some(lax::Precision::Highest),
+                pet(p),
+            )
+        }
+        "lax.batch_matmul" => lax::batch_matmul(a(x, 0), a(x, 1), None),
+        "lax.associative_scan" => {
+            let (reverse, axis) = (Some(p_bool(p, "reverse")), p_opt_i64(p, "axis"));
+            let name = p_str(p, "fn");
+            if name == "linrec" {
+                let linrec = |(a1, b1): (Array, Array), (a2, b2): (Array, Array)| {
+                    (&a1 * &a2, &a2 * &b1 + &b2)
+                };
+                let (a_, b_) = lax::associative_scan(
+                    linrec,
+                    (a(x, 0).clone(), a(x, 1).clone()),
+                    reverse,
+                    axis,
+                );
+                return vec![a_, b_];
+            }
+            lax::associative_scan(|u, v| combine(name, u, v), a(x, 0).clone(), reverse, axis)
+        }
+        "lax.map" => {
+            let bs = p_opt_i64(p, "batch_size").map(|b| b as usize);
+            lax::map(mapped, a(x, 0).clone(), bs)
+        }
+        "lax.stop_gradient" => a(x, 0) * lax::stop_gradient(a(x, 0)),
+        "lax.scan" => {
+            let step = |c: Array, v: Array| (&c + &v, &c * &v);
+            let (carry, ys) = if p_bool(p, "reverse") {
+                let options = jaxrs::ScanOptions {
+                    reverse: true,
+                    ..Default::default()
+                };
+                jaxrs::scan_with(step, a(x, 0).clone(), a(x, 1).clone(), options)
+            } else {
+                lax::scan(step, a(x, 0).clone(), a(x, 1).clone())
+            };
+            return vec![carry, ys];
+        }
+        "lax.fori_loop" => {
+            let v = a(x, 0);
+            lax::fori_loop(0, 3, |i, c: Array| c * v + i, v.clone())
+        }
+        "lax.while_loop" => {
+            let init = (Array::scalar(0i32), a(x, 0).clone());
+            let cond = |c: &(Array, Array)| c.0.lt(4);
+            let body = |(i, v): (Array, Array)| (i + 1, v * 1.5 + 1.0);
+            lax::while_loop(cond, body, init).1
+        }
+        "lax.cond" => {
+            let v = a(x, 0);
+            lax::cond(
+                &v.sum(None, false).gt(0.0),
+                |v: Array| v.sin(),
+                |v: Array| v * 2.0,
+                v.clone(),
+            )
+        }
+        "lax.switch" => {
+            let (sin, cos) = (|v: Array| v.sin(), |v: Array| v.cos());
+            let sq = |v: Array| &v * &v;
+            lax::switch(a(x, 0), &[&sin, &cos, &sq], a(x, 1).clone())
+        }
+        "lax.conv_general_dilated" => lax::conv_general_dilated(
+            a(x, 0),
+            a(x, 1),
+            &[1],
+            lax::Padding::Same,
+            &[],
+            &[],
+            None,
+            1,
+        ),
+        "lax.psum" => vmap_named(
+            |v: Array| lax::psum(&v.sin(), "i") * lax::axis_size("i") as f64,
+            0,
+            0,
+            "i",
+        )(a(x, 0).clone()),
+        other => panic!("unknown op {other}"),
+    }]
+}
+
+#[test]
+fn lax_control_matches_jax() {
+    assert!(check_file("lax_control", apply) >= 40);
+}
