@@ -436,7 +436,7 @@ macro_rules! traced_int_tree {
                     )
                 });
                 leaves.push(Array::from_literal(Literal {
-                    value: LitValue::Int(v),
+                    value: LitValue::Int(v as i128),
                     dtype: DType::I64,
                     weak: true,
                 }));

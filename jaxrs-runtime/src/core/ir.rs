@@ -94,11 +94,8 @@ impl Literal {
     pub fn of<T: Element>(v: T) -> Literal {
         let value = match T::DTYPE.kind() {
             DTypeKind::Float => LitValue::Float(v.to_f64()),
-            // 64-bit integers do not all survive a trip through f64.
-            DTypeKind::Int => match (&v as &dyn std::any::Any).downcast_ref::<i64>() {
-                Some(&i) => LitValue::Int(i),
-                None => LitValue::Int(v.to_f64() as i64),
-            },
+            // Exact: 64-bit integers do not all survive a trip through f64.
+            DTypeKind::Int => LitValue::Int(v.to_i128()),
             DTypeKind::Bool => LitValue::Bool(v.to_f64() != 0.0),
         };
         Literal {
