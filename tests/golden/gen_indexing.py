@@ -229,7 +229,7 @@ def cases_for(rank):
 
 
 def grad_cases(rank, cases):
-    """VJPs against JAX's for the array-free-of-masks reads and updates of a rank."""
+    """VJPs and JVPs against JAX's for reads and updates (masks aside) of a rank."""
     x = jnp.asarray(base(rank))
     r = rng(f"grads{rank}")
     out = []
@@ -241,7 +241,10 @@ def grad_cases(rank, cases):
         ct = jnp.asarray(r.integers(-5, 5, size=y.shape).astype(np.float64))
         _, pull = jax.vjp(lambda x: x[idx], x)
         (dx,) = pull(ct)
-        out.append({"idx": c["idx"], "op": "get", "ct": enc(ct), "dx": enc(dx)})
+        tx = jnp.asarray(r.integers(-5, 5, size=x.shape).astype(np.float64))
+        _, ty = jax.jvp(lambda x: x[idx], (x,), (tx,))
+        out.append({"idx": c["idx"], "op": "get", "ct": enc(ct), "dx": enc(dx),
+                    "tx": enc(tx), "ty": enc(ty)})
     for c in cases:
         if c["op"] not in ("add", "set", "min", "max", "mul") or any("b" in e for e in c["idx"]):
             continue
@@ -260,15 +263,20 @@ def grad_cases(rank, cases):
 
         y = f(x, v)
         ct = jnp.asarray(r.integers(-5, 5, size=y.shape).astype(np.float64))
+        tx = jnp.asarray(r.integers(-5, 5, size=x.shape).astype(np.float64))
+        tv = jnp.asarray(r.integers(-5, 5, size=v.shape).astype(np.float64))
         if op == "mul":
             _, pull = jax.vjp(lambda x: f(x, v), x)
             (dx,) = pull(ct)
             dv = None
+            _, ty = jax.jvp(lambda x: f(x, v), (x,), (tx,))
         else:
             _, pull = jax.vjp(f, x, v)
             dx, dv = pull(ct)
+            _, ty = jax.jvp(f, (x, v), (tx, tv))
         out.append({"idx": c["idx"], "op": op, "mode": mode, "v": c["v"], "ct": enc(ct),
-                    "dx": enc(dx), "dv": None if dv is None else enc(dv)})
+                    "dx": enc(dx), "dv": None if dv is None else enc(dv),
+                    "tx": enc(tx), "tv": None if dv is None else enc(tv), "ty": enc(ty)})
     return out
 
 
