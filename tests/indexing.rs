@@ -426,3 +426,18 @@ fn the_macro_reads_every_form() {
     );
     assert_eq!(format!("{:?}", s![]), "IndexExpr([])");
 }
+
+#[test]
+fn fill_values_per_dtype_are_jaxs() {
+    let far = Array::from_vec(vec![5i32, 0], &[2]);
+    let get = |x: Array| x.at(&far).mode(IndexMode::Fill).get();
+    let i = get(Array::from_vec(vec![1i32, 2], &[2]));
+    assert_eq!(i.to_vec::<i32>(), vec![i32::MIN, 1]);
+    let u = get(Array::from_vec(vec![1u8, 2], &[2]));
+    assert_eq!(u.to_vec::<u8>(), vec![u8::MAX, 1]);
+    let b = get(Array::from_vec(vec![false, false], &[2]));
+    assert_eq!(b.to_vec::<bool>(), vec![true, false]);
+    let f = Array::from_vec(vec![1.0f32, 2.0], &[2]);
+    let filled = f.at(&far).mode(IndexMode::Fill).fill_value(-1.0).get();
+    assert_eq!(filled.to_vec::<f32>(), vec![-1.0, 1.0]);
+}
