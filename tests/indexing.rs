@@ -177,26 +177,38 @@ fn reads_and_updates_match_jax_eagerly() {
 }
 
 #[test]
-fn gradients_match_jax() {
+fn vjps_and_jvps_match_jax() {
     for (rank, cases) in doc()["grads"].as_object().unwrap() {
         let x = arr(&doc()["x"][rank]);
         let cases = cases.as_array().unwrap();
         let cts: Vec<Array> = cases.iter().map(|c| arr(&c["ct"])).collect();
         let vs: Vec<Option<Array>> = cases.iter().map(update).collect();
-        // The VJP of each case with JAX's cotangent, all of a rank in one program.
+        let txs: Vec<Array> = cases.iter().map(|c| arr(&c["tx"])).collect();
+        let tvs: Vec<Option<Array>> = cases
+            .iter()
+            .map(|c| c.get("tv").filter(|t| !t.is_null()).map(arr))
+            .collect();
+        // The VJP of each case with JAX's cotangent and its JVP with JAX's tangents, all of a
+        // rank in one program.
         let grads = jit(|x: Array| {
             let mut out = Vec::new();
-            for ((c, ct), v) in cases.iter().zip(&cts).zip(&vs) {
-                match (c["op"].as_str().unwrap(), v) {
-                    ("get", _) | ("mul", _) => out.push(grad(|x: Array| {
-                        (apply(&x, c, v.as_ref()) * ct).sum(None, false)
-                    })(x.clone())),
-                    (_, Some(v)) => {
+            for (k, c) in cases.iter().enumerate() {
+                let (ct, v, tx) = (&cts[k], &vs[k], &txs[k]);
+                match (c["op"].as_str().unwrap(), v, &tvs[k]) {
+                    ("get", _, _) | ("mul", _, _) => {
+                        out.push(grad(|x: Array| {
+                            (apply(&x, c, v.as_ref()) * ct).sum(None, false)
+                        })(x.clone()));
+                        out.push(jvp(|x: Array| apply(&x, c, v.as_ref()), &x, tx).1);
+                    }
+                    (_, Some(v), Some(tv)) => {
                         let (dx, dv) = grad(|(x, v): (Array, Array)| {
                             (apply(&x, c, Some(&v)) * ct).sum(None, false)
                         })((x.clone(), v.clone()));
                         out.push(dx);
                         out.push(dv);
+                        let f = |(x, v): (Array, Array)| apply(&x, c, Some(&v));
+                        out.push(jvp(f, &(x.clone(), v.clone()), &(tx.clone(), tv.clone())).1);
                     }
                     _ => unreachable!(),
                 }
@@ -211,6 +223,7 @@ fn gradients_match_jax() {
             if !c["dv"].is_null() {
                 check(got.next().unwrap(), &c["dv"], &format!("{what}: dv"));
             }
+            check(got.next().unwrap(), &c["ty"], &format!("{what}: jvp"));
         }
     }
 }
@@ -412,4 +425,19 @@ fn the_macro_reads_every_form() {
         "IndexExpr([1:4:2, 1:4:1])"
     );
     assert_eq!(format!("{:?}", s![]), "IndexExpr([])");
+}
+
+#[test]
+fn fill_values_per_dtype_are_jaxs() {
+    let far = Array::from_vec(vec![5i32, 0], &[2]);
+    let get = |x: Array| x.at(&far).mode(IndexMode::Fill).get();
+    let i = get(Array::from_vec(vec![1i32, 2], &[2]));
+    assert_eq!(i.to_vec::<i32>(), vec![i32::MIN, 1]);
+    let u = get(Array::from_vec(vec![1u8, 2], &[2]));
+    assert_eq!(u.to_vec::<u8>(), vec![u8::MAX, 1]);
+    let b = get(Array::from_vec(vec![false, false], &[2]));
+    assert_eq!(b.to_vec::<bool>(), vec![true, false]);
+    let f = Array::from_vec(vec![1.0f32, 2.0], &[2]);
+    let filled = f.at(&far).mode(IndexMode::Fill).fill_value(-1.0).get();
+    assert_eq!(filled.to_vec::<f32>(), vec![-1.0, 1.0]);
 }

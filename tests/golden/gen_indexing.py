@@ -173,7 +173,7 @@ def cases_for(rank):
     shape = SHAPES[rank]
     r = rng(f"cases{rank}")
     exprs = [(e, False) for e in HAND[rank]]
-    for _ in range(48):
+    for _ in range(32):
         oob = r.random() < 0.2
         exprs.append((random_expr(r, shape, oob), oob))
     out = []
@@ -229,11 +229,11 @@ def cases_for(rank):
 
 
 def grad_cases(rank, cases):
-    """VJPs against JAX's for the array-free-of-masks reads and updates of a rank."""
+    """VJPs and JVPs against JAX's for reads and updates (masks aside) of a rank."""
     x = jnp.asarray(base(rank))
     r = rng(f"grads{rank}")
     out = []
-    for c in cases[::8]:
+    for c in cases[::12]:
         if any("b" in e for e in c["idx"]):
             continue
         idx = to_py(c["idx"])
@@ -241,11 +241,14 @@ def grad_cases(rank, cases):
         ct = jnp.asarray(r.integers(-5, 5, size=y.shape).astype(np.float64))
         _, pull = jax.vjp(lambda x: x[idx], x)
         (dx,) = pull(ct)
-        out.append({"idx": c["idx"], "op": "get", "ct": enc(ct), "dx": enc(dx)})
+        tx = jnp.asarray(r.integers(-5, 5, size=x.shape).astype(np.float64))
+        _, ty = jax.jvp(lambda x: x[idx], (x,), (tx,))
+        out.append({"idx": c["idx"], "op": "get", "ct": enc(ct), "dx": enc(dx),
+                    "tx": enc(tx), "ty": enc(ty)})
     for c in cases:
         if c["op"] not in ("add", "set", "min", "max", "mul") or any("b" in e for e in c["idx"]):
             continue
-        if r.random() < 0.8:
+        if r.random() < 0.88:
             continue
         idx = to_py(c["idx"])
         v = jnp.asarray(np.array(c["v"]["data"]).reshape(c["v"]["shape"]))
@@ -260,15 +263,20 @@ def grad_cases(rank, cases):
 
         y = f(x, v)
         ct = jnp.asarray(r.integers(-5, 5, size=y.shape).astype(np.float64))
+        tx = jnp.asarray(r.integers(-5, 5, size=x.shape).astype(np.float64))
+        tv = jnp.asarray(r.integers(-5, 5, size=v.shape).astype(np.float64))
         if op == "mul":
             _, pull = jax.vjp(lambda x: f(x, v), x)
             (dx,) = pull(ct)
             dv = None
+            _, ty = jax.jvp(lambda x: f(x, v), (x,), (tx,))
         else:
             _, pull = jax.vjp(f, x, v)
             dx, dv = pull(ct)
+            _, ty = jax.jvp(f, (x, v), (tx, tv))
         out.append({"idx": c["idx"], "op": op, "mode": mode, "v": c["v"], "ct": enc(ct),
-                    "dx": enc(dx), "dv": None if dv is None else enc(dv)})
+                    "dx": enc(dx), "dv": None if dv is None else enc(dv),
+                    "tx": enc(tx), "tv": None if dv is None else enc(tv), "ty": enc(ty)})
     return out
 
 

@@ -758,14 +758,16 @@ fn gather_plan(cx: &Ctx<'_>, p: &Parsed) -> GatherPlan {
 /// JAX's fill value of a dtype: NaN for floats, the minimum for signed integers, the
 /// maximum for unsigned ones, `true` for bools.
 fn default_fill(dtype: DType) -> f64 {
-    match dtype {
-        DType::Bool => 1.0,
-        DType::I8 => i8::MIN as f64,
-        DType::I32 => i32::MIN as f64,
-        DType::I64 => i64::MIN as f64,
-        DType::U8 => u8::MAX as f64,
-        DType::U32 => u32::MAX as f64,
-        _ => f64::NAN,
+    // From the width, so that every integer dtype gets its own extreme.
+    let bits = 8 * dtype.size_in_bytes() as i32;
+    if dtype == DType::Bool {
+        1.0
+    } else if dtype.is_unsigned() {
+        2f64.powi(bits) - 1.0
+    } else if dtype.is_int() {
+        -(2f64.powi(bits - 1))
+    } else {
+        f64::NAN
     }
 }
 
