@@ -228,6 +228,7 @@ fn apply(op: &str, p: &Value, x: &[In]) -> Vec<Array> {
         }
         "jnp.resize" => one(jnp::resize(a(x, 0), &usizes(p, "shape"))),
         "jnp.concatenate" => one(jnp::concatenate(&arrays(x), axis())),
+        "jnp.append" => one(jnp::append(a(x, 0), a(x, 1), axis())),
         "jnp.concat" => one(jnp::concat(&arrays(x), axis())),
         "jnp.stack" => one(jnp::stack(&arrays(x), p_i64(p, "axis"))),
         "jnp.vstack" => one(jnp::vstack(&arrays(x))),

@@ -1004,6 +1004,12 @@ pub fn concatenate(arrays: &[&Array], axis: impl Axes) -> Array {
     }
 }
 
+/// `values` appended to `arr` along `axis` (`None`: both flattened) (`jnp.append`).
+#[track_caller]
+pub fn append(arr: &Array, values: &Array, axis: impl Axes) -> Array {
+    concatenate(&[arr, values], axis)
+}
+
 /// `jnp.concat`, the array API's name for [`concatenate`].
 #[track_caller]
 pub fn concat(arrays: &[&Array], axis: impl Axes) -> Array {

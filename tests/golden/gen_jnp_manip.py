@@ -128,6 +128,8 @@ c.add("jnp.concatenate", lambda a, b: jnp.concatenate([a, b], axis=1), [a, c.nor
 c.add("jnp.concatenate", lambda a, b: jnp.concatenate([a, b], axis=None), [a, v3], params={})
 c.add("jnp.concatenate", lambda a, b: jnp.concatenate([a, b], axis=-1),
       [c.ints((2, 2), -9, 9, "int32"), c.ints((2, 3), -9, 9, "int32")], params={"axis": -1})
+c.add("jnp.append", lambda a, b: jnp.append(a, b), [a, v3], params={})
+c.add("jnp.append", lambda a, b: jnp.append(a, b, axis=1), [a, c.normal((2, 2), "float64")], params={"axis": 1})
 c.add("jnp.concat", lambda a, b: jnp.concat([a, b], axis=0), [a, b], params={"axis": 0})
 c.add("jnp.stack", lambda a, b: jnp.stack([a, b]), [a, b], params={"axis": 0})
 c.add("jnp.stack", lambda a, b: jnp.stack([a, b], axis=-1), [a, b], params={"axis": -1})
@@ -263,8 +265,8 @@ c.add("jnp.pad", lambda x: jnp.pad(x, (3, 2), mode="linear_ramp"), [p1],
       params={"width": [[3, 2]], "mode": "linear_ramp"})
 c.add("jnp.pad", lambda x: jnp.pad(x, ((2, 1), (1, 3)), mode="linear_ramp", end_values=((1.0, -1.0), (5.0, 2.0))), [p2],
       params={"width": [[2, 1], [1, 3]], "mode": "linear_ramp", "end_values": [[1.0, -1.0], [5.0, 2.0]]})
-c.add("jnp.pad", lambda x: jnp.pad(x, (4, 3), mode="linear_ramp", end_values=(20, -10)), [pi],
-      params={"width": [[4, 3]], "mode": "linear_ramp", "end_values": [[20.0, -10.0]]})
+c.add("jnp.pad", lambda x: jnp.pad(x, (4, 4), mode="linear_ramp", end_values=(20, -10)), [pi],
+      params={"width": [[4, 4]], "mode": "linear_ramp", "end_values": [[20.0, -10.0]]})
 c.add("jnp.pad", lambda x: jnp.pad(x, (2, 2), mode="linear_ramp", end_values=3.0), [c.normal((3,), "float32")],
       params={"width": [[2, 2]], "mode": "linear_ramp", "end_values": [[3.0, 3.0]]})
 
