@@ -22,6 +22,7 @@ pub use index::TakeMode;
 pub use linalg::{einsum, DotDims};
 pub use math::stop_gradient;
 pub use scatter::{AtIndex, AtIndexArg};
+pub use sort::sort_multi;
 
 use crate::aval::{broadcast_shapes, normalize_axis, Aval};
 use crate::core::array::Array;
