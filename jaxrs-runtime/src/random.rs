@@ -655,6 +655,7 @@ fn shuffled_iota(key: &Array, n: usize) -> Array {
         let sort = Sort {
             dimension: 0,
             descending: false,
+            num_keys: 1,
         };
         x = bind(
             Arc::new(sort),

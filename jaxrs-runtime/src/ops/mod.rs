@@ -27,6 +27,7 @@ pub use indexing::{
 };
 pub use linalg::{einsum, DotDims};
 pub use math::stop_gradient;
+pub use sort::sort_multi;
 
 use crate::aval::{broadcast_shapes, normalize_axis, Aval};
 use crate::core::array::Array;

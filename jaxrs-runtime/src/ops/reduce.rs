@@ -119,6 +119,37 @@ impl Array {
         reduce(ReduceOp::Min, "reduce_min", self, axes.axes(), keepdims)
     }
 
+    /// The bitwise AND over `axes` (logical for bools; `lax.reduce_and`).
+    #[track_caller]
+    pub fn reduce_and(&self, axes: impl Axes) -> Array {
+        self.bitwise_reduce(ReduceOp::And, "reduce_and", axes)
+    }
+
+    /// The bitwise OR over `axes` (logical for bools; `lax.reduce_or`).
+    #[track_caller]
+    pub fn reduce_or(&self, axes: impl Axes) -> Array {
+        self.bitwise_reduce(ReduceOp::Or, "reduce_or", axes)
+    }
+
+    /// The bitwise XOR over `axes` (parity for bools; `lax.reduce_xor`).
+    #[track_caller]
+    pub fn reduce_xor(&self, axes: impl Axes) -> Array {
+        self.bitwise_reduce(ReduceOp::Xor, "reduce_xor", axes)
+    }
+
+    #[track_caller]
+    fn bitwise_reduce(&self, op: ReduceOp, name: &str, axes: impl Axes) -> Array {
+        if self.dtype().is_float() {
+            op_error(
+                name,
+                "the operand must be a boolean or integer array",
+                &[self.aval().clone()],
+                Location::caller(),
+            );
+        }
+        reduce(op, name, self, axes.axes(), false)
+    }
+
     /// The mean over `axes`; bools and integers average in their inexact dtype (float32, or
     /// float64 for 64-bit integers: [`DType::to_inexact`]), and float16 and bfloat16 sum and
     /// divide in float32 and round once, as in JAX.
@@ -273,6 +304,33 @@ impl Array {
     #[track_caller]
     pub fn cumsum(&self, axis: i64) -> Array {
         self.cumulative("cumsum", ReduceOp::Sum, axis, false)
+    }
+
+    /// The running product along `axis` (`jnp.cumprod`). Differentiable, exactly where `x`
+    /// has zeros (no division).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[4]);
+    /// assert_eq!(x.cumprod(0).to_vec::<f32>(), vec![1.0, 2.0, 6.0, 24.0]);
+    /// ```
+    #[track_caller]
+    pub fn cumprod(&self, axis: i64) -> Array {
+        self.cumulative("cumprod", ReduceOp::Prod, axis, false)
+    }
+
+    /// The running maximum along `axis` (`lax.cummax`); its derivative follows the element
+    /// each running maximum came from.
+    #[track_caller]
+    pub fn cummax(&self, axis: i64) -> Array {
+        self.cumulative("cummax", ReduceOp::Max, axis, false)
+    }
+
+    /// The running minimum along `axis` (`lax.cummin`).
+    #[track_caller]
+    pub fn cummin(&self, axis: i64) -> Array {
+        self.cumulative("cummin", ReduceOp::Min, axis, false)
     }
 
     #[track_caller]

@@ -26,6 +26,7 @@ impl Array {
         let prim = Sort {
             dimension,
             descending: false,
+            num_keys: 1,
         };
         bind(Arc::new(prim), &[Operand::from(self)]).remove(0)
     }
@@ -46,6 +47,7 @@ impl Array {
         let prim = Sort {
             dimension,
             descending: false,
+            num_keys: 1,
         };
         bind(Arc::new(prim), &[Operand::from(self), Operand::from(&iota)]).remove(1)
     }
@@ -86,6 +88,7 @@ impl Array {
         let prim = Sort {
             dimension: last,
             descending: true,
+            num_keys: 1,
         };
         let sorted = bind(Arc::new(prim), &[Operand::from(self), Operand::from(&iota)]);
         let take_k = |x: &Array| x.slice_axis(last as i64, 0, k);
@@ -104,4 +107,50 @@ impl Array {
         }
         axis_of(op, axis, self)
     }
+}
+
+/// Sorts `operands` (one shape) along `dimension` by the first `num_keys` of them, compared
+/// lexicographically (the first key first), stably, ascending with NaN last or `descending`
+/// with NaN first; every operand follows the keys' permutation (`lax.sort` with `num_keys`).
+/// Differentiable: tangents follow their values.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let k1 = Array::from_vec(vec![1i32, 0, 1, 0], &[4]);
+/// let k2 = Array::from_vec(vec![5.0f32, 7.0, 2.0, 3.0], &[4]);
+/// let out = jaxrs_runtime::sort_multi(&[k1, k2], 0, 2, false);
+/// assert_eq!(out[1].to_vec::<f32>(), vec![3.0, 7.0, 2.0, 5.0]);
+/// ```
+#[track_caller]
+pub fn sort_multi(
+    operands: &[Array],
+    dimension: i64,
+    num_keys: usize,
+    descending: bool,
+) -> Vec<Array> {
+    let loc = Location::caller();
+    let Some(first) = operands.first() else {
+        op_error("sort", "expected at least one operand", &[], loc)
+    };
+    let avals: Vec<_> = operands.iter().map(|a| a.aval().clone()).collect();
+    if num_keys == 0 || num_keys > operands.len() {
+        op_error(
+            "sort",
+            &format!("num_keys = {num_keys} must be between 1 and the number of operands"),
+            &avals,
+            loc,
+        );
+    }
+    if operands.iter().any(|a| a.shape() != first.shape()) {
+        op_error("sort", "operands must have the same shape", &avals, loc);
+    }
+    let dimension = first.sort_axis("sort", dimension);
+    let prim = Sort {
+        dimension,
+        descending,
+        num_keys,
+    };
+    let ops: Vec<Operand> = operands.iter().map(Operand::from).collect();
+    bind(Arc::new(prim), &ops)
 }

@@ -2,6 +2,7 @@
 
 use super::arity;
 use super::elementwise::{compare_props, CompareOp};
+use super::index::{ScatterAddAlongAxis, TakeAlongAxis};
 use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::lower::{i64_array, LowerCtx};
@@ -18,6 +19,7 @@ pub enum ReduceOp {
     Min,
     And,
     Or,
+    Xor,
 }
 
 impl ReduceOp {
@@ -30,6 +32,7 @@ impl ReduceOp {
             (ReduceOp::Prod, DType::Bool) | (ReduceOp::Min, DType::Bool) | (ReduceOp::And, _) => {
                 "stablehlo.and"
             }
+            (ReduceOp::Xor, _) => "stablehlo.xor",
             (ReduceOp::Sum, _) => "stablehlo.add",
             (ReduceOp::Prod, _) => "stablehlo.multiply",
             (ReduceOp::Max, _) => "stablehlo.maximum",
@@ -46,8 +49,11 @@ impl ReduceOp {
             _ => (f64::NEG_INFINITY, f64::INFINITY),
         };
         match self {
-            ReduceOp::Sum | ReduceOp::Or => 0.0,
-            ReduceOp::Prod | ReduceOp::And => 1.0,
+            ReduceOp::Sum | ReduceOp::Or | ReduceOp::Xor => 0.0,
+            ReduceOp::Prod => 1.0,
+            // Every bit set: true, the unsigned maximum, or -1.
+            ReduceOp::And if dtype == DType::Bool || dtype.is_unsigned() => highest,
+            ReduceOp::And => -1.0,
             ReduceOp::Max => lowest,
             ReduceOp::Min => highest,
         }
@@ -61,6 +67,7 @@ impl ReduceOp {
             ReduceOp::Min => "reduce_min",
             ReduceOp::And => "reduce_and",
             ReduceOp::Or => "reduce_or",
+            ReduceOp::Xor => "reduce_xor",
         }
     }
 }
@@ -145,7 +152,9 @@ impl Reduce {
                 let moved_shape: Vec<usize> = perm.iter().map(|&d| x.shape()[d]).collect();
                 others.reshape(moved_shape).transpose(inverse)
             }
-            ReduceOp::Sum | ReduceOp::And | ReduceOp::Or => unreachable!("handled by the rules"),
+            ReduceOp::Sum | ReduceOp::And | ReduceOp::Or | ReduceOp::Xor => {
+                unreachable!("handled by the rules")
+            }
         }
     }
 }
@@ -193,7 +202,7 @@ impl Primitive for Reduce {
         };
         match self.op {
             ReduceOp::Sum => vec![Some(sum(t))],
-            ReduceOp::And | ReduceOp::Or => vec![None],
+            ReduceOp::And | ReduceOp::Or | ReduceOp::Xor => vec![None],
             _ => vec![Some(sum(
                 &(t * self.local_derivative(&p[0].to_array(), &outs[0]))
             ))],
@@ -210,7 +219,7 @@ impl Primitive for Reduce {
         let x = p[0].to_array();
         match self.op {
             ReduceOp::Sum => vec![Some(self.expand(g, x.shape()))],
-            ReduceOp::And | ReduceOp::Or => vec![None],
+            ReduceOp::And | ReduceOp::Or | ReduceOp::Xor => vec![None],
             _ => vec![Some(
                 self.expand(g, x.shape()) * self.local_derivative(&x, &outs[0]),
             )],
@@ -431,6 +440,96 @@ impl Primitive for Argmax {
     as_any!();
 }
 
+impl Cumulative {
+    /// For each output of a running max (min) `y` of `x`, the position along `axis` of the
+    /// element it came from: the nearest one at or before it (after it, reversed) that equals
+    /// its own running extreme. (JAX's derivative, through an associative scan, splits ties;
+    /// this one gives the whole tangent to the nearest.)
+    fn extreme_source(&self, x: &Array, y: &Array) -> Array {
+        let n = x.shape()[self.axis] as i32;
+        let iota = Array::iota(DType::I32, x.shape(), self.axis);
+        let (missing, op) = if self.reverse {
+            (n, ReduceOp::Min)
+        } else {
+            (-1, ReduceOp::Max)
+        };
+        let marked = crate::ops::where_(x.eq(y), &iota, missing);
+        bind1(
+            Cumulative {
+                op,
+                axis: self.axis,
+                reverse: self.reverse,
+            },
+            &[Operand::from(&marked)],
+        )
+    }
+
+    /// `x` with `axis` moved last.
+    fn to_last(&self, x: &Array) -> Array {
+        let r = x.rank();
+        let perm: Vec<usize> = (0..r)
+            .filter(|&d| d != self.axis)
+            .chain([self.axis])
+            .collect();
+        x.transpose(perm)
+    }
+
+    /// The inverse of [`to_last`](Self::to_last).
+    fn axis_back(&self, x: &Array) -> Array {
+        let r = x.rank();
+        let perm: Vec<usize> = (0..r)
+            .map(|d| match d.cmp(&self.axis) {
+                std::cmp::Ordering::Less => d,
+                std::cmp::Ordering::Equal => r - 1,
+                std::cmp::Ordering::Greater => d - 1,
+            })
+            .collect();
+        x.transpose(perm)
+    }
+
+    /// `m[.., j, i] = d y_i / d x_j` of a running product along `axis` (moved last): the
+    /// product of the elements up to `i` but `j`, for `j <= i` (`j >= i` reversed), else 0.
+    /// Built from running products, never by division, so it is exact where `x` has zeros
+    /// and differentiable again.
+    fn prod_partials(&self, x: &Array) -> Array {
+        let x = self.to_last(x);
+        let x = if self.reverse { x.flip([-1i64]) } else { x };
+        let r = x.rank();
+        let n = x.shape()[r - 1];
+        let cum = |v: &Array, axis: usize| {
+            bind1(
+                Cumulative {
+                    op: ReduceOp::Prod,
+                    axis,
+                    reverse: false,
+                },
+                &[Operand::from(v)],
+            )
+        };
+        // before[j] = prod_{k < j} x_k
+        let ones = Array::full(
+            &[x.shape()[..r - 1].to_vec(), vec![1]].concat(),
+            1.0,
+            x.dtype(),
+        );
+        let before = Array::concatenate(&[ones, cum(&x, r - 1).slice_axis(-1, 0, n - 1)], -1);
+        // grid[j, i] = x_i where i > j, else 1; its running product along i is
+        // prod_{j < k <= i} x_k.
+        let mut grid_shape = x.shape().to_vec();
+        grid_shape.push(n);
+        let xi = x.expand_dims(-2).broadcast_to(&grid_shape);
+        let rows = Array::iota(DType::I32, &grid_shape, r - 1);
+        let cols = Array::iota(DType::I32, &grid_shape, r);
+        let after = cum(&crate::ops::where_(cols.gt(&rows), &xi, 1.0), r);
+        let m = crate::ops::where_(cols.ge(&rows), before.expand_dims(-1) * after, 0.0);
+        if self.reverse {
+            m.flip([-1i64, -2])
+        } else {
+            m
+        }
+    }
+}
+
 /// An inclusive prefix fold (cumsum, cumprod, cummax, cummin) along `axis`.
 #[derive(Debug, Clone)]
 pub struct Cumulative {
@@ -448,6 +547,7 @@ impl Primitive for Cumulative {
             ReduceOp::Min => "cummin",
             ReduceOp::And => "cumand",
             ReduceOp::Or => "cumor",
+            ReduceOp::Xor => "cumxor",
         }
     }
     fn params_string(&self) -> String {
@@ -464,17 +564,31 @@ impl Primitive for Cumulative {
         }
         Ok(vec![inputs[0].clone()])
     }
-    fn jvp(&self, _: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+    fn jvp(&self, p: &[Operand], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
         let t = t[0].as_ref().expect("a tangent");
         match self.op {
             ReduceOp::Sum => vec![Some(bind1(self.clone(), &[Operand::from(t)]))],
-            _ => panic!("{}: only cumsum is differentiable", self.name()),
+            // Each output's tangent is the tangent of the element its extreme came from.
+            ReduceOp::Max | ReduceOp::Min => {
+                let src = self.extreme_source(&p[0].to_array(), &outs[0]);
+                vec![Some(bind1(
+                    TakeAlongAxis { axis: self.axis },
+                    &[Operand::from(t), Operand::from(&src)],
+                ))]
+            }
+            ReduceOp::Prod => {
+                let m = self.prod_partials(&p[0].to_array());
+                // dy_i = sum_j t_j m[j, i]
+                let t = self.to_last(t).expand_dims(-1);
+                vec![Some(self.axis_back(&(t * m).sum(-2, false)))]
+            }
+            ReduceOp::And | ReduceOp::Or | ReduceOp::Xor => vec![None],
         }
     }
     fn vjp(
         &self,
-        _: &[Operand],
-        _: &[Array],
+        p: &[Operand],
+        outs: &[Array],
         cts: &[Option<Array>],
         _wanted: &[bool],
     ) -> Vec<Option<Array>> {
@@ -488,7 +602,24 @@ impl Primitive for Cumulative {
                 },
                 &[Operand::from(g)],
             ))],
-            _ => panic!("{}: only cumsum is differentiable", self.name()),
+            ReduceOp::Max | ReduceOp::Min => {
+                let src = self.extreme_source(&p[0].to_array(), &outs[0]);
+                vec![Some(bind1(
+                    ScatterAddAlongAxis { axis: self.axis },
+                    &[
+                        Operand::from(&Array::zeros(g.shape(), g.dtype())),
+                        Operand::from(&src),
+                        Operand::from(g),
+                    ],
+                ))]
+            }
+            ReduceOp::Prod => {
+                let m = self.prod_partials(&p[0].to_array());
+                // dx_j = sum_i g_i m[j, i]
+                let g = self.to_last(g).expand_dims(-2);
+                vec![Some(self.axis_back(&(g * m).sum(-1, false)))]
+            }
+            ReduceOp::And | ReduceOp::Or | ReduceOp::Xor => vec![None],
         }
     }
     fn lower(

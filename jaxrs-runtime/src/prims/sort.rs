@@ -1,6 +1,6 @@
 //! Sorting: one primitive, `sort`, that sorts several same-shaped operands along one dimension
-//! by the first (the key), stably, as `lax.sort(..., num_keys=1)`. `argsort` and `top_k` in the
-//! Array layer are sorts that carry an iota along.
+//! by the first `num_keys` of them (compared lexicographically), stably, as `lax.sort`.
+//! `argsort` and `top_k` in the Array layer are sorts that carry an iota along.
 
 use super::elementwise::{compare_props, CompareOp};
 use super::index::{ScatterAddAlongAxis, TakeAlongAxis};
@@ -13,26 +13,29 @@ use crate::dtype::DType;
 use crate::interpreters::batching::{align, shift_axis};
 use std::sync::Arc;
 
-/// Sorts all operands along `dimension` by the first one, stably: ascending with NaN last (as
-/// JAX's total order: `-0.0` ties `0.0`, every NaN ties every NaN), or descending with NaN
-/// first (`top_k`'s order).
+/// Sorts all operands along `dimension` by the first `num_keys` (the first key first, ties
+/// broken by the next), stably: ascending with NaN last (as JAX's total order: `-0.0` ties
+/// `0.0`, every NaN ties every NaN), or descending with NaN first (`top_k`'s order).
 #[derive(Debug, Clone)]
 pub struct Sort {
     pub dimension: usize,
     pub descending: bool,
+    /// How many leading operands are keys (at least 1).
+    pub num_keys: usize,
 }
 
 impl Sort {
     /// The permutation this sort applies to the key `x`: `perm[.., j, ..]` is the position
     /// along `dimension` of the element that lands at `j`.
-    fn permutation(&self, x: &Operand) -> Array {
-        let key = x.to_array();
-        let iota = Array::iota(DType::I32, key.shape(), self.dimension);
-        bind(
-            Arc::new(self.clone()),
-            &[Operand::from(&*key), Operand::from(&iota)],
-        )
-        .remove(1)
+    fn permutation(&self, primals: &[Operand]) -> Array {
+        let keys: Vec<Array> = primals[..self.num_keys]
+            .iter()
+            .map(|k| k.to_array().into_owned())
+            .collect();
+        let iota = Array::iota(DType::I32, keys[0].shape(), self.dimension);
+        let mut operands: Vec<Operand> = keys.iter().map(Operand::from).collect();
+        operands.push(Operand::from(&iota));
+        bind(Arc::new(self.clone()), &operands).remove(self.num_keys)
     }
 }
 
@@ -42,8 +45,9 @@ impl Primitive for Sort {
     }
     fn params_string(&self) -> String {
         format!(
-            "dimension={} is_stable=True num_keys=1{}",
+            "dimension={} is_stable=True num_keys={}{}",
             self.dimension,
+            self.num_keys,
             if self.descending {
                 " descending=True"
             } else {
@@ -62,6 +66,13 @@ impl Primitive for Sort {
                 first.rank()
             ));
         }
+        if self.num_keys == 0 || self.num_keys > inputs.len() {
+            return Err(format!(
+                "num_keys {} must be between 1 and the number of operands ({})",
+                self.num_keys,
+                inputs.len()
+            ));
+        }
         if inputs.iter().any(|a| a.shape != first.shape) {
             return Err("operands must have the same shape".into());
         }
@@ -77,7 +88,7 @@ impl Primitive for Sort {
         if tangents.iter().all(Option::is_none) {
             return vec![None; tangents.len()];
         }
-        let perm = self.permutation(&primals[0]);
+        let perm = self.permutation(primals);
         tangents
             .iter()
             .map(|t| {
@@ -102,7 +113,7 @@ impl Primitive for Sort {
         if !cts.iter().zip(wanted).any(|(c, &w)| c.is_some() && w) {
             return vec![None; cts.len()];
         }
-        let perm = self.permutation(&primals[0]);
+        let perm = self.permutation(primals);
         cts.iter()
             .zip(wanted)
             .map(|(ct, &w)| {
@@ -128,43 +139,32 @@ impl Primitive for Sort {
         in_avals: &[Aval],
         out: &[Aval],
     ) -> Vec<String> {
-        let key = in_avals[0].dtype;
+        let keys: Vec<DType> = in_avals[..self.num_keys].iter().map(|a| a.dtype).collect();
         let region_args: Vec<Aval> = in_avals
             .iter()
             .flat_map(|a| [Aval::scalar(a.dtype), Aval::scalar(a.dtype)])
             .collect();
         let descending = self.descending;
         let region = cx.region(&region_args, |cx, r| {
-            let (sv, b) = (Aval::scalar(key), Aval::scalar(DType::Bool));
-            let dir = if descending {
-                CompareOp::Gt
-            } else {
-                CompareOp::Lt
-            };
-            let ordered = cx.op1(
-                "stablehlo.compare",
-                &[&r[0], &r[1]],
-                &[&sv, &sv],
-                &compare_props(dir, key),
-                &b,
-            );
-            if !key.is_float() {
-                return vec![(ordered, b)];
+            let b = Aval::scalar(DType::Bool);
+            // Lexicographic: key k decides when the keys before it tie; folded from the last
+            // key, `lt = lt_k or (tie_k and lt_rest)`.
+            let mut acc: Option<String> = None;
+            for (k, &key) in keys.iter().enumerate().rev() {
+                let (lhs, rhs) = (&r[2 * k], &r[2 * k + 1]);
+                let lt = key_before(cx, key, descending, lhs, rhs);
+                acc = Some(match acc {
+                    None => lt,
+                    Some(rest) => {
+                        let gt = key_before(cx, key, descending, rhs, lhs);
+                        let either = cx.op1("stablehlo.or", &[&lt, &gt], &[&b, &b], "", &b);
+                        let tie = cx.op1("stablehlo.not", &[&either], &[&b], "", &b);
+                        let then = cx.op1("stablehlo.and", &[&tie, &rest], &[&b, &b], "", &b);
+                        cx.op1("stablehlo.or", &[&lt, &then], &[&b, &b], "", &b)
+                    }
+                });
             }
-            // NaN sorts after every number (before, descending): `lhs` goes first when it is
-            // a number and `rhs` a NaN (ascending), or the other way round.
-            let ne = compare_props(CompareOp::Ne, key);
-            let lhs_nan = cx.op1("stablehlo.compare", &[&r[0], &r[0]], &[&sv, &sv], &ne, &b);
-            let rhs_nan = cx.op1("stablehlo.compare", &[&r[1], &r[1]], &[&sv, &sv], &ne, &b);
-            let (nan, number) = if descending {
-                (lhs_nan, rhs_nan)
-            } else {
-                (rhs_nan, lhs_nan)
-            };
-            let not_nan = cx.op1("stablehlo.not", &[&number], &[&b], "", &b);
-            let nan_order = cx.op1("stablehlo.and", &[&nan, &not_nan], &[&b, &b], "", &b);
-            let lt = cx.op1("stablehlo.or", &[&ordered, &nan_order], &[&b, &b], "", &b);
-            vec![(lt, b)]
+            vec![(acc.expect("at least one key"), b)]
         });
         let operands: Vec<&str> = ins.iter().map(String::as_str).collect();
         let avals: Vec<&Aval> = in_avals.iter().collect();
@@ -187,7 +187,7 @@ impl Primitive for Sort {
         let (xs, to) = align(args, dims, axis_size);
         let prim = Sort {
             dimension: shift_axis(self.dimension, to),
-            descending: self.descending,
+            ..self.clone()
         };
         let operands: Vec<Operand> = xs.iter().map(Operand::from).collect();
         let outs = bind(Arc::new(prim), &operands);
@@ -195,4 +195,37 @@ impl Primitive for Sort {
         (outs, vec![Some(to); n])
     }
     as_any!();
+}
+
+/// Does `lhs` sort strictly before `rhs` by one key of dtype `key`? Ascending puts NaN after
+/// every number, descending before.
+fn key_before(cx: &mut LowerCtx, key: DType, descending: bool, lhs: &str, rhs: &str) -> String {
+    let (sv, b) = (Aval::scalar(key), Aval::scalar(DType::Bool));
+    let dir = if descending {
+        CompareOp::Gt
+    } else {
+        CompareOp::Lt
+    };
+    let ordered = cx.op1(
+        "stablehlo.compare",
+        &[lhs, rhs],
+        &[&sv, &sv],
+        &compare_props(dir, key),
+        &b,
+    );
+    if !key.is_float() {
+        return ordered;
+    }
+    // `lhs` goes first when it is a number and `rhs` a NaN (ascending), or the other way round.
+    let ne = compare_props(CompareOp::Ne, key);
+    let lhs_nan = cx.op1("stablehlo.compare", &[lhs, lhs], &[&sv, &sv], &ne, &b);
+    let rhs_nan = cx.op1("stablehlo.compare", &[rhs, rhs], &[&sv, &sv], &ne, &b);
+    let (nan, number) = if descending {
+        (lhs_nan, rhs_nan)
+    } else {
+        (rhs_nan, lhs_nan)
+    };
+    let not_nan = cx.op1("stablehlo.not", &[&number], &[&b], "", &b);
+    let nan_order = cx.op1("stablehlo.and", &[&nan, &not_nan], &[&b, &b], "", &b);
+    cx.op1("stablehlo.or", &[&ordered, &nan_order], &[&b, &b], "", &b)
 }

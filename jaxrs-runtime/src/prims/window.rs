@@ -131,6 +131,7 @@ impl Primitive for ReduceWindow {
             ReduceOp::Prod => "reduce_window_prod",
             ReduceOp::And => "reduce_window_and",
             ReduceOp::Or => "reduce_window_or",
+            ReduceOp::Xor => "reduce_window_xor",
         }
     }
     fn params_string(&self) -> String {
