@@ -134,8 +134,34 @@ fn apply(op: &str, p: &Value, x: &[In]) -> Vec<Array> {
             0,
             "i",
         )(a(x, 0).clone()),
+        "lax.optimization_barrier" => match x.len() {
+            1 => lax::optimization_barrier(a(x, 0).clone()) * 2.0,
+            _ if a(x, 1).dtype() == DType::I32 => {
+                lax::optimization_barrier((a(x, 0).clone(), a(x, 1).clone())).1
+            }
+            _ => {
+                let (u, v) = lax::optimization_barrier((a(x, 0).clone(), a(x, 1).clone()));
+                &u * &v + u.sin()
+            }
+        },
         other => panic!("unknown op {other}"),
     }]
+}
+
+#[test]
+fn optimization_barrier_lowers_to_the_stablehlo_op() {
+    let x = Array::zeros(&[3], DType::F32);
+    let module = jaxrs::stablehlo(
+        |x: Array| {
+            let (a, b) = lax::optimization_barrier((x.sin(), x.cos()));
+            a + b
+        },
+        &x,
+    );
+    assert!(
+        module.contains("stablehlo.optimization_barrier"),
+        "{module}"
+    );
 }
 
 #[test]

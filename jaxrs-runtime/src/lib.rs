@@ -106,6 +106,7 @@ pub use transforms::remat::{checkpoint_name, remat, Remat, RematPolicy};
 pub use transforms::vmap::{vmap, vmap_named, vmap_sized, AxisSpec};
 
 // Collectives over named axes (vmap_named, pmap).
+pub use prims::barrier::optimization_barrier;
 pub use prims::collective::{
     all_gather, axis_index, axis_size, pmax, pmean, pmin, ppermute, psum, psum_scatter,
 };

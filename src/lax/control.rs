@@ -1,9 +1,11 @@
 //! Contractions and control: `dot`, `dot_general` (with `preferred_element_type`),
-//! `batch_matmul`, `associative_scan`, `map`, `stop_gradient`, and lax's names for the loops,
+//! `batch_matmul`, `associative_scan`, `map`, `optimization_barrier`, `stop_gradient`, and lax's names for the loops,
 //! branches, convolution and collectives jaxrs has at its root (`lax::scan` is
 //! [`crate::scan`], `lax::psum` is [`crate::psum`], ...).
 
 use crate::{vmap, Array, DType, DotDims, Tree};
+
+pub use jaxrs_runtime::optimization_barrier;
 
 pub use crate::{
     all_gather, axis_index, axis_size, cond, conv_general_dilated, fori_loop, pmax, pmean, pmin,

@@ -114,4 +114,15 @@ c.add("lax.conv_general_dilated",
 c.add("lax.psum",
       lambda x: jax.vmap(lambda v: lax.psum(jnp.sin(v), "i") * lax.axis_size("i"), axis_name="i")(x),
       [c.normal((4, 2), "float64")])
+
+
+def _barrier(x, y):
+    a, b = lax.optimization_barrier((x, y))
+    return a * b + jnp.sin(a)
+
+
+c.add("lax.optimization_barrier", _barrier, [c.normal((3,), "float64"), c.normal((3,), "float64")])
+c.add("lax.optimization_barrier", lambda x: lax.optimization_barrier(x) * 2.0, [c.normal((2, 2), "float32")])
+c.add("lax.optimization_barrier", lambda x, y: lax.optimization_barrier((x, y))[1],
+      [c.normal((2,), "float32"), c.ints((3,), -9, 9, "int32")])
 c.save()

@@ -2,6 +2,7 @@
 //! [`Primitive`](crate::core::primitive::Primitive): its inference and lowering (and, as they are
 //! added, its autodiff and batching rules) sit together in its impl.
 
+pub mod barrier;
 pub mod collective;
 pub mod conv;
 pub mod debug;
