@@ -110,10 +110,11 @@ fn scalars_are_static_and_a_traced_scalar_is_a_weak_leaf() {
 
     use jaxrs::internals::macro_support::TracedScalar;
     let (leaves, def) = (TracedScalar(2.5f32), TracedScalar(3i32)).flatten();
+    // Weak leaves at JAX's x64 defaults, as `jax.jit` traces a Python float or int.
     assert!(leaves[0].is_weak() && leaves[1].is_weak());
-    assert_eq!(leaves[0].dtype(), DType::F32);
-    assert_eq!(leaves[1].dtype(), DType::I32);
+    assert_eq!(leaves[0].dtype(), DType::F64);
+    assert_eq!(leaves[1].dtype(), DType::I64);
     assert_eq!(def, (TracedScalar(0.0f32), TracedScalar(0i32)).structure());
     let back: (Array, Array) = tree_unflatten(&def, leaves);
-    assert_eq!((back.0.item::<f32>(), back.1.item::<i32>()), (2.5, 3));
+    assert_eq!((back.0.item::<f64>(), back.1.item::<i64>()), (2.5, 3));
 }

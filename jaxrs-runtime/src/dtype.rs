@@ -496,7 +496,7 @@ mod tests {
         assert_eq!(DType::promote(U8, false, I8, false), (I16, false));
         assert_eq!(DType::promote(U16, false, I16, false), (I32, false));
         assert_eq!(DType::promote(U32, false, I32, false), (I64, false));
-        assert_eq!(DType::promote(U64, false, I8, false), (F64, false));
+        assert_eq!(DType::promote(U64, false, I8, false), (F64, true));
         assert_eq!(DType::promote(U8, false, I64, true), (U8, false));
         assert_eq!(DType::promote(Bool, false, I64, true), (I64, true));
         assert_eq!(DType::promote(Bool, false, Bool, true), (Bool, false));

@@ -53,11 +53,14 @@ pub fn usizes(v: &Value) -> Vec<usize> {
     ints(v).into_iter().map(|x| x as usize).collect()
 }
 
-/// An exact integer of a case file (a uint64 above `i64::MAX` included).
+/// An exact integer of a case file (a uint64 above `i64::MAX` included; some generators write
+/// integer data as floats, `2.0`, or bools).
 pub fn int(v: &Value) -> i128 {
     v.as_i64()
         .map(i128::from)
         .or_else(|| v.as_u64().map(i128::from))
+        .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i128))
+        .or_else(|| v.as_bool().map(i128::from))
         .unwrap_or_else(|| panic!("bad integer {v}"))
 }
 
