@@ -41,7 +41,8 @@ pub use crate::core::array::Array;
 pub use aval::Aval;
 pub use dtype::{DType, DTypeKind, Element};
 pub use ops::{
-    einsum, stop_gradient, where_, AtIndex, AtIndexArg, Axes, Dims, DotDims, IntoArg, TakeMode,
+    einsum, promote_args, promote_args_inexact, stop_gradient, where_, AtIndex, AtIndexArg, Axes,
+    Dims, DotDims, IntoArg, TakeMode,
 };
 
 // Convolution and pooling (`jax.lax` style; flax's pooling).
