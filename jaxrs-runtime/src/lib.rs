@@ -41,9 +41,9 @@ pub use crate::core::array::Array;
 pub use aval::Aval;
 pub use dtype::{result_type, DType, DTypeKind, Element};
 pub use ops::{
-    einsum, index, sort_multi, stop_gradient, where_, AtIndex, AtIndexArg, Axes, Dims, DotDims,
-    Ellipsis, Index, IndexExpr, IndexMode, IntoArg, IntoIndex, IntoIndexExpr, NewAxis, SliceBound,
-    TakeMode,
+    einsum, index, promote_args, promote_args_inexact, sort_multi, stop_gradient, where_, AtIndex,
+    AtIndexArg, Axes, Dims, DotDims, Ellipsis, Index, IndexExpr, IndexMode, IntoArg, IntoIndex,
+    IntoIndexExpr, NewAxis, SliceBound, TakeMode,
 };
 
 // Convolution and pooling (`jax.lax` style; flax's pooling).

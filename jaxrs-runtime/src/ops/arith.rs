@@ -154,6 +154,101 @@ impl Array {
 }
 
 impl Array {
+    /// `self >> other` shifting zeros in, for any integer dtype (`lax.shift_right_logical`);
+    /// operands broadcast and promote as in [`Array::right_shift`].
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let i = Array::from_vec(vec![-8i32], &[1]);
+    /// assert_eq!(i.shift_right_logical(28).to_vec::<i32>(), vec![15]);
+    /// ```
+    #[track_caller]
+    pub fn shift_right_logical<'a>(&'a self, other: impl IntoArg<'a>) -> Array {
+        binary(
+            BinaryOp::ShiftRightLogical,
+            self.into_arg(),
+            other.into_arg(),
+        )
+    }
+
+    /// `self >> other` shifting the sign bit in, for any integer dtype
+    /// (`lax.shift_right_arithmetic`).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let u = Array::from_vec(vec![0x8000_0000u32], &[1]);
+    /// assert_eq!(u.shift_right_arithmetic(31u32).to_vec::<u32>(), vec![0xffff_ffff]);
+    /// ```
+    #[track_caller]
+    pub fn shift_right_arithmetic<'a>(&'a self, other: impl IntoArg<'a>) -> Array {
+        binary(
+            BinaryOp::ShiftRightArithmetic,
+            self.into_arg(),
+            other.into_arg(),
+        )
+    }
+
+    /// The quotient rounded toward zero for integers, as C's `/` and `lax.div` (XLA's
+    /// division: an integer division by zero is -1); floats divide as `/`.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![7i32, -7], &[2]);
+    /// assert_eq!(x.trunc_divide(2).to_vec::<i32>(), vec![3, -3]);
+    /// ```
+    #[track_caller]
+    pub fn trunc_divide<'a>(&'a self, other: impl IntoArg<'a>) -> Array {
+        binary(BinaryOp::Div, self.into_arg(), other.into_arg())
+    }
+
+    /// The remainder of [`Array::trunc_divide`], with the sign of the dividend, as
+    /// `lax.rem` (XLA's remainder, also for a zero integer divisor); see [`Array::fmod`]
+    /// for numpy's.
+    #[track_caller]
+    pub fn trunc_rem<'a>(&'a self, other: impl IntoArg<'a>) -> Array {
+        binary(BinaryOp::Rem, self.into_arg(), other.into_arg())
+    }
+}
+
+/// Two operands broadcast to one shape and promoted to one dtype (weak types kept), as JAX's
+/// `promote_args`: where a numpy-style function of two operands starts, so that it accepts
+/// arrays and Rust scalars alike. `op` names the function in the error when the shapes do
+/// not broadcast. (`jaxrs::numpy`'s functions of two operands are built on it.)
+#[track_caller]
+pub fn promote_args<'a>(op: &str, x: impl IntoArg<'a>, y: impl IntoArg<'a>) -> (Array, Array) {
+    let (x, y) = pair(unify(op, vec![x.into_arg(), y.into_arg()]));
+    (x.to_array().into_owned(), y.to_array().into_owned())
+}
+
+/// [`promote_args`], then integer and bool operands converted to the float they compute in
+/// (JAX's `promote_args_inexact`: int64 to float64, the others to float32).
+#[track_caller]
+pub fn promote_args_inexact<'a>(
+    op: &str,
+    x: impl IntoArg<'a>,
+    y: impl IntoArg<'a>,
+) -> (Array, Array) {
+    let (x, y) = promote_args(op, x, y);
+    if x.dtype().is_float() {
+        return (x, y);
+    }
+    let float = super::math::inexact_of(x.dtype());
+    let cast = |a: &Array| {
+        bind1(
+            Convert {
+                dtype: float,
+                weak: a.is_weak(),
+            },
+            &[Operand::from(a)],
+        )
+    };
+    (cast(&x), cast(&y))
+}
+
+impl Array {
     /// `self / other`, true division as `jnp.divide`: integer and bool operands divide as
     /// float32 (JAX's default float; int64 as float64), so `7 / 2` is `3.5`. See
     /// [`Array::floor_divide`] for `//`.

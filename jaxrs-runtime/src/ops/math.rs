@@ -27,6 +27,12 @@ fn float_operand(op: UnaryOp, x: &Array) -> Array {
     x.clone()
 }
 
+/// The float an integer or bool dtype computes in (JAX's `to_inexact_dtype` with x64:
+/// int64 in float64, the narrower ones in float32); floats stay as they are.
+pub(crate) fn inexact_of(dtype: DType) -> DType {
+    dtype.to_inexact()
+}
+
 macro_rules! unary_methods {
     ($($(#[$doc:meta])* $method:ident => $op:ident;)*) => {
         impl Array {
@@ -85,6 +91,96 @@ unary_methods! {
     /// assert!((back[1] - 0.5).abs() < 1e-6 && back[0] == 0.0);
     /// ```
     erf_inv => ErfInv;
+    /// The tangent.
+    tan => Tan;
+    /// The inverse sine, on [-1, 1] (`jnp.arcsin`, `lax.asin`).
+    asin => Asin;
+    /// The inverse cosine, on [-1, 1] (`jnp.arccos`, `lax.acos`).
+    acos => Acos;
+    /// The inverse tangent (`jnp.arctan`, `lax.atan`).
+    atan => Atan;
+    /// The hyperbolic sine.
+    sinh => Sinh;
+    /// The hyperbolic cosine.
+    cosh => Cosh;
+    /// The inverse hyperbolic sine (`jnp.arcsinh`).
+    asinh => Asinh;
+    /// The inverse hyperbolic cosine, on [1, inf) (`jnp.arccosh`).
+    acosh => Acosh;
+    /// The inverse hyperbolic tangent, on (-1, 1) (`jnp.arctanh`).
+    atanh => Atanh;
+    /// The cube root, negative for negative `x` (`jnp.cbrt`).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![-8.0f32, 27.0], &[2]);
+    /// assert_eq!(x.cbrt().to_vec::<f32>(), vec![-2.0, 3.0]);
+    /// ```
+    cbrt => Cbrt;
+    /// The complementary error function `1 - erf(x)`, accurate where `erf(x)` is near 1.
+    erfc => Erfc;
+    /// The log of the absolute value of the gamma function (`lax.lgamma`,
+    /// `jax.scipy.special.gammaln`).
+    lgamma => Lgamma;
+    /// The derivative of `lgamma` (`lax.digamma`).
+    digamma => Digamma;
+    /// Rounds half away from zero (`lax.round` with `ROUND_AWAY_FROM_ZERO`, its default);
+    /// [`Array::round`] rounds half to even.
+    round_away_from_zero => RoundAfz;
+    /// The number of set bits of each integer (`lax.population_count`), in its dtype.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![0u32, 7, 0xffff_ffff], &[3]);
+    /// assert_eq!(x.population_count().to_vec::<u32>(), vec![0, 3, 32]);
+    /// ```
+    population_count => PopulationCount;
+    /// The number of leading zero bits of each integer (`lax.clz`), in its dtype.
+    clz => Clz;
+}
+
+impl Array {
+    /// The next value after `self` towards `other` in the float dtype (`jnp.nextafter`,
+    /// `lax.nextafter`); integers work in the default float. Not differentiable (JAX
+    /// defines no derivative).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![1.0f32], &[1]);
+    /// assert_eq!(x.nextafter(2.0).to_vec::<f32>(), vec![1.0 + f32::EPSILON]);
+    /// ```
+    #[track_caller]
+    pub fn nextafter<'a>(&'a self, other: impl IntoArg<'a>) -> Array {
+        let (x, y) = super::arith::promote_args_inexact("nextafter", self, other);
+        bind1(
+            crate::prims::Binary(BinaryOp::NextAfter),
+            &[Operand::from(&x), Operand::from(&y)],
+        )
+    }
+
+    /// The value rounded to a float format of `exponent_bits` and `mantissa_bits`, kept in
+    /// its dtype (`lax.reduce_precision`): `reduce_precision(8, 7)` rounds float32 values to
+    /// bfloat16's, `(5, 10)` to float16's (overflowing to infinity past its range).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![1.0f32 + 1e-3, 70000.0], &[2]);
+    /// assert_eq!(x.reduce_precision(5, 10).to_vec::<f32>(), vec![1.0009766, f32::INFINITY]);
+    /// ```
+    #[track_caller]
+    pub fn reduce_precision(&self, exponent_bits: u32, mantissa_bits: u32) -> Array {
+        bind1(
+            crate::prims::ReducePrecision {
+                exponent_bits,
+                mantissa_bits,
+            },
+            &[Operand::from(self)],
+        )
+    }
 }
 
 impl Array {

@@ -14,7 +14,7 @@ mod reduce;
 mod shape;
 mod sort;
 
-pub use arith::where_;
+pub use arith::{promote_args, promote_args_inexact, where_};
 pub use conv::{
     avg_pool, conv_general_dilated, max_pool, reduce_window_max, reduce_window_sum, Padding,
 };

@@ -115,6 +115,53 @@ unary_table! {
     // `max(x, 0)`, as JAX emits it: XLA recomputes `x > 0` inside the backward fusion instead
     // of keeping a mask. The derivative is JAX's: 0 at 0 and at NaN.
     Relu => "relu", Numeric, "stablehlo.maximum", |x: &Array, _y, t: &Array| Some(where_(x.gt(0.0), t, 0.0));
+    // The trigonometric and hyperbolic family, each with JAX's form of its derivative
+    // (`jax/_src/lax/lax.py`), so values and derivatives round as JAX's do.
+    Tan => "tan", Float, "stablehlo.tan", |_x, y: &Array, t: &Array| Some(t * (y * y + 1.0));
+    Asin => "asin", Float, "chlo.asin", |x: &Array, _y, t: &Array| Some(t * (-(x * x) + 1.0).rsqrt());
+    Acos => "acos", Float, "chlo.acos", |x: &Array, _y, t: &Array| Some(t * -(-(x * x) + 1.0).rsqrt());
+    Atan => "atan", Float, "chlo.atan", |x: &Array, _y, t: &Array| Some(t / (x * x + 1.0));
+    Sinh => "sinh", Float, "chlo.sinh", |x: &Array, _y, t: &Array| Some(t * x.cosh());
+    Cosh => "cosh", Float, "chlo.cosh", |x: &Array, _y, t: &Array| Some(t * x.sinh());
+    Asinh => "asinh", Float, "chlo.asinh", |x: &Array, _y, t: &Array| Some(t * (x * x + 1.0).rsqrt());
+    // JAX's x^2 - 1 rather than (x + 1)(x - 1): the domain is x >= 1.
+    Acosh => "acosh", Float, "chlo.acosh", |x: &Array, _y, t: &Array| Some(t * (x * x - 1.0).rsqrt());
+    Atanh => "atanh", Float, "chlo.atanh", |x: &Array, _y, t: &Array| Some((1.0 / (x + 1.0)) * (t / (1.0 - x)));
+    Cbrt => "cbrt", Float, "stablehlo.cbrt", |_x, y: &Array, t: &Array| Some(t * (y.powi(-2) * (1.0 / 3.0)));
+    Erfc => "erfc", Float, "chlo.erfc", |x: &Array, _y, t: &Array| Some(t * (-(x * x)).exp() * -std::f64::consts::FRAC_2_SQRT_PI);
+    Lgamma => "lgamma", Float, "chlo.lgamma", |x: &Array, _y, t: &Array| Some(t * x.digamma());
+    // JAX differentiates digamma with polygamma(1, x), which jaxrs lacks: the derivative
+    // is the series of trigamma below (see `trigamma`).
+    Digamma => "digamma", Float, "chlo.digamma", |x: &Array, _y, t: &Array| Some(t * trigamma(x));
+    // `lax.round(x, ROUND_AWAY_FROM_ZERO)`, JAX's default rounding method.
+    RoundAfz => "round_afz", Float, "stablehlo.round_nearest_afz", |_x, _y, _t| None;
+    PopulationCount => "population_count", Int, "stablehlo.popcnt", |_x, _y, _t| None;
+    Clz => "clz", Int, "stablehlo.count_leading_zeros", |_x, _y, _t| None;
+}
+
+/// polygamma(1, x) for the derivative of digamma: the recurrence `ψ1(x) = ψ1(x + 1) + 1/x²`
+/// moves x above 10, where the asymptotic series is exact to double precision; negative
+/// arguments use the reflection `ψ1(1 - x) + ψ1(x) = π² / sin²(πx)`.
+fn trigamma(x: &Array) -> Array {
+    let reflect = x.lt(0.5);
+    let pi = std::f64::consts::PI;
+    // For x < 1/2, compute ψ1(1 - x) and reflect.
+    let z0 = where_(&reflect, 1.0 - x, x);
+    let mut acc = Array::zeros_like(&z0);
+    let mut z = z0.clone();
+    for _ in 0..10 {
+        acc = &acc + 1.0 / (&z * &z);
+        z = &z + 1.0;
+    }
+    let inv = 1.0 / &z;
+    let inv2 = &inv * &inv;
+    // 1/z + 1/(2z²) + 1/(6z³) - 1/(30z⁵) + 1/(42z⁷) - 1/(30z⁹) + 5/(66z¹¹)
+    let tail = (&inv2 * (5.0 / 66.0) - 1.0 / 30.0) * &inv2 + 1.0 / 42.0;
+    let tail = (tail * &inv2 - 1.0 / 30.0) * &inv2 + 1.0 / 6.0;
+    let series = &inv + &inv2 * 0.5 + &inv2 * &inv * tail;
+    let direct = acc + series;
+    let s = (x * pi).sin();
+    where_(&reflect, (pi * pi) / (&s * &s) - &direct, &direct)
 }
 
 /// `y = op(x)`, elementwise.
@@ -228,6 +275,7 @@ binary_table! {
     ShiftRightLogical => "shift_right_logical", Int, "stablehlo.shift_right_logical";
     ShiftRightArithmetic => "shift_right_arithmetic", Int, "stablehlo.shift_right_arithmetic";
     Atan2 => "atan2", Float, "stablehlo.atan2";
+    NextAfter => "nextafter", Float, "chlo.next_after";
 }
 
 /// A partial derivative, kept symbolic where that saves work.
@@ -288,7 +336,8 @@ impl BinaryOp {
             | BinaryOp::Xor
             | BinaryOp::ShiftLeft
             | BinaryOp::ShiftRightLogical
-            | BinaryOp::ShiftRightArithmetic => Zero,
+            | BinaryOp::ShiftRightArithmetic
+            | BinaryOp::NextAfter => Zero,
         }
     }
 }
@@ -811,6 +860,80 @@ impl Primitive for BitcastConvert {
             &[&ins[0]],
             &[&in_avals[0]],
             "",
+            &out[0],
+        )]
+    }
+    fn batch(
+        &self,
+        args: &[Operand],
+        dims: &[Option<usize>],
+        _: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        crate::interpreters::batching::unary(*self, args, dims)
+    }
+    as_any!();
+}
+
+/// `x` rounded to the nearest value of a float format with `exponent_bits` and
+/// `mantissa_bits` (out-of-range values overflow to infinity), keeping its dtype
+/// (`lax.reduce_precision`). Linear in the sense of JAX's rule: a tangent or cotangent is
+/// rounded the same way.
+#[derive(Debug, Clone, Copy)]
+pub struct ReducePrecision {
+    pub exponent_bits: u32,
+    pub mantissa_bits: u32,
+}
+
+impl Primitive for ReducePrecision {
+    fn name(&self) -> &'static str {
+        "reduce_precision"
+    }
+    fn params_string(&self) -> String {
+        format!(
+            "exponent_bits={} mantissa_bits={}",
+            self.exponent_bits, self.mantissa_bits
+        )
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        check_domain(Domain::Float, inputs[0].dtype)?;
+        if self.exponent_bits < 1 {
+            return Err("needs at least 1 exponent bit".into());
+        }
+        Ok(vec![inputs[0].clone()])
+    }
+    fn jvp(&self, _: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        vec![t[0]
+            .as_ref()
+            .map(|t| t.reduce_precision(self.exponent_bits, self.mantissa_bits))]
+    }
+    fn vjp(
+        &self,
+        _: &[Operand],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
+        vec![cts[0]
+            .as_ref()
+            .map(|g| g.reduce_precision(self.exponent_bits, self.mantissa_bits))]
+    }
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
+        let props = format!(
+            "exponent_bits = {} : i32, mantissa_bits = {} : i32",
+            self.exponent_bits, self.mantissa_bits
+        );
+        vec![cx.op1(
+            "stablehlo.reduce_precision",
+            &[&ins[0]],
+            &[&in_avals[0]],
+            &props,
             &out[0],
         )]
     }

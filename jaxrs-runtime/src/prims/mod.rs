@@ -19,8 +19,8 @@ pub mod window;
 pub use collective::{AllGather, AllReduce, AxisIndex, Ppermute, ReduceScatter};
 pub use conv::{ConvGeneralDilated, ConvSpecs};
 pub use elementwise::{
-    Binary, BinaryOp, BitcastConvert, Compare, CompareOp, Convert, IntegerPow, Select,
-    StopGradient, Unary, UnaryOp,
+    Binary, BinaryOp, BitcastConvert, Compare, CompareOp, Convert, IntegerPow, ReducePrecision,
+    Select, StopGradient, Unary, UnaryOp,
 };
 pub use gather::{Gather, GatherDims, GatherMode, Scatter, ScatterDims, ScatterOp};
 pub use index::{
