@@ -8,13 +8,16 @@ use crate::{stop_gradient, where_, Array, DType};
 /// The sum over `axes` (`lax.reduce_sum`).
 #[track_caller]
 pub fn reduce_sum(x: &Array, axes: &[i64]) -> Array {
-    x.sum(axes, false)
+    // lax keeps the operand's dtype; jnp's sum widens small integers. Wrapping sums agree
+    // modulo the narrow width, so the narrowing is exact.
+    x.sum(axes, false).astype(x.dtype())
 }
 
 /// The product over `axes` (`lax.reduce_prod`).
 #[track_caller]
 pub fn reduce_prod(x: &Array, axes: &[i64]) -> Array {
-    x.prod(axes, false)
+    // As reduce_sum: lax keeps the operand's dtype.
+    x.prod(axes, false).astype(x.dtype())
 }
 
 /// The maximum over `axes` (`lax.reduce_max`).

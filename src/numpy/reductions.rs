@@ -923,7 +923,7 @@ pub fn searchsorted(a: &Array, v: &Array, side: Side) -> Array {
         Side::Left => lt_total(&ab, &vb),
         Side::Right => lt_total(&vb, &ab).logical_not(),
     };
-    before.astype(DType::I32).sum(-1, false)
+    before.astype(DType::I32).sum(-1, false).astype(DType::I32)
 }
 
 /// The int32 index of the bin of `bins` (monotonic, 1-D) each of `x` falls in
