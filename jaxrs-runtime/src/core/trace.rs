@@ -74,8 +74,6 @@ struct Frame {
     jaxpr: Jaxpr,
     consts: Vec<Array>,
     const_vars: HashMap<usize, Var>,
-    /// The filled arrays written as constants (see [`filled_in`]).
-    filled: Vec<Array>,
 }
 
 thread_local! {
@@ -194,7 +192,7 @@ fn record(
         let depth = stack.len();
         let atoms: Vec<Atom> = inputs
             .iter()
-            .map(|op| atom_in(&mut stack, depth - 1, op, loc))
+            .map(|op| atom_in(&mut stack, depth - 1, op))
             .collect();
         let frame = stack.last_mut().expect("a trace is open");
         let outputs: Vec<Var> = out_avals
@@ -227,7 +225,6 @@ fn atom_in(
     stack: &mut [Frame],
     level: usize,
     op: &Operand,
-    loc: &'static Location<'static>,
 ) -> Atom {
     let a = match op {
         Operand::Lit(l) => return Atom::Lit(*l),
@@ -238,10 +235,11 @@ fn atom_in(
         literal: Some(l), ..
     }) = &*a.0
     {
+        // A filled array of rank > 0 is lifted as before: writing it as a `broadcast_in_dim`
+        // of the literal (JAX's form) needs a primitive, which `core` may not import.
         if a.rank() == 0 {
             return Atom::Lit(*l);
         }
-        return filled_in(&mut stack[level], a, *l, loc);
     }
     if let Repr::Traced(t) = &*a.0 {
         if t.trace_id == frame_id {
@@ -263,32 +261,6 @@ fn atom_in(
     let v = frame.jaxpr.new_var(a.aval().clone());
     frame.jaxpr.constvars.push(v);
     frame.consts.push(a.clone());
-    frame.const_vars.insert(key, v);
-    Atom::Var(v)
-}
-
-/// The var of frame `frame` standing for the concrete array `a`, all of whose elements are
-/// `lit`: one `broadcast_in_dim` of the literal, written the first time the trace meets `a`
-/// (JAX's `jnp.zeros` under `jit`), so that the program holds a constant XLA can fold rather
-/// than an input it cannot see into.
-fn filled_in(frame: &mut Frame, a: &Array, lit: Literal, loc: &'static Location<'static>) -> Atom {
-    let key = Arc::as_ptr(&a.0) as usize;
-    if let Some(v) = frame.const_vars.get(&key) {
-        return Atom::Var(*v);
-    }
-    let prim = crate::prims::BroadcastInDim {
-        shape: a.shape().to_vec(),
-        dims: vec![],
-    };
-    let v = frame.jaxpr.new_var(a.aval().clone());
-    frame.jaxpr.eqns.push(Eqn {
-        prim: Arc::new(prim),
-        inputs: vec![Atom::Lit(lit)],
-        outputs: vec![v],
-        loc,
-    });
-    // Kept alive with the frame, so that no other array takes its address as a key.
-    frame.filled.push(a.clone());
     frame.const_vars.insert(key, v);
     Atom::Var(v)
 }
@@ -352,7 +324,6 @@ pub fn trace_to_jaxpr_for(
             jaxpr,
             consts: vec![],
             const_vars: HashMap::new(),
-            filled: vec![],
         })
     });
     let mut guard = FrameGuard { id, popped: false };
@@ -363,7 +334,7 @@ pub fn trace_to_jaxpr_for(
         assert_eq!(stack[level].id, id, "trace stack out of order");
         let atoms: Vec<Atom> = outs
             .iter()
-            .map(|o| atom_in(&mut stack, level, &Operand::from(o), Location::caller()))
+            .map(|o| atom_in(&mut stack, level, &Operand::from(o)))
             .collect();
         let mut frame = stack.pop().expect("frame");
         frame.jaxpr.outvars = atoms;
