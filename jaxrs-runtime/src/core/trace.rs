@@ -221,11 +221,7 @@ fn record(
 }
 
 /// The atom standing for `op` in frame `level`, lifting outside values into constants.
-fn atom_in(
-    stack: &mut [Frame],
-    level: usize,
-    op: &Operand,
-) -> Atom {
+fn atom_in(stack: &mut [Frame], level: usize, op: &Operand) -> Atom {
     let a = match op {
         Operand::Lit(l) => return Atom::Lit(*l),
         Operand::Array(a) => &**a,
