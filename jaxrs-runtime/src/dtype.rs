@@ -410,7 +410,8 @@ pub(crate) fn lattice_result_type(args: &[(DType, bool)]) -> (DType, bool) {
 /// // A Rust integer meeting uint8 stays uint8; a Rust float meeting int32 is a weak float64.
 /// assert_eq!(result_type(&[(DType::U8, false), (DType::I64, true)]), (DType::U8, false));
 /// assert_eq!(result_type(&[(DType::I32, false), (DType::F64, true)]), (DType::F64, true));
-/// assert_eq!(result_type(&[(DType::I64, false), (DType::U64, false)]), (DType::F64, false));
+/// // int64 and uint64 meet at a weak float64, as in JAX.
+/// assert_eq!(result_type(&[(DType::I64, false), (DType::U64, false)]), (DType::F64, true));
 /// assert_eq!(result_type(&[(DType::U8, true), (DType::U8, true)]), (DType::U64, true));
 /// ```
 ///

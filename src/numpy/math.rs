@@ -1241,7 +1241,7 @@ impl DTypeCategory {
 ///
 /// assert!(jnp::issubdtype(DType::U8, DTypeCategory::Integer));
 /// assert!(!jnp::issubdtype(DType::Bool, DTypeCategory::Number));
-/// assert!(jnp::issubdtype(DType::F16, DTypeKind::Float));
+/// assert!(jnp::issubdtype(DType::F16, jaxrs::DTypeKind::Float));
 /// ```
 pub fn issubdtype(dtype: DType, category: impl Into<DTypeCategory>) -> bool {
     category.into().contains(dtype)
