@@ -46,6 +46,13 @@ pub use ops::{
     IntoIndexExpr, NewAxis, SliceBound, TakeMode,
 };
 
+// `lax.gather` and `lax.scatter*` with JAX's dimension numbers and modes.
+pub use ops::{
+    gather, scatter, scatter_add, scatter_max, scatter_min, scatter_mul, scatter_sub,
+    GatherDimensionNumbers, GatherOptions, GatherScatterMode, ScatterDimensionNumbers,
+    ScatterOptions,
+};
+
 // Convolution and pooling (`jax.lax` style; flax's pooling).
 pub use ops::{
     avg_pool, conv_general_dilated, max_pool, reduce_window_max, reduce_window_sum, Padding,

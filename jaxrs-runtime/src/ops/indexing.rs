@@ -757,7 +757,7 @@ fn gather_plan(cx: &Ctx<'_>, p: &Parsed) -> GatherPlan {
 
 /// JAX's fill value of a dtype: NaN for floats, the minimum for signed integers, the
 /// maximum for unsigned ones, `true` for bools.
-fn default_fill(dtype: DType) -> f64 {
+pub(crate) fn default_fill(dtype: DType) -> f64 {
     // From the width, so that every integer dtype gets its own extreme.
     let bits = 8 * dtype.size_in_bytes() as i32;
     if dtype == DType::Bool {
@@ -1170,6 +1170,7 @@ impl AtIndex<'_> {
             dims: plan.dims.to_scatter(),
             indices_are_sorted: self.sorted || plan.no_arrays,
             unique_indices: self.unique || plan.no_arrays,
+            promise_in_bounds: self.mode == IndexMode::PromiseInBounds,
         }
         .bind(x, &idx, &u)
     }

@@ -6,6 +6,7 @@
 
 mod arith;
 mod conv;
+mod gather;
 mod index;
 mod indexing;
 mod linalg;
@@ -17,6 +18,11 @@ mod sort;
 pub use arith::{promote_args, promote_args_inexact, where_};
 pub use conv::{
     avg_pool, conv_general_dilated, max_pool, reduce_window_max, reduce_window_sum, Padding,
+};
+pub use gather::{
+    gather, scatter, scatter_add, scatter_max, scatter_min, scatter_mul, scatter_sub,
+    GatherDimensionNumbers, GatherOptions, GatherScatterMode, ScatterDimensionNumbers,
+    ScatterOptions,
 };
 pub use index::TakeMode;
 /// The old name of [`IntoIndexExpr`], kept so that `impl AtIndexArg` bounds compile.

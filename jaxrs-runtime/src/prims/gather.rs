@@ -251,6 +251,7 @@ impl Primitive for Gather {
             dims: self.dims.to_scatter(),
             indices_are_sorted: self.indices_are_sorted,
             unique_indices: self.unique_indices,
+            promise_in_bounds: self.mode == GatherMode::PromiseInBounds,
         };
         vec![Some(scatter.bind(&zeros_like_aval(&x), &idx, g)), None]
     }
@@ -417,6 +418,10 @@ pub struct Scatter {
     pub dims: ScatterDims,
     pub indices_are_sorted: bool,
     pub unique_indices: bool,
+    /// The caller promised every window fits (JAX's `PROMISE_IN_BOUNDS`). The values are
+    /// the same; the transpose differs, as JAX's: the updates' cotangent is read back with
+    /// XLA's clamping gather rather than zeroed where an update was dropped.
+    pub promise_in_bounds: bool,
 }
 
 impl Scatter {
@@ -459,6 +464,9 @@ impl Scatter {
     /// the transpose of a scatter-add.
     fn read_back(&self, x: &Array, idx: &Array, u_shape: &[usize]) -> Array {
         let g = self.gather_back(x.shape(), u_shape).bind(x, idx);
+        if self.promise_in_bounds {
+            return g;
+        }
         where_(
             self.landed(x.shape(), idx, u_shape),
             &g,
@@ -503,8 +511,8 @@ impl Scatter {
 
 fn mul_grad_unsupported() -> ! {
     panic!(
-        "scatter_mul: differentiation with respect to the updates is not supported \
-         (JAX supports it only for unique indices)"
+        "scatter_mul: differentiation with respect to the updates needs unique indices \
+         (`unique_indices`, as in JAX)"
     )
 }
 
@@ -551,6 +559,15 @@ impl Primitive for Scatter {
             // Linear, and for Set the tangent scatter picks the same winners as the primal.
             ScatterOp::Add | ScatterOp::Set => self.bind(&tx, &idx, &tu),
             ScatterOp::Mul if t[2].is_none() => self.bind(&tx, &idx, &u),
+            // Each place is multiplied by at most one update: d(x u)/du = x, JAX's rule.
+            ScatterOp::Mul if self.unique_indices => {
+                let placed = self.with_op(ScatterOp::Add).bind(
+                    &Array::zeros(x.shape(), tu.dtype()),
+                    &idx,
+                    &tu,
+                );
+                self.bind(&tx, &idx, &u) + x.as_ref() * &placed
+            }
             ScatterOp::Mul => mul_grad_unsupported(),
             ScatterOp::Min | ScatterOp::Max => {
                 let (x_coef, u_coef) = self.extremal_coefs(&x, &idx, &u, &outs[0]);
@@ -586,11 +603,16 @@ impl Primitive for Scatter {
                 )
             }
             ScatterOp::Mul => {
-                if wanted[2] {
+                if wanted[2] && !self.unique_indices {
                     mul_grad_unsupported();
                 }
                 let ones = Array::ones(x.shape(), x.dtype());
-                (g * &self.bind(&ones, &idx, &u), zero())
+                let ct_u = if wanted[2] {
+                    self.read_back(&(g * x.as_ref()), &idx, u.shape())
+                } else {
+                    zero()
+                };
+                (g * &self.bind(&ones, &idx, &u), ct_u)
             }
             ScatterOp::Min | ScatterOp::Max => {
                 let (x_coef, u_coef) = self.extremal_coefs(&x, &idx, &u, &outs[0]);
