@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::cases::{a, check_file, p_bool, p_opt_i64, p_str};
+use common::cases::{a, check_file, p_bool, p_i64s, p_opt_i64, p_str};
 use common::golden::{dtype, In};
 use jaxrs::lax;
 // Not the prelude: these calls name lax's paths (`lax::scan`, `lax::psum`, ...).
@@ -40,7 +40,23 @@ fn mapped(x: Array) -> Array {
     x.sin() * x.sum(None, false)
 }
 
+fn algorithm(name: &str) -> lax::RandomAlgorithm {
+    match name {
+        "default" => lax::RandomAlgorithm::RngDefault,
+        "three_fry" => lax::RandomAlgorithm::RngThreeFry,
+        "philox" => lax::RandomAlgorithm::RngPhilox,
+        other => panic!("unknown algorithm {other}"),
+    }
+}
+
 fn apply(op: &str, p: &Value, x: &[In]) -> Vec<Array> {
+    if op == "lax.rng_bit_generator" {
+        let shape: Vec<usize> = p_i64s(p, "shape").iter().map(|&d| d as usize).collect();
+        let dtype = DType::from_name(p_str(p, "dtype")).expect("dtype");
+        let (key, bits) =
+            lax::rng_bit_generator(a(x, 0), &shape, dtype, algorithm(p_str(p, "algorithm")));
+        return vec![key, bits];
+    }
     vec![match op {
         "lax.dot" => lax::dot(a(x, 0), a(x, 1), None, pet(p)),
         "lax.dot_general" => {
@@ -162,6 +178,24 @@ fn optimization_barrier_lowers_to_the_stablehlo_op() {
         module.contains("stablehlo.optimization_barrier"),
         "{module}"
     );
+}
+
+/// jaxrs batches the bit generator (JAX cannot): one generator per key, as a loop over the
+/// keys would give.
+#[test]
+fn rng_bit_generator_under_vmap_runs_one_generator_per_key() {
+    let keys = Array::from_vec((1u32..=12).collect::<Vec<_>>(), &[3, 4]);
+    let gen = |k: Array| {
+        let (k, b) = lax::rng_bit_generator(&k, &[5], DType::U32, lax::RandomAlgorithm::RngPhilox);
+        (k, b)
+    };
+    let (new_keys, bits) = jaxrs::vmap(gen, 0, 0)(keys.clone());
+    assert_eq!(bits.shape(), &[3, 5]);
+    for i in 0..3 {
+        let (k, b) = gen(keys.index(i as i64));
+        assert_eq!(new_keys.index(i as i64).to_vec::<u32>(), k.to_vec::<u32>());
+        assert_eq!(bits.index(i as i64).to_vec::<u32>(), b.to_vec::<u32>());
+    }
 }
 
 #[test]

@@ -33,6 +33,17 @@ fn apply(op: &str, p: &Value, x: &[In]) -> Vec<Array> {
             &usizes(p, "shape"),
             &usizes(p, "dims"),
         )),
+        "lax.broadcast_like" => one(lax::broadcast_like(a(x, 0), a(x, 1))),
+        "lax.shape_as_value" => one(lax::shape_as_value(&usizes(p, "shape"))),
+        "lax.dtype" => {
+            let dtype = match &x[0] {
+                In::Arr(v) => lax::dtype(v),
+                In::Float(v) => lax::dtype(*v),
+                In::Int(v) => lax::dtype(*v),
+                In::Bool(v) => lax::dtype(*v),
+            };
+            one(Array::zeros(&[], dtype))
+        }
         "lax.broadcast_to_rank" => one(lax::broadcast_to_rank(a(x, 0), p_i64(p, "rank") as usize)),
         "lax.broadcast_shapes" => {
             let shapes: Vec<Vec<usize>> = p["shapes"]

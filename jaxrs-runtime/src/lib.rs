@@ -117,6 +117,7 @@ pub use prims::barrier::optimization_barrier;
 pub use prims::collective::{
     all_gather, axis_index, axis_size, pmax, pmean, pmin, ppermute, psum, psum_scatter,
 };
+pub use prims::rng::{rng_bit_generator, RandomAlgorithm};
 
 // Pytrees.
 pub use tree::{

@@ -6,6 +6,7 @@
 use crate::{vmap, Array, DType, DotDims, Tree};
 
 pub use jaxrs_runtime::optimization_barrier;
+pub use jaxrs_runtime::{rng_bit_generator, RandomAlgorithm};
 
 pub use crate::{
     all_gather, axis_index, axis_size, cond, conv_general_dilated, fori_loop, pmax, pmean, pmin,

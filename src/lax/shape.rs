@@ -86,6 +86,32 @@ pub fn broadcast(x: &Array, sizes: &[usize]) -> Array {
     broadcast_in_dim(x, &shape, &dims)
 }
 
+/// `lax.broadcast_like(arr, like_arr)`: `arr` broadcast to `like_arr`'s shape, by numpy's
+/// rules (`jnp.broadcast_to`).
+#[track_caller]
+pub fn broadcast_like(arr: &Array, like_arr: &Array) -> Array {
+    arr.broadcast_to(like_arr.shape())
+}
+
+/// `lax.shape_as_value(shape)`: the shape as a vector of int32, or of int64 where a dim does
+/// not fit in int32 (`lax_utils.int_dtype_for_shape`, as JAX's); `[]` gives an empty vector.
+pub fn shape_as_value(shape: &[usize]) -> Array {
+    let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+    let dtype = if dims.iter().all(|&d| d <= i64::from(i32::MAX)) {
+        DType::I32
+    } else {
+        DType::I64
+    };
+    Array::from_vec(dims, &[shape.len()]).astype(dtype)
+}
+
+/// `lax.dtype(x)`: the dtype of an array; of a Rust scalar, the dtype JAX gives a Python
+/// scalar of its kind (`float64`, `int64`, `bool`: jaxrs follows JAX with x64, and a Rust
+/// scalar is weakly typed as a Python one is).
+pub fn dtype<'a>(x: impl IntoArg<'a>) -> DType {
+    x.into_arg().aval().dtype
+}
+
 /// `x` with leading size-1 axes up to `rank` (`lax.broadcast_to_rank`).
 #[track_caller]
 pub fn broadcast_to_rank(x: &Array, rank: usize) -> Array {

@@ -6,6 +6,7 @@ options, or the function a higher-order op applies (the Rust test defines the sa
 
 from jaxcases import Cases, jnp
 import jax
+import numpy as np
 from jax import lax
 
 c = Cases("lax_control")
@@ -125,4 +126,19 @@ c.add("lax.optimization_barrier", _barrier, [c.normal((3,), "float64"), c.normal
 c.add("lax.optimization_barrier", lambda x: lax.optimization_barrier(x) * 2.0, [c.normal((2, 2), "float32")])
 c.add("lax.optimization_barrier", lambda x, y: lax.optimization_barrier((x, y))[1],
       [c.normal((2,), "float32"), c.ints((3,), -9, 9, "int32")])
+# XLA's bit generator: the bits of each algorithm as XLA implements it (JAX's own docs warn
+# they may change between XLA versions; the CPU plugin and jaxlib 0.10.2 agree). JAX has no
+# batching rule for it, so no vmap here (tests/lax_control.rs checks jaxrs's).
+ALGORITHMS = {"default": lax.RandomAlgorithm.RNG_DEFAULT, "three_fry": lax.RandomAlgorithm.RNG_THREE_FRY,
+              "philox": lax.RandomAlgorithm.RNG_PHILOX}
+key4 = np.array([1, 2, 3, 4], np.uint32)
+for alg, a in ALGORITHMS.items():
+    for dt, shape in (("uint32", (2, 3)), ("uint8", (5,)), ("uint16", (2, 2)), ("uint64", (3,))):
+        c.add("lax.rng_bit_generator",
+              lambda k, a=a, dt=dt, shape=shape: lax.rng_bit_generator(k, shape, dt, a),
+              [key4], params={"shape": list(shape), "dtype": dt, "algorithm": alg}, vmap=False)
+c.add("lax.rng_bit_generator",
+      lambda k: lax.rng_bit_generator(k, (4,), "uint32", lax.RandomAlgorithm.RNG_THREE_FRY),
+      [np.array([7, 2**40 + 5], np.uint64)],
+      params={"shape": [4], "dtype": "uint32", "algorithm": "three_fry"}, vmap=False)
 c.save()

@@ -3,6 +3,7 @@ case format). Run with /work/venv/bin/python."""
 
 import numpy as np
 from jax import lax
+import jax.numpy as jnp
 
 from jaxcases import Cases
 
@@ -20,6 +21,15 @@ c.add("lax.broadcast_in_dim", lambda x: lax.broadcast_in_dim(x, (2, 5, 3), (0, 2
       params={"shape": [2, 5, 3], "dims": [0, 2]})
 c.add("lax.broadcast_in_dim", lambda x: lax.broadcast_in_dim(x, (4, 3, 4), (1, 2)), [i34],
       params={"shape": [4, 3, 4], "dims": [1, 2]})
+c.add("lax.broadcast_like", lambda x, y: lax.broadcast_like(x, y), [v3, c.normal((2, 3), "float64")],
+      wrt=[0])
+c.add("lax.broadcast_like", lambda x, y: lax.broadcast_like(x, y), [c.ints((1, 4), 0, 9, "int32"), i34])
+for shape in ((2, 3), (), (7,)):
+    c.add("lax.shape_as_value", lambda: lax.shape_as_value(shape), [], params={"shape": list(shape)},
+          grad=False, vmap=False)
+# lax.dtype: the case's output is a zero of the dtype JAX names.
+for x in (1.5, 3, True, i34, c.normal((2,), "float16")):
+    c.add("lax.dtype", lambda x: jnp.zeros((), lax.dtype(x)), [x], grad=False, vmap=False)
 c.add("lax.broadcast_to_rank", lambda x: lax.broadcast_to_rank(x, 4), [x23], params={"rank": 4})
 c.add("lax.broadcast_shapes", lambda: np.asarray(lax.broadcast_shapes((2, 1), (1, 3)), dtype=np.int64), [],
       params={"shapes": [[2, 1], [1, 3]]}, grad=False, vmap=False)

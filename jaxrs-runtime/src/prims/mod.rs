@@ -11,6 +11,7 @@ pub mod gather;
 pub mod index;
 pub mod linalg;
 pub mod reduce;
+pub mod rng;
 pub mod shape;
 pub mod sharding;
 pub mod sort;
