@@ -28,7 +28,7 @@ pub const euler_gamma: f64 = 0.577_215_664_901_532_9;
 
 /// `x` converted to the float it computes in, as JAX's `promote_args_inexact` of one operand.
 #[track_caller]
-fn inexact(x: &Array) -> Array {
+pub(crate) fn inexact(x: &Array) -> Array {
     if x.dtype().is_float() {
         x.clone()
     } else {
