@@ -15,7 +15,48 @@ fn pair((x, y): (Array, Array)) -> Vec<Array> {
     vec![x, y]
 }
 
+/// `lax.reduce` with the computation the case names.
+fn generic_reduce(p: &Value, x: &Array) -> Vec<Array> {
+    let dims: Vec<usize> = p_i64s(p, "dimensions")
+        .iter()
+        .map(|&d| d as usize)
+        .collect();
+    let init = |v: f64| Array::full(&[], v, x.dtype());
+    let one = |f: fn(&Array, &Array) -> Array, v: f64| {
+        vec![lax::reduce(
+            x.clone(),
+            init(v),
+            |a: Array, b: Array| f(&a, &b),
+            &dims,
+        )]
+    };
+    match p_str(p, "computation") {
+        "add" => one(lax::add, 0.0),
+        "mul" => one(lax::mul, 1.0),
+        "max" => one(lax::max, f64::NEG_INFINITY),
+        "min" => one(lax::min, f64::INFINITY),
+        "logaddexp" => one(|a, b| jaxrs::numpy::logaddexp(a, b), f64::NEG_INFINITY),
+        "argmax" => {
+            let idx = lax::broadcasted_iota(DType::I32, x.shape(), 1);
+            let (v, i) = lax::reduce(
+                (x.clone(), idx),
+                (init(f64::NEG_INFINITY), Array::zeros(&[], DType::I32)),
+                |(va, ia): (Array, Array), (vb, ib): (Array, Array)| {
+                    let take_a = va.ge(&vb);
+                    (where_(&take_a, &va, &vb), where_(&take_a, &ia, &ib))
+                },
+                &dims,
+            );
+            vec![v, i]
+        }
+        other => panic!("unknown computation {other}"),
+    }
+}
+
 fn apply(op: &str, p: &Value, x: &[In]) -> Vec<Array> {
+    if op == "lax.reduce" {
+        return generic_reduce(p, a(x, 0));
+    }
     let x0 = || a(x, 0);
     let axes = || p_i64s(p, "axes");
     let axis = || p_i64(p, "axis");

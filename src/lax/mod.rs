@@ -17,16 +17,10 @@ mod control;
 mod elementwise;
 mod reductions;
 mod shape;
+mod slicing;
 
 pub use control::*;
 pub use elementwise::*;
 pub use reductions::*;
 pub use shape::*;
-
-/// `lax.gather` and `lax.scatter*`, with their dimension numbers and modes: in the engine
-/// crate, beside the indexing (`x.index(..)`, `x.at(..)`) that lowers to the same primitives.
-pub use jaxrs_runtime::{
-    gather, scatter, scatter_add, scatter_max, scatter_min, scatter_mul, scatter_sub,
-    GatherDimensionNumbers, GatherOptions, GatherScatterMode, ScatterDimensionNumbers,
-    ScatterOptions,
-};
+pub use slicing::*;

@@ -3,7 +3,7 @@
 //! `cummax`, `cummin`, `cumlogsumexp`, each with `reverse`), and sorting (multi-operand `sort`
 //! with `num_keys`, `sort_key_val`, `top_k` on any axis, `approx_max_k`/`approx_min_k`).
 
-use crate::{stop_gradient, where_, Array, DType};
+use crate::{stop_gradient, tree_unflatten, where_, Array, DType, Tree};
 
 /// The sum over `axes` (`lax.reduce_sum`).
 #[track_caller]
@@ -222,4 +222,128 @@ pub fn approx_min_k(
     let idx = out.remove(1).slice_axis(last, 0, k);
     let vals = t.take_along_axis(&idx, last);
     (vals.transpose(inverse.clone()), idx.transpose(inverse))
+}
+
+/// `lax.reduce(operands, init_values, computation, dimensions)`: reduces `dimensions` of
+/// every array of `operands` (a tree: one array, a tuple, a struct) with `computation`,
+/// which combines two trees like `operands` into one. `init_values` is a tree of rank-0
+/// arrays, one per operand, the identity of `computation` (as XLA requires).
+///
+/// `computation` is called on whole arrays, not on scalars as JAX traces it: write it with
+/// elementwise operations (`lax::add`, `lax::max`, `where_`...). The reduction is a
+/// balanced tree of its calls (about log2 of the reduced size, each over half the elements
+/// of the last), so it is differentiable and batches wherever `computation` does, as JAX's
+/// generic `reduce_p` is; a sum or a max reduced this way agrees with `reduce_sum` and
+/// `reduce_max` to rounding.
+///
+/// ```
+/// use jaxrs::lax;
+/// use jaxrs::prelude::*;
+///
+/// let x = Array::from_vec(vec![1.0f32, 5.0, 2.0, 4.0, 3.0, 0.0], &[2, 3]);
+/// let zero = Array::zeros(&[], DType::F32);
+/// let sums = lax::reduce(x.clone(), zero, |a: Array, b: Array| lax::add(&a, &b), &[1]);
+/// assert_eq!(sums.to_vec::<f32>(), vec![8.0, 7.0]);
+/// // Two operands at once: the largest value of each row and where it is.
+/// let idx = lax::broadcasted_iota(DType::I32, &[2, 3], 1);
+/// let init = (Array::full(&[], f32::NEG_INFINITY, DType::F32), Array::zeros(&[], DType::I32));
+/// let (best, at) = lax::reduce(
+///     (x, idx),
+///     init,
+///     |(va, ia): (Array, Array), (vb, ib): (Array, Array)| {
+///         let take_a = va.ge(&vb);
+///         (where_(&take_a, &va, &vb), where_(&take_a, &ia, &ib))
+///     },
+///     &[1],
+/// );
+/// assert_eq!(best.to_vec::<f32>(), vec![5.0, 4.0]);
+/// assert_eq!(at.to_vec::<i32>(), vec![1, 0]);
+/// ```
+#[track_caller]
+pub fn reduce<T: Tree>(
+    operands: T,
+    init_values: T,
+    computation: impl Fn(T, T) -> T,
+    dimensions: &[usize],
+) -> T {
+    let loc = std::panic::Location::caller();
+    let (leaves, def) = operands.flatten();
+    let (inits, init_def) = init_values.flatten();
+    let fail = |msg: String| -> ! { panic!("lax.reduce: {msg} at {loc}") };
+    if inits.len() != leaves.len() || init_def != def {
+        fail(format!(
+            "init_values must have the operands' structure ({} operands, {} init values)",
+            leaves.len(),
+            inits.len()
+        ));
+    }
+    let Some(first) = leaves.first() else {
+        return tree_unflatten(&def, leaves);
+    };
+    let shape = first.shape().to_vec();
+    if leaves.iter().any(|l| l.shape() != &shape[..]) {
+        fail("every operand must have one shape".into());
+    }
+    for (l, i) in leaves.iter().zip(&inits) {
+        if i.rank() != 0 || i.dtype() != l.dtype() {
+            fail(format!(
+                "each init value must be a scalar of its operand's dtype ({} for {})",
+                i.aval(),
+                l.aval()
+            ));
+        }
+    }
+    let mut dims = dimensions.to_vec();
+    dims.sort_unstable();
+    dims.dedup();
+    if dims.len() != dimensions.len() || dims.iter().any(|&d| d >= shape.len()) {
+        fail(format!(
+            "dimensions {dimensions:?} must be distinct axes of shape {shape:?}"
+        ));
+    }
+    let kept: Vec<usize> = (0..shape.len()).filter(|d| !dims.contains(d)).collect();
+    let rest: Vec<usize> = kept.iter().map(|&d| shape[d]).collect();
+    let n: usize = dims.iter().map(|&d| shape[d]).product();
+    let perm: Vec<usize> = dims.iter().chain(&kept).copied().collect();
+    let mut front: Vec<usize> = vec![n];
+    front.extend(&rest);
+    let mut level: Vec<Array> = leaves
+        .iter()
+        .map(|l| l.transpose(&perm).reshape(front.clone()))
+        .collect();
+    let combine = |a: Vec<Array>, b: Vec<Array>| -> Vec<Array> {
+        let (out, out_def) =
+            computation(tree_unflatten(&def, a), tree_unflatten(&def, b)).flatten();
+        if out_def != def {
+            fail("computation must return a tree like its operands".into());
+        }
+        out
+    };
+    let mut size = n;
+    while size > 1 {
+        if size % 2 == 1 {
+            // An odd row out is paired with the identity.
+            level = level
+                .iter()
+                .zip(&inits)
+                .map(|(l, i)| {
+                    let mut pad_shape = vec![1];
+                    pad_shape.extend(&rest);
+                    Array::concatenate(&[l.clone(), i.broadcast_to(&pad_shape)], 0)
+                })
+                .collect();
+            size += 1;
+        }
+        let half = size / 2;
+        let lo = level.iter().map(|l| l.slice_axis(0, 0, half)).collect();
+        let hi = level.iter().map(|l| l.slice_axis(0, half, size)).collect();
+        level = combine(lo, hi);
+        size = half;
+    }
+    let inits_wide: Vec<Array> = inits.iter().map(|i| i.broadcast_to(&rest)).collect();
+    if n == 0 {
+        return tree_unflatten(&def, inits_wide);
+    }
+    let reduced: Vec<Array> = level.iter().map(|l| l.reshape(rest.clone())).collect();
+    tree_unflatten(&def, combine(inits_wide, reduced))
 }

@@ -68,4 +68,35 @@ c.add("lax.approx_max_k", lambda x: lax.approx_max_k(x, 3, reduction_dimension=0
 c.add("lax.approx_min_k", lambda x: lax.approx_min_k(x, 2), [xt], params={"k": 2, "reduction_dimension": -1})
 c.add("lax.approx_min_k", lambda x: lax.approx_min_k(x, 1, reduction_dimension=0),
       [c.normal((4, 3), "float32")], params={"k": 1, "reduction_dimension": 0})
+
+# lax.reduce with a computation JAX recognises (add, max, min, mul: its monoid reductions)
+# and generic ones (logaddexp, and a two-operand argmax), as JAX's generic reduce_p computes.
+import numpy as np  # noqa: E402
+
+COMPUTATIONS = {"add": (lax.add, 0.0), "max": (lax.max, -np.inf), "min": (lax.min, np.inf),
+                "mul": (lax.mul, 1.0), "logaddexp": (jnp.logaddexp, -np.inf)}
+xr = c.normal((3, 5, 2), "float64")
+for name, (fn, init) in COMPUTATIONS.items():
+    for dims in ((1,), (0, 2), (0, 1, 2)):
+        c.add("lax.reduce", lambda x, fn=fn, init=init, dims=dims: lax.reduce(x, np.float64(init), fn, dims),
+              [xr], params={"computation": name, "dimensions": list(dims)})
+c.add("lax.reduce", lambda x: lax.reduce(x, np.float32(0), lax.add, (0,)), [c.normal((7, 3), "float32")],
+      params={"computation": "add", "dimensions": [0]})
+c.add("lax.reduce", lambda x: lax.reduce(x, np.int32(0), lax.add, (1,)), [c.ints((2, 6), -9, 9, "int32")],
+      params={"computation": "add", "dimensions": [1]})
+c.add("lax.reduce", lambda x: lax.reduce(x, np.float64(0), lax.add, (1,)), [c.normal((2, 0), "float64")],
+      params={"computation": "add", "dimensions": [1]})
+
+
+def _argmax(x):
+    idx = lax.broadcasted_iota(np.int32, x.shape, 1)
+
+    def comp(a, b):
+        take_a = a[0] >= b[0]
+        return (lax.select(take_a, a[0], b[0]), lax.select(take_a, a[1], b[1]))
+
+    return lax.reduce((x, idx), (np.float64(-np.inf), np.int32(0)), comp, (1,))
+
+
+c.add("lax.reduce", _argmax, [c.normal((3, 6), "float64")], params={"computation": "argmax", "dimensions": [1]})
 c.save()

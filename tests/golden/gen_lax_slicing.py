@@ -151,4 +151,28 @@ add_scatter("lax.scatter_add", c.normal((3, 4), "float64"), dup, c.normal((3, 4)
 add_scatter("lax.scatter_mul", c.normal((3, 4), "float64"), uniq, c.normal((2, 4), "float64"),
             row_d, unique=True, vmap_axes=[0, 0, None])
 
+
+# scatter_apply: func at each place a window lands, once per window. JAX has no derivative
+# rule for it (grad=False); the vmap is JAX's batching of the scatter.
+FUNCS = {"sin": lambda v: lax.sin(v), "double": lambda v: v * 2, "neg": lambda v: -v}
+
+
+def add_apply(fname, x, idx, d, update_shape, mode=None, unique=False, vmap_axes=None):
+    f = FUNCS[fname]
+    p = sparams(d, mode, unique)
+    p.update({"func": fname, "update_shape": list(update_shape)})
+    c.add("lax.scatter_apply",
+          lambda x, i: lax.scatter_apply(x, i, f, d, update_shape=update_shape, mode=mode,
+                                         unique_indices=unique),
+          [x, idx], params=p, grad=False, vmap_axes=vmap_axes)
+
+
+point_d = sdims([], [0], [0])
+add_apply("sin", c.normal((5,), "float64"), np.array([[0], [3]], np.int32), point_d, (2,), unique=True)
+add_apply("double", c.normal((5,), "float64"), np.array([[0], [3], [0], [0]], np.int32), point_d, (4,))
+add_apply("double", c.normal((3,), "float32"), np.array([[5], [1]], np.int32), point_d, (2,), mode="clip")
+add_apply("double", c.normal((3,), "float32"), np.array([[5], [1]], np.int32), point_d, (2,))
+add_apply("neg", c.ints((3, 4), -9, 9, "int32"), np.array([[2], [0], [2]], np.int32), row_d, (3, 4))
+add_apply("sin", c.normal((3, 4), "float64"), np.array([[2], [0]], np.int32), sdims([1], [0], [0]), (2, 2),
+          vmap_axes=[0, None])
 c.save()
