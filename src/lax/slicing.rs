@@ -54,13 +54,13 @@ pub fn scatter_apply(
     );
     let zero = Array::zeros(&[], DType::I32);
     if options.unique_indices {
-        return where_(&hits.gt(&zero), &func(operand), operand);
+        return where_(hits.gt(&zero), func(operand), operand);
     }
     let (_, out) = while_loop(
         |(left, _): &(Array, Array)| left.max(None, false).gt(&zero),
         |(left, x): (Array, Array)| {
             let now = left.gt(&zero);
-            let x = where_(&now, &func(&x), &x);
+            let x = where_(&now, func(&x), &x);
             (where_(&now, &left - 1, &left), x)
         },
         (hits, operand.clone()),
