@@ -124,11 +124,11 @@ pub fn vector_norm(x: &Array, axis: impl Axes, keepdims: bool, ord: Option<NormO
 #[track_caller]
 fn vector_norm_over(x: &Array, axes: &[usize], keepdims: bool, ord: NormOrd) -> Array {
     match ord {
-        NormOrd::P(p) if p == 2.0 => two_norm(x, axes, keepdims),
+        NormOrd::P(2.0) => two_norm(x, axes, keepdims),
         NormOrd::Inf => x.abs().max(axes, keepdims),
         NormOrd::NegInf => x.abs().min(axes, keepdims),
-        NormOrd::P(p) if p == 0.0 => x.ne(0.0).astype(x.dtype()).sum(axes, keepdims),
-        NormOrd::P(p) if p == 1.0 => x.abs().sum(axes, keepdims),
+        NormOrd::P(0.0) => x.ne(0.0).astype(x.dtype()).sum(axes, keepdims),
+        NormOrd::P(1.0) => x.abs().sum(axes, keepdims),
         NormOrd::P(p) => x.abs().pow(p).sum(axes, keepdims).pow(1.0 / p),
         NormOrd::Fro | NormOrd::Nuc => panic!(
             "linalg.vector_norm: invalid order {ord:?} for a vector norm at {}",
@@ -172,8 +172,8 @@ fn matrix_norm_over(x: &Array, row: usize, col: usize, keepdims: bool, ord: Norm
     };
     match ord {
         NormOrd::Fro => two_norm(x, &[row, col], keepdims),
-        NormOrd::P(p) if p == 1.0 => x.abs().sum(row, keepdims).max(after(col, row), keepdims),
-        NormOrd::P(p) if p == -1.0 => x.abs().sum(row, keepdims).min(after(col, row), keepdims),
+        NormOrd::P(1.0) => x.abs().sum(row, keepdims).max(after(col, row), keepdims),
+        NormOrd::P(-1.0) => x.abs().sum(row, keepdims).min(after(col, row), keepdims),
         NormOrd::Inf => x.abs().sum(col, keepdims).max(after(row, col), keepdims),
         NormOrd::NegInf => x.abs().sum(col, keepdims).min(after(row, col), keepdims),
         NormOrd::Nuc | NormOrd::P(_) => panic!(
