@@ -14,11 +14,13 @@
 //! ```
 
 mod control;
+mod conv;
 mod elementwise;
 mod reductions;
 mod shape;
 
 pub use control::*;
+pub use conv::*;
 pub use elementwise::*;
 pub use reductions::*;
 pub use shape::*;

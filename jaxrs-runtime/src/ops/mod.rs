@@ -16,7 +16,9 @@ mod sort;
 
 pub use arith::{promote_args, promote_args_inexact, where_};
 pub use conv::{
-    avg_pool, conv_general_dilated, max_pool, reduce_window_max, reduce_window_sum, Padding,
+    avg_pool, conv_dimension_numbers, conv_general_dilated, conv_general_dilated_grouped,
+    conv_general_permutations, max_pool, reduce_window_max, reduce_window_monoid,
+    reduce_window_sum, ConvDimensionNumbers, ConvGeneralDilatedDimensionNumbers, Monoid, Padding,
 };
 pub use index::TakeMode;
 /// The old name of [`IntoIndexExpr`], kept so that `impl AtIndexArg` bounds compile.
