@@ -679,15 +679,15 @@ pub fn reduce_window_shape_tuple(
 /// A reduction over sliding windows (`jax.lax.reduce_window`): every window of
 /// `window_dimensions` (placed every `window_strides` elements of `operand` dilated by
 /// `base_dilation`, the window itself dilated by `window_dilation`) folded with
-/// `computation` starting from `init_value`, the padding and the dilation holes filled with
-/// `init_value`, as XLA's `ReduceWindow`. Empty strides and dilations are JAX's `None` (all
+/// `computation` starting from `init_value`, the padding and the dilation holes contributing
+/// nothing (so `init_value` enters each window once, as XLA computes `ReduceWindow`). Empty strides and dilations are JAX's `None` (all
 /// 1); `padding` is `"SAME"`/`"SAME_LOWER"`/`"VALID"` (JAX's default) or explicit pairs.
 ///
 /// JAX takes any Python function as `computation`; jaxrs takes the monoids JAX recognises
 /// ([`Monoid`]: `lax.add`, `lax.mul`, `lax.max`, `lax.min` and the bitwise ones). When
 /// `init_value` is a concrete scalar equal to the monoid's identity this is one
-/// `reduce_window_{sum,max,min,...}`, as in JAX; otherwise the operand is first padded with
-/// `init_value` and the result combined with it once more, which gives XLA's values.
+/// `reduce_window_{sum,max,min,...}`, as in JAX; otherwise that reduction's result combined
+/// with `init_value`.
 /// Differentiable in `operand` for add, mul, max and min (JAX differentiates mul, and any
 /// non-identity `init_value`, in forward mode only; jaxrs in both).
 ///
@@ -720,6 +720,9 @@ pub fn reduce_window<'a>(
             operand.shape()
         );
     }
+    // JAX's monoid fast path asks for a concrete init value equal to the identity.
+    let is_identity = init.is_concrete()
+        && init.to_f64_vec()[0] == Monoid::identity(computation, operand.dtype());
     let init = if init.is_weak() {
         init.astype(operand.dtype())
     } else if init.dtype() != operand.dtype() {
@@ -739,47 +742,17 @@ pub fn reduce_window<'a>(
             operand.shape()
         );
     }
-    let identity = computation.identity(operand.dtype());
-    if init.is_concrete() && init.astype(DType::F64).item::<f64>() == identity {
-        return jaxrs_runtime::reduce_window_monoid(
-            operand,
-            computation,
-            window_dimensions,
-            window_strides,
-            padding,
-            base_dilation,
-            window_dilation,
-        );
-    }
-    let strides = ones_if_empty(name, "window_strides", window_strides, r);
-    let base = ones_if_empty(name, "base_dilation", base_dilation, r);
-    let wdil = ones_if_empty(name, "window_dilation", window_dilation, r);
-    let window: Vec<usize> = window_dimensions
-        .iter()
-        .zip(&wdil)
-        .map(|(&w, &d)| dilate_dim(w, d))
-        .collect();
-    let pads = explicit_pads(&padding, operand.shape(), &window, &strides);
-    if pads.len() != r {
-        panic!(
-            "{name}: padding {pads:?} needs one (low, high) pair per dim of {:?}",
-            operand.shape()
-        );
-    }
-    let config: Vec<(i64, i64, i64)> = pads
-        .iter()
-        .zip(&base)
-        .map(|(&(lo, hi), &b)| (lo, hi, b as i64 - 1))
-        .collect();
-    let padded = super::pad(operand, &init, &config);
     let folded = jaxrs_runtime::reduce_window_monoid(
-        &padded,
+        operand,
         computation,
         window_dimensions,
-        &strides,
-        Padding::Valid,
-        &[],
-        &wdil,
+        window_strides,
+        padding,
+        base_dilation,
+        window_dilation,
     );
+    if is_identity {
+        return folded;
+    }
     computation.apply(&init, &folded)
 }
