@@ -47,10 +47,12 @@ fn dn(p: &Value) -> ConvGeneralDilatedDimensionNumbers {
             s[2].as_str().unwrap(),
         )
             .into(),
-        Value::Object(_) => {
-            ConvDimensionNumbers::new(usizes(&p["dn"], "lhs_spec"), usizes(&p["dn"], "rhs_spec"), usizes(&p["dn"], "out_spec"))
-                .into()
-        }
+        Value::Object(_) => ConvDimensionNumbers::new(
+            usizes(&p["dn"], "lhs_spec"),
+            usizes(&p["dn"], "rhs_spec"),
+            usizes(&p["dn"], "out_spec"),
+        )
+        .into(),
         other => panic!("bad dn {other}"),
     }
 }
@@ -244,7 +246,19 @@ fn forms_agree() {
     let nhwc = ("NHWC", "HWIO", "NHWC");
     let numbers = lax::conv_dimension_numbers(x.shape(), w.shape(), nhwc);
     let a = lax::conv_general_dilated(&x, &w, &[1, 1], "SAME", &[], &[], nhwc, 1, 1, None, None);
-    let b = lax::conv_general_dilated(&x, &w, &[1, 1], "SAME", &[], &[], Some(nhwc), 1, 1, None, None);
+    let b = lax::conv_general_dilated(
+        &x,
+        &w,
+        &[1, 1],
+        "SAME",
+        &[],
+        &[],
+        Some(nhwc),
+        1,
+        1,
+        None,
+        None,
+    );
     let c = lax::conv_general_dilated(&x, &w, &[1, 1], "SAME", &[], &[], numbers, 1, 1, None, None);
     let d = jaxrs::conv_general_dilated(&x, &w, &[1, 1], Padding::Same, &[], &[], Some(nhwc), 1);
     for y in [&b, &c, &d] {

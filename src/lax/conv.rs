@@ -312,7 +312,8 @@ pub fn conv_transpose(
         rhs_dilation.to_vec()
     };
     let padding = padding.into();
-    let pads: Padding = if use_consistent_padding || matches!(padding, Padding::Same | Padding::Valid)
+    let pads: Padding = if use_consistent_padding
+        || matches!(padding, Padding::Same | Padding::Valid)
     {
         let modes = transpose_modes("lax.conv_transpose", &padding, n);
         let pairs: Vec<(i64, i64)> = dn.rhs_spec[2..]
@@ -386,7 +387,11 @@ pub fn conv_general_dilated_patches(
     let mut shape = vec![n_channels * spatial_size, 1];
     shape.extend_from_slice(filter_shape);
     let rhs = rhs.reshape(shape);
-    let rhs = jnp::moveaxis(&rhs, [0i64, 1], [dn.rhs_spec[0] as i64, dn.rhs_spec[1] as i64]);
+    let rhs = jnp::moveaxis(
+        &rhs,
+        [0i64, 1],
+        [dn.rhs_spec[0] as i64, dn.rhs_spec[1] as i64],
+    );
     conv_general_dilated(
         lhs,
         &rhs,
@@ -484,7 +489,9 @@ pub fn conv_shape_tuple(
     pads: impl Into<Padding>,
     batch_group_count: usize,
 ) -> Vec<usize> {
-    if lhs_shape.len() < 2 || rhs_shape.len() != lhs_shape.len() || strides.len() != lhs_shape.len() - 2
+    if lhs_shape.len() < 2
+        || rhs_shape.len() != lhs_shape.len()
+        || strides.len() != lhs_shape.len() - 2
     {
         panic!(
             "lax.conv_shape_tuple: shapes {lhs_shape:?} and {rhs_shape:?} need one rank and strides {strides:?} one entry per spatial dim"
@@ -509,7 +516,7 @@ pub fn conv_shape_tuple(
     }
     let batch = if batch_group_count > 1 {
         assert!(
-            lhs_shape[0] % batch_group_count == 0,
+            lhs_shape[0].is_multiple_of(batch_group_count),
             "lax.conv_shape_tuple: batch_group_count {batch_group_count} must divide the batch {}",
             lhs_shape[0]
         );
@@ -614,7 +621,8 @@ pub fn conv_transpose_shape_tuple(
     };
     let mut out = vec![lt[0], rt[0]];
     for i in 0..n {
-        let d = (lt[2 + i] as i64 - 1) * window_strides[i] as i64 - rt[2 + i] as i64 + 2 + totals[i];
+        let d =
+            (lt[2 + i] as i64 - 1) * window_strides[i] as i64 - rt[2 + i] as i64 + 2 + totals[i];
         if d < 0 {
             panic!(
                 "lax.conv_transpose_shape_tuple: spatial dim {i} comes out negative ({d}) for shapes {lhs_shape:?} and {rhs_shape:?}"

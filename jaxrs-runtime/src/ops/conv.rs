@@ -4,8 +4,8 @@
 use super::linalg::promoted;
 use crate::core::array::Array;
 use crate::core::trace::{bind1, op_error, Operand};
-use crate::prims::conv::{dilate_dim, ConvGeneralDilated, ConvSpecs};
 use crate::dtype::DType;
+use crate::prims::conv::{dilate_dim, ConvGeneralDilated, ConvSpecs};
 use crate::prims::{ReduceOp, ReduceWindow};
 use std::panic::Location;
 
@@ -198,8 +198,11 @@ impl From<&ConvGeneralDilatedDimensionNumbers> for ConvGeneralDilatedDimensionNu
     }
 }
 
+/// Where each role lies in the lhs, rhs and output (JAX's `(lhs_perm, rhs_perm, out_perm)`).
+type Perms = (Vec<usize>, Vec<usize>, Vec<usize>);
+
 /// JAX's `conv_general_permutations`, as a `Result` with JAX's messages.
-fn permutations(specs: (&str, &str, &str)) -> Result<(Vec<usize>, Vec<usize>, Vec<usize>), String> {
+fn permutations(specs: (&str, &str, &str)) -> Result<Perms, String> {
     let (lhs, rhs, out) = specs;
     let chars: Vec<Vec<char>> = [lhs, rhs, out]
         .iter()
@@ -262,8 +265,7 @@ fn permutations(specs: (&str, &str, &str)) -> Result<(Vec<usize>, Vec<usize>, Ve
 pub fn conv_general_permutations(
     dimension_numbers: (&str, &str, &str),
 ) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
-    permutations(dimension_numbers)
-        .unwrap_or_else(|e| panic!("lax.conv_general_permutations: {e}"))
+    permutations(dimension_numbers).unwrap_or_else(|e| panic!("lax.conv_general_permutations: {e}"))
 }
 
 fn dimension_numbers_of(
@@ -571,7 +573,16 @@ fn reduce_window(
     window_strides: &[usize],
     padding: Padding,
 ) -> Array {
-    reduce_window_full(name, op, x, window_dimensions, window_strides, padding, &[], &[])
+    reduce_window_full(
+        name,
+        op,
+        x,
+        window_dimensions,
+        window_strides,
+        padding,
+        &[],
+        &[],
+    )
 }
 
 #[track_caller]
@@ -606,8 +617,7 @@ fn reduce_window_full(
     let window_strides = ones_if_empty("window_strides", window_strides);
     let base_dilation = ones_if_empty("base_dilation", base_dilation);
     let window_dilation = ones_if_empty("window_dilation", window_dilation);
-    if window_strides.contains(&0) || base_dilation.contains(&0) || window_dilation.contains(&0)
-    {
+    if window_strides.contains(&0) || base_dilation.contains(&0) || window_dilation.contains(&0) {
         fail("strides and dilations must be positive".into());
     }
     // JAX's `padtype_to_pads` sees the operand undilated and the window dilated.
