@@ -72,7 +72,8 @@ fn explicit_pads(
 /// explicit `(low, high)` pairs), `lhs_dilation` and `rhs_dilation` (empty: all 1, JAX's
 /// `None`), `dimension_numbers` (`None`, a layout triple such as `("NHWC", "HWIO", "NHWC")`
 /// or [`ConvDimensionNumbers`]), `feature_group_count`, `batch_group_count`, `precision` and
-/// `preferred_element_type`. The operands are converted to `preferred_element_type` first
+/// `preferred_element_type`. A string `padding` with `lhs_dilation` > 1 panics, as JAX
+/// refuses it (use [`conv_transpose`]). The operands are converted to `preferred_element_type` first
 /// (the accumulation and result dtype; on CPU that is what XLA does), and `precision` is
 /// accepted for JAX's signature, as in [`dot_general`](super::dot_general).
 ///
@@ -104,6 +105,14 @@ pub fn conv_general_dilated(
     preferred_element_type: Option<DType>,
 ) -> Array {
     let _ = precision;
+    let padding = padding.into();
+    if !matches!(padding, Padding::Explicit(_)) && lhs_dilation.iter().any(|&d| d != 1) {
+        panic!(
+            "lax.conv_general_dilated: String padding is not implemented for transposed convolution using this op. Please either exactly specify the required padding or use conv_transpose. (lhs {:?}, rhs {:?}, lhs_dilation {lhs_dilation:?})",
+            lhs.shape(),
+            rhs.shape()
+        );
+    }
     jaxrs_runtime::conv_general_dilated_grouped(
         &cast(lhs, preferred_element_type),
         &cast(rhs, preferred_element_type),
@@ -421,7 +430,7 @@ pub fn conv_general_dilated_patches(
 /// // One output channel, 2-wide windows at 3 positions, each with its own weights.
 /// let w = Array::from_vec(vec![1.0f32, 0.0, 0.0, 1.0, 1.0, 1.0], &[1, 2, 3]); // OIW
 /// let y = lax::conv_general_dilated_local(&x, &w, &[1], "VALID", &[2], &[], &[], None, None);
-/// assert_eq!(y.to_vec::<f32>(), vec![0.0, 3.0, 5.0]);
+/// assert_eq!(y.to_vec::<f32>(), vec![1.0, 2.0, 3.0]); // JAX gives [[[1, 2, 3]]]
 /// ```
 #[track_caller]
 #[allow(clippy::too_many_arguments)]

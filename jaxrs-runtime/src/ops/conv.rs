@@ -337,8 +337,9 @@ pub fn conv_dimension_numbers(
 ///   slice means all 1). `lhs_dilation` > 1 is a transposed convolution, `rhs_dilation` > 1
 ///   an atrous one.
 /// - `padding`: [`Padding::Same`], [`Padding::Valid`], explicit `(low, high)` pairs, or
-///   JAX's strings (`"SAME"`, `"SAME_LOWER"`, `"VALID"`); a string with `lhs_dilation` > 1
-///   panics, as in JAX (use `lax::conv_transpose`).
+///   JAX's strings (`"SAME"`, `"SAME_LOWER"`, `"VALID"`). With `lhs_dilation` > 1 a string
+///   pads as for the undilated input (JAX refuses that; `jaxrs::lax::conv_general_dilated`
+///   does too).
 /// - `dimension_numbers`: the layouts of input, kernel and output
 ///   ([`ConvGeneralDilatedDimensionNumbers`]): lax's strings (`N`/`C` batch and features,
 ///   `O`/`I` the kernel's output and input features, other letters spatial), e.g.
@@ -462,9 +463,6 @@ pub fn conv_general_dilated_grouped(
         fail("feature_group_count and batch_group_count must be positive");
     }
     let padding = padding.into();
-    if !matches!(padding, Padding::Explicit(_)) && lhs_dilation.iter().any(|&d| d != 1) {
-        fail("String padding is not implemented for transposed convolution using this op. Please either exactly specify the required padding or use conv_transpose.");
-    }
     let in_spatial: Vec<usize> = specs.lhs[2..].iter().map(|&d| lhs.shape()[d]).collect();
     let window: Vec<usize> = specs.rhs[2..]
         .iter()
