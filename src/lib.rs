@@ -55,6 +55,9 @@
 //!   an [`IndexMode`].
 //! - **Convolution and pooling** (`jax.lax` style): [`conv_general_dilated`] with [`Padding`],
 //!   [`reduce_window_max`], [`reduce_window_sum`]; flax's [`max_pool`] and [`avg_pool`].
+//!   [`lax`] has the rest of lax's family with JAX's argument lists (`conv`,
+//!   `conv_transpose`, `conv_general_dilated_patches`/`_local`, the dimension numbers and
+//!   shape tuples, the generic `reduce_window`).
 //! - **Compiling**: [`macro@jit`] and [`fn@jit`] (a compile cache keyed by shapes, dtypes and
 //!   static arguments; donation), [`JitSite`] (cache counters and the reason of the last
 //!   recompile), [`Jitted`].

@@ -143,6 +143,9 @@ fn apply(op: &str, p: &Value, x: &[In]) -> Vec<Array> {
             &[],
             None,
             1,
+            1,
+            None,
+            None,
         ),
         "lax.psum" => vmap_named(
             |v: Array| lax::psum(&v.sin(), "i") * lax::axis_size("i") as f64,

@@ -55,7 +55,9 @@ pub use ops::{
 
 // Convolution and pooling (`jax.lax` style; flax's pooling).
 pub use ops::{
-    avg_pool, conv_general_dilated, max_pool, reduce_window_max, reduce_window_sum, Padding,
+    avg_pool, conv_dimension_numbers, conv_general_dilated, conv_general_dilated_grouped,
+    conv_general_permutations, max_pool, reduce_window_max, reduce_window_monoid,
+    reduce_window_sum, ConvDimensionNumbers, ConvGeneralDilatedDimensionNumbers, Monoid, Padding,
 };
 
 // Devices and how arrays lie on them.

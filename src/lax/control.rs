@@ -1,6 +1,6 @@
 //! Contractions and control: `dot`, `dot_general` (with `preferred_element_type`),
 //! `batch_matmul`, `associative_scan`, `map`, `optimization_barrier`, `stop_gradient`, and lax's names for the loops,
-//! branches, convolution and collectives jaxrs has at its root (`lax::scan` is
+//! branches and collectives jaxrs has at its root (`lax::scan` is
 //! [`crate::scan`], `lax::psum` is [`crate::psum`], ...).
 
 use crate::{vmap, Array, DType, DotDims, Tree};
@@ -9,8 +9,8 @@ pub use jaxrs_runtime::optimization_barrier;
 pub use jaxrs_runtime::{rng_bit_generator, RandomAlgorithm};
 
 pub use crate::{
-    all_gather, axis_index, axis_size, cond, conv_general_dilated, fori_loop, pmax, pmean, pmin,
-    ppermute, psum, psum_scatter, scan, stop_gradient, switch, while_loop, Padding,
+    all_gather, axis_index, axis_size, cond, fori_loop, pmax, pmean, pmin, ppermute, psum,
+    psum_scatter, scan, stop_gradient, switch, while_loop,
 };
 
 /// The precision of a contraction on accelerators (`lax.Precision`). XLA's CPU code computes

@@ -14,12 +14,14 @@
 //! ```
 
 mod control;
+mod conv;
 mod elementwise;
 mod reductions;
 mod shape;
 mod slicing;
 
 pub use control::*;
+pub use conv::*;
 pub use elementwise::*;
 pub use reductions::*;
 pub use shape::*;

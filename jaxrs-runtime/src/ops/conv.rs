@@ -2,9 +2,9 @@
 //! `reduce_window_max`/`reduce_window_sum`, and flax's `max_pool`/`avg_pool` on top.
 
 use super::linalg::promoted;
-use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::trace::{bind1, op_error, Operand};
+use crate::dtype::DType;
 use crate::prims::conv::{dilate_dim, ConvGeneralDilated, ConvSpecs};
 use crate::prims::{ReduceOp, ReduceWindow};
 use std::panic::Location;
@@ -75,62 +75,259 @@ impl Padding {
     }
 }
 
-/// Parses lax's dimension-number strings (`("NHWC", "HWIO", "NHWC")`) into where each role
-/// lies (JAX's `conv_general_permutations`).
-fn parse_specs(
-    specs: (&str, &str, &str),
-    rank: usize,
-    avals: &[Aval],
-    loc: &Location<'_>,
-) -> ConvSpecs {
-    let fail = |msg: String| -> ! { op_error("conv_general_dilated", &msg, avals, loc) };
+impl From<&str> for Padding {
+    /// JAX's padding strings, in any case: `"SAME"`, `"SAME_LOWER"` or `"VALID"`.
+    #[track_caller]
+    fn from(p: &str) -> Padding {
+        match p.to_ascii_uppercase().as_str() {
+            "SAME" => Padding::Same,
+            "SAME_LOWER" => Padding::SameLower,
+            "VALID" => Padding::Valid,
+            _ => panic!("padding: unknown padding string {p:?} (SAME, SAME_LOWER or VALID)"),
+        }
+    }
+}
+
+impl From<String> for Padding {
+    #[track_caller]
+    fn from(p: String) -> Padding {
+        Padding::from(p.as_str())
+    }
+}
+
+impl From<&Padding> for Padding {
+    fn from(p: &Padding) -> Padding {
+        p.clone()
+    }
+}
+
+/// Where the batch, feature and spatial dims of a convolution's operands and result lie
+/// (`lax.ConvDimensionNumbers`, a namedtuple in JAX): `lhs_spec` is `(batch dim, feature dim,
+/// spatial dims...)` of the input, `rhs_spec` `(out feature dim, in feature dim, spatial
+/// dims...)` of the kernel, `out_spec` `(batch dim, feature dim, spatial dims...)` of the
+/// result; the spatial dims of all three are listed in one order.
+///
+/// ```
+/// use jaxrs::lax;
+///
+/// let dn = lax::conv_dimension_numbers(&[1, 5, 5, 3], &[3, 3, 3, 8], ("NHWC", "HWIO", "NHWC"));
+/// assert_eq!(dn, lax::ConvDimensionNumbers::new([0, 3, 1, 2], [3, 2, 0, 1], [0, 3, 1, 2]));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ConvDimensionNumbers {
+    pub lhs_spec: Vec<usize>,
+    pub rhs_spec: Vec<usize>,
+    pub out_spec: Vec<usize>,
+}
+
+impl ConvDimensionNumbers {
+    /// The dimension numbers from the three specs (JAX's `ConvDimensionNumbers(lhs_spec,
+    /// rhs_spec, out_spec)`).
+    pub fn new(
+        lhs_spec: impl Into<Vec<usize>>,
+        rhs_spec: impl Into<Vec<usize>>,
+        out_spec: impl Into<Vec<usize>>,
+    ) -> ConvDimensionNumbers {
+        ConvDimensionNumbers {
+            lhs_spec: lhs_spec.into(),
+            rhs_spec: rhs_spec.into(),
+            out_spec: out_spec.into(),
+        }
+    }
+}
+
+/// The forms of a convolution's `dimension_numbers` argument
+/// (`lax.ConvGeneralDilatedDimensionNumbers`, in JAX the union `None | (str, str, str) |
+/// ConvDimensionNumbers`): `Default` is lax's `("NCHW", "OIHW", "NCHW")` for any number of
+/// spatial dims, `Strings` a layout triple such as `("NHWC", "HWIO", "NHWC")` (`N`/`C` batch
+/// and features, `O`/`I` the kernel's output and input features, other letters spatial),
+/// `Numbers` explicit [`ConvDimensionNumbers`].
+///
+/// Functions taking it take `impl Into<ConvGeneralDilatedDimensionNumbers>`, so `None`,
+/// `Some(("NHWC", "HWIO", "NHWC"))`, `("NHWC", "HWIO", "NHWC")` and a `ConvDimensionNumbers`
+/// all work where JAX accepts them.
+///
+/// ```
+/// use jaxrs::lax::ConvGeneralDilatedDimensionNumbers as Dn;
+///
+/// assert_eq!(Dn::from(None), Dn::Default);
+/// let s: Dn = ("NWC", "WIO", "NWC").into();
+/// assert_eq!(s, Dn::Strings("NWC".into(), "WIO".into(), "NWC".into()));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub enum ConvGeneralDilatedDimensionNumbers {
+    #[default]
+    Default,
+    Strings(String, String, String),
+    Numbers(ConvDimensionNumbers),
+}
+
+impl From<(&str, &str, &str)> for ConvGeneralDilatedDimensionNumbers {
+    fn from((l, r, o): (&str, &str, &str)) -> Self {
+        ConvGeneralDilatedDimensionNumbers::Strings(l.into(), r.into(), o.into())
+    }
+}
+
+impl From<(String, String, String)> for ConvGeneralDilatedDimensionNumbers {
+    fn from((l, r, o): (String, String, String)) -> Self {
+        ConvGeneralDilatedDimensionNumbers::Strings(l, r, o)
+    }
+}
+
+impl From<Option<(&str, &str, &str)>> for ConvGeneralDilatedDimensionNumbers {
+    fn from(d: Option<(&str, &str, &str)>) -> Self {
+        d.map_or(ConvGeneralDilatedDimensionNumbers::Default, Into::into)
+    }
+}
+
+impl From<ConvDimensionNumbers> for ConvGeneralDilatedDimensionNumbers {
+    fn from(d: ConvDimensionNumbers) -> Self {
+        ConvGeneralDilatedDimensionNumbers::Numbers(d)
+    }
+}
+
+impl From<&ConvDimensionNumbers> for ConvGeneralDilatedDimensionNumbers {
+    fn from(d: &ConvDimensionNumbers) -> Self {
+        ConvGeneralDilatedDimensionNumbers::Numbers(d.clone())
+    }
+}
+
+impl From<&ConvGeneralDilatedDimensionNumbers> for ConvGeneralDilatedDimensionNumbers {
+    fn from(d: &ConvGeneralDilatedDimensionNumbers) -> Self {
+        d.clone()
+    }
+}
+
+/// Where each role lies in the lhs, rhs and output (JAX's `(lhs_perm, rhs_perm, out_perm)`).
+type Perms = (Vec<usize>, Vec<usize>, Vec<usize>);
+
+/// JAX's `conv_general_permutations`, as a `Result` with JAX's messages.
+fn permutations(specs: (&str, &str, &str)) -> Result<Perms, String> {
     let (lhs, rhs, out) = specs;
     let chars: Vec<Vec<char>> = [lhs, rhs, out]
         .iter()
         .map(|s| s.chars().collect())
         .collect();
     let pairs = [('N', 'C'), ('O', 'I'), ('N', 'C')];
-    for (s, (a, b)) in chars.iter().zip(pairs) {
+    for (i, (s, (a, b))) in chars.iter().zip(pairs).enumerate() {
         let text: String = s.iter().collect();
-        if s.len() != rank {
-            fail(format!(
-                "dimension numbers {specs:?}: \"{text}\" has {} letters for operands of rank {rank}",
-                s.len()
+        let count = |c: char| s.iter().filter(|&&x| x == c).count();
+        if count(a) != 1 || count(b) != 1 {
+            return Err(format!(
+                "convolution dimension_numbers[{i}] must contain the characters '{a}' and '{b}' exactly once, got {text}"
             ));
         }
         let distinct = s.iter().collect::<std::collections::HashSet<_>>().len() == s.len();
-        if !distinct || !s.contains(&a) || !s.contains(&b) {
-            fail(format!(
-                "dimension numbers {specs:?}: \"{text}\" must hold '{a}' and '{b}' once each and no repeated letter"
+        if !distinct {
+            return Err(format!(
+                "convolution dimension_numbers[{i}] cannot have duplicate characters, got {text}"
             ));
         }
     }
-    let spatial = |s: &[char], (a, b): (char, char)| -> Vec<char> {
+    let spatial = |s: &[char], (a, b): (char, char)| -> std::collections::BTreeSet<char> {
         s.iter().copied().filter(|&c| c != a && c != b).collect()
     };
-    let rhs_spatial = spatial(&chars[1], pairs[1]);
-    let mut sorted_rhs = rhs_spatial.clone();
-    sorted_rhs.sort_unstable();
-    for (s, pair) in [(&chars[0], pairs[0]), (&chars[2], pairs[2])] {
-        let mut sp = spatial(s, pair);
-        sp.sort_unstable();
-        if sp != sorted_rhs {
-            fail(format!(
-                "dimension numbers {specs:?} must name the same spatial dims in all three"
-            ));
-        }
+    let rhs_set = spatial(&chars[1], pairs[1]);
+    if spatial(&chars[0], pairs[0]) != rhs_set || spatial(&chars[2], pairs[2]) != rhs_set {
+        return Err(format!(
+            "convolution dimension_numbers elements must each have the same set of spatial characters, got {specs:?}"
+        ));
     }
+    let rhs_spatial: Vec<char> = chars[1]
+        .iter()
+        .copied()
+        .filter(|&c| c != 'O' && c != 'I')
+        .collect();
     let perm = |s: &[char], (a, b): (char, char)| -> Vec<usize> {
         let pos = |c: char| s.iter().position(|&x| x == c).expect("checked above");
         let mut p = vec![pos(a), pos(b)];
         p.extend(rhs_spatial.iter().map(|&c| pos(c)));
         p
     };
-    ConvSpecs {
-        lhs: perm(&chars[0], pairs[0]),
-        rhs: perm(&chars[1], pairs[1]),
-        out: perm(&chars[2], pairs[2]),
+    Ok((
+        perm(&chars[0], pairs[0]),
+        perm(&chars[1], pairs[1]),
+        perm(&chars[2], pairs[2]),
+    ))
+}
+
+/// Where each role lies for lax's layout strings (`lax.conv_general_permutations`): the
+/// `(lhs_perm, rhs_perm, out_perm)` of [`ConvDimensionNumbers`], the spatial dims listed in
+/// the order their letters take in the kernel's string.
+///
+/// ```
+/// use jaxrs::lax;
+///
+/// let (l, r, o) = lax::conv_general_permutations(("NHWC", "HWIO", "NHWC"));
+/// assert_eq!((l, r, o), (vec![0, 3, 1, 2], vec![3, 2, 0, 1], vec![0, 3, 1, 2]));
+/// ```
+#[track_caller]
+pub fn conv_general_permutations(
+    dimension_numbers: (&str, &str, &str),
+) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+    permutations(dimension_numbers).unwrap_or_else(|e| panic!("lax.conv_general_permutations: {e}"))
+}
+
+fn dimension_numbers_of(
+    lhs_shape: &[usize],
+    rhs_shape: &[usize],
+    dimension_numbers: &ConvGeneralDilatedDimensionNumbers,
+) -> Result<ConvDimensionNumbers, String> {
+    use ConvGeneralDilatedDimensionNumbers as D;
+    if let D::Numbers(d) = dimension_numbers {
+        return Ok(d.clone());
     }
+    if lhs_shape.len() != rhs_shape.len() {
+        return Err(format!(
+            "convolution requires lhs and rhs ndim to be equal, got {} and {}",
+            lhs_shape.len(),
+            rhs_shape.len()
+        ));
+    }
+    match dimension_numbers {
+        D::Default => {
+            let iota: Vec<usize> = (0..lhs_shape.len()).collect();
+            Ok(ConvDimensionNumbers::new(iota.clone(), iota.clone(), iota))
+        }
+        D::Strings(l, r, o) => {
+            for (i, s) in [l, r, o].iter().enumerate() {
+                if s.chars().count() != lhs_shape.len() {
+                    return Err(format!(
+                        "convolution dimension_numbers[{i}] must have len equal to the ndim of lhs and rhs, got {} for lhs and rhs shapes {lhs_shape:?} and {rhs_shape:?}",
+                        s.chars().count()
+                    ));
+                }
+            }
+            let (lhs_spec, rhs_spec, out_spec) = permutations((l, r, o))?;
+            Ok(ConvDimensionNumbers {
+                lhs_spec,
+                rhs_spec,
+                out_spec,
+            })
+        }
+        D::Numbers(_) => unreachable!(),
+    }
+}
+
+/// `dimension_numbers` in the canonical form lax's convolutions use
+/// (`lax.conv_dimension_numbers`): `None` (or [`ConvGeneralDilatedDimensionNumbers::Default`])
+/// gives `0..rank` for all three, a string triple its [`conv_general_permutations`], and
+/// [`ConvDimensionNumbers`] come back as they are.
+///
+/// ```
+/// use jaxrs::lax;
+///
+/// let dn = lax::conv_dimension_numbers(&[2, 3, 9], &[4, 3, 2], None);
+/// assert_eq!(dn.lhs_spec, vec![0, 1, 2]);
+/// ```
+#[track_caller]
+pub fn conv_dimension_numbers(
+    lhs_shape: &[usize],
+    rhs_shape: &[usize],
+    dimension_numbers: impl Into<ConvGeneralDilatedDimensionNumbers>,
+) -> ConvDimensionNumbers {
+    dimension_numbers_of(lhs_shape, rhs_shape, &dimension_numbers.into())
+        .unwrap_or_else(|e| panic!("lax.conv_dimension_numbers: {e}"))
 }
 
 /// A general convolution (`jax.lax.conv_general_dilated`): `lhs` (the input) convolved with
@@ -139,11 +336,15 @@ fn parse_specs(
 /// - `window_strides`, `lhs_dilation`, `rhs_dilation`: one entry per spatial dim (an empty
 ///   slice means all 1). `lhs_dilation` > 1 is a transposed convolution, `rhs_dilation` > 1
 ///   an atrous one.
-/// - `padding`: [`Padding::Same`], [`Padding::Valid`] or explicit `(low, high)` pairs.
-/// - `dimension_numbers`: the layouts of input, kernel and output as lax's strings
-///   (`N`/`C` batch and features, `O`/`I` the kernel's output and input features, other
-///   letters spatial), e.g. `Some(("NHWC", "HWIO", "NHWC"))` as flax uses; `None` is lax's
-///   default `("NCHW", "OIHW", "NCHW")` (any number of spatial dims).
+/// - `padding`: [`Padding::Same`], [`Padding::Valid`], explicit `(low, high)` pairs, or
+///   JAX's strings (`"SAME"`, `"SAME_LOWER"`, `"VALID"`). With `lhs_dilation` > 1 a string
+///   pads as for the undilated input (JAX refuses that; `jaxrs::lax::conv_general_dilated`
+///   does too).
+/// - `dimension_numbers`: the layouts of input, kernel and output
+///   ([`ConvGeneralDilatedDimensionNumbers`]): lax's strings (`N`/`C` batch and features,
+///   `O`/`I` the kernel's output and input features, other letters spatial), e.g.
+///   `Some(("NHWC", "HWIO", "NHWC"))` as flax uses, or [`ConvDimensionNumbers`]; `None` is
+///   lax's default `("NCHW", "OIHW", "NCHW")` (any number of spatial dims).
 /// - `feature_group_count`: grouped convolution (`in_features` for a depthwise one).
 ///
 /// Differentiable in both operands (to any order), batchable, and jit-able.
@@ -175,8 +376,38 @@ pub fn conv_general_dilated(
     padding: impl Into<Padding>,
     lhs_dilation: &[usize],
     rhs_dilation: &[usize],
-    dimension_numbers: Option<(&str, &str, &str)>,
+    dimension_numbers: impl Into<ConvGeneralDilatedDimensionNumbers>,
     feature_group_count: usize,
+) -> Array {
+    conv_general_dilated_grouped(
+        lhs,
+        rhs,
+        window_strides,
+        padding,
+        lhs_dilation,
+        rhs_dilation,
+        dimension_numbers,
+        feature_group_count,
+        1,
+    )
+}
+
+/// [`conv_general_dilated`] with `batch_group_count` as well (JAX's keyword of
+/// `lax.conv_general_dilated`, which `jaxrs::lax::conv_general_dilated` takes): the batch dim
+/// of `lhs` is split into that many groups, each convolved with its share of the kernel's
+/// output features (the form the kernel gradient of a grouped convolution takes).
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+pub fn conv_general_dilated_grouped(
+    lhs: &Array,
+    rhs: &Array,
+    window_strides: &[usize],
+    padding: impl Into<Padding>,
+    lhs_dilation: &[usize],
+    rhs_dilation: &[usize],
+    dimension_numbers: impl Into<ConvGeneralDilatedDimensionNumbers>,
+    feature_group_count: usize,
+    batch_group_count: usize,
 ) -> Array {
     let loc = Location::caller();
     let (lhs, rhs) = promoted(lhs, rhs);
@@ -190,13 +421,25 @@ pub fn conv_general_dilated(
         fail("operands need a batch, a feature and at least one spatial dim");
     }
     let n = rank - 2;
-    let specs = match dimension_numbers {
-        Some(s) => parse_specs(s, rank, &avals, loc),
-        None => ConvSpecs {
-            lhs: (0..rank).collect(),
-            rhs: (0..rank).collect(),
-            out: (0..rank).collect(),
-        },
+    let dn = dimension_numbers_of(lhs.shape(), rhs.shape(), &dimension_numbers.into())
+        .unwrap_or_else(|e| fail(&e));
+    for (what, spec) in [
+        ("lhs_spec", &dn.lhs_spec),
+        ("rhs_spec", &dn.rhs_spec),
+        ("out_spec", &dn.out_spec),
+    ] {
+        let mut sorted = spec.clone();
+        sorted.sort_unstable();
+        if sorted != (0..rank).collect::<Vec<_>>() {
+            fail(&format!(
+                "dimension numbers: {what} {spec:?} is not a permutation of the {rank} dims"
+            ));
+        }
+    }
+    let specs = ConvSpecs {
+        lhs: dn.lhs_spec,
+        rhs: dn.rhs_spec,
+        out: dn.out_spec,
     };
     let ones_if_empty = |what: &str, xs: &[usize]| -> Vec<usize> {
         if xs.is_empty() {
@@ -213,16 +456,25 @@ pub fn conv_general_dilated(
     let window_strides = ones_if_empty("window_strides", window_strides);
     let lhs_dilation = ones_if_empty("lhs_dilation", lhs_dilation);
     let rhs_dilation = ones_if_empty("rhs_dilation", rhs_dilation);
-    if window_strides.contains(&0) || rhs_dilation.contains(&0) {
+    if window_strides.contains(&0) || rhs_dilation.contains(&0) || lhs_dilation.contains(&0) {
         fail("strides and dilations must be positive");
     }
+    if feature_group_count == 0 || batch_group_count == 0 {
+        fail("feature_group_count and batch_group_count must be positive");
+    }
+    let padding = padding.into();
     let in_spatial: Vec<usize> = specs.lhs[2..].iter().map(|&d| lhs.shape()[d]).collect();
     let window: Vec<usize> = specs.rhs[2..]
         .iter()
         .zip(&rhs_dilation)
         .map(|(&d, &r)| dilate_dim(rhs.shape()[d], r))
         .collect();
-    let padding = padding.into().pairs(&in_spatial, &window, &window_strides);
+    let padding = padding.pairs(&in_spatial, &window, &window_strides);
+    if padding.len() != n {
+        fail(&format!(
+            "padding {padding:?} needs one (low, high) pair per spatial dim ({n})"
+        ));
+    }
     let prim = ConvGeneralDilated {
         window_strides,
         padding,
@@ -230,9 +482,84 @@ pub fn conv_general_dilated(
         rhs_dilation,
         specs,
         feature_group_count,
-        batch_group_count: 1,
+        batch_group_count,
     };
     bind1(prim, &[Operand::from(&lhs), Operand::from(&rhs)])
+}
+
+/// The monoids `lax.reduce_window` recognises in its `computation` argument (`lax.add`,
+/// `lax.mul`, `lax.max`, `lax.min`, and the bitwise `lax.bitwise_and`/`bitwise_or`/
+/// `bitwise_xor`), which jaxrs takes in place of a Python function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Monoid {
+    Add,
+    Mul,
+    Max,
+    Min,
+    BitwiseAnd,
+    BitwiseOr,
+    BitwiseXor,
+}
+
+impl Monoid {
+    fn op(self) -> ReduceOp {
+        match self {
+            Monoid::Add => ReduceOp::Sum,
+            Monoid::Mul => ReduceOp::Prod,
+            Monoid::Max => ReduceOp::Max,
+            Monoid::Min => ReduceOp::Min,
+            Monoid::BitwiseAnd => ReduceOp::And,
+            Monoid::BitwiseOr => ReduceOp::Or,
+            Monoid::BitwiseXor => ReduceOp::Xor,
+        }
+    }
+
+    /// The identity of the monoid for `dtype` (lax's `_get_max_identity` and friends), as
+    /// f64: `0` for add, or and xor, `1` for mul, `-inf`/`inf` (or the integer bounds) for
+    /// max/min, every bit set for and.
+    pub fn identity(self, dtype: DType) -> f64 {
+        self.op().identity(dtype)
+    }
+
+    /// The monoid applied to two arrays (`lax.add(x, y)` and so on).
+    #[track_caller]
+    pub fn apply(self, x: &Array, y: &Array) -> Array {
+        match self {
+            Monoid::Add => x.add(y),
+            Monoid::Mul => x.mul(y),
+            Monoid::Max => x.maximum(y),
+            Monoid::Min => x.minimum(y),
+            Monoid::BitwiseAnd => x.bitwise_and(y),
+            Monoid::BitwiseOr => x.bitwise_or(y),
+            Monoid::BitwiseXor => x.bitwise_xor(y),
+        }
+    }
+}
+
+/// The window reduction with every parameter of `lax.reduce_window`, padding with the
+/// monoid's identity: one window size, stride, dilation of the operand (`base_dilation`) and
+/// of the window (`window_dilation`) per dim, empty meaning all 1. `jaxrs::lax::reduce_window`
+/// builds the general form (any init value) on it.
+#[track_caller]
+pub fn reduce_window_monoid(
+    x: &Array,
+    computation: Monoid,
+    window_dimensions: &[usize],
+    window_strides: &[usize],
+    padding: impl Into<Padding>,
+    base_dilation: &[usize],
+    window_dilation: &[usize],
+) -> Array {
+    reduce_window_full(
+        "reduce_window",
+        computation.op(),
+        x,
+        window_dimensions,
+        window_strides,
+        padding.into(),
+        base_dilation,
+        window_dilation,
+    )
 }
 
 #[track_caller]
@@ -244,6 +571,30 @@ fn reduce_window(
     window_strides: &[usize],
     padding: Padding,
 ) -> Array {
+    reduce_window_full(
+        name,
+        op,
+        x,
+        window_dimensions,
+        window_strides,
+        padding,
+        &[],
+        &[],
+    )
+}
+
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+fn reduce_window_full(
+    name: &str,
+    op: ReduceOp,
+    x: &Array,
+    window_dimensions: &[usize],
+    window_strides: &[usize],
+    padding: Padding,
+    base_dilation: &[usize],
+    window_dilation: &[usize],
+) -> Array {
     let loc = Location::caller();
     let r = x.rank();
     let fail = |msg: String| -> ! { op_error(name, &msg, &[x.aval().clone()], loc) };
@@ -252,26 +603,40 @@ fn reduce_window(
             "window_dimensions {window_dimensions:?} needs one entry per dim ({r})"
         ));
     }
-    let window_strides = if window_strides.is_empty() {
-        vec![1; r]
-    } else if window_strides.len() != r {
-        fail(format!(
-            "window_strides {window_strides:?} needs one entry per dim ({r})"
-        ))
-    } else {
-        window_strides.to_vec()
+    let ones_if_empty = |what: &str, xs: &[usize]| -> Vec<usize> {
+        if xs.is_empty() {
+            vec![1; r]
+        } else if xs.len() != r {
+            fail(format!("{what} {xs:?} needs one entry per dim ({r})"))
+        } else {
+            xs.to_vec()
+        }
     };
-    if window_strides.contains(&0) {
-        fail("strides must be positive".into());
+    let window_strides = ones_if_empty("window_strides", window_strides);
+    let base_dilation = ones_if_empty("base_dilation", base_dilation);
+    let window_dilation = ones_if_empty("window_dilation", window_dilation);
+    if window_strides.contains(&0) || base_dilation.contains(&0) || window_dilation.contains(&0) {
+        fail("strides and dilations must be positive".into());
     }
-    let padding = padding.pairs(x.shape(), window_dimensions, &window_strides);
+    // JAX's `padtype_to_pads` sees the operand undilated and the window dilated.
+    let dilated_window: Vec<usize> = window_dimensions
+        .iter()
+        .zip(&window_dilation)
+        .map(|(&w, &d)| dilate_dim(w, d))
+        .collect();
+    let padding = padding.pairs(x.shape(), &dilated_window, &window_strides);
+    if padding.len() != r {
+        fail(format!(
+            "padding {padding:?} needs one (low, high) pair per dim ({r})"
+        ));
+    }
     let prim = ReduceWindow {
         op,
         window_dimensions: window_dimensions.to_vec(),
         window_strides,
         padding,
-        base_dilation: vec![1; r],
-        window_dilation: vec![1; r],
+        base_dilation,
+        window_dilation,
     };
     bind1(prim, &[Operand::from(x)])
 }

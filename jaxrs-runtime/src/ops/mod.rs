@@ -17,7 +17,9 @@ mod sort;
 
 pub use arith::{promote_args, promote_args_inexact, where_};
 pub use conv::{
-    avg_pool, conv_general_dilated, max_pool, reduce_window_max, reduce_window_sum, Padding,
+    avg_pool, conv_dimension_numbers, conv_general_dilated, conv_general_dilated_grouped,
+    conv_general_permutations, max_pool, reduce_window_max, reduce_window_monoid,
+    reduce_window_sum, ConvDimensionNumbers, ConvGeneralDilatedDimensionNumbers, Monoid, Padding,
 };
 pub use gather::{
     gather, scatter, scatter_add, scatter_max, scatter_min, scatter_mul, scatter_sub,

@@ -93,6 +93,39 @@ impl ReduceWindow {
             .collect()
     }
 
+    /// For prod: per window offset, the product of the other offsets' elements (the partial
+    /// derivative of the window's product by that element).
+    fn other_products(&self, x: &Array, out: &[usize]) -> Vec<Array> {
+        let padded = self.padded(x, 1.0);
+        let patches: Vec<Array> = self
+            .offsets()
+            .iter()
+            .map(|s| self.patch(&padded, s, out))
+            .collect();
+        (0..patches.len())
+            .map(|k| {
+                patches
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, _)| j != k)
+                    .map(|(_, p)| p.clone())
+                    .reduce(|a, b| a * b)
+                    .unwrap_or_else(|| Array::full(out, 1.0, x.dtype()))
+            })
+            .collect()
+    }
+
+    /// The shape of the operand dilated and padded.
+    fn padded_shape(&self, shape: &[usize]) -> Vec<usize> {
+        (0..shape.len())
+            .map(|i| {
+                (dilate_dim(shape[i], self.base_dilation[i]) as i64
+                    + self.padding[i].0
+                    + self.padding[i].1) as usize
+            })
+            .collect()
+    }
+
     /// The transpose of taking the patch at `start`: its cotangent scattered back into the
     /// padded operand's shape.
     fn unpatch(&self, ct: &Array, start: &[usize], padded_shape: &[usize]) -> Array {
@@ -209,7 +242,24 @@ impl Primitive for ReduceWindow {
                     .expect("a non-empty window");
                 vec![Some(picked)]
             }
-            _ => panic!("{}: only sum, max and min are differentiable", self.name()),
+            ReduceOp::Prod => {
+                // The sum over window elements of each tangent times the other elements.
+                let out = outs[0].shape();
+                let others = self.other_products(&p[0].to_array(), out);
+                let padded = self.padded(t, 0.0);
+                let tangent = self
+                    .offsets()
+                    .iter()
+                    .zip(&others)
+                    .map(|(s, o)| self.patch(&padded, s, out) * o)
+                    .reduce(|a, b| a + b)
+                    .expect("a non-empty window");
+                vec![Some(tangent)]
+            }
+            _ => panic!(
+                "{}: only sum, prod, max and min are differentiable",
+                self.name()
+            ),
         }
     }
     fn vjp(
@@ -271,7 +321,23 @@ impl Primitive for ReduceWindow {
                     .expect("a non-empty window");
                 vec![Some(self.unpad(&ct, &x.shape))]
             }
-            _ => panic!("{}: only sum, max and min are differentiable", self.name()),
+            ReduceOp::Prod => {
+                let out = outs[0].shape();
+                let others = self.other_products(&p[0].to_array(), out);
+                let padded_shape = self.padded_shape(&x.shape);
+                let ct = self
+                    .offsets()
+                    .iter()
+                    .zip(&others)
+                    .map(|(s, o)| self.unpatch(&(g * o), s, &padded_shape))
+                    .reduce(|a, b| a + b)
+                    .expect("a non-empty window");
+                vec![Some(self.unpad(&ct, &x.shape))]
+            }
+            _ => panic!(
+                "{}: only sum, prod, max and min are differentiable",
+                self.name()
+            ),
         }
     }
     fn lower(
