@@ -19,6 +19,7 @@ mod elementwise;
 mod reductions;
 mod shape;
 mod slicing;
+mod solves;
 
 pub use control::*;
 pub use conv::*;
@@ -26,3 +27,4 @@ pub use elementwise::*;
 pub use reductions::*;
 pub use shape::*;
 pub use slicing::*;
+pub use solves::*;

@@ -97,6 +97,8 @@ use jaxrs::lax::cummax as _;
 use jaxrs::lax::cummin as _;
 use jaxrs::lax::cumprod as _;
 use jaxrs::lax::cumsum as _;
+use jaxrs::lax::custom_linear_solve as _;
+use jaxrs::lax::custom_root as _;
 use jaxrs::lax::digamma as _;
 use jaxrs::lax::div as _;
 use jaxrs::lax::dot as _;
