@@ -39,6 +39,11 @@ pub struct LowerOptions {
     /// ([`crate::core::client::bf16_dots_in_f32`]), so that lowering itself stays a pure
     /// function of the program and these options.
     pub bf16_dots_in_f32: bool,
+    /// Per constvar: its value as a dense attribute (see [`dense_constant`]) when it is
+    /// embedded in the program as a `stablehlo.constant`, as JAX embeds constants; `None`
+    /// (or absent): it is an argument of `main`. `donated` and the SPMD specs count only the
+    /// arguments.
+    pub embedded_consts: Vec<Option<String>>,
 }
 
 /// How an SPMD program's arguments and results lie on its mesh.
@@ -106,17 +111,44 @@ pub fn sdy_sharding(spec: &PartitionSpec, rank: usize) -> String {
     format!("#sdy.sharding<@mesh, {}>", sdy_dims(spec, rank))
 }
 
-/// Lowers `jaxpr` to a StableHLO module whose `main` takes the constants then the inputs.
+/// A constant's value as MLIR's dense attribute of its type (`dense<"0x..."> : tensor<..>`,
+/// the raw little-endian bytes), for [`LowerOptions::embedded_consts`]. `None` for bool
+/// arrays, whose packing the hex form does not say.
+pub fn dense_constant(aval: &Aval, bytes: &[u8]) -> Option<String> {
+    if aval.dtype == DType::Bool || bytes.len() != aval.size_in_bytes() {
+        return None;
+    }
+    let mut hex = String::with_capacity(2 * bytes.len());
+    for b in bytes {
+        let _ = write!(hex, "{b:02X}");
+    }
+    Some(format!("dense<\"0x{hex}\"> : {}", aval.mlir_type()))
+}
+
+/// Lowers `jaxpr` to a StableHLO module whose `main` takes the constants (those not embedded)
+/// then the inputs.
 pub fn lower_jaxpr(jaxpr: &Jaxpr, opts: &LowerOptions) -> String {
     let mut cx = LowerCtx::new(opts.with_locations);
     cx.mesh = opts.spmd.as_ref().map(|s| s.mesh.clone());
     cx.bf16_dots_in_f32 = opts.bf16_dots_in_f32;
-    let args: Vec<_> = jaxpr
-        .constvars
-        .iter()
-        .chain(&jaxpr.invars)
-        .copied()
-        .collect();
+    let mut args = Vec::with_capacity(jaxpr.constvars.len() + jaxpr.invars.len());
+    for (k, v) in jaxpr.constvars.iter().enumerate() {
+        match opts.embedded_consts.get(k).and_then(Option::as_ref) {
+            Some(value) => {
+                let aval = jaxpr.aval(*v).clone();
+                let name = cx.op1(
+                    "stablehlo.constant",
+                    &[],
+                    &[],
+                    &format!("value = {value}"),
+                    &aval,
+                );
+                cx.bind(*v, name);
+            }
+            None => args.push(*v),
+        }
+    }
+    args.extend(&jaxpr.invars);
     let mut sig = Vec::with_capacity(args.len());
     for (i, v) in args.iter().enumerate() {
         let name = format!("%arg{i}");

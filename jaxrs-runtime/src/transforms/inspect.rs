@@ -29,8 +29,8 @@ pub fn make_jaxpr<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, example: &A) -> Clos
     trace_tree("make_jaxpr", &def, &avals_of(&leaves), f).0
 }
 
-/// The StableHLO module XLA receives for `f` at arguments shaped like `example` (constants
-/// first, then the leaves of `example`), with each op located at its Rust source line.
+/// The StableHLO module XLA receives for `f` at arguments shaped like `example` (the constants
+/// too large to embed first, then the leaves of `example`), with each op located at its Rust source line.
 ///
 /// ```
 /// use jaxrs::prelude::*;
@@ -45,6 +45,8 @@ pub fn stablehlo<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, example: &A) -> Strin
         &LowerOptions {
             with_locations: true,
             bf16_dots_in_f32: crate::core::client::bf16_dots_in_f32(),
+            // As jit lowers it: small constants embedded.
+            embedded_consts: crate::transforms::jit::embedded_constants(&closed.consts),
             ..Default::default()
         },
     )

@@ -1097,9 +1097,16 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
             mesh.as_ref().expect("a constraint named a mesh")
         );
     }
-    let mut donated = vec![false; closed.consts.len()];
+    let embedded_consts = embedded_constants(&closed.consts);
+    let mut consts: Vec<Array> = closed
+        .consts
+        .into_iter()
+        .zip(&embedded_consts)
+        .filter(|(_, e)| e.is_none())
+        .map(|(c, _)| c)
+        .collect();
+    let mut donated = vec![false; consts.len()];
     donated.extend((0..leaves.len()).map(|i| i < num_donated));
-    let mut consts = closed.consts;
     let program = mesh.map(|mesh| {
         let replicated = NamedSharding::new(mesh.clone(), PartitionSpec::default())
             .expect("an empty spec fits every mesh");
@@ -1143,6 +1150,7 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
             num_partitions: 1,
             spmd,
             bf16_dots_in_f32: crate::core::client::bf16_dots_in_f32(),
+            embedded_consts: embedded_consts.clone(),
         };
         let text = lower_jaxpr(&closed.jaxpr, &opts);
         let (exe, lookup) = crate::core::compile_cache::compile(
@@ -1475,4 +1483,28 @@ mod tests {
         assert_eq!(tuple_fields("(don't, 1)"), None);
         assert_eq!(tuple_fields("Foo"), None);
     }
+}
+
+/// The largest constant embedded in a program as a `stablehlo.constant`; larger ones are
+/// arguments. JAX 0.10.2 embeds every constant; a bound keeps a closed-over weight matrix
+/// out of the program text (the compile cache's key) and out of XLA's constant folding.
+pub(crate) const EMBEDDED_CONSTANT_MAX_BYTES: usize = 16 << 10;
+
+/// Which of a traced program's constants it embeds, as JAX does, and their values: the
+/// small ones. Embedded, a split's counters or an index are literals XLA folds and
+/// specializes on, as in JAX's program; as arguments they are opaque buffers.
+pub(crate) fn embedded_constants(consts: &[Array]) -> Vec<Option<String>> {
+    consts
+        .iter()
+        .map(|c| {
+            let aval = c.aval();
+            if aval.size_in_bytes() > EMBEDDED_CONSTANT_MAX_BYTES
+                || aval.dtype == crate::dtype::DType::Bool
+            {
+                return None;
+            }
+            let bytes = c.host_bytes().ok()?;
+            crate::core::lower::dense_constant(aval, &bytes)
+        })
+        .collect()
 }

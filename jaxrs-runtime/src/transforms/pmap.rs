@@ -701,7 +701,16 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         })
         .unzip();
 
-    let mut donated = vec![false; closed.consts.len()];
+    // Small constants are embedded in the program, as jit embeds them.
+    let embedded_consts = crate::transforms::jit::embedded_constants(&closed.consts);
+    let kept_consts: Vec<&Array> = closed
+        .consts
+        .iter()
+        .zip(&embedded_consts)
+        .filter(|(_, e)| e.is_none())
+        .map(|(c, _)| c)
+        .collect();
+    let mut donated = vec![false; kept_consts.len()];
     donated.extend((0..key.leaves.len()).map(|i| i < num_donated));
     let lowering = LowerOptions {
         donated,
@@ -710,6 +719,7 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         num_partitions: 1,
         spmd: None,
         bf16_dots_in_f32: crate::core::client::bf16_dots_in_f32(),
+        embedded_consts,
     };
     let text = lower_jaxpr(&closed.jaxpr, &lowering);
     // Replica r runs on `devices[r]`; the replica count comes from the lowering options, as
@@ -736,8 +746,7 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         })
         .collect();
     assert_eq!(order.len(), n, "{head}: one argument list per device");
-    let consts: Vec<Array> = closed
-        .consts
+    let consts: Vec<Array> = kept_consts
         .iter()
         .map(|c| try_device_put(c, replicated.clone()).unwrap_or_else(|e| fail(e)))
         .collect();
