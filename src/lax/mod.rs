@@ -17,8 +17,10 @@ mod control;
 mod elementwise;
 mod reductions;
 mod shape;
+mod special;
 
 pub use control::*;
 pub use elementwise::*;
 pub use reductions::*;
 pub use shape::*;
+pub use special::*;

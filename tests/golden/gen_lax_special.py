@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Goldens for `jaxrs::lax`'s special functions, `mulhi` and `ragged_dot`
+(`tests/lax_special.rs`): `python tests/golden/gen_lax_special.py` rewrites
+`tests/golden/lax_special.json`. See jaxcases.py for the format and what each case checks.
+lax does not promote, so every case's operands share a dtype.
+
+Tolerances are jaxcases' defaults unless a case says why not.
+"""
+
+import numpy as np
+
+from jaxcases import Cases, jnp  # noqa: F401
+import jax
+from jax import lax
+
+c = Cases("lax_special")
+
+# ---- Bessel functions ----------------------------------------------------------------------
+# Both sides of |x| = 8 (the two Chebyshev series of i0e), negative x, and 0.
+for name in ("bessel_i0e", "bessel_i1e"):
+    f = getattr(lax, name)
+    c.add(f"lax.{name}", f, [c.uniform((3, 4), -12, 12, "float32")])
+    c.add(f"lax.{name}", f, [c.uniform((2, 5), -12, 12, "float64")])
+    c.add(f"lax.{name}", f, [np.array([0.0, 0.5, -3.0, 8.0, 8.5, -20.0, 100.0], np.float64)])
+    c.add(f"lax.{name}", f, [c.uniform((4,), -10, 10, "bfloat16")])
+    c.add(f"lax.{name}", f, [c.uniform((3,), -10, 10, "float16")])
+# i1e's derivative at |x| <= eps is JAX's constant 1/2 (no numerical check across x = 0).
+c.add("lax.bessel_i1e", lax.bessel_i1e, [np.array([0.0, 1e-9, -1e-20, 2.0], np.float32)])
+c.add("lax.bessel_i1e", lax.bessel_i1e, [np.array([0.0, 1e-17, -3e-300, 2.0], np.float64)],
+      check_grads=False)
+
+# ---- zeta and polygamma ---------------------------------------------------------------------
+# lax.zeta has no derivative in JAX 0.10.2: values and vmap only.
+for dt in ("float32", "float64"):
+    c.add("lax.zeta", lax.zeta, [c.uniform((3, 4), 1.2, 6, dt), c.uniform((3, 4), 0.3, 4, dt)],
+          grad=False)
+c.add("lax.zeta", lax.zeta, [np.array([2.0, 4.0, 1.0, 0.5, 3.0], np.float64),
+                             np.array([1.0, 1.0, 1.0, 1.0, -1.5], np.float64)], grad=False)
+# polygamma is differentiable in x only (JAX raises for m).
+for dt in ("float32", "float64"):
+    m = np.array([[0, 1, 2, 3], [1, 0, 4, 2], [2, 3, 1, 0]], dt)
+    c.add("lax.polygamma", lax.polygamma, [m, c.uniform((3, 4), 0.4, 5, dt)], wrt=[1])
+c.add("lax.polygamma", lax.polygamma, [np.array([0.5, 1.0, -1.0, 2.0], np.float64),
+                                       np.array([1.0, -1.5, 1.0, 30.0], np.float64)], grad=False)
+# A rank-0 m stands for an array of x's shape.
+c.add("lax.polygamma", lax.polygamma, [np.float64(1.0).reshape(()),
+                                       c.uniform((4,), 0.5, 3, "float64")], wrt=[1])
+
+# ---- mulhi ---------------------------------------------------------------------------------
+for dt in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
+    info = np.iinfo(dt)
+    x = c.rng.integers(info.min, info.max, (8,), dtype=dt, endpoint=True)
+    y = c.rng.integers(info.min, info.max, (8,), dtype=dt, endpoint=True)
+    x[:3] = np.array([info.max, info.min, 0], dt)
+    y[:3] = np.array([info.max, info.min, info.max], dt)
+    c.add("lax.mulhi", lax.mulhi, [x, y])
+
+c.save()

