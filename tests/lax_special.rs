@@ -12,7 +12,7 @@ use jaxrs::lax;
 use jaxrs::prelude::*;
 use serde_json::Value;
 
-fn apply(op: &str, _p: &Value, x: &[In]) -> Vec<Array> {
+fn apply(op: &str, p: &Value, x: &[In]) -> Vec<Array> {
     let x0 = || a(x, 0);
     let x1 = || a(x, 1);
     vec![match op {
@@ -21,6 +21,13 @@ fn apply(op: &str, _p: &Value, x: &[In]) -> Vec<Array> {
         "lax.zeta" => lax::zeta(x0(), x1()),
         "lax.polygamma" => lax::polygamma(x0(), x1()),
         "lax.mulhi" => lax::mulhi(x0(), x1()),
+        "lax.ragged_dot" => {
+            let preferred = p
+                .get("preferred_element_type")
+                .and_then(Value::as_str)
+                .map(|d| DType::from_name(d).expect("dtype"));
+            lax::ragged_dot(x0(), x1(), a(x, 2), None, preferred)
+        }
         other => panic!("unknown op {other}"),
     }]
 }

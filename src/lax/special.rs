@@ -6,8 +6,8 @@
 //! As everywhere in `lax`, operands share one dtype (no promotion) and one shape, a rank-0
 //! operand standing for an array of the other's shape.
 
-use super::elementwise::{check, check2, Accepts};
-use crate::Array;
+use super::elementwise::{check, check2, fail, Accepts};
+use crate::{where_, Array, DType, DotDims};
 
 /// The exponentially scaled modified Bessel function of order 0, `e^-|x| I0(x)`
 /// (`lax.bessel_i0e`), lowered as JAX's Chebyshev series (float16 and bfloat16 in float32).
@@ -66,4 +66,77 @@ pub fn polygamma(m: &Array, x: &Array) -> Array {
 pub fn mulhi(x: &Array, y: &Array) -> Array {
     check2("mulhi", Accepts::Int, x, y);
     x.mulhi(y)
+}
+
+/// A matrix product whose rows fall into groups, each group multiplied by its own matrix
+/// (`lax.ragged_dot(lhs, rhs, group_sizes, precision, preferred_element_type)`): `lhs` is
+/// `[m, k]`, `rhs` `[g, k, n]`, `group_sizes` `[g]` int32; rows `[s_i, s_i + group_sizes[i])`
+/// of the `[m, n]` result (`s_i` the sum of the earlier sizes) are `lhs`'s rows times
+/// `rhs[i]`, and rows past the last group are zero. As JAX computes it on CPU: `lhs` masked
+/// into one copy per group, one contraction over the group and `k` axes; differentiable in
+/// `lhs` and `rhs`. `preferred_element_type` is the result dtype (the operands are
+/// converted to it first, as [`dot_general`](super::dot_general)); `precision` is accepted
+/// for JAX's signature. JAX's keyword-only `group_offset` and `out_sharding` are not
+/// offered.
+///
+/// ```
+/// use jaxrs::lax;
+/// use jaxrs::prelude::*;
+///
+/// let lhs = Array::ones(&[4, 2], DType::F32);
+/// let rhs = Array::from_vec(vec![1.0f32, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0], &[2, 2, 2]);
+/// let sizes = Array::from_vec(vec![1i32, 2], &[2]);
+/// let out = lax::ragged_dot(&lhs, &rhs, &sizes, None, None);
+/// assert_eq!(out.to_vec::<f32>(), vec![2.0, 2.0, 4.0, 4.0, 4.0, 4.0, 0.0, 0.0]);
+/// ```
+#[track_caller]
+pub fn ragged_dot(
+    lhs: &Array,
+    rhs: &Array,
+    group_sizes: &Array,
+    precision: Option<super::Precision>,
+    preferred_element_type: Option<DType>,
+) -> Array {
+    let _ = precision;
+    let ok = lhs.rank() == 2
+        && rhs.rank() == 3
+        && group_sizes.rank() == 1
+        && lhs.shape()[1] == rhs.shape()[1]
+        && group_sizes.shape()[0] == rhs.shape()[0];
+    if !ok {
+        fail(
+            "ragged_dot",
+            "needs lhs [m, k], rhs [g, k, n] and group_sizes [g]",
+            &[lhs, rhs, group_sizes],
+        );
+    }
+    if group_sizes.dtype() != DType::I32 {
+        fail("ragged_dot", "group_sizes must be int32", &[group_sizes]);
+    }
+    if lhs.dtype() != rhs.dtype() && preferred_element_type.is_none() {
+        fail(
+            "ragged_dot",
+            "requires lhs and rhs of one dtype",
+            &[lhs, rhs],
+        );
+    }
+    let (m, k, g) = (lhs.shape()[0], lhs.shape()[1], rhs.shape()[0]);
+    let (lhs, rhs) = match preferred_element_type {
+        Some(dt) => (lhs.astype(dt), rhs.astype(dt)),
+        None => (lhs.clone(), rhs.clone()),
+    };
+    // Row r of group i: ends[i] - sizes[i] <= r < ends[i].
+    let ends = group_sizes.cumsum(0);
+    let starts = &ends - group_sizes;
+    let rows = Array::iota(DType::I32, &[g, m, k], 1);
+    let ends = ends.reshape([g, 1, 1]).broadcast_to(&[g, m, k]);
+    let starts = starts.reshape([g, 1, 1]).broadcast_to(&[g, m, k]);
+    let mask = starts.le(&rows).logical_and(rows.lt(&ends));
+    let per_group = where_(&mask, lhs.broadcast_to(&[g, m, k]), 0.0);
+    let dims = DotDims {
+        lhs_contract: vec![2, 0],
+        rhs_contract: vec![1, 0],
+        ..Default::default()
+    };
+    per_group.dot_general(&rhs, &dims)
 }

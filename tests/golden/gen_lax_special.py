@@ -55,4 +55,13 @@ for dt in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint
     y[:3] = np.array([info.max, info.min, info.max], dt)
     c.add("lax.mulhi", lax.mulhi, [x, y])
 
+# ---- ragged_dot ----------------------------------------------------------------------------
+# Groups covering every row, fewer rows than lhs has (the rest are zero), an empty group.
+for dt, sizes in (("float32", [2, 3, 1]), ("float64", [1, 0, 3]), ("float64", [4, 2, 0])):
+    c.add("lax.ragged_dot", lax.ragged_dot,
+          [c.normal((6, 4), dt), c.normal((3, 4, 5), dt), np.array(sizes, np.int32)])
+c.add("lax.ragged_dot", lambda l, r, g: lax.ragged_dot(l, r, g, preferred_element_type=jnp.float64),
+      [c.normal((5, 3), "float32"), c.normal((2, 3, 2), "float32"), np.array([3, 2], np.int32)],
+      params={"preferred_element_type": "float64"})
+
 c.save()
