@@ -15,12 +15,26 @@ use serde_json::Value;
 fn apply(op: &str, p: &Value, x: &[In]) -> Vec<Array> {
     let x0 = || a(x, 0);
     let x1 = || a(x, 1);
+    if op == "lax.random_gamma_grad:jvp" {
+        // Forward mode through random_gamma_grad's while loops, as `jax.jvp` of it.
+        let (y, t) = jvp(
+            |v: Vec<Array>| lax::random_gamma_grad(&v[0], &v[1]),
+            &vec![x0().clone(), x1().clone()],
+            &vec![a(x, 2).clone(), a(x, 3).clone()],
+        );
+        return vec![y, t];
+    }
     vec![match op {
         "lax.bessel_i0e" => lax::bessel_i0e(x0()),
         "lax.bessel_i1e" => lax::bessel_i1e(x0()),
         "lax.zeta" => lax::zeta(x0(), x1()),
         "lax.polygamma" => lax::polygamma(x0(), x1()),
         "lax.mulhi" => lax::mulhi(x0(), x1()),
+        "lax.igamma" => lax::igamma(x0(), x1()),
+        "lax.igammac" => lax::igammac(x0(), x1()),
+        "lax.igamma_grad_a" => lax::igamma_grad_a(x0(), x1()),
+        "lax.random_gamma_grad" => lax::random_gamma_grad(x0(), x1()),
+        "lax.betainc" => lax::betainc(x0(), x1(), a(x, 2)),
         "lax.ragged_dot" => {
             let preferred = p
                 .get("preferred_element_type")

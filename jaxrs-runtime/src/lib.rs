@@ -46,6 +46,9 @@ pub use ops::{
     IntoIndexExpr, NewAxis, SliceBound, TakeMode,
 };
 
+// The special functions JAX computes with loops (`jax.lax.igamma`, ...; `jaxrs::lax` has them).
+pub use higher_order::special::{betainc, igamma, igamma_grad_a, igammac, random_gamma_grad};
+
 // Convolution and pooling (`jax.lax` style; flax's pooling).
 pub use ops::{
     avg_pool, conv_general_dilated, max_pool, reduce_window_max, reduce_window_sum, Padding,

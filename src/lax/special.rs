@@ -140,3 +140,61 @@ pub fn ragged_dot(
     };
     per_group.dot_general(&rhs, &dims)
 }
+
+/// The regularized lower incomplete gamma function `P(a, x) = γ(a, x) / Γ(a)`
+/// (`lax.igamma`), by JAX's algorithm: a power series for `x < 1` or `x <= a`, else `1 -` a
+/// continued fraction (float16 and bfloat16 compute in float32). NaN outside `a >= 0, x >=
+/// 0`. Differentiable in both: in `x` by the closed form, in `a` by [`igamma_grad_a`].
+///
+/// ```
+/// use jaxrs::lax;
+/// use jaxrs::prelude::*;
+///
+/// let a = Array::from_vec(vec![1.0f64], &[1]);
+/// let x = Array::from_vec(vec![2.0f64], &[1]);
+/// let p = lax::igamma(&a, &x).to_vec::<f64>()[0];
+/// assert!((p - (1.0 - (-2.0f64).exp())).abs() < 1e-15);
+/// ```
+#[track_caller]
+pub fn igamma(a: &Array, x: &Array) -> Array {
+    check2("igamma", Accepts::Float, a, x);
+    jaxrs_runtime::igamma(a, x)
+}
+
+/// The regularized upper incomplete gamma function `Q(a, x) = 1 - P(a, x)` (`lax.igammac`),
+/// by JAX's algorithm (the continued fraction where `x >= 1` and `x >= a`).
+#[track_caller]
+pub fn igammac(a: &Array, x: &Array) -> Array {
+    check2("igammac", Accepts::Float, a, x);
+    jaxrs_runtime::igammac(a, x)
+}
+
+/// The derivative of [`igamma`] in `a` (`lax.igamma_grad_a`), by JAX's algorithm (the
+/// series or continued fraction differentiated term by term). Not differentiable itself,
+/// as in JAX 0.10.2 (it panics where JAX raises `NotImplementedError`).
+#[track_caller]
+pub fn igamma_grad_a(a: &Array, x: &Array) -> Array {
+    check2("igamma_grad_a", Accepts::Float, a, x);
+    jaxrs_runtime::igamma_grad_a(a, x)
+}
+
+/// The derivative of a Gamma(a, 1) sample `x` with respect to `a` (`lax.random_gamma_grad`;
+/// what `jax.random.gamma` differentiates with), by JAX's algorithm. As in JAX it is a plain
+/// function of while loops: forward mode differentiates through them, reverse mode panics.
+#[track_caller]
+pub fn random_gamma_grad(a: &Array, x: &Array) -> Array {
+    check2("random_gamma_grad", Accepts::Float, a, x);
+    jaxrs_runtime::random_gamma_grad(a, x)
+}
+
+/// The regularized incomplete beta function `I_x(a, b)` (`lax.betainc`), by JAX's
+/// algorithm (Lentz's continued fraction, with `I_x(a, b) = 1 - I_{1-x}(b, a)` where it
+/// converges slowly). NaN outside `a, b >= 0, 0 <= x <= 1`. Differentiable in `x`; in `a`
+/// and `b` it panics, as JAX raises.
+#[track_caller]
+pub fn betainc(a: &Array, b: &Array, x: &Array) -> Array {
+    check2("betainc", Accepts::Float, a, b);
+    check2("betainc", Accepts::Float, a, x);
+    check2("betainc", Accepts::Float, b, x);
+    jaxrs_runtime::betainc(a, b, x)
+}

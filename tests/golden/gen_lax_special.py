@@ -55,6 +55,44 @@ for dt in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint
     y[:3] = np.array([info.max, info.min, info.max], dt)
     c.add("lax.mulhi", lax.mulhi, [x, y])
 
+# ---- incomplete gamma and beta --------------------------------------------------------------
+# a and x on both sides of the series / continued-fraction split (x < max(1, a) or not),
+# large a, and the edges JAX defines: x = 0, a = 0, x = inf, NaN outside the domain.
+def gamma_args(dt, shape):
+    return [c.uniform(shape, 0.2, 8, dt), c.uniform(shape, 0.05, 14, dt)]
+
+GAMMA_EDGES = [np.array([0.5, 3.0, 0.0, 2.0, -1.0, 2.0, 50.0, 50.0, 1.5, 0.3], np.float64),
+               np.array([0.0, np.inf, 2.0, -1.0, 2.0, 1.0, 45.0, 56.0, 1.0, 30.0], np.float64)]
+for name in ("igamma", "igammac", "igamma_grad_a", "random_gamma_grad"):
+    f = getattr(lax, name)
+    # JAX defines no derivative of igamma_grad_a; random_gamma_grad's while loops have none
+    # in reverse mode (its forward mode is checked by the ":jvp" cases below).
+    grad = None if name in ("igamma", "igammac") else False
+    c.add(f"lax.{name}", f, gamma_args("float32", (3, 4)), grad=grad)
+    c.add(f"lax.{name}", f, gamma_args("float64", (3, 5)), grad=grad)
+    c.add(f"lax.{name}", f, [e.astype(np.float32) for e in GAMMA_EDGES], grad=False)
+    c.add(f"lax.{name}", f, GAMMA_EDGES, grad=False)
+    c.add(f"lax.{name}", f, [x.astype("bfloat16") for x in gamma_args("float32", (4,))],
+          grad=False)
+# Derivatives at points inside the domain only (the edges above have none to check).
+for dt in ("float32", "float64"):
+    ta, tx = c.normal((5,), dt), c.normal((5,), dt)
+    c.add("lax.random_gamma_grad:jvp",
+          lambda a, x, ta, tx: jax.jvp(lax.random_gamma_grad, (a, x), (ta, tx)),
+          gamma_args(dt, (5,)) + [ta, tx], grad=False)
+for dt in ("float32", "float64"):
+    args = [c.uniform((3, 4), 0.2, 6, dt), c.uniform((3, 4), 0.2, 6, dt),
+            c.uniform((3, 4), 0.01, 0.99, dt)]
+    c.add("lax.betainc", lax.betainc, args, wrt=[2])
+BETA_EDGES = [np.array([0.0, 2.0, 2.0, 0.0, -1.0, 1.0, 3.0, 1e-40, 20.0], np.float64),
+              np.array([1.0, 0.0, 3.0, 0.0, 1.0, 1.0, 3.0, 2.0, 30.0], np.float64),
+              np.array([0.5, 0.5, 1.0, 0.5, 0.5, 1.5, 0.0, 0.3, 0.45], np.float64)]
+c.add("lax.betainc", lax.betainc, BETA_EDGES, grad=False)
+c.add("lax.betainc", lax.betainc, [e.astype(np.float32) for e in BETA_EDGES], grad=False)
+c.add("lax.betainc", lax.betainc,
+      [c.uniform((4,), 0.5, 4, "float16"), c.uniform((4,), 0.5, 4, "float16"),
+       c.uniform((4,), 0.1, 0.9, "float16")], grad=False)
+
 # ---- ragged_dot ----------------------------------------------------------------------------
 # Groups covering every row, fewer rows than lhs has (the rest are zero), an empty group.
 for dt, sizes in (("float32", [2, 3, 1]), ("float64", [1, 0, 3]), ("float64", [4, 2, 0])):
