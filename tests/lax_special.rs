@@ -99,4 +99,41 @@ fn special_functions_refuse_what_jax_refuses() {
         lax::zeta(&ints, &ints);
     });
     assert!(msg.contains("lax.zeta") && msg.contains("int32"), "{msg}");
+    let msg = panic_message(|| {
+        grad(|a: Array| lax::igamma_grad_a(&a, &q).sum(None, false))(x.clone());
+    });
+    assert!(msg.contains("igamma_grad_a") && msg.contains("not implemented"), "{msg}");
+    let half = Array::from_vec(vec![0.5f64, 0.25], &[2]);
+    let msg = panic_message(|| {
+        grad(|a: Array| lax::betainc(&a, &q, &half).sum(None, false))(x.clone());
+    });
+    assert!(msg.contains("betainc") && msg.contains("a and b"), "{msg}");
+    // random_gamma_grad is loops, as in JAX: reverse mode is the while loop's error.
+    let msg = panic_message(|| {
+        grad(|a: Array| lax::random_gamma_grad(&a, &q).sum(None, false))(x.clone());
+    });
+    assert!(msg.contains("while"), "{msg}");
+    let msg = panic_message(|| {
+        lax::igamma(&x, &Array::from_vec(vec![1.0f32, 2.0], &[2]));
+    });
+    assert!(msg.contains("lax.igamma") && msg.contains("float64, float32"), "{msg}");
+    let lhs = Array::ones(&[4, 3], DType::F32);
+    let rhs = Array::ones(&[2, 2, 5], DType::F32);
+    let sizes = Array::from_vec(vec![2i32, 2], &[2]);
+    let msg = panic_message(|| {
+        lax::ragged_dot(&lhs, &rhs, &sizes, None, None);
+    });
+    assert!(msg.contains("lax.ragged_dot") && msg.contains("f32[2,2,5]"), "{msg}");
 }
+
+/// JAX's rule: igamma's derivative in `a` is igamma_grad_a (the golden file checks both
+/// against JAX; this checks that grad uses the one).
+#[test]
+fn igamma_grad_in_a_is_igamma_grad_a() {
+    let a = Array::from_vec(vec![0.7f64, 2.5, 6.0], &[3]);
+    let x = Array::from_vec(vec![0.3f64, 4.0, 5.5], &[3]);
+    let g = grad(|a: Array| lax::igamma(&a, &x).sum(None, false))(a.clone());
+    let want = lax::igamma_grad_a(&a, &x);
+    assert_eq!(g.to_vec::<f64>(), want.to_vec::<f64>());
+}
+

@@ -63,23 +63,33 @@ def gamma_args(dt, shape):
 
 GAMMA_EDGES = [np.array([0.5, 3.0, 0.0, 2.0, -1.0, 2.0, 50.0, 50.0, 1.5, 0.3], np.float64),
                np.array([0.0, np.inf, 2.0, -1.0, 2.0, 1.0, 45.0, 56.0, 1.0, 30.0], np.float64)]
-for name in ("igamma", "igammac", "igamma_grad_a", "random_gamma_grad"):
+# The loop programs are slow for XLA to compile (the test's time is mostly theirs), so the
+# cases are few and wide: vmap is checked on the random cases, and the float32 edges and
+# bfloat16 (computed in float32) on igamma only.
+for name in ("igamma", "igammac"):
     f = getattr(lax, name)
-    # JAX defines no derivative of igamma_grad_a; random_gamma_grad's while loops have none
-    # in reverse mode (its forward mode is checked by the ":jvp" cases below).
-    grad = None if name in ("igamma", "igammac") else False
-    c.add(f"lax.{name}", f, gamma_args("float32", (3, 4)), grad=grad)
-    c.add(f"lax.{name}", f, gamma_args("float64", (3, 5)), grad=grad)
-    c.add(f"lax.{name}", f, [e.astype(np.float32) for e in GAMMA_EDGES], grad=False)
-    c.add(f"lax.{name}", f, GAMMA_EDGES, grad=False)
-    c.add(f"lax.{name}", f, [x.astype("bfloat16") for x in gamma_args("float32", (4,))],
-          grad=False)
-# Derivatives at points inside the domain only (the edges above have none to check).
+    c.add(f"lax.{name}", f, gamma_args("float32", (3, 4)))
+    c.add(f"lax.{name}", f, gamma_args("float64", (3, 5)))
+    c.add(f"lax.{name}", f, GAMMA_EDGES, grad=False, vmap=False)
+c.add("lax.igamma", lax.igamma, [e.astype(np.float32) for e in GAMMA_EDGES], grad=False,
+      vmap=False)
+c.add("lax.igamma", lax.igamma, [x.astype("bfloat16") for x in gamma_args("float32", (4,))],
+      grad=False, vmap=False)
+# JAX defines no derivative of igamma_grad_a; random_gamma_grad's while loops have none in
+# reverse mode (its forward mode is checked by the ":jvp" cases below). Random points and the
+# edges in one case per dtype.
+for name in ("igamma_grad_a", "random_gamma_grad"):
+    f = getattr(lax, name)
+    for dt in ("float32", "float64"):
+        args = [np.concatenate([r, e.astype(dt)]) for r, e in
+                zip(gamma_args(dt, (10,)), GAMMA_EDGES)]
+        c.add(f"lax.{name}", f, args, grad=False, vmap=dt == "float64")
+# Forward mode through random_gamma_grad's loops, at points inside the domain.
 for dt in ("float32", "float64"):
     ta, tx = c.normal((5,), dt), c.normal((5,), dt)
     c.add("lax.random_gamma_grad:jvp",
           lambda a, x, ta, tx: jax.jvp(lax.random_gamma_grad, (a, x), (ta, tx)),
-          gamma_args(dt, (5,)) + [ta, tx], grad=False)
+          gamma_args(dt, (5,)) + [ta, tx], grad=False, vmap=False)
 for dt in ("float32", "float64"):
     args = [c.uniform((3, 4), 0.2, 6, dt), c.uniform((3, 4), 0.2, 6, dt),
             c.uniform((3, 4), 0.01, 0.99, dt)]
@@ -87,11 +97,10 @@ for dt in ("float32", "float64"):
 BETA_EDGES = [np.array([0.0, 2.0, 2.0, 0.0, -1.0, 1.0, 3.0, 1e-40, 20.0], np.float64),
               np.array([1.0, 0.0, 3.0, 0.0, 1.0, 1.0, 3.0, 2.0, 30.0], np.float64),
               np.array([0.5, 0.5, 1.0, 0.5, 0.5, 1.5, 0.0, 0.3, 0.45], np.float64)]
-c.add("lax.betainc", lax.betainc, BETA_EDGES, grad=False)
-c.add("lax.betainc", lax.betainc, [e.astype(np.float32) for e in BETA_EDGES], grad=False)
+c.add("lax.betainc", lax.betainc, BETA_EDGES, grad=False, vmap=False)
 c.add("lax.betainc", lax.betainc,
       [c.uniform((4,), 0.5, 4, "float16"), c.uniform((4,), 0.5, 4, "float16"),
-       c.uniform((4,), 0.1, 0.9, "float16")], grad=False)
+       c.uniform((4,), 0.1, 0.9, "float16")], grad=False, vmap=False)
 
 # ---- ragged_dot ----------------------------------------------------------------------------
 # Groups covering every row, fewer rows than lhs has (the rest are zero), an empty group.
