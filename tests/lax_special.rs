@@ -60,7 +60,12 @@ fn mulhi_is_exact() {
         .filter(|c| c.op == "lax.mulhi")
     {
         let got = lax::mulhi(a(&c.inputs, 0), a(&c.inputs, 1));
-        let want: Vec<i128> = c.want[0]["data"].as_array().unwrap().iter().map(int).collect();
+        let want: Vec<i128> = c.want[0]["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(int)
+            .collect();
         assert_eq!(int_values(&got), want, "{}", c.name);
         n += 1;
     }
@@ -85,7 +90,10 @@ fn special_functions_refuse_what_jax_refuses() {
     let msg = panic_message(|| {
         jvp(|v: Array| lax::zeta(&x, &v), &q, &q);
     });
-    assert!(msg.contains("zeta") && msg.contains("not implemented"), "{msg}");
+    assert!(
+        msg.contains("zeta") && msg.contains("not implemented"),
+        "{msg}"
+    );
     let msg = panic_message(|| {
         grad(|m: Array| lax::polygamma(&m, &q).sum(None, false))(x.clone());
     });
@@ -93,7 +101,10 @@ fn special_functions_refuse_what_jax_refuses() {
     let msg = panic_message(|| {
         lax::mulhi(&x, &x);
     });
-    assert!(msg.contains("lax.mulhi") && msg.contains("float64"), "{msg}");
+    assert!(
+        msg.contains("lax.mulhi") && msg.contains("float64"),
+        "{msg}"
+    );
     let ints = Array::from_vec(vec![1i32, 2], &[2]);
     let msg = panic_message(|| {
         lax::zeta(&ints, &ints);
@@ -102,7 +113,10 @@ fn special_functions_refuse_what_jax_refuses() {
     let msg = panic_message(|| {
         grad(|a: Array| lax::igamma_grad_a(&a, &q).sum(None, false))(x.clone());
     });
-    assert!(msg.contains("igamma_grad_a") && msg.contains("not implemented"), "{msg}");
+    assert!(
+        msg.contains("igamma_grad_a") && msg.contains("not implemented"),
+        "{msg}"
+    );
     let half = Array::from_vec(vec![0.5f64, 0.25], &[2]);
     let msg = panic_message(|| {
         grad(|a: Array| lax::betainc(&a, &q, &half).sum(None, false))(x.clone());
@@ -116,14 +130,20 @@ fn special_functions_refuse_what_jax_refuses() {
     let msg = panic_message(|| {
         lax::igamma(&x, &Array::from_vec(vec![1.0f32, 2.0], &[2]));
     });
-    assert!(msg.contains("lax.igamma") && msg.contains("float64, float32"), "{msg}");
+    assert!(
+        msg.contains("lax.igamma") && msg.contains("float64, float32"),
+        "{msg}"
+    );
     let lhs = Array::ones(&[4, 3], DType::F32);
     let rhs = Array::ones(&[2, 2, 5], DType::F32);
     let sizes = Array::from_vec(vec![2i32, 2], &[2]);
     let msg = panic_message(|| {
         lax::ragged_dot(&lhs, &rhs, &sizes, None, None);
     });
-    assert!(msg.contains("lax.ragged_dot") && msg.contains("f32[2,2,5]"), "{msg}");
+    assert!(
+        msg.contains("lax.ragged_dot") && msg.contains("f32[2,2,5]"),
+        "{msg}"
+    );
 }
 
 /// JAX's rule: igamma's derivative in `a` is igamma_grad_a (the golden file checks both
@@ -136,4 +156,3 @@ fn igamma_grad_in_a_is_igamma_grad_a() {
     let want = lax::igamma_grad_a(&a, &x);
     assert_eq!(g.to_vec::<f64>(), want.to_vec::<f64>());
 }
-

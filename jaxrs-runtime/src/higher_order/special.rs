@@ -145,11 +145,10 @@ impl Primitive for SpecialCall {
             .map(|a| a.to_array().into_owned())
             .collect();
         let mut result = vec![None; self.num_consts];
-        result.extend(
-            (0..args.len()).map(|i| {
+        result
+            .extend((0..args.len()).map(|i| {
                 wanted[self.num_consts + i].then(|| self.partial(i, &args, &outs[0]) * g)
-            }),
-        );
+            }));
         result
     }
     fn lower(&self, cx: &mut LowerCtx, ins: &[String], _: &[Aval], _: &[Aval]) -> Vec<String> {
@@ -357,7 +356,14 @@ enum Mode {
 }
 
 /// JAX's `_igamma_series`: the power series of P(a, x), and of its derivative in `a`.
-fn igamma_series(ax: &Array, x: &Array, a: &Array, enabled: &Array, dt: DType, mode: Mode) -> Array {
+fn igamma_series(
+    ax: &Array,
+    x: &Array,
+    a: &Array,
+    enabled: &Array,
+    dt: DType,
+    mode: Mode,
+) -> Array {
     let e = eps(dt);
     let init = vec![
         enabled.clone(),
@@ -468,8 +474,7 @@ fn igammac_continued_fraction(
             let dpk_da = dpkm1_da * &z - pkm1 - dpkm2_da * &yc + pkm2 * &c;
             let dqk_da = dqkm1_da * &z - qkm1 - dqkm2_da * &yc + qkm2 * &c;
             let dans_da_new = where_(&qk_is_nonzero, (&dpk_da - &ans * &dqk_da) / &qk, dans_da);
-            let grad_conditional =
-                where_(&qk_is_nonzero, (&dans_da_new - dans_da).abs(), 1.0);
+            let grad_conditional = where_(&qk_is_nonzero, (&dans_da_new - dans_da).abs(), 1.0);
             let rescale = pk.abs().gt(1.0 / e);
             let scaled = |v: &Array| where_(&rescale, v * e, v);
             let (pkm2, pkm1, qkm2, qkm1) = (scaled(pkm1), scaled(&pk), scaled(qkm1), scaled(&qk));
