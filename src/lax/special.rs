@@ -132,7 +132,7 @@ pub fn ragged_dot(
     let ends = ends.reshape([g, 1, 1]).broadcast_to(&[g, m, k]);
     let starts = starts.reshape([g, 1, 1]).broadcast_to(&[g, m, k]);
     let mask = starts.le(&rows).logical_and(rows.lt(&ends));
-    let per_group = where_(&mask, lhs.broadcast_to(&[g, m, k]), 0.0);
+    let per_group = where_(&mask, lhs.broadcast_to(&[g, m, k]), 0);
     let dims = DotDims {
         lhs_contract: vec![2, 0],
         rhs_contract: vec![1, 0],

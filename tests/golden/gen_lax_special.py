@@ -110,5 +110,8 @@ for dt, sizes in (("float32", [2, 3, 1]), ("float64", [1, 0, 3]), ("float64", [4
 c.add("lax.ragged_dot", lambda l, r, g: lax.ragged_dot(l, r, g, preferred_element_type=jnp.float64),
       [c.normal((5, 3), "float32"), c.normal((2, 3, 2), "float32"), np.array([3, 2], np.int32)],
       params={"preferred_element_type": "float64"})
+c.add("lax.ragged_dot", lambda l, r, g: lax.ragged_dot(l, r, g, preferred_element_type=jnp.int32),
+      [c.ints((5, 3), -9, 9, "int8"), c.ints((2, 3, 2), -9, 9, "int8"),
+       np.array([1, 3], np.int32)], params={"preferred_element_type": "int32"})
 
 c.save()
