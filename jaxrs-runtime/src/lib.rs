@@ -52,6 +52,8 @@ pub use ops::{
     GatherDimensionNumbers, GatherOptions, GatherScatterMode, ScatterDimensionNumbers,
     ScatterOptions,
 };
+// The special functions JAX computes with loops (`jax.lax.igamma`, ...; `jaxrs::lax` has them).
+pub use higher_order::special::{betainc, igamma, igamma_grad_a, igammac, random_gamma_grad};
 
 // Convolution and pooling (`jax.lax` style; flax's pooling).
 pub use ops::{

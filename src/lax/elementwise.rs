@@ -12,7 +12,7 @@ use std::panic::Location;
 /// Stops with the message of every jaxrs programmer error: the op, what is wrong, the
 /// operands' types, the user's line.
 #[track_caller]
-fn fail(op: &str, msg: &str, operands: &[&Array]) -> ! {
+pub(super) fn fail(op: &str, msg: &str, operands: &[&Array]) -> ! {
     let avals: Vec<String> = operands.iter().map(|a| a.aval().to_string()).collect();
     panic!(
         "lax.{op}: {msg} (operands: {}) at {}",
@@ -23,7 +23,7 @@ fn fail(op: &str, msg: &str, operands: &[&Array]) -> ! {
 
 /// Which dtypes a lax function accepts (JAX's `_float`, `_int`, `_num`, ...).
 #[derive(Clone, Copy, PartialEq)]
-enum Accepts {
+pub(super) enum Accepts {
     Float,
     Int,
     BoolOrInt,
@@ -57,7 +57,7 @@ impl Accepts {
 }
 
 #[track_caller]
-fn check(op: &str, accepts: Accepts, x: &Array) {
+pub(super) fn check(op: &str, accepts: Accepts, x: &Array) {
     if !accepts.ok(x.dtype()) {
         fail(
             op,
@@ -74,7 +74,7 @@ fn check(op: &str, accepts: Accepts, x: &Array) {
 /// Checks two operands of a binary lax op: one dtype, of an accepted kind, and shapes that
 /// agree (or one of rank 0).
 #[track_caller]
-fn check2(op: &str, accepts: Accepts, x: &Array, y: &Array) {
+pub(super) fn check2(op: &str, accepts: Accepts, x: &Array, y: &Array) {
     if x.dtype() != y.dtype() {
         fail(
             op,

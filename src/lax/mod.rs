@@ -20,6 +20,7 @@ mod reductions;
 mod shape;
 mod slicing;
 mod solves;
+mod special;
 
 pub use control::*;
 pub use conv::*;
@@ -28,3 +29,4 @@ pub use reductions::*;
 pub use shape::*;
 pub use slicing::*;
 pub use solves::*;
+pub use special::*;

@@ -6,3 +6,4 @@
 pub mod control;
 pub mod custom_vjp;
 pub mod remat;
+pub mod special;

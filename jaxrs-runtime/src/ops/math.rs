@@ -139,6 +139,12 @@ unary_methods! {
     population_count => PopulationCount;
     /// The number of leading zero bits of each integer (`lax.clz`), in its dtype.
     clz => Clz;
+    /// The exponentially scaled modified Bessel function of order 0, `e^-|x| I0(x)`
+    /// (`lax.bessel_i0e`, `jax.scipy.special.i0e`).
+    bessel_i0e => BesselI0e;
+    /// The exponentially scaled modified Bessel function of order 1, `e^-|x| I1(x)`
+    /// (`lax.bessel_i1e`, `jax.scipy.special.i1e`).
+    bessel_i1e => BesselI1e;
 }
 
 impl Array {
@@ -159,6 +165,50 @@ impl Array {
             crate::prims::Binary(BinaryOp::NextAfter),
             &[Operand::from(&x), Operand::from(&y)],
         )
+    }
+
+    /// The Hurwitz zeta function `ζ(self, q) = Σ_k (k + q)^-self` (`lax.zeta`); integers
+    /// work in the default float. Not differentiable (JAX 0.10.2 defines no derivative).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let s = Array::from_vec(vec![2.0f64], &[1]);
+    /// let z = s.zeta(1.0).to_vec::<f64>()[0];
+    /// assert!((z - std::f64::consts::PI.powi(2) / 6.0).abs() < 1e-12);
+    /// ```
+    #[track_caller]
+    pub fn zeta<'a>(&'a self, q: impl IntoArg<'a>) -> Array {
+        let (x, q) = super::arith::promote_args_inexact("zeta", self, q);
+        bind1(
+            crate::prims::Binary(BinaryOp::Zeta),
+            &[Operand::from(&x), Operand::from(&q)],
+        )
+    }
+
+    /// The polygamma function `ψ^(m)(x)` with `self` as `m` (`lax.polygamma(m, x)`; `m` a
+    /// non-negative integer value, NaN otherwise). Differentiable in `x` only, as in JAX.
+    #[track_caller]
+    pub fn polygamma<'a>(&'a self, x: impl IntoArg<'a>) -> Array {
+        let (m, x) = super::arith::promote_args_inexact("polygamma", self, x);
+        bind1(
+            crate::prims::Binary(BinaryOp::Polygamma),
+            &[Operand::from(&m), Operand::from(&x)],
+        )
+    }
+
+    /// The high half of the double-width product of two integers of one dtype (`lax.mulhi`):
+    /// `(x * y) >> bits`, signed or unsigned as the dtype.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![200u8], &[1]);
+    /// assert_eq!(x.mulhi(&x).to_vec::<u8>(), vec![156]); // 40000 >> 8
+    /// ```
+    #[track_caller]
+    pub fn mulhi<'a>(&'a self, other: impl IntoArg<'a>) -> Array {
+        binary(BinaryOp::MulHi, self.into_arg(), other.into_arg())
     }
 
     /// The value rounded to a float format of `exponent_bits` and `mantissa_bits`, kept in

@@ -137,6 +137,171 @@ unary_table! {
     RoundAfz => "round_afz", Float, "stablehlo.round_nearest_afz", |_x, _y, _t| None;
     PopulationCount => "population_count", Int, "stablehlo.popcnt", |_x, _y, _t| None;
     Clz => "clz", Int, "stablehlo.count_leading_zeros", |_x, _y, _t| None;
+    // `e^-|x| I0(x)`. JAX writes it in Python (Cephes' Chebyshev series), so its lowering is
+    // that series (`lower_bessel_i0e`), not a chlo op. JAX's derivative: `i1e(x) - sign(x) y`.
+    BesselI0e => "bessel_i0e", Float, "", |x: &Array, y: &Array, t: &Array| Some(t * (x.bessel_i1e() - x.sign() * y));
+    // `e^-|x| I1(x)`, and JAX's derivative `i0e(x) - y (sign(x) + 1/x)`, 1/2 at |x| <= eps.
+    BesselI1e => "bessel_i1e", Float, "chlo.bessel_i1e", |x: &Array, y: &Array, t: &Array| Some(t * bessel_i1e_derivative(x, y));
+}
+
+/// The machine epsilon of a float dtype (`jnp.finfo(dtype).eps`).
+pub(crate) fn float_eps(dtype: DType) -> f64 {
+    match dtype {
+        DType::F16 => f64::powi(2.0, -10),
+        DType::BF16 => f64::powi(2.0, -7),
+        DType::F32 => f64::from(f32::EPSILON),
+        _ => f64::EPSILON,
+    }
+}
+
+/// d/dx i1e(x) given `y = i1e(x)`, as JAX's `_bessel_i1e_jvp`.
+fn bessel_i1e_derivative(x: &Array, y: &Array) -> Array {
+    let eps = float_eps(x.dtype());
+    let not_tiny = x.abs().gt(eps);
+    let safe_x = where_(&not_tiny, x, eps);
+    let dy = safe_x.bessel_i0e() - y * (safe_x.sign() + safe_x.powi(-1));
+    where_(&not_tiny, dy, 0.5)
+}
+
+/// Cephes' Chebyshev coefficients of i0e on [0, 8] (float32: the last 18 of them).
+// Cephes' digits as JAX's source writes them (they round to the same f64).
+#[allow(clippy::excessive_precision)]
+const I0E_A: [f64; 30] = [
+    -4.41534164647933937950E-18,
+    3.33079451882223809783E-17,
+    -2.43127984654795469359E-16,
+    1.71539128555513303061E-15,
+    -1.16853328779934516808E-14,
+    7.67618549860493561688E-14,
+    -4.85644678311192946090E-13,
+    2.95505266312963983461E-12,
+    -1.72682629144155570723E-11,
+    9.67580903537323691224E-11,
+    -5.18979560163526290666E-10,
+    2.65982372468238665035E-9,
+    -1.30002500998624804212E-8,
+    6.04699502254191894932E-8,
+    -2.67079385394061173391E-7,
+    1.11738753912010371815E-6,
+    -4.41673835845875056359E-6,
+    1.64484480707288970893E-5,
+    -5.75419501008210370398E-5,
+    1.88502885095841655729E-4,
+    -5.76375574538582365885E-4,
+    1.63947561694133579842E-3,
+    -4.32430999505057594430E-3,
+    1.05464603945949983183E-2,
+    -2.37374148058994688156E-2,
+    4.93052842396707084878E-2,
+    -9.49010970480476444210E-2,
+    1.71620901522208775349E-1,
+    -3.04682672343198398683E-1,
+    6.76795274409476084995E-1,
+];
+/// ... and of `sqrt(x) i0e(x)` on (8, inf) in `32/x - 2` (float32: the last 7).
+#[allow(clippy::excessive_precision)]
+const I0E_B: [f64; 25] = [
+    -7.23318048787475395456E-18,
+    -4.83050448594418207126E-18,
+    4.46562142029675999901E-17,
+    3.46122286769746109310E-17,
+    -2.82762398051658348494E-16,
+    -3.42548561967721913462E-16,
+    1.77256013305652638360E-15,
+    3.81168066935262242075E-15,
+    -9.55484669882830764870E-15,
+    -4.15056934728722208663E-14,
+    1.54008621752140982691E-14,
+    3.85277838274214270114E-13,
+    7.18012445138366623367E-13,
+    -1.79417853150680611778E-12,
+    -1.32158118404477131188E-11,
+    -3.14991652796324136454E-11,
+    1.18891471078464383424E-11,
+    4.94060238822496958910E-10,
+    3.39623202570838634515E-9,
+    2.26666899049817806459E-8,
+    2.04891858946906374183E-7,
+    2.89137052083475648297E-6,
+    6.88975834691682398426E-5,
+    3.36911647825569408990E-3,
+    8.04490411014108831608E-1,
+];
+
+/// Lowers `bessel_i0e` as JAX does (`jax/_src/lax/special.py`, `_i0e_impl32/64`): Clenshaw's
+/// recurrence over Cephes' coefficients on `|x| <= 8` and on `|x| > 8`, then a select;
+/// float16 and bfloat16 compute in float32. The same ops in the same order, so XLA rounds
+/// as for JAX's program.
+fn lower_bessel_i0e(cx: &mut LowerCtx, x: &str, aval: &Aval, out: &Aval) -> String {
+    let wide = matches!(aval.dtype, DType::F16 | DType::BF16);
+    let a = if wide {
+        aval.with_dtype(DType::F32)
+    } else {
+        aval.clone()
+    };
+    let a = &a;
+    let x = if wide {
+        cx.op1("stablehlo.convert", &[x], &[aval], "", a)
+    } else {
+        x.to_string()
+    };
+    let (coef_a, coef_b): (&[f64], &[f64]) = if a.dtype == DType::F64 {
+        (&I0E_A, &I0E_B)
+    } else {
+        (&I0E_A[12..], &I0E_B[18..])
+    };
+    let x = cx.op1("stablehlo.abs", &[&x], &[a], "", a);
+    let half = cx.splat(0.5, a);
+    let two = cx.splat(2.0, a);
+    let thirty_two = cx.splat(32.0, a);
+    let t_le = cx.op1("stablehlo.multiply", &[&half, &x], &[a, a], "", a);
+    let t_le = cx.op1("stablehlo.subtract", &[&t_le, &two], &[a, a], "", a);
+    let le_8 = chebyshev(cx, &t_le, coef_a, a);
+    let t_gt = cx.op1("stablehlo.divide", &[&thirty_two, &x], &[a, a], "", a);
+    let t_gt = cx.op1("stablehlo.subtract", &[&t_gt, &two], &[a, a], "", a);
+    let gt_8 = chebyshev(cx, &t_gt, coef_b, a);
+    let root = cx.op1("stablehlo.sqrt", &[&x], &[a], "", a);
+    let gt_8 = cx.op1("stablehlo.divide", &[&gt_8, &root], &[a, a], "", a);
+    let eight = cx.splat(8.0, a);
+    let pred_aval = a.with_dtype(DType::Bool);
+    let le = cx.op1(
+        "stablehlo.compare",
+        &[&x, &eight],
+        &[a, a],
+        &compare_props(CompareOp::Le, a.dtype),
+        &pred_aval,
+    );
+    let y = cx.op1(
+        "stablehlo.select",
+        &[&le, &le_8, &gt_8],
+        &[&pred_aval, a, a],
+        "",
+        a,
+    );
+    if wide {
+        cx.op1("stablehlo.convert", &[&y], &[a], "", out)
+    } else {
+        y
+    }
+}
+
+/// Clenshaw's recurrence as JAX's `evaluate_chebyshev_polynomial`: `b0 = t b1 - b2 + c` for
+/// each coefficient, then `(b0 - b2) / 2`.
+fn chebyshev(cx: &mut LowerCtx, t: &str, coefs: &[f64], a: &Aval) -> String {
+    let mut b0 = cx.splat(0.0, a);
+    let mut b1 = cx.splat(0.0, a);
+    let mut b2 = cx.splat(0.0, a);
+    for &c in coefs {
+        b2 = b1;
+        b1 = b0;
+        let m = cx.op1("stablehlo.multiply", &[t, &b1], &[a, a], "", a);
+        let s = cx.op1("stablehlo.subtract", &[&m, &b2], &[a, a], "", a);
+        let c = cx.splat(c, a);
+        b0 = cx.op1("stablehlo.add", &[&s, &c], &[a, a], "", a);
+    }
+    let d = cx.op1("stablehlo.subtract", &[&b0, &b2], &[a, a], "", a);
+    let h = cx.splat(0.5, a);
+    cx.op1("stablehlo.multiply", &[&h, &d], &[a, a], "", a)
 }
 
 /// polygamma(1, x) for the derivative of digamma: the recurrence `ψ1(x) = ψ1(x + 1) + 1/x²`
@@ -226,6 +391,9 @@ impl Primitive for Unary {
                 &out[0],
             )];
         }
+        if self.0 == UnaryOp::BesselI0e {
+            return vec![lower_bessel_i0e(cx, &ins[0], &in_avals[0], &out[0])];
+        }
         vec![cx.op1(self.0.mlir(), &[&ins[0]], &[&in_avals[0]], "", &out[0])]
     }
     fn batch(
@@ -276,6 +444,9 @@ binary_table! {
     ShiftRightArithmetic => "shift_right_arithmetic", Int, "stablehlo.shift_right_arithmetic";
     Atan2 => "atan2", Float, "stablehlo.atan2";
     NextAfter => "nextafter", Float, "chlo.next_after";
+    Zeta => "zeta", Float, "chlo.zeta";
+    Polygamma => "polygamma", Float, "chlo.polygamma";
+    MulHi => "mulhi", Int, "chlo.mulhi";
 }
 
 /// A partial derivative, kept symbolic where that saves work.
@@ -331,7 +502,18 @@ impl BinaryOp {
                 let denom = x * x + y * y;
                 Times(if first { y / &denom } else { -(x / &denom) })
             }
-            BinaryOp::And
+            // JAX 0.10.2 defines no derivative of zeta (`lax.zeta` under jvp or grad raises
+            // NotImplementedError), nor of polygamma in m.
+            BinaryOp::Zeta => panic!(
+                "lax.zeta: differentiation rule for 'zeta' not implemented (as in JAX 0.10.2)"
+            ),
+            BinaryOp::Polygamma if first => {
+                panic!("lax.polygamma: the gradient with respect to m is not supported (as in JAX)")
+            }
+            // d/dx polygamma(m, x) = polygamma(m + 1, x).
+            BinaryOp::Polygamma => Times((x + 1.0).polygamma(y)),
+            BinaryOp::MulHi
+            | BinaryOp::And
             | BinaryOp::Or
             | BinaryOp::Xor
             | BinaryOp::ShiftLeft
