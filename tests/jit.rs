@@ -258,15 +258,29 @@ fn ir_and_stablehlo_can_be_printed_with_source_lines() {
     assert!(hlo.contains("tests/jit.rs"), "{hlo}");
 }
 
+/// As JAX's, a captured array reaches XLA as a constant of the program; one larger than
+/// 16 KiB (a weight matrix) is an argument instead, so that the program text stays small.
 #[test]
-fn captured_arrays_become_inputs_not_literals() {
-    let big = Array::from_vec(vec![1.5f32; 1000], &[1000]);
-    let hlo = stablehlo(|x: Array| &x + &big, &Array::zeros(&[1000], DType::F32));
+fn small_captured_arrays_are_embedded_and_large_ones_are_inputs() {
+    let big = Array::from_vec(vec![1.5f32; 8192], &[8192]);
+    let hlo = stablehlo(|x: Array| &x + &big, &Array::zeros(&[8192], DType::F32));
     assert!(!hlo.contains("1.5"), "the captured array was pasted in");
-    assert!(hlo.contains("%arg1: tensor<1000xf32>"), "{hlo}");
+    assert!(hlo.contains("%arg1: tensor<8192xf32>"), "{hlo}");
     let f = jit(|x: Array| &x + &big);
-    let y: Array = f.call(Array::ones(&[1000], DType::F32));
-    assert_eq!(y.to_vec::<f32>(), vec![2.5f32; 1000]);
+    let y: Array = f.call(Array::ones(&[8192], DType::F32));
+    assert_eq!(y.to_vec::<f32>(), vec![2.5f32; 8192]);
+
+    let small = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3]);
+    let hlo = stablehlo(|x: Array| &x * &small, &Array::zeros(&[3], DType::F32));
+    assert!(hlo.contains("@main(%arg0: tensor<3xf32>)"), "{hlo}");
+    // The raw little-endian f32 bytes of 1, 2, 3.
+    assert!(
+        hlo.contains("dense<\"0x0000803F0000004000004040\"> : tensor<3xf32>"),
+        "{hlo}"
+    );
+    let g = jit(|x: Array| &x * &small);
+    let y: Array = g.call(Array::ones(&[3], DType::F32));
+    assert_eq!(y.to_vec::<f32>(), vec![1.0, 2.0, 3.0]);
 }
 
 #[jit(donate = params, static = (mode, scale))]

@@ -252,3 +252,29 @@ fn split_and_a_vmapped_draw_inside_jit_compile_in_bounded_time() {
         }
     }
 }
+
+/// As in JAX's program, a split's counters and a read's index reach XLA as constants of the
+/// program, not as arguments: `main` takes the key alone.
+#[test]
+fn a_split_inside_jit_embeds_its_counters_as_constants() {
+    let module = jaxrs::stablehlo(
+        |k: Array| {
+            let keys = random::split(&k, 40);
+            jaxrs::vmap(
+                |k: Array| random::normal(&k, &[2], DType::F32).at(0).get(),
+                0,
+                0,
+            )(keys)
+        },
+        &random::key(0),
+    );
+    let main = module
+        .lines()
+        .find(|l| l.contains("func.func public @main"))
+        .expect("a main function");
+    assert!(main.contains("@main(%arg0: tensor<2xui32>)"), "{main}");
+    assert!(
+        module.contains("\"stablehlo.constant\"() <{value = dense<0> : tensor<40xui32>}>"),
+        "{module}"
+    );
+}

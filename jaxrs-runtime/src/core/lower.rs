@@ -118,11 +118,43 @@ pub fn dense_constant(aval: &Aval, bytes: &[u8]) -> Option<String> {
     if aval.dtype == DType::Bool || bytes.len() != aval.size_in_bytes() {
         return None;
     }
+    let width = aval.dtype.size_in_bytes();
+    let first = &bytes[..width.min(bytes.len())];
+    if !bytes.is_empty() && bytes.chunks(width).all(|c| c == first) {
+        // One value everywhere (zeros, most often): MLIR's splat form.
+        return Some(format!(
+            "dense<{}> : {}",
+            dense_scalar(element_value(aval.dtype, first), aval.dtype),
+            aval.mlir_type()
+        ));
+    }
     let mut hex = String::with_capacity(2 * bytes.len());
     for b in bytes {
         let _ = write!(hex, "{b:02X}");
     }
     Some(format!("dense<\"0x{hex}\"> : {}", aval.mlir_type()))
+}
+
+/// One element's little-endian bytes read as a value of `dtype` (not bool).
+fn element_value(dtype: DType, b: &[u8]) -> LitValue {
+    let int = |signed: bool| {
+        let mut v: i128 = 0;
+        for (i, byte) in b.iter().enumerate() {
+            v |= (*byte as i128) << (8 * i);
+        }
+        let bits = 8 * b.len() as u32;
+        if signed && bits < 128 && v >> (bits - 1) & 1 == 1 {
+            v -= 1i128 << bits;
+        }
+        LitValue::Int(v)
+    };
+    match dtype {
+        DType::F64 => LitValue::Float(f64::from_le_bytes(b.try_into().expect("8 bytes"))),
+        DType::F32 => LitValue::Float(f32::from_le_bytes(b.try_into().expect("4 bytes")) as f64),
+        DType::F16 => LitValue::Float(half::f16::from_le_bytes([b[0], b[1]]).to_f64()),
+        DType::BF16 => LitValue::Float(half::bf16::from_le_bytes([b[0], b[1]]).to_f64()),
+        d => int(!d.is_unsigned()),
+    }
 }
 
 /// Lowers `jaxpr` to a StableHLO module whose `main` takes the constants (those not embedded)
