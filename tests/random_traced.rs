@@ -257,10 +257,10 @@ fn split_and_a_vmapped_draw_inside_jit_compile_in_bounded_time() {
 /// program, not as arguments: `main` takes the key alone.
 #[test]
 fn a_split_inside_jit_embeds_its_counters_as_constants() {
-    let module = jaxrs::stablehlo(
+    let module = stablehlo(
         |k: Array| {
             let keys = random::split(&k, 40);
-            jaxrs::vmap(
+            vmap(
                 |k: Array| random::normal(&k, &[2], DType::F32).at(0).get(),
                 0,
                 0,

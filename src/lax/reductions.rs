@@ -246,7 +246,7 @@ pub fn approx_min_k(
 /// assert_eq!(sums.to_vec::<f32>(), vec![8.0, 7.0]);
 /// // Two operands at once: the largest value of each row and where it is.
 /// let idx = lax::broadcasted_iota(DType::I32, &[2, 3], 1);
-/// let init = (Array::full(&[], f32::NEG_INFINITY, DType::F32), Array::zeros(&[], DType::I32));
+/// let init = (Array::full(&[], f64::NEG_INFINITY, DType::F32), Array::zeros(&[], DType::I32));
 /// let (best, at) = lax::reduce(
 ///     (x, idx),
 ///     init,

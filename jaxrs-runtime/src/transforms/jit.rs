@@ -1455,6 +1455,30 @@ fn tuple_fields(text: &str) -> Option<Vec<&str>> {
     Some(fields)
 }
 
+/// The largest constant embedded in a program as a `stablehlo.constant`; larger ones are
+/// arguments. JAX 0.10.2 embeds every constant; a bound keeps a closed-over weight matrix
+/// out of the program text (the compile cache's key) and out of XLA's constant folding.
+pub(crate) const EMBEDDED_CONSTANT_MAX_BYTES: usize = 16 << 10;
+
+/// Which of a traced program's constants it embeds, as JAX does, and their values: the
+/// small ones. Embedded, a split's counters or an index are literals XLA folds and
+/// specializes on, as in JAX's program; as arguments they are opaque buffers.
+pub(crate) fn embedded_constants(consts: &[Array]) -> Vec<Option<String>> {
+    consts
+        .iter()
+        .map(|c| {
+            let aval = c.aval();
+            if aval.size_in_bytes() > EMBEDDED_CONSTANT_MAX_BYTES
+                || aval.dtype == crate::dtype::DType::Bool
+            {
+                return None;
+            }
+            let bytes = c.host_bytes().ok()?;
+            crate::core::lower::dense_constant(aval, &bytes)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::tuple_fields;
@@ -1483,28 +1507,4 @@ mod tests {
         assert_eq!(tuple_fields("(don't, 1)"), None);
         assert_eq!(tuple_fields("Foo"), None);
     }
-}
-
-/// The largest constant embedded in a program as a `stablehlo.constant`; larger ones are
-/// arguments. JAX 0.10.2 embeds every constant; a bound keeps a closed-over weight matrix
-/// out of the program text (the compile cache's key) and out of XLA's constant folding.
-pub(crate) const EMBEDDED_CONSTANT_MAX_BYTES: usize = 16 << 10;
-
-/// Which of a traced program's constants it embeds, as JAX does, and their values: the
-/// small ones. Embedded, a split's counters or an index are literals XLA folds and
-/// specializes on, as in JAX's program; as arguments they are opaque buffers.
-pub(crate) fn embedded_constants(consts: &[Array]) -> Vec<Option<String>> {
-    consts
-        .iter()
-        .map(|c| {
-            let aval = c.aval();
-            if aval.size_in_bytes() > EMBEDDED_CONSTANT_MAX_BYTES
-                || aval.dtype == crate::dtype::DType::Bool
-            {
-                return None;
-            }
-            let bytes = c.host_bytes().ok()?;
-            crate::core::lower::dense_constant(aval, &bytes)
-        })
-        .collect()
 }
