@@ -524,10 +524,17 @@ fn log_ax(a: &Array, x: &Array, dt: DType) -> (Array, Array) {
     (underflow, ax.exp())
 }
 
-/// JAX's `igamma_impl`.
-fn igamma_impl(a: &Array, x: &Array, dt: DType) -> Array {
+/// The edge cases `igamma_impl` and `igammac_impl` both test.
+struct Edges {
+    /// `x < 0`, `a < 0`, `a = x = 0`, or a NaN: the result is NaN.
+    domain_error: Array,
+    a_is_zero: Array,
+    x_is_zero: Array,
+    x_is_infinity: Array,
+}
+
+fn edges(a: &Array, x: &Array) -> Edges {
     let is_nan = a.isnan().logical_or(x.isnan());
-    let x_is_infinity = x.eq(f64::INFINITY);
     let a_is_zero = a.eq(0.0);
     let x_is_zero = x.eq(0.0);
     let domain_error = x
@@ -535,6 +542,22 @@ fn igamma_impl(a: &Array, x: &Array, dt: DType) -> Array {
         .logical_or(a.lt(0.0))
         .logical_or(a_is_zero.logical_and(&x_is_zero))
         .logical_or(&is_nan);
+    Edges {
+        domain_error,
+        a_is_zero,
+        x_is_zero,
+        x_is_infinity: x.eq(f64::INFINITY),
+    }
+}
+
+/// JAX's `igamma_impl`.
+fn igamma_impl(a: &Array, x: &Array, dt: DType) -> Array {
+    let Edges {
+        domain_error,
+        a_is_zero: _,
+        x_is_zero,
+        x_is_infinity,
+    } = edges(a, x);
     let use_igammac = x.ge(1.0).logical_and(x.gt(a));
     let (underflow, ax) = log_ax(a, x, dt);
     let enabled = x_is_zero
@@ -566,15 +589,12 @@ fn igamma_impl(a: &Array, x: &Array, dt: DType) -> Array {
 
 /// JAX's `igammac_impl`.
 fn igammac_impl(a: &Array, x: &Array, dt: DType) -> Array {
-    let is_nan = a.isnan().logical_or(x.isnan());
-    let a_is_zero = a.eq(0.0);
-    let x_is_zero = x.eq(0.0);
-    let x_is_infinity = x.eq(f64::INFINITY);
-    let domain_error = x
-        .lt(0.0)
-        .logical_or(a.lt(0.0))
-        .logical_or(a_is_zero.logical_and(&x_is_zero))
-        .logical_or(&is_nan);
+    let Edges {
+        domain_error,
+        a_is_zero,
+        x_is_zero: _,
+        x_is_infinity,
+    } = edges(a, x);
     let use_igamma = x.lt(1.0).logical_or(x.lt(a));
     let (underflow, ax) = log_ax(a, x, dt);
     let enabled = domain_error
