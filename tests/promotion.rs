@@ -208,8 +208,7 @@ fn reduction(op: &str, x: &Array) -> Option<Array> {
         "mean" => x.mean(None, false),
         "var" => x.var(None, false, 0),
         "std" => x.std(None, false, 0),
-        // jaxrs has no cumprod yet (the jnp surface is another item of issue 18).
-        "cumprod" => return None,
+        "cumprod" => x.cumprod(0),
         other => panic!("unknown reduction {other}"),
     })
 }

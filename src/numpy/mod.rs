@@ -40,3 +40,6 @@ pub use manip::*;
 pub use math::*;
 pub use products::*;
 pub use reductions::*;
+
+/// `jnp.result_type`: the dtype JAX's promotion gives the operands together.
+pub use crate::result_type;

@@ -336,9 +336,9 @@ impl Array {
     #[track_caller]
     fn cumulative(&self, name: &str, op: ReduceOp, axis: i64, reverse: bool) -> Array {
         let axis = axis_of(name, axis, self);
-        // A cumulative sum of bools counts in int64 (JAX's `_cumulative_reduction`); integers
-        // keep their dtype, unlike `sum`'s.
-        let x = if self.dtype() == DType::Bool && op == ReduceOp::Sum {
+        // A cumulative sum or product of bools is in int64 (JAX's `_cumulative_reduction`);
+        // integers keep their dtype, unlike `sum`'s.
+        let x = if self.dtype() == DType::Bool && matches!(op, ReduceOp::Sum | ReduceOp::Prod) {
             self.astype(DType::Bool.promote_integer())
         } else {
             self.clone()
