@@ -22,6 +22,17 @@ pub const inf: f64 = f64::INFINITY;
 /// Not a number (`jnp.nan`).
 #[allow(non_upper_case_globals)]
 pub const nan: f64 = f64::NAN;
+/// The modified Bessel function of the first kind of order 0 (`jnp.i0`): `exp(|x|)
+/// bessel_i0e(|x|)`, as JAX computes it; integers compute in float.
+#[track_caller]
+pub fn i0(x: &Array) -> Array {
+    let x = inexact(x);
+    let ax = x.abs();
+    let y = ax.exp() * crate::lax::bessel_i0e(&ax);
+    // JAX's derivative rule: zero at 0 (where |x|'s derivative is not defined).
+    where_(&x.eq(0.0), jaxrs_runtime::stop_gradient(&y), &y)
+}
+
 /// The Euler–Mascheroni constant γ (`jnp.euler_gamma`).
 #[allow(non_upper_case_globals)]
 pub const euler_gamma: f64 = 0.577_215_664_901_532_9;

@@ -35,11 +35,13 @@ mod manip;
 mod math;
 mod products;
 mod reductions;
+mod windows;
 
 pub use manip::*;
 pub use math::*;
 pub use products::*;
 pub use reductions::*;
+pub use windows::*;
 
 /// `jnp.result_type`: the dtype JAX's promotion gives the operands together.
 pub use crate::result_type;
