@@ -30,7 +30,7 @@ pub fn i0(x: &Array) -> Array {
     let ax = x.abs();
     let y = ax.exp() * crate::lax::bessel_i0e(&ax);
     // JAX's derivative rule: zero at 0 (where |x|'s derivative is not defined).
-    where_(&x.eq(0.0), jaxrs_runtime::stop_gradient(&y), &y)
+    where_(x.eq(0.0), jaxrs_runtime::stop_gradient(&y), &y)
 }
 
 /// The Euler–Mascheroni constant γ (`jnp.euler_gamma`).
