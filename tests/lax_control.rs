@@ -57,6 +57,16 @@ fn apply(op: &str, p: &Value, x: &[In]) -> Vec<Array> {
             lax::rng_bit_generator(a(x, 0), &shape, dtype, algorithm(p_str(p, "algorithm")));
         return vec![key, bits];
     }
+    if op == "lax.platform_dependent" {
+        let (sin, tanh, cos) = (|x: Array| x.sin(), |x: Array| x.tanh(), |x: Array| x.cos());
+        let x0 = a(x, 0).clone();
+        return vec![match p_str(p, "branches") {
+            "cpu,cuda" => {
+                lax::platform_dependent(x0, Some(&cos), &[("cpu", &sin), ("cuda", &tanh)])
+            }
+            _ => lax::platform_dependent(x0, Some(&cos), &[("cuda", &sin)]),
+        }];
+    }
     vec![match op {
         "lax.dot" => lax::dot(a(x, 0), a(x, 1), None, pet(p)),
         "lax.dot_general" => {
@@ -199,6 +209,13 @@ fn rng_bit_generator_under_vmap_runs_one_generator_per_key() {
         assert_eq!(new_keys.index(i as i64).to_vec::<u32>(), k.to_vec::<u32>());
         assert_eq!(bits.index(i as i64).to_vec::<u32>(), b.to_vec::<u32>());
     }
+}
+
+#[test]
+#[should_panic(expected = "no branch for platform \"cpu\"")]
+fn platform_dependent_without_a_branch_or_default_names_the_platform() {
+    let sin = |x: Array| x.sin();
+    lax::platform_dependent(Array::zeros(&[1], DType::F32), None, &[("cuda", &sin)]);
 }
 
 #[test]

@@ -293,3 +293,49 @@ pub fn map<X: Tree, Y: Tree>(f: impl Fn(X) -> Y, xs: X, batch_size: Option<usize
         .collect();
     crate::tree_unflatten(&ydef, joined)
 }
+
+/// A branch of [`platform_dependent`]: the platform's name and the function run there.
+pub type PlatformBranch<'a, A, R> = (&'a str, &'a dyn Fn(A) -> R);
+
+/// `lax.platform_dependent(*args, default, **per_platform)`: the branch of `per_platform`
+/// named for the platform jaxrs runs on (`"cpu"`, `"cuda"`, `"rocm"`, as its devices'
+/// `platform()` says), else `default`; called on `args`.
+///
+/// One process runs on one platform, so the branch is chosen when the function is traced
+/// (JAX chooses when it lowers, and lowers every branch only when it exports for several
+/// platforms at once). With no branch for the platform and no `default`, it stops with a
+/// message naming the platform, where JAX's lowering fails.
+///
+/// ```
+/// use jaxrs::lax;
+/// use jaxrs::prelude::*;
+///
+/// let x = Array::from_vec(vec![0.0f32, 1.0], &[2]);
+/// let sin = |x: Array| x.sin();
+/// let cos = |x: Array| x.cos();
+/// let y = lax::platform_dependent(x, Some(&cos), &[("cpu", &sin)]);
+/// assert_eq!(y.to_vec::<f32>()[0], 0.0); // on the CPU plugin
+/// ```
+#[track_caller]
+pub fn platform_dependent<A, R>(
+    args: A,
+    default: Option<&dyn Fn(A) -> R>,
+    per_platform: &[PlatformBranch<'_, A, R>],
+) -> R {
+    let devices = crate::devices();
+    let platform = devices.first().map_or("cpu", |d| d.platform());
+    match per_platform.iter().find(|(name, _)| *name == platform) {
+        Some((_, branch)) => branch(args),
+        None => match default {
+            Some(f) => f(args),
+            None => {
+                let named: Vec<&str> = per_platform.iter().map(|(n, _)| *n).collect();
+                panic!(
+                    "lax.platform_dependent: no branch for platform {platform:?} (branches: \
+                     {named:?}) and no default at {}",
+                    std::panic::Location::caller()
+                )
+            }
+        },
+    }
+}

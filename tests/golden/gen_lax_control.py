@@ -141,4 +141,9 @@ c.add("lax.rng_bit_generator",
       lambda k: lax.rng_bit_generator(k, (4,), "uint32", lax.RandomAlgorithm.RNG_THREE_FRY),
       [np.array([7, 2**40 + 5], np.uint64)],
       params={"shape": [4], "dtype": "uint32", "algorithm": "three_fry"}, vmap=False)
+# platform_dependent on the CPU plugin: the cpu branch where there is one, else the default.
+c.add("lax.platform_dependent", lambda x: lax.platform_dependent(x, cpu=jnp.sin, cuda=jnp.tanh, default=jnp.cos),
+      [c.normal((3,), "float64")], params={"branches": "cpu,cuda"})
+c.add("lax.platform_dependent", lambda x: lax.platform_dependent(x, cuda=jnp.sin, default=jnp.cos),
+      [c.normal((3,), "float64")], params={"branches": "cuda"})
 c.save()

@@ -158,6 +158,7 @@ use jaxrs::lax::nextafter as _;
 use jaxrs::lax::optimization_barrier as _;
 use jaxrs::lax::pad as _;
 use jaxrs::lax::padtype_to_pads as _;
+use jaxrs::lax::platform_dependent as _;
 use jaxrs::lax::pmax as _;
 use jaxrs::lax::pmean as _;
 use jaxrs::lax::pmin as _;
