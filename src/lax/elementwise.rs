@@ -6,7 +6,7 @@
 //! `TypeError`), and a float function refuses integers. Shapes must agree, except that a
 //! rank-0 operand stands for an array of the other's shape.
 
-use crate::{where_, Array, DType};
+use crate::{stop_gradient, where_, Array, DType};
 use std::panic::Location;
 
 /// Stops with the message of every jaxrs programmer error: the op, what is wrong, the
@@ -292,7 +292,19 @@ binary! {
 pub fn clamp(min: &Array, x: &Array, max: &Array) -> Array {
     check2("clamp", Accepts::Any, min, x);
     check2("clamp", Accepts::Any, x, max);
-    x.maximum(min).minimum(max)
+    let value = x.maximum(min).minimum(max);
+    if !value.dtype().is_float() {
+        return value;
+    }
+    // JAX's derivative (`clamp_p`'s JVP), which `maximum`/`minimum` would split at ties: `x`'s
+    // where min < x < max, `min`'s where min > x (and min < max), `max`'s where max < x. Each
+    // term is zero in value and carries one operand's tangent where its mask holds.
+    let zero = Array::zeros(&[], value.dtype());
+    let part = |mask: Array, v: &Array| where_(&mask, v - stop_gradient(v), &zero);
+    stop_gradient(&value)
+        + part(min.gt(x).logical_and(min.lt(max)), min)
+        + part(x.gt(min).logical_and(x.lt(max)), x)
+        + part(max.lt(x), max)
 }
 
 /// `pred ? on_true : on_false` elementwise (`lax.select`; `pred` is bool, of the operands'

@@ -179,4 +179,11 @@ c.add("lax.reduce_precision", lambda x: lax.reduce_precision(x, 5, 10),
       check_grads=False)
 c.add("lax.reduce_precision", lambda x: lax.reduce_precision(x, 8, 7),
       [c.normal((3,), "float32")], params={"exponent_bits": 8, "mantissa_bits": 7})
+# clamp at its bounds: JAX's derivative gives a tie to neither the operand nor a bound (one
+# side's slope, which finite differences cannot see: no check_grads).
+xt = np.array([-1.0, -0.25, 0.5, 0.5, 2.0], np.float64)
+c.add("lax.clamp", lax.clamp, [np.float64(-0.25).reshape(()), xt, np.float64(0.5).reshape(())],
+      vmap_axes=[None, 0, None], check_grads=False)
+c.add("lax.clamp", lax.clamp, [np.array([-1.0, 0.0, 0.5, 1.0, 3.0]), xt, np.array([-1.0, 0.5, 0.5, 2.0, 2.0])],
+      check_grads=False)
 c.save()
