@@ -62,15 +62,15 @@ pub struct ImageSet {
     image_shape: [usize; 2],
 }
 
-/// One batch of an [`ImageSet`] on the device: `x` f32[batch, pixels], `y` i32[batch], and
-/// `mask` f32[batch], 1 for real rows and 0 for the rows that pad a short last batch.
+/// One batch of an [`ImageSet`] on the device: `x` `f32[batch, pixels]`, `y` `i32[batch]`, and
+/// `mask` `f32[batch]`, 1 for real rows and 0 for the rows that pad a short last batch.
 #[derive(Clone)]
 pub struct Batch {
-    /// The images, f32[batch, pixels].
+    /// The images, `f32[batch, pixels]`.
     pub x: Array,
-    /// The labels, i32[batch].
+    /// The labels, `i32[batch]`.
     pub y: Array,
-    /// 1.0 for real rows, 0.0 for padding rows (see [`Remainder::Pad`]), f32[batch].
+    /// 1.0 for real rows, 0.0 for padding rows (see [`Remainder::Pad`]), `f32[batch]`.
     pub mask: Array,
 }
 
@@ -688,7 +688,7 @@ impl BatchRows {
         }
     }
 
-    /// The mask of the batch, f32[batch]: 1.0 on the real rows, 0.0 on padding.
+    /// The mask of the batch, `f32[batch]`: 1.0 on the real rows, 0.0 on padding.
     ///
     /// ```
     /// let rows = jaxrs::data::BatchRows { rows: vec![4, 2, 0], valid: 2 };

@@ -807,7 +807,7 @@ pub enum Mask {
     All,
     /// One flag per leaf, in leaf order.
     Leaves(Vec<bool>),
-    /// A predicate on each leaf's path as [`tree_paths`](crate::tree_paths) writes it
+    /// A predicate on each leaf's path as [`tree_paths`] writes it
     /// (`layers.0.w`).
     Paths(Arc<dyn Fn(&str) -> bool + Send + Sync>),
 }

@@ -395,7 +395,7 @@ pub(crate) fn lattice_result_type(args: &[(DType, bool)]) -> (DType, bool) {
 ///
 /// Each argument is a dtype and whether it is weak (a Rust scalar, [`Array::weak_scalar`],
 /// or a value computed only from those). The result is the operands' least upper bound on
-/// JAX's promotion lattice (see the [module docs](self)); a weak result is reported, as JAX
+/// JAX's promotion lattice (the `dtype` module's docs, and the README's "Dtypes and promotion"); a weak result is reported, as JAX
 /// reports it, at the default dtype of its kind (`int64`, `uint64`, `float64`). An
 /// operation's own result keeps the bound's dtype ([`DType::promote`]): two weak uint8s add
 /// as a weak uint8, while `result_type` says weak uint64.

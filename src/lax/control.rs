@@ -235,7 +235,7 @@ fn scan_rec(
         .collect()
 }
 
-/// `f` mapped over the leading axis of `xs` (`lax.map`): a [`scan`] without a carry, so one
+/// `f` mapped over the leading axis of `xs` (`lax.map`): a [`scan`](fn@crate::scan) without a carry, so one
 /// example at a time; `batch_size` maps `vmap(f)` over batches of that many examples (the
 /// remainder, if any, as one more `vmap`).
 ///

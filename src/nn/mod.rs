@@ -1,9 +1,9 @@
 //! Neural-network building blocks, as flax, `jax.nn` and optax's losses give JAX users:
 //! initialisers ([`init`]), layers as plain `#[derive(Tree)]` parameter structs with an
 //! `init(key, ..)` constructor and a pure `apply`, attention and its masks, recurrent cells
-//! shaped as [`scan`](crate::scan) bodies, and losses.
+//! shaped as [`scan`](fn@crate::scan) bodies, and losses.
 //!
-//! Parameters are trees, so [`grad`](crate::grad), [`jit`](crate::jit) and
+//! Parameters are trees, so [`grad`](fn@crate::grad), [`jit`](fn@crate::jit) and
 //! [`tree_map2`](crate::tree_map2) take them whole:
 //!
 //! ```
@@ -34,7 +34,7 @@
 //! which `jax.tree.leaves` lists flax's parameter dicts: a model's leaves, its optimizer
 //! state's and its gradients' come in JAX's order (XLA schedules a training step by it).
 //!
-//! Activations are methods of [`Array`]: `relu`, `gelu` (tanh approximation), `gelu_exact`,
+//! Activations are methods of [`Array`](crate::Array): `relu`, `gelu` (tanh approximation), `gelu_exact`,
 //! `silu`, `sigmoid`, `log_sigmoid`, `leaky_relu`, `elu`, `softplus`, `tanh`, `softmax`,
 //! `log_softmax`.
 

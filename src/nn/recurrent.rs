@@ -1,5 +1,5 @@
 //! Recurrent cells (flax's `nn.GRUCell` and `nn.LSTMCell`): one step each, shaped as a
-//! [`scan`](crate::scan) body.
+//! [`scan`](fn@crate::scan) body.
 
 use super::init;
 use super::layers::Linear;
@@ -94,7 +94,7 @@ impl GruCell {
     }
 
     /// One step: `(h, x) -> (h', h')`, the new state twice (as the carry and as the output),
-    /// so `|h, x| cell.apply(h, &x)` is a [`scan`](crate::scan) body.
+    /// so `|h, x| cell.apply(h, &x)` is a [`scan`](fn@crate::scan) body.
     #[track_caller]
     pub fn apply(&self, h: Array, x: &Array) -> (Array, Array) {
         let r = (self.ir.apply(x) + self.hr.apply(&h)).sigmoid();
@@ -179,7 +179,7 @@ impl LstmCell {
     }
 
     /// One step: `((c, h), x) -> ((c', h'), h')`, so `|carry, x| cell.apply(carry, &x)` is a
-    /// [`scan`](crate::scan) body.
+    /// [`scan`](fn@crate::scan) body.
     #[track_caller]
     pub fn apply(&self, carry: (Array, Array), x: &Array) -> ((Array, Array), Array) {
         let (c, h) = carry;

@@ -36,10 +36,10 @@ pub struct LowerOptions {
     pub spmd: Option<Spmd>,
     /// Lower a bf16 x bf16 `dot_general` as an f32 product rounded to bf16 once, as jaxlib's
     /// XLA computes it on CPU; set from the target by the compiling caller
-    /// ([`crate::core::client::bf16_dots_in_f32`]), so that lowering itself stays a pure
+    /// (`crate::core::client::bf16_dots_in_f32`), so that lowering itself stays a pure
     /// function of the program and these options.
     pub bf16_dots_in_f32: bool,
-    /// Per constvar: its value as a dense attribute (see [`dense_constant`]) when it is
+    /// Per constvar: its value as a dense attribute (see `dense_constant`) when it is
     /// embedded in the program as a `stablehlo.constant`, as JAX embeds constants; `None`
     /// (or absent): it is an argument of `main`. `donated` and the SPMD specs count only the
     /// arguments.

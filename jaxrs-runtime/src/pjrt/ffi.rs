@@ -4,7 +4,7 @@
 //!
 //! A program calls `stablehlo.custom_call @jaxrs_host_callback(%a, %b)
 //! {api_version = 4 : i32, backend_config = {fmt = "..."}, has_side_effect = true}`;
-//! XLA's CPU runtime then calls [`handler`] with an `XLA_FFI_CallFrame` holding the operands'
+//! XLA's CPU runtime then calls `handler` with an `XLA_FFI_CallFrame` holding the operands'
 //! host memory and the attributes. The handler hands them, read in place, to the callback the
 //! engine installed with [`set_host_callback`]. Declarations are written by hand from
 //! `xla/ffi/api/c_api.h` (only what the handler reads).

@@ -142,7 +142,7 @@ fn host_callback(attrs: &[(&str, &str)], args: &[HostArg<'_>]) {
     emit(&substitute(fmt, &values));
 }
 
-/// A receiver of the lines [`debug_print!`](crate::debug_print) prints (see
+/// A receiver of the lines [`debug_print!`](macro@crate::debug_print) prints (see
 /// [`set_debug_print_hook`]).
 ///
 /// ```
@@ -162,7 +162,7 @@ fn emit(line: &str) {
     }
 }
 
-/// Sends the lines [`debug_print!`](crate::debug_print) prints to `hook` instead of stdout
+/// Sends the lines [`debug_print!`](macro@crate::debug_print) prints to `hook` instead of stdout
 /// (`None` restores stdout); returns the previous hook. Lines printed from compiled code
 /// reach the hook on XLA's threads, so it must be `Send + Sync`.
 ///
@@ -183,7 +183,7 @@ pub fn set_debug_print_hook(hook: Option<DebugPrintHook>) -> Option<DebugPrintHo
     std::mem::replace(&mut *HOOK.write().unwrap_or_else(|p| p.into_inner()), hook)
 }
 
-/// The function behind [`debug_print!`](crate::debug_print): prints `fmt` with each `{}`
+/// The function behind [`debug_print!`](macro@crate::debug_print): prints `fmt` with each `{}`
 /// replaced by the next value, at run time (eagerly: now; inside `jit`, `scan`, `vmap`,
 /// `grad`: each time the compiled program runs, with the values of that run).
 #[track_caller]
