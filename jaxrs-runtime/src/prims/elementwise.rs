@@ -132,7 +132,7 @@ unary_table! {
     Lgamma => "lgamma", Float, "chlo.lgamma", |x: &Array, _y, t: &Array| Some(t * x.digamma());
     // JAX differentiates digamma with polygamma(1, x), which jaxrs lacks: the derivative
     // is the series of trigamma below (see `trigamma`).
-    Digamma => "digamma", Float, "chlo.digamma", |x: &Array, _y, t: &Array| Some(t * trigamma(x));
+    Digamma => "digamma", Float, "chlo.digamma", |x: &Array, _y, t: &Array| Some(t * Array::full(&[], 1.0, x.dtype()).polygamma(x));
     // `lax.round(x, ROUND_AWAY_FROM_ZERO)`, JAX's default rounding method.
     RoundAfz => "round_afz", Float, "stablehlo.round_nearest_afz", |_x, _y, _t| None;
     PopulationCount => "population_count", Int, "stablehlo.popcnt", |_x, _y, _t| None;
@@ -302,31 +302,6 @@ fn chebyshev(cx: &mut LowerCtx, t: &str, coefs: &[f64], a: &Aval) -> String {
     let d = cx.op1("stablehlo.subtract", &[&b0, &b2], &[a, a], "", a);
     let h = cx.splat(0.5, a);
     cx.op1("stablehlo.multiply", &[&h, &d], &[a, a], "", a)
-}
-
-/// polygamma(1, x) for the derivative of digamma: the recurrence `ψ1(x) = ψ1(x + 1) + 1/x²`
-/// moves x above 10, where the asymptotic series is exact to double precision; negative
-/// arguments use the reflection `ψ1(1 - x) + ψ1(x) = π² / sin²(πx)`.
-fn trigamma(x: &Array) -> Array {
-    let reflect = x.lt(0.5);
-    let pi = std::f64::consts::PI;
-    // For x < 1/2, compute ψ1(1 - x) and reflect.
-    let z0 = where_(&reflect, 1.0 - x, x);
-    let mut acc = Array::zeros_like(&z0);
-    let mut z = z0.clone();
-    for _ in 0..10 {
-        acc = &acc + 1.0 / (&z * &z);
-        z = &z + 1.0;
-    }
-    let inv = 1.0 / &z;
-    let inv2 = &inv * &inv;
-    // 1/z + 1/(2z²) + 1/(6z³) - 1/(30z⁵) + 1/(42z⁷) - 1/(30z⁹) + 5/(66z¹¹)
-    let tail = (&inv2 * (5.0 / 66.0) - 1.0 / 30.0) * &inv2 + 1.0 / 42.0;
-    let tail = (tail * &inv2 - 1.0 / 30.0) * &inv2 + 1.0 / 6.0;
-    let series = &inv + &inv2 * 0.5 + &inv2 * &inv * tail;
-    let direct = acc + series;
-    let s = (x * pi).sin();
-    where_(&reflect, (pi * pi) / (&s * &s) - &direct, &direct)
 }
 
 /// `y = op(x)`, elementwise.
