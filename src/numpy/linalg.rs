@@ -13,6 +13,7 @@
 //! assert_eq!(inf.item::<f32>(), 4.0);
 //! ```
 
+use super::manip::norm_axis;
 use super::math::inexact;
 use crate::{Array, Axes, DType};
 use std::panic::Location;
@@ -60,24 +61,14 @@ impl From<&str> for NormOrd {
     }
 }
 
+/// The axes `axis` names (every axis for `None`), each normalized as jnp's are.
 #[track_caller]
 fn axes_of(x: &Array, axis: Option<Vec<i64>>, op: &str) -> Vec<usize> {
-    let r = x.rank() as i64;
     match axis {
         None => (0..x.rank()).collect(),
         Some(v) => v
             .into_iter()
-            .map(|a| {
-                let n = if a < 0 { a + r } else { a };
-                if !(0..r.max(1)).contains(&n) {
-                    panic!(
-                        "linalg.{op}: axis {a} is out of range for shape {:?} at {}",
-                        x.shape(),
-                        Location::caller()
-                    );
-                }
-                n as usize
-            })
+            .map(|a| norm_axis(&format!("linalg.{op}"), a, x.shape()))
             .collect(),
     }
 }
