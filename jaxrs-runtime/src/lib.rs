@@ -27,6 +27,7 @@ mod aval;
 mod core;
 mod dtype;
 mod error;
+pub mod fs_safety;
 mod higher_order;
 mod interpreters;
 mod ops;
