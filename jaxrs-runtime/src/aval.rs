@@ -50,12 +50,15 @@ impl Aval {
         self.shape.len()
     }
 
+    /// The element count; `usize::MAX` if it overflows (such a shape never gets past
+    /// [`check_shape`], which every new abstract value meets in `bind`).
     pub fn size(&self) -> usize {
-        self.shape.iter().product()
+        element_count(&self.shape).unwrap_or(usize::MAX)
     }
 
+    /// The byte size; `usize::MAX` if it overflows (see [`Aval::size`]).
     pub fn size_in_bytes(&self) -> usize {
-        self.size() * self.dtype.size_in_bytes()
+        byte_size(&self.shape, self.dtype).unwrap_or(usize::MAX)
     }
 
     /// The MLIR tensor type, e.g. `tensor<3x4xf32>`.
@@ -74,6 +77,44 @@ impl Aval {
     pub fn same_type(&self, other: &Aval) -> bool {
         self.shape == other.shape && self.dtype == other.dtype
     }
+}
+
+/// The most bytes one array may hold: 2^48 (256 TiB), the virtual address space of the
+/// x86-64 CPUs and CUDA GPUs XLA runs on. Checking it before XLA sees a shape turns what
+/// would be an abort inside XLA (its int64 sizes overflow at 2^63 bytes, and it throws a C++
+/// exception out of its compiler) into an error at the user's line.
+pub const MAX_ARRAY_BYTES: usize = 1 << 48;
+
+/// The product of `shape`'s dimensions, or `None` if it overflows `usize`.
+pub fn element_count(shape: &[usize]) -> Option<usize> {
+    shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d))
+}
+
+/// The bytes of an array of `shape` and `dtype`, or `None` if that overflows `usize`.
+pub fn byte_size(shape: &[usize], dtype: DType) -> Option<usize> {
+    element_count(shape)?.checked_mul(dtype.size_in_bytes())
+}
+
+/// Stops (with [`Error::ShapeTooLarge`], which `try_run` returns) when an array of `shape`
+/// and `dtype` could not exist: its element count or byte size overflows, or it passes
+/// [`MAX_ARRAY_BYTES`]. `op` and `loc` name the operation and the user's line.
+///
+/// [`Error::ShapeTooLarge`]: crate::Error::ShapeTooLarge
+pub fn check_shape(op: &str, shape: &[usize], dtype: DType, loc: &std::panic::Location<'_>) {
+    let bytes = byte_size(shape, dtype);
+    if bytes.is_some_and(|b| b <= MAX_ARRAY_BYTES) {
+        return;
+    }
+    let aval = Aval::new(shape.to_vec(), dtype);
+    let size = match (element_count(shape), bytes) {
+        (None, _) => "has more elements than a 64-bit count holds".to_string(),
+        (Some(_), None) => "would take more than 2^64 bytes".to_string(),
+        (Some(_), Some(b)) => format!("would take {b} bytes"),
+    };
+    crate::core::client::fail(crate::Error::ShapeTooLarge(format!(
+        "{op}: {aval} {size}, more than the 2^48 any device can address {}",
+        crate::core::trace::At::line(loc)
+    )))
 }
 
 /// Prints as JAX does: `f32[3,4]`, with a `~` marking a weak type.

@@ -77,6 +77,12 @@ pub enum Error {
         context: &'static str,
         message: String,
     },
+    /// An operation asked for an array too large to exist: its element count or byte size
+    /// overflows, or it passes `jaxrs::MAX_ARRAY_BYTES` (2^48 bytes). Checked before the
+    /// shape reaches XLA (which would abort the process) or an allocation; the message names
+    /// the operation, the shape and the user's line.
+    #[error("{0}")]
+    ShapeTooLarge(String),
     /// A buffer that was donated to a computation was used again.
     #[error("a donated array was used again: {0}")]
     DonatedBufferUsed(String),

@@ -39,7 +39,7 @@ mod tree;
 
 // Arrays and their element types.
 pub use crate::core::array::Array;
-pub use aval::Aval;
+pub use aval::{Aval, MAX_ARRAY_BYTES};
 pub use dtype::{result_type, DType, DTypeKind, Element};
 pub use ops::{
     einsum, index, promote_args, promote_args_inexact, sort_multi, stop_gradient, where_, AtIndex,

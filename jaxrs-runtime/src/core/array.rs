@@ -14,6 +14,10 @@ use crate::pjrt::{Buffer, Device};
 use std::fmt;
 use std::sync::Arc;
 
+/// Up to this many elements, [`Array::full`] fills on the host and uploads (one copy, no
+/// program); above, it broadcasts on the device (one buffer, no host staging).
+const FULL_ON_HOST_MAX_ELEMENTS: usize = 1 << 16;
+
 /// An n-dimensional array: concrete (buffers on a device) or traced (a variable of an open
 /// transformation). Cloning is cheap (a reference count); arrays are immutable.
 ///
@@ -116,8 +120,9 @@ impl Array {
     /// ```
     #[track_caller]
     pub fn from_slice<T: Element>(data: &[T], shape: &[usize]) -> Array {
-        let n: usize = shape.iter().product();
-        if data.len() != n {
+        let n = crate::aval::element_count(shape);
+        if n != Some(data.len()) {
+            let n = n.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string());
             let loc = std::panic::Location::caller();
             panic!(
                 "from_slice: {} elements do not fill shape {shape:?} ({n} elements) {}",
@@ -170,7 +175,7 @@ impl Array {
     /// `lit` repeated to `shape`, built on the host and uploaded once.
     pub(crate) fn from_literal_filled(lit: Literal, shape: &[usize]) -> Array {
         let one = host_bytes_of(lit);
-        let n: usize = shape.iter().product();
+        let n = crate::aval::element_count(shape).expect("a checked shape");
         let bytes: Vec<u8> = one.iter().copied().cycle().take(one.len() * n).collect();
         Array::from_host_bytes(&bytes, lit.aval().with_shape(shape.to_vec())).filled_with(lit)
     }
@@ -182,7 +187,7 @@ impl Array {
                 literal: Some(lit),
                 ..c
             }))),
-            _ => unreachable!("a fresh upload is concrete and unshared"),
+            _ => unreachable!("a fresh array is concrete and unshared"),
         }
     }
 
@@ -195,6 +200,7 @@ impl Array {
     /// assert_eq!(z.shape(), &[2, 3]);
     /// assert_eq!(z.to_vec::<f32>(), vec![0.0; 6]);
     /// ```
+    #[track_caller]
     pub fn zeros(shape: &[usize], dtype: DType) -> Array {
         Array::full(shape, 0.0, dtype)
     }
@@ -207,6 +213,7 @@ impl Array {
     /// let x = Array::ones(&[3], DType::I32);
     /// assert_eq!(x.to_vec::<i32>(), vec![1, 1, 1]);
     /// ```
+    #[track_caller]
     pub fn ones(shape: &[usize], dtype: DType) -> Array {
         Array::full(shape, 1.0, dtype)
     }
@@ -220,28 +227,36 @@ impl Array {
     /// assert_eq!(x.to_vec::<f64>(), vec![0.5; 4]);
     /// assert_eq!(Array::full(&[2], 7.9, DType::I32).to_vec::<i32>(), vec![7, 7]);
     /// ```
+    #[track_caller]
     pub fn full(shape: &[usize], value: f64, dtype: DType) -> Array {
         let lit = Literal::from_f64(value, dtype, false);
         if shape.is_empty() {
             return Array::from_literal(lit);
         }
-        let one = host_bytes_of(lit);
-        // A size beyond memory is the environment's failure (an `Error` that `try_run`
-        // returns), not an abort in the allocator.
-        let len = shape
-            .iter()
-            .try_fold(one.len(), |acc, &d| acc.checked_mul(d));
-        let mut bytes: Vec<u8> = Vec::new();
-        if len.is_none_or(|len| bytes.try_reserve_exact(len).is_err()) {
-            fail(Error::OutOfMemory {
-                context: "Array::full",
-                message: format!("{dtype:?}{shape:?} does not fit in host memory"),
-            })
+        crate::aval::check_shape("Array::full", shape, dtype, std::panic::Location::caller());
+        let aval = Aval::new(shape.to_vec(), dtype);
+        // Small arrays are cheaper to fill on the host (one upload); large ones are broadcast
+        // on the device, so that the array exists once (staging it on the host first doubled
+        // the peak: 2 GiB for a 1 GiB array). Either way it remembers its value, so that a
+        // trace meeting it writes a constant that XLA folds instead of an extra program input.
+        if aval.size() <= FULL_ON_HOST_MAX_ELEMENTS {
+            return Array::from_literal_filled(lit, shape);
         }
-        bytes.extend(one.iter().copied().cycle().take(len.unwrap_or(0)));
-        // It remembers its value, so that a trace meeting it writes a constant that XLA folds
-        // instead of an extra program input.
-        Array::from_host_bytes(&bytes, Aval::new(shape.to_vec(), dtype)).filled_with(lit)
+        let broadcast: crate::core::primitive::Prim =
+            Arc::new(crate::prims::shape::BroadcastInDim {
+                shape: shape.to_vec(),
+                dims: vec![],
+            });
+        // Run now even under a trace: `Array::full` makes a concrete array wherever it is
+        // called, as the host-filled one always was.
+        let out = crate::core::eager::execute(
+            &broadcast,
+            &[crate::core::trace::Operand::Lit(lit)],
+            &[lit.aval()],
+            &[aval],
+        )
+        .remove(0);
+        out.filled_with(lit)
     }
 
     /// Zeros shaped like `x`.
@@ -254,6 +269,7 @@ impl Array {
     /// assert_eq!((z.shape(), z.dtype()), (x.shape(), DType::I32));
     /// assert_eq!(z.to_vec::<i32>(), vec![0, 0, 0]);
     /// ```
+    #[track_caller]
     pub fn zeros_like(x: &Array) -> Array {
         Array::zeros(x.shape(), x.dtype())
     }

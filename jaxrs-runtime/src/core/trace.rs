@@ -161,6 +161,9 @@ pub fn bind_at(prim: Prim, inputs: &[Operand], loc: &'static Location<'static>) 
         Ok(a) => a,
         Err(msg) => op_error(prim.name(), &msg, &in_avals, loc),
     };
+    for aval in &out_avals {
+        crate::aval::check_shape(prim.name(), &aval.shape, aval.dtype, loc);
+    }
     if is_tracing() {
         record(prim, inputs, out_avals, loc)
     } else {

@@ -117,7 +117,7 @@ pub(crate) fn coerce<'a>(
     // upload and a dispatch); under a trace it stays a literal.
     if let Operand::Lit(l) = &arg {
         if !crate::core::trace::is_tracing()
-            && shape.iter().product::<usize>() <= EAGER_HOST_FILL_LIMIT
+            && crate::aval::element_count(shape).is_some_and(|n| n <= EAGER_HOST_FILL_LIMIT)
         {
             let device = crate::core::client::client().devices()[0];
             return Operand::Array(Cow::Owned(crate::core::eager::filled_on(*l, shape, device)));

@@ -28,29 +28,32 @@ impl Array {
         let spec = shape.dims();
         let loc = Location::caller();
         let fail = |msg: String| -> ! { op_error("reshape", &msg, &[self.aval().clone()], loc) };
-        let known: i64 = spec.iter().filter(|&&d| d != -1).product();
         let unknown = spec.iter().filter(|&&d| d == -1).count();
         if spec.iter().any(|&d| d < -1) || unknown > 1 {
             fail(format!(
                 "{spec:?} is not a shape (one -1 at most, no other negative)"
             ));
         }
-        let size = self.size() as i64;
+        // Checked products: `[2^32, 2^32]` must not wrap to 0 and pass for an empty array.
+        let known_dims: Vec<usize> = spec
+            .iter()
+            .filter(|&&d| d != -1)
+            .map(|&d| d as usize)
+            .collect();
+        let known = crate::aval::element_count(&known_dims);
+        let size = self.size();
         let shape: Vec<usize> = spec
             .iter()
-            .map(|&d| {
-                if d != -1 {
-                    d as usize
-                } else if known > 0 && size % known == 0 {
-                    (size / known) as usize
-                } else {
-                    fail(format!(
-                        "cannot infer the -1 in {spec:?} for {size} elements"
-                    ))
-                }
+            .map(|&d| match (d, known) {
+                (-1, Some(k)) if k > 0 && size % k == 0 => size / k,
+                (-1, _) => fail(format!(
+                    "cannot infer the -1 in {spec:?} for {size} elements"
+                )),
+                _ => d as usize,
             })
             .collect();
-        if shape.iter().product::<usize>() as i64 != size {
+        crate::aval::check_shape("reshape", &shape, self.dtype(), loc);
+        if crate::aval::element_count(&shape) != Some(size) {
             fail(format!("cannot reshape {size} elements into {shape:?}"));
         }
         if shape == self.shape() {

@@ -232,6 +232,7 @@ fn copy_error(e: &Error) -> Error {
         },
         Error::DonatedBufferUsed(m) => Error::DonatedBufferUsed(m.clone()),
         Error::FloatingPoint(m) => Error::FloatingPoint(m.clone()),
+        Error::ShapeTooLarge(m) => Error::ShapeTooLarge(m.clone()),
         Error::Pjrt {
             code,
             context,

@@ -37,8 +37,7 @@ impl Primitive for Reshape {
     }
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 1)?;
-        let n: usize = self.shape.iter().product();
-        if n != inputs[0].size() {
+        if crate::aval::element_count(&self.shape) != Some(inputs[0].size()) {
             return Err(format!(
                 "cannot reshape {} elements into shape {:?}",
                 inputs[0].size(),
