@@ -36,10 +36,20 @@
 
 use crate::{tree_paths, try_tree_unflatten, Array, DType, Tree};
 use half::{bf16, f16};
-use safetensors::tensor::{Dtype, SafeTensors, TensorView};
+use jaxrs_runtime::fs_safety::{write_atomic, WithPath};
+use safetensors::tensor::{Dtype, Metadata as Header, TensorInfo, TensorView};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
+
+/// The largest safetensors header [`load`] reads: 16 MiB, room for about 100,000 tensors
+/// (the largest published models have a few thousand per file). Checked against the
+/// header's length prefix before anything is allocated, so a hostile file costs nothing to
+/// refuse.
+pub const MAX_HEADER_BYTES: usize = 16 << 20;
 
 /// The metadata key that holds [`Metadata::step`].
 const STEP_KEY: &str = "step";
@@ -193,36 +203,6 @@ fn leaf_bytes(x: &Array) -> Vec<u8> {
     }
 }
 
-/// An array of `dtype` and `shape` from little-endian bytes (their length already checked).
-fn leaf_from_bytes(data: &[u8], dtype: DType, shape: &[usize]) -> Array {
-    fn from<T: crate::Element, const N: usize>(
-        data: &[u8],
-        shape: &[usize],
-        value: impl Fn([u8; N]) -> T,
-    ) -> Array {
-        let v: Vec<T> = data
-            .chunks_exact(N)
-            .map(|c| value(c.try_into().unwrap()))
-            .collect();
-        Array::from_vec(v, shape)
-    }
-    match dtype {
-        DType::Bool => from(data, shape, |[b]: [u8; 1]| b != 0),
-        DType::I8 => from(data, shape, i8::from_le_bytes),
-        DType::I16 => from(data, shape, i16::from_le_bytes),
-        DType::I32 => from(data, shape, i32::from_le_bytes),
-        DType::I64 => from(data, shape, i64::from_le_bytes),
-        DType::U8 => from(data, shape, u8::from_le_bytes),
-        DType::U16 => from(data, shape, u16::from_le_bytes),
-        DType::U32 => from(data, shape, u32::from_le_bytes),
-        DType::U64 => from(data, shape, u64::from_le_bytes),
-        DType::BF16 => from(data, shape, bf16::from_le_bytes),
-        DType::F16 => from(data, shape, f16::from_le_bytes),
-        DType::F32 => from(data, shape, f32::from_le_bytes),
-        DType::F64 => from(data, shape, f64::from_le_bytes),
-    }
-}
-
 /// The tree as the bytes of a safetensors file, with `metadata` in its header.
 ///
 /// ```
@@ -273,7 +253,9 @@ pub fn save<T: Tree>(
     tree: &T,
     metadata: &Metadata,
 ) -> Result<(), CheckpointError> {
-    std::fs::write(path, to_bytes(tree, metadata)?)?;
+    // A temp file beside the target, fsynced and renamed over it: a save killed at any
+    // moment leaves the previous checkpoint whole.
+    write_atomic(path.as_ref(), &to_bytes(tree, metadata)?).map_err(std::io::Error::from)?;
     Ok(())
 }
 
@@ -294,43 +276,101 @@ pub fn save<T: Tree>(
 /// );
 /// ```
 pub fn from_bytes<T: Tree>(bytes: &[u8], template: &T) -> Result<(T, Metadata), CheckpointError> {
-    let (_, header) = SafeTensors::read_metadata(bytes).map_err(format_error)?;
-    let file = SafeTensors::deserialize(bytes).map_err(format_error)?;
+    let prefix = bytes
+        .get(..8)
+        .ok_or_else(|| truncated(bytes.len() as u64))?;
+    let header_len = header_length(prefix.try_into().unwrap(), bytes.len() as u64)?;
+    let header = parse_header(&bytes[8..8 + header_len], bytes.len() as u64)?;
+    let data = &bytes[8 + header_len..];
+    assemble(&header, template, |info| {
+        Ok(Cow::Borrowed(
+            &data[info.data_offsets.0..info.data_offsets.1],
+        ))
+    })
+}
+
+fn truncated(len: u64) -> CheckpointError {
+    CheckpointError::Format(format!(
+        "{len} bytes are too few for a safetensors file (the 8-byte header length)"
+    ))
+}
+
+/// The header's length from the file's first 8 bytes, bounded by [`MAX_HEADER_BYTES`] and by
+/// the file's length before anything is read or allocated for it.
+fn header_length(prefix: [u8; 8], file_len: u64) -> Result<usize, CheckpointError> {
+    let len = u64::from_le_bytes(prefix);
+    if len > MAX_HEADER_BYTES as u64 {
+        return Err(CheckpointError::Format(format!(
+            "the header claims {len} bytes, more than the {MAX_HEADER_BYTES} a checkpoint header may have"
+        )));
+    }
+    if len > file_len - 8 {
+        return Err(CheckpointError::Format(format!(
+            "the header claims {len} bytes, but only {} follow the length (a truncated file?)",
+            file_len - 8
+        )));
+    }
+    Ok(len as usize)
+}
+
+/// The header parsed once and validated (offsets contiguous, sizes matching dtypes and
+/// shapes), and its tensor data checked to end where the file ends.
+fn parse_header(json: &[u8], file_len: u64) -> Result<Header, CheckpointError> {
+    let header: Header = serde_json::from_slice(json).map_err(|e| {
+        CheckpointError::Format(format!("the header is not a valid safetensors header: {e}"))
+    })?;
+    let expected = 8 + json.len() as u64 + header.data_len() as u64;
+    if expected != file_len {
+        return Err(CheckpointError::Format(format!(
+            "the header describes {expected} bytes but the file has {file_len} (truncated or padded)"
+        )));
+    }
+    Ok(header)
+}
+
+/// The template's tree from a parsed header, reading each tensor's bytes with `read` (a
+/// slice of the buffer, or a read of the file: one tensor held at a time).
+fn assemble<'d, T: Tree>(
+    header: &Header,
+    template: &T,
+    mut read: impl FnMut(&TensorInfo) -> Result<Cow<'d, [u8]>, CheckpointError>,
+) -> Result<(T, Metadata), CheckpointError> {
     let (template_leaves, def) = template.flatten();
     let names = tree_paths(template);
     let mut leaves = Vec::with_capacity(names.len());
     for (name, want) in names.iter().zip(&template_leaves) {
-        let view = file.tensor(name).map_err(|_| {
+        let info = header.info(name).ok_or_else(|| {
             CheckpointError::Mismatch(format!(
                 "tensor `{name}` ({}{:?}) is missing from the checkpoint",
                 want.dtype().name(),
                 want.shape()
             ))
         })?;
-        if view.dtype() != safetensors_dtype(want.dtype()) {
+        if info.dtype != safetensors_dtype(want.dtype()) {
             let found = DType::ALL
                 .into_iter()
-                .find(|d| safetensors_dtype(*d) == view.dtype())
-                .map_or_else(|| view.dtype().to_string(), |d| d.name().to_string());
+                .find(|d| safetensors_dtype(*d) == info.dtype)
+                .map_or_else(|| info.dtype.to_string(), |d| d.name().to_string());
             return Err(CheckpointError::Mismatch(format!(
                 "tensor `{name}` has dtype {found} in the checkpoint, {} in the template",
                 want.dtype().name()
             )));
         }
-        if view.shape() != want.shape() {
+        if info.shape != want.shape() {
             return Err(CheckpointError::Mismatch(format!(
                 "tensor `{name}` has shape {:?} in the checkpoint, {:?} in the template",
-                view.shape(),
+                info.shape,
                 want.shape()
             )));
         }
-        leaves.push(leaf_from_bytes(view.data(), want.dtype(), want.shape()));
+        let data = read(info)?;
+        leaves.push(Array::from_le_bytes(&data, want.shape(), want.dtype()));
     }
     let wanted: HashSet<&str> = names.iter().map(String::as_str).collect();
-    let mut extra: Vec<&str> = file
-        .names()
+    let mut extra: Vec<String> = header
+        .offset_keys()
         .into_iter()
-        .filter(|n| !wanted.contains(n))
+        .filter(|n| !wanted.contains(n.as_str()))
         .collect();
     extra.sort_unstable();
     if let Some(name) = extra.first() {
@@ -341,6 +381,45 @@ pub fn from_bytes<T: Tree>(bytes: &[u8], template: &T) -> Result<(T, Metadata), 
     let tree =
         try_tree_unflatten(&def, leaves).map_err(|e| CheckpointError::Mismatch(e.to_string()))?;
     Ok((tree, Metadata::from_header(header.metadata().as_ref())))
+}
+
+/// An open checkpoint file with its header read and parsed, and where its data starts.
+struct OpenFile {
+    file: File,
+    header: Header,
+    data_start: u64,
+}
+
+impl OpenFile {
+    fn open(path: &Path) -> Result<OpenFile, CheckpointError> {
+        let io = |e: jaxrs_runtime::fs_safety::PathError| CheckpointError::Io(e.into());
+        let mut file = File::open(path).at("open", path).map_err(io)?;
+        let file_len = file
+            .metadata()
+            .at("read the size of", path)
+            .map_err(io)?
+            .len();
+        let in_file = |e: CheckpointError| match e {
+            CheckpointError::Format(m) => {
+                CheckpointError::Format(format!("{}: {m}", path.display()))
+            }
+            other => other,
+        };
+        let mut prefix = [0u8; 8];
+        if file_len < 8 {
+            return Err(in_file(truncated(file_len)));
+        }
+        file.read_exact(&mut prefix).at("read", path).map_err(io)?;
+        let header_len = header_length(prefix, file_len).map_err(in_file)?;
+        let mut json = vec![0u8; header_len];
+        file.read_exact(&mut json).at("read", path).map_err(io)?;
+        let header = parse_header(&json, file_len).map_err(in_file)?;
+        Ok(OpenFile {
+            file,
+            header,
+            data_start: 8 + header_len as u64,
+        })
+    }
 }
 
 /// Reads a tree of the structure, shapes and dtypes of `template` from the safetensors file
@@ -361,7 +440,21 @@ pub fn load<T: Tree>(
     path: impl AsRef<Path>,
     template: &T,
 ) -> Result<(T, Metadata), CheckpointError> {
-    from_bytes(&std::fs::read(path)?, template)
+    let path = path.as_ref();
+    let OpenFile {
+        mut file,
+        header,
+        data_start,
+    } = OpenFile::open(path)?;
+    assemble(&header, template, |info| {
+        let (start, end) = info.data_offsets;
+        let mut data = vec![0u8; end - start];
+        file.seek(SeekFrom::Start(data_start + start as u64))
+            .and_then(|_| file.read_exact(&mut data))
+            .at("read", path)
+            .map_err(|e| CheckpointError::Io(e.into()))?;
+        Ok(Cow::Owned(data))
+    })
 }
 
 /// The metadata of the safetensors file at `path`, without reading its tensors' data into
@@ -378,7 +471,6 @@ pub fn load<T: Tree>(
 /// # std::fs::remove_file(&path).unwrap();
 /// ```
 pub fn load_metadata(path: impl AsRef<Path>) -> Result<Metadata, CheckpointError> {
-    let bytes = std::fs::read(path)?;
-    let (_, header) = SafeTensors::read_metadata(&bytes).map_err(format_error)?;
+    let header = OpenFile::open(path.as_ref())?.header;
     Ok(Metadata::from_header(header.metadata().as_ref()))
 }

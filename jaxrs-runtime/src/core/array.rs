@@ -332,6 +332,46 @@ impl Array {
         Array::from_host_bytes(&bytes, Aval::new(shape.to_vec(), dtype))
     }
 
+    /// An array of `shape` and `dtype` from its elements' bytes in little-endian order, as
+    /// safetensors and numpy's `<` dtypes store them (booleans: any non-zero byte is `true`).
+    /// Uploaded straight from `bytes`: no typed copy on the host.
+    ///
+    /// Panics when `bytes` is not exactly the size of such an array.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let bytes: Vec<u8> = [1.5f32, -2.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+    /// let x = Array::from_le_bytes(&bytes, &[2], DType::F32);
+    /// assert_eq!(x.to_vec::<f32>(), vec![1.5, -2.0]);
+    /// ```
+    #[track_caller]
+    pub fn from_le_bytes(bytes: &[u8], shape: &[usize], dtype: DType) -> Array {
+        let loc = std::panic::Location::caller();
+        crate::aval::check_shape("Array::from_le_bytes", shape, dtype, loc);
+        let want = crate::aval::byte_size(shape, dtype).expect("a checked shape");
+        if bytes.len() != want {
+            panic!(
+                "from_le_bytes: {} bytes do not fill {}{shape:?} ({want} bytes) {}",
+                bytes.len(),
+                dtype.name(),
+                At::line(loc)
+            );
+        }
+        let aval = Aval::new(shape.to_vec(), dtype);
+        let width = dtype.size_in_bytes();
+        if dtype == DType::Bool {
+            let normalized: Vec<u8> = bytes.iter().map(|&b| u8::from(b != 0)).collect();
+            Array::from_host_bytes(&normalized, aval)
+        } else if cfg!(target_endian = "big") && width > 1 {
+            let mut native = bytes.to_vec();
+            native.chunks_exact_mut(width).for_each(<[u8]>::reverse);
+            Array::from_host_bytes(&native, aval)
+        } else {
+            Array::from_host_bytes(bytes, aval)
+        }
+    }
+
     /// The abstract value: shape, dtype, weak type.
     pub fn aval(&self) -> &Aval {
         match &*self.0 {
