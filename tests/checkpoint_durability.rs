@@ -131,9 +131,9 @@ fn a_save_killed_at_any_moment_leaves_the_previous_checkpoint_loadable() {
         assert_eq!(large.max(None, false).item::<i32>() as u32, step % 256);
         steps_seen.push(step);
     }
-    // Each kill left the first save's file or the second's, never anything else (which of
-    // the two depends on how long the disk takes to sync).
-    assert!(steps_seen.iter().all(|s| [1, 2].contains(s)), "{steps_seen:?}");
+    // Each kill left a whole file of a completed save (the first or a later one: how far the
+    // child got depends on how long the disk takes to sync), never the step-0 one it replaced.
+    assert!(steps_seen.iter().all(|&s| s >= 1), "{steps_seen:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
