@@ -333,30 +333,72 @@ fn invalid(path: &Path, line: usize, what: impl std::fmt::Display) -> io::Error 
     )
 }
 
+/// The longest line the image readers accept: a line of MNIST is about 3 KB, so 1 MiB
+/// bounds what a file without newlines (or a gzip bomb of one line) can make them hold.
+const MAX_CSV_LINE_BYTES: usize = 1 << 20;
+
+/// The classes of both image sets: the digits 0-9.
+const DIGIT_CLASSES: i32 = 10;
+
 fn read_image_csv(path: &Path, image_shape: [usize; 2], max_level: f32) -> io::Result<ImageSet> {
     let file = std::fs::File::open(path)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     let pixels = image_shape[0] * image_shape[1];
     let (mut images, mut labels) = (Vec::new(), Vec::new());
-    for (n, line) in BufReader::new(flate2::read::GzDecoder::new(file))
-        .lines()
-        .enumerate()
-    {
-        let line = line?;
+    // Every member of a concatenated gzip file (`cat a.gz b.gz`, as gzip itself reads it).
+    let mut reader = BufReader::new(flate2::read::MultiGzDecoder::new(file));
+    let mut bytes = Vec::new();
+    for n in 1.. {
+        bytes.clear();
+        let read = (&mut reader)
+            .take(MAX_CSV_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut bytes)
+            .map_err(|e| invalid(path, n, format_args!("cannot read this line: {e}")))?;
+        if read == 0 {
+            break;
+        }
+        if bytes.len() > MAX_CSV_LINE_BYTES {
+            return Err(invalid(
+                path,
+                n,
+                format_args!("longer than {MAX_CSV_LINE_BYTES} bytes"),
+            ));
+        }
+        let line = std::str::from_utf8(&bytes).map_err(|e| {
+            invalid(
+                path,
+                n,
+                format_args!("not UTF-8 (byte {} of the line)", e.valid_up_to() + 1),
+            )
+        })?;
         if line.trim().is_empty() {
             continue;
         }
         let start = images.len();
         let mut fields = 0;
-        for field in line.split(',') {
-            let value: f32 = field
-                .trim()
-                .parse()
-                .map_err(|e| invalid(path, n + 1, format_args!("{field:?}: {e}")))?;
+        for (column, field) in (1..).zip(line.trim_end_matches(['\n', '\r']).split(',')) {
+            let at = |what: String| invalid(path, n, format_args!("column {column}: {what}"));
+            let field = field.trim();
             if fields < pixels {
-                images.push(value / max_level);
+                let level: f32 = field.parse().map_err(|e| at(format!("{field:?}: {e}")))?;
+                // NaN and inf are not grey levels, and would reach the loss as NaN.
+                if !(0.0..=max_level).contains(&level) {
+                    return Err(at(format!(
+                        "pixel {field:?} is not a grey level in 0..={max_level}"
+                    )));
+                }
+                images.push(level / max_level);
             } else if fields == pixels {
-                labels.push(value as i32);
+                // An integer class, not a float cast to one: `3.7`, `NaN` and `1e10` were read
+                // as 3, 0 and i32::MAX.
+                let label = field
+                    .parse::<i32>()
+                    .ok()
+                    .filter(|l| (0..DIGIT_CLASSES).contains(l))
+                    .ok_or_else(|| {
+                        at(format!("label {field:?} is not a class 0..{DIGIT_CLASSES}"))
+                    })?;
+                labels.push(label);
             }
             fields += 1;
         }
@@ -364,7 +406,7 @@ fn read_image_csv(path: &Path, image_shape: [usize; 2], max_level: f32) -> io::R
             images.truncate(start);
             return Err(invalid(
                 path,
-                n + 1,
+                n,
                 format_args!("{fields} fields, expected {pixels} pixels and a label"),
             ));
         }
@@ -545,10 +587,18 @@ impl Corpus {
 /// ```
 pub fn read_text(path: impl AsRef<Path>) -> io::Result<Corpus> {
     let path = path.as_ref();
-    let mut text = String::new();
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_to_string(&mut text))
+    let bytes = std::fs::read(path)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = 1 + valid.iter().filter(|&&b| b == b'\n').count();
+        let column = 1 + valid.iter().rev().take_while(|&&b| b != b'\n').count();
+        invalid(
+            path,
+            line,
+            format_args!("not UTF-8 (byte {column} of the line)"),
+        )
+    })?;
     Ok(Corpus::new(&text))
 }
 
