@@ -219,6 +219,8 @@ pub use jaxrs_runtime::{
     Sharding,
     SliceBound,
     TakeMode,
+    // The largest array any operation may make (bytes); past it, `Error::ShapeTooLarge`.
+    MAX_ARRAY_BYTES,
 };
 // JAX's promotion (`jnp.result_type`, x64 semantics): the dtype and weak type of an operation.
 pub use jaxrs_runtime::result_type;

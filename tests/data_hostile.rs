@@ -40,7 +40,9 @@ fn digits_line(level: &str, label: &str) -> String {
 /// The error reading `text` (gzipped) as digits, with the file's path removed.
 fn digits_error(text: &str) -> String {
     let path = file_with(&gzip(text.as_bytes()));
-    let err = data::read_digits(&path).err().expect("the file must be refused");
+    let err = data::read_digits(&path)
+        .err()
+        .expect("the file must be refused");
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
     let message = err.to_string();
     let shown = path.display().to_string();
