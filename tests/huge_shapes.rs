@@ -178,3 +178,24 @@ fn zeros_of_a_gibibyte_peaks_at_one_copy() {
         "the zeros were not all written? the peak grew by {peak}"
     );
 }
+
+#[test]
+fn host_built_constructors_check_their_shape_before_allocating() {
+    let message = shape_error(|| Array::arange(0.0, f64::INFINITY, 1.0, DType::F32));
+    assert!(
+        message.starts_with("Array::arange: f32[18446744073709551615]"),
+        "{message}"
+    );
+    let message = shape_error(|| Array::eye(1 << 33, DType::F32));
+    assert!(
+        message.starts_with("Array::eye: f32[8589934592,8589934592] has more elements"),
+        "{message}"
+    );
+    let message = shape_error(|| Array::linspace(0.0, 1.0, 1 << 60, true, DType::F64));
+    assert!(
+        message.starts_with("Array::linspace: f64[1152921504606846976] would take"),
+        "{message}"
+    );
+    assert!(message.contains("huge_shapes.rs"), "{message}");
+    assert_eq!(Array::eye(2, DType::I32).to_vec::<i32>(), vec![1, 0, 0, 1]);
+}

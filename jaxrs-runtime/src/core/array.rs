@@ -14,6 +14,23 @@ use crate::pjrt::{Buffer, Device};
 use std::fmt;
 use std::sync::Arc;
 
+/// An empty vector with room for `len` host values (f64s or bytes) of an array of `shape` and
+/// `dtype`, after [`check_shape`](crate::aval::check_shape): a shape that cannot exist, or
+/// host memory that cannot hold it, is an `Error` at the user's line, not an abort in the
+/// allocator.
+#[track_caller]
+pub(crate) fn host_vec<T>(op: &'static str, shape: &[usize], dtype: DType, len: usize) -> Vec<T> {
+    crate::aval::check_shape(op, shape, dtype, std::panic::Location::caller());
+    let mut values = Vec::new();
+    if values.try_reserve_exact(len).is_err() {
+        fail(Error::OutOfMemory {
+            context: op,
+            message: format!("{}{shape:?} does not fit in host memory", dtype.name()),
+        })
+    }
+    values
+}
+
 /// Up to this many elements, [`Array::full`] fills on the host and uploads (one copy, no
 /// program); above, it broadcasts on the device (one buffer, no host staging).
 const FULL_ON_HOST_MAX_ELEMENTS: usize = 1 << 16;
@@ -287,16 +304,17 @@ impl Array {
     #[track_caller]
     pub fn arange(start: f64, stop: f64, step: f64, dtype: DType) -> Array {
         assert!(step != 0.0, "arange: step must not be zero");
+        // A float-to-usize cast saturates: an infinite range is `usize::MAX`, refused below.
         let n = ((stop - start) / step).ceil().max(0.0) as usize;
+        let mut values = host_vec("Array::arange", &[n], dtype, n);
         // Computed in the dtype's own precision, as JAX does (`arange(0, 1, 0.3, f32)` ends at
         // 0.90000004, not at the f32 nearest 0.9).
-        let values: Vec<f64> = match dtype {
-            DType::F64 => (0..n).map(|i| start + i as f64 * step).collect(),
-            d if d.is_float() => (0..n)
-                .map(|i| (start as f32 + i as f32 * step as f32) as f64)
-                .collect(),
-            _ => (0..n).map(|i| start + i as f64 * step).collect(),
-        };
+        match dtype {
+            d if d.is_float() && d != DType::F64 => {
+                values.extend((0..n).map(|i| (start as f32 + i as f32 * step as f32) as f64))
+            }
+            _ => values.extend((0..n).map(|i| start + i as f64 * step)),
+        }
         Array::from_f64s(&values, &[n], dtype)
     }
 
@@ -308,10 +326,10 @@ impl Array {
     /// let i = Array::eye(2, DType::F32);
     /// assert_eq!(i.to_vec::<f32>(), vec![1.0, 0.0, 0.0, 1.0]);
     /// ```
+    #[track_caller]
     pub fn eye(n: usize, dtype: DType) -> Array {
-        let values: Vec<f64> = (0..n * n)
-            .map(|i| if i / n == i % n { 1.0 } else { 0.0 })
-            .collect();
+        let mut values = host_vec("Array::eye", &[n, n], dtype, n.saturating_mul(n));
+        values.extend((0..n * n).map(|i| if i / n == i % n { 1.0 } else { 0.0 }));
         Array::from_f64s(&values, &[n, n], dtype)
     }
 
@@ -323,8 +341,19 @@ impl Array {
     /// let x = Array::from_f64s(&[1.5, -2.0, 3.7], &[3], DType::I32);
     /// assert_eq!(x.to_vec::<i32>(), vec![1, -2, 3]);
     /// ```
+    #[track_caller]
     pub fn from_f64s(values: &[f64], shape: &[usize], dtype: DType) -> Array {
-        let mut bytes = Vec::with_capacity(values.len() * dtype.size_in_bytes());
+        let loc = std::panic::Location::caller();
+        crate::aval::check_shape("Array::from_f64s", shape, dtype, loc);
+        if crate::aval::element_count(shape) != Some(values.len()) {
+            panic!(
+                "from_f64s: {} values do not fill shape {shape:?} {}",
+                values.len(),
+                At::line(loc)
+            );
+        }
+        let len = values.len() * dtype.size_in_bytes();
+        let mut bytes: Vec<u8> = host_vec("Array::from_f64s", shape, dtype, len);
         for &v in values {
             let lit = Literal::from_f64(v, dtype, false);
             bytes.extend(host_bytes_of(lit));

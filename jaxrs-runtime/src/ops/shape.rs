@@ -362,24 +362,22 @@ impl Array {
     /// let y = Array::linspace(0.0, 1.0, 4, false, DType::F32);
     /// assert_eq!(y.to_vec::<f32>(), vec![0.0, 0.25, 0.5, 0.75]);
     /// ```
+    #[track_caller]
     pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool, dtype: DType) -> Array {
         let div = if endpoint { num.saturating_sub(1) } else { num };
-        let mut values: Vec<f64> = if dtype == DType::F64 {
-            (0..num.min(div))
-                .map(|i| {
-                    let t = i as f64 / div as f64;
-                    start * (1.0 - t) + stop * t
-                })
-                .collect()
+        let mut values = crate::core::array::host_vec("Array::linspace", &[num], dtype, num);
+        if dtype == DType::F64 {
+            values.extend((0..num.min(div)).map(|i| {
+                let t = i as f64 / div as f64;
+                start * (1.0 - t) + stop * t
+            }));
         } else {
             let (start32, stop32) = (start as f32, stop as f32);
-            (0..num.min(div))
-                .map(|i| {
-                    let t = i as f32 / div as f32;
-                    (start32 * (1.0 - t) + stop32 * t) as f64
-                })
-                .collect()
-        };
+            values.extend((0..num.min(div)).map(|i| {
+                let t = i as f32 / div as f32;
+                (start32 * (1.0 - t) + stop32 * t) as f64
+            }));
+        }
         if endpoint && num > 0 {
             values.push(if num == 1 { start } else { stop });
         }
