@@ -45,7 +45,7 @@ impl Array {
         let shape: Vec<usize> = spec
             .iter()
             .map(|&d| match (d, known) {
-                (-1, Some(k)) if k > 0 && size % k == 0 => size / k,
+                (-1, Some(k)) if k > 0 && size.is_multiple_of(k) => size / k,
                 (-1, _) => fail(format!(
                     "cannot infer the -1 in {spec:?} for {size} elements"
                 )),
