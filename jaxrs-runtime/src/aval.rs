@@ -95,28 +95,6 @@ pub fn byte_size(shape: &[usize], dtype: DType) -> Option<usize> {
     element_count(shape)?.checked_mul(dtype.size_in_bytes())
 }
 
-/// Stops (with [`Error::ShapeTooLarge`], which `try_run` returns) when an array of `shape`
-/// and `dtype` could not exist: its element count or byte size overflows, or it passes
-/// [`MAX_ARRAY_BYTES`]. `op` and `loc` name the operation and the user's line.
-///
-/// [`Error::ShapeTooLarge`]: crate::Error::ShapeTooLarge
-pub fn check_shape(op: &str, shape: &[usize], dtype: DType, loc: &std::panic::Location<'_>) {
-    let bytes = byte_size(shape, dtype);
-    if bytes.is_some_and(|b| b <= MAX_ARRAY_BYTES) {
-        return;
-    }
-    let aval = Aval::new(shape.to_vec(), dtype);
-    let size = match (element_count(shape), bytes) {
-        (None, _) => "has more elements than a 64-bit count holds".to_string(),
-        (Some(_), None) => "would take more than 2^64 bytes".to_string(),
-        (Some(_), Some(b)) => format!("would take {b} bytes"),
-    };
-    crate::core::client::fail(crate::Error::ShapeTooLarge(format!(
-        "{op}: {aval} {size}, more than the 2^48 any device can address {}",
-        crate::core::trace::At::line(loc)
-    )))
-}
-
 /// Prints as JAX does: `f32[3,4]`, with a `~` marking a weak type.
 impl fmt::Display for Aval {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -20,7 +20,7 @@ use std::sync::Arc;
 /// allocator.
 #[track_caller]
 pub(crate) fn host_vec<T>(op: &'static str, shape: &[usize], dtype: DType, len: usize) -> Vec<T> {
-    crate::aval::check_shape(op, shape, dtype, std::panic::Location::caller());
+    crate::core::trace::check_shape(op, shape, dtype, std::panic::Location::caller());
     let mut values = Vec::new();
     if values.try_reserve_exact(len).is_err() {
         fail(Error::OutOfMemory {
@@ -30,10 +30,6 @@ pub(crate) fn host_vec<T>(op: &'static str, shape: &[usize], dtype: DType, len: 
     }
     values
 }
-
-/// Up to this many elements, [`Array::full`] fills on the host and uploads (one copy, no
-/// program); above, it broadcasts on the device (one buffer, no host staging).
-const FULL_ON_HOST_MAX_ELEMENTS: usize = 1 << 16;
 
 /// An n-dimensional array: concrete (buffers on a device) or traced (a variable of an open
 /// transformation). Cloning is cheap (a reference count); arrays are immutable.
@@ -198,7 +194,7 @@ impl Array {
     }
 
     /// This freshly uploaded array, remembering that every element is `lit`.
-    fn filled_with(self, lit: Literal) -> Array {
+    pub(crate) fn filled_with(self, lit: Literal) -> Array {
         match Arc::try_unwrap(self.0) {
             Ok(Repr::Concrete(c)) => Array(Arc::new(Repr::Concrete(Concrete {
                 literal: Some(lit),
@@ -206,89 +202,6 @@ impl Array {
             }))),
             _ => unreachable!("a fresh array is concrete and unshared"),
         }
-    }
-
-    /// Zeros of `shape` and `dtype`.
-    ///
-    /// ```
-    /// use jaxrs::prelude::*;
-    ///
-    /// let z = Array::zeros(&[2, 3], DType::F32);
-    /// assert_eq!(z.shape(), &[2, 3]);
-    /// assert_eq!(z.to_vec::<f32>(), vec![0.0; 6]);
-    /// ```
-    #[track_caller]
-    pub fn zeros(shape: &[usize], dtype: DType) -> Array {
-        Array::full(shape, 0.0, dtype)
-    }
-
-    /// Ones of `shape` and `dtype`.
-    ///
-    /// ```
-    /// use jaxrs::prelude::*;
-    ///
-    /// let x = Array::ones(&[3], DType::I32);
-    /// assert_eq!(x.to_vec::<i32>(), vec![1, 1, 1]);
-    /// ```
-    #[track_caller]
-    pub fn ones(shape: &[usize], dtype: DType) -> Array {
-        Array::full(shape, 1.0, dtype)
-    }
-
-    /// An array of `shape` filled with `value` converted to `dtype`.
-    ///
-    /// ```
-    /// use jaxrs::prelude::*;
-    ///
-    /// let x = Array::full(&[2, 2], 0.5, DType::F64);
-    /// assert_eq!(x.to_vec::<f64>(), vec![0.5; 4]);
-    /// assert_eq!(Array::full(&[2], 7.9, DType::I32).to_vec::<i32>(), vec![7, 7]);
-    /// ```
-    #[track_caller]
-    pub fn full(shape: &[usize], value: f64, dtype: DType) -> Array {
-        let lit = Literal::from_f64(value, dtype, false);
-        if shape.is_empty() {
-            return Array::from_literal(lit);
-        }
-        crate::aval::check_shape("Array::full", shape, dtype, std::panic::Location::caller());
-        let aval = Aval::new(shape.to_vec(), dtype);
-        // Small arrays are cheaper to fill on the host (one upload); large ones are broadcast
-        // on the device, so that the array exists once (staging it on the host first doubled
-        // the peak: 2 GiB for a 1 GiB array). Either way it remembers its value, so that a
-        // trace meeting it writes a constant that XLA folds instead of an extra program input.
-        if aval.size() <= FULL_ON_HOST_MAX_ELEMENTS {
-            return Array::from_literal_filled(lit, shape);
-        }
-        let broadcast: crate::core::primitive::Prim =
-            Arc::new(crate::prims::shape::BroadcastInDim {
-                shape: shape.to_vec(),
-                dims: vec![],
-            });
-        // Run now even under a trace: `Array::full` makes a concrete array wherever it is
-        // called, as the host-filled one always was.
-        let out = crate::core::eager::execute(
-            &broadcast,
-            &[crate::core::trace::Operand::Lit(lit)],
-            &[lit.aval()],
-            &[aval],
-        )
-        .remove(0);
-        out.filled_with(lit)
-    }
-
-    /// Zeros shaped like `x`.
-    ///
-    /// ```
-    /// use jaxrs::prelude::*;
-    ///
-    /// let x = Array::from_vec(vec![1i32, 2, 3], &[3]);
-    /// let z = Array::zeros_like(&x);
-    /// assert_eq!((z.shape(), z.dtype()), (x.shape(), DType::I32));
-    /// assert_eq!(z.to_vec::<i32>(), vec![0, 0, 0]);
-    /// ```
-    #[track_caller]
-    pub fn zeros_like(x: &Array) -> Array {
-        Array::zeros(x.shape(), x.dtype())
     }
 
     /// `start, start + step, ...` below `stop`, like `jnp.arange`.
@@ -344,7 +257,7 @@ impl Array {
     #[track_caller]
     pub fn from_f64s(values: &[f64], shape: &[usize], dtype: DType) -> Array {
         let loc = std::panic::Location::caller();
-        crate::aval::check_shape("Array::from_f64s", shape, dtype, loc);
+        crate::core::trace::check_shape("Array::from_f64s", shape, dtype, loc);
         if crate::aval::element_count(shape) != Some(values.len()) {
             panic!(
                 "from_f64s: {} values do not fill shape {shape:?} {}",
@@ -377,7 +290,7 @@ impl Array {
     #[track_caller]
     pub fn from_le_bytes(bytes: &[u8], shape: &[usize], dtype: DType) -> Array {
         let loc = std::panic::Location::caller();
-        crate::aval::check_shape("Array::from_le_bytes", shape, dtype, loc);
+        crate::core::trace::check_shape("Array::from_le_bytes", shape, dtype, loc);
         let want = crate::aval::byte_size(shape, dtype).expect("a checked shape");
         if bytes.len() != want {
             panic!(

@@ -114,6 +114,33 @@ pub fn op_error(op: &str, msg: &str, avals: &[Aval], loc: &Location<'_>) -> ! {
     )
 }
 
+/// Stops (with [`Error::ShapeTooLarge`], which `try_run` returns) when an array of `shape`
+/// and `dtype` could not exist: its element count or byte size overflows, or it passes
+/// [`MAX_ARRAY_BYTES`](crate::aval::MAX_ARRAY_BYTES). `op` and `loc` name the operation and the user's line.
+///
+/// [`Error::ShapeTooLarge`]: crate::error::Error::ShapeTooLarge
+pub(crate) fn check_shape(
+    op: &str,
+    shape: &[usize],
+    dtype: crate::dtype::DType,
+    loc: &Location<'_>,
+) {
+    let bytes = crate::aval::byte_size(shape, dtype);
+    if bytes.is_some_and(|b| b <= crate::aval::MAX_ARRAY_BYTES) {
+        return;
+    }
+    let aval = Aval::new(shape.to_vec(), dtype);
+    let size = match (crate::aval::element_count(shape), bytes) {
+        (None, _) => "has more elements than a 64-bit count holds".to_string(),
+        (Some(_), None) => "would take more than 2^64 bytes".to_string(),
+        (Some(_), Some(b)) => format!("would take {b} bytes"),
+    };
+    crate::core::client::fail(crate::error::Error::ShapeTooLarge(format!(
+        "{op}: {aval} {size}, more than the 2^48 any device can address {}",
+        At::line(loc)
+    )))
+}
+
 /// The user's source line as error messages end: `at file:line` ([`At::line`]) or
 /// `at file:line:col` ([`At::column`]), written in one place so every message points alike.
 ///
@@ -162,7 +189,7 @@ pub fn bind_at(prim: Prim, inputs: &[Operand], loc: &'static Location<'static>) 
         Err(msg) => op_error(prim.name(), &msg, &in_avals, loc),
     };
     for aval in &out_avals {
-        crate::aval::check_shape(prim.name(), &aval.shape, aval.dtype, loc);
+        check_shape(prim.name(), &aval.shape, aval.dtype, loc);
     }
     if is_tracing() {
         record(prim, inputs, out_avals, loc)

@@ -2,7 +2,7 @@
 //! slice, pad, flip, iota.
 
 use super::{axes_of, axis_of, Dims, IntoArg};
-use crate::aval::{broadcast_shapes, normalize_axis};
+use crate::aval::{broadcast_shapes, normalize_axis, Aval};
 use crate::core::array::Array;
 use crate::core::ir::Literal;
 use crate::core::trace::{bind1, op_error, At, Operand};
@@ -52,7 +52,7 @@ impl Array {
                 _ => d as usize,
             })
             .collect();
-        crate::aval::check_shape("reshape", &shape, self.dtype(), loc);
+        crate::core::trace::check_shape("reshape", &shape, self.dtype(), loc);
         if crate::aval::element_count(&shape) != Some(size) {
             fail(format!("cannot reshape {size} elements into {shape:?}"));
         }
@@ -385,5 +385,91 @@ impl Array {
             values.iter_mut().for_each(|v| *v = v.floor());
         }
         Array::from_f64s(&values, &[num], dtype)
+    }
+}
+
+/// Up to this many elements, [`Array::full`] fills on the host and uploads (one copy, no
+/// program); above, it broadcasts on the device (one buffer, no host staging).
+const FULL_ON_HOST_MAX_ELEMENTS: usize = 1 << 16;
+
+/// Arrays of one value. They live here, not in `core/array.rs`, because the large ones are a
+/// broadcast primitive run on the device.
+impl Array {
+    /// Zeros of `shape` and `dtype`.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let z = Array::zeros(&[2, 3], DType::F32);
+    /// assert_eq!(z.shape(), &[2, 3]);
+    /// assert_eq!(z.to_vec::<f32>(), vec![0.0; 6]);
+    /// ```
+    #[track_caller]
+    pub fn zeros(shape: &[usize], dtype: DType) -> Array {
+        Array::full(shape, 0.0, dtype)
+    }
+
+    /// Ones of `shape` and `dtype`.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::ones(&[3], DType::I32);
+    /// assert_eq!(x.to_vec::<i32>(), vec![1, 1, 1]);
+    /// ```
+    #[track_caller]
+    pub fn ones(shape: &[usize], dtype: DType) -> Array {
+        Array::full(shape, 1.0, dtype)
+    }
+
+    /// An array of `shape` filled with `value` converted to `dtype`.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::full(&[2, 2], 0.5, DType::F64);
+    /// assert_eq!(x.to_vec::<f64>(), vec![0.5; 4]);
+    /// assert_eq!(Array::full(&[2], 7.9, DType::I32).to_vec::<i32>(), vec![7, 7]);
+    /// ```
+    #[track_caller]
+    pub fn full(shape: &[usize], value: f64, dtype: DType) -> Array {
+        let lit = Literal::from_f64(value, dtype, false);
+        if shape.is_empty() {
+            return Array::from_literal(lit);
+        }
+        crate::core::trace::check_shape("Array::full", shape, dtype, Location::caller());
+        let aval = Aval::new(shape.to_vec(), dtype);
+        // Small arrays are cheaper to fill on the host (one upload); large ones are broadcast
+        // on the device, so that the array exists once (staging it on the host first doubled
+        // the peak: 2 GiB for a 1 GiB array). Either way it remembers its value, so that a
+        // trace meeting it writes a constant that XLA folds instead of an extra program input.
+        if aval.size() <= FULL_ON_HOST_MAX_ELEMENTS {
+            return Array::from_literal_filled(lit, shape);
+        }
+        let broadcast: crate::core::primitive::Prim = std::sync::Arc::new(BroadcastInDim {
+            shape: shape.to_vec(),
+            dims: vec![],
+        });
+        // Run now even under a trace: `Array::full` makes a concrete array wherever it is
+        // called, as the host-filled one always was.
+        let out =
+            crate::core::eager::execute(&broadcast, &[Operand::Lit(lit)], &[lit.aval()], &[aval])
+                .remove(0);
+        out.filled_with(lit)
+    }
+
+    /// Zeros shaped like `x`.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![1i32, 2, 3], &[3]);
+    /// let z = Array::zeros_like(&x);
+    /// assert_eq!((z.shape(), z.dtype()), (x.shape(), DType::I32));
+    /// assert_eq!(z.to_vec::<i32>(), vec![0, 0, 0]);
+    /// ```
+    #[track_caller]
+    pub fn zeros_like(x: &Array) -> Array {
+        Array::zeros(x.shape(), x.dtype())
     }
 }
