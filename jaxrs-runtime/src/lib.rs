@@ -100,9 +100,11 @@ pub use prims::sharding::with_sharding_constraint;
 /// ```
 pub mod distributed {
     pub use crate::core::distributed::{
-        initialize, initialize_with_timeout, key_value_store, shutdown,
+        initialize, initialize_with_config, initialize_with_timeout, key_value_store, shutdown,
     };
-    pub use crate::core::kv_store::{KeyValueStore, Service};
+    #[doc(hidden)]
+    pub use crate::core::kv_store::authenticated_connection;
+    pub use crate::core::kv_store::{Config, KeyValueStore, Service};
 }
 
 // Transformations.

@@ -250,6 +250,8 @@ fn raw_code(e: &Error) -> sys::PJRT_Error_Code {
     use ErrorCode::*;
     let code = match e {
         Error::KeyValueTimeout { .. } => DeadlineExceeded,
+        // As XLA's coordination service reports a task that stopped: the program is over.
+        Error::PeerFailed { .. } => Aborted,
         Error::Distributed { code, .. } | Error::Pjrt { code, .. } => *code,
         _ => Internal,
     };
