@@ -642,3 +642,35 @@ fn a_client_outlives_the_idle_timeout_of_its_pooled_connections() {
     store.close();
     service.shutdown();
 }
+
+/// A stranger who sends its greeting a byte at a time cannot hold a connection past the I/O
+/// timeout: the limit is on the whole handshake, not on each read.
+#[test]
+fn a_stranger_trickling_its_handshake_is_cut_off_at_the_io_timeout() {
+    let config = Config {
+        io_timeout: Duration::from_millis(1000),
+        ..Config::default()
+    };
+    let service = Service::start_with("127.0.0.1:0", &config).unwrap();
+    let mut slow = TcpStream::connect(service.local_addr()).unwrap();
+    let t = Instant::now();
+    let mut cut_off = false;
+    for b in b"JXKV\x02".iter().cycle().take(40) {
+        if slow.write_all(&[*b]).is_err() {
+            cut_off = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(150));
+        if closed_by_peer(&mut slow, Duration::from_millis(1)) {
+            cut_off = true;
+            break;
+        }
+    }
+    assert!(cut_off, "still open after {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_millis(2500),
+        "{:?}",
+        t.elapsed()
+    );
+    service.shutdown();
+}

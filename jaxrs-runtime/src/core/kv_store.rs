@@ -497,7 +497,7 @@ fn is_timeout(e: &std::io::Error) -> bool {
 /// any way but with a goodbye is declared dead.
 fn serve(mut stream: TcpStream, peer: SocketAddr, id: u64, shared: &Shared) {
     let config = &shared.config;
-    if let Err(why) = server_handshake(&mut stream, config) {
+    if let Err(why) = server_handshake(&stream, config) {
         log::warn!("jaxrs::distributed: refused a connection from {peer}: {why}");
         return;
     }
@@ -542,7 +542,7 @@ fn next_request(
     idle: Duration,
     config: &Config,
 ) -> std::io::Result<Option<Request>> {
-    stream.set_read_timeout(Some(idle.max(Duration::from_millis(1))))?;
+    stream.set_read_timeout(at_least_1ms(idle))?;
     let mut op = [0u8; 1];
     loop {
         match stream.read(&mut op) {
@@ -552,8 +552,37 @@ fn next_request(
             Err(e) => return Err(e),
         }
     }
-    stream.set_read_timeout(Some(config.io_timeout.max(Duration::from_millis(1))))?;
-    read_request_body(op[0], stream, &Limits::of(config)).map(Some)
+    let mut rest = By::after(stream, config.io_timeout);
+    read_request_body(op[0], &mut rest, &Limits::of(config)).map(Some)
+}
+
+/// A socket that must deliver by a deadline: each read waits only for the time left, so a
+/// peer that trickles bytes cannot stretch a handshake or a frame past its time limit (a
+/// socket's own timeout applies to each read alone).
+struct By<'a> {
+    stream: &'a TcpStream,
+    deadline: Instant,
+}
+
+impl<'a> By<'a> {
+    fn after(stream: &'a TcpStream, time: Duration) -> By<'a> {
+        By {
+            stream,
+            deadline: deadline_after(time),
+        }
+    }
+}
+
+impl Read for By<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::Error::new(ErrorKind::TimedOut, "out of time"));
+        }
+        self.stream.set_read_timeout(Some(left))?;
+        let mut stream = self.stream;
+        stream.read(buf)
+    }
 }
 
 /// The bytes of the HMAC both sides compute: who proves (`role`) and both nonces.
@@ -574,23 +603,21 @@ fn nonce() -> std::io::Result<[u8; NONCE_LEN]> {
 
 /// The server's half of the handshake, within the I/O timeout; the reason it failed, for the
 /// log.
-fn server_handshake(stream: &mut TcpStream, config: &Config) -> std::result::Result<(), String> {
-    let timeout = Some(config.io_timeout.max(Duration::from_millis(1)));
+fn server_handshake(stream: &TcpStream, config: &Config) -> std::result::Result<(), String> {
     stream
-        .set_read_timeout(timeout)
-        .and_then(|_| stream.set_write_timeout(timeout))
+        .set_write_timeout(at_least_1ms(config.io_timeout))
         .map_err(|e| e.to_string())?;
+    let mut r = By::after(stream, config.io_timeout);
+    let mut w = stream;
     let mut hello = [0u8; 5 + NONCE_LEN];
-    stream
-        .read_exact(&mut hello[..5])
+    r.read_exact(&mut hello[..5])
         .map_err(|e| format!("no greeting ({e})"))?;
     if &hello[..5] != GREETING {
         // Ours tells a client of another version why it is turned away.
-        let _ = stream.write_all(GREETING);
+        let _ = w.write_all(GREETING);
         return Err("not a jaxrs client of this version".into());
     }
-    stream
-        .read_exact(&mut hello[5..])
+    r.read_exact(&mut hello[5..])
         .map_err(|e| format!("no nonce ({e})"))?;
     let client_nonce = &hello[5..];
     let server_nonce = nonce().map_err(|e| e.to_string())?;
@@ -611,10 +638,9 @@ fn server_handshake(stream: &mut TcpStream, config: &Config) -> std::result::Res
     answer.extend_from_slice(&idle_ms.to_le_bytes());
     answer.extend_from_slice(&(config.max_key_bytes as u64).to_le_bytes());
     answer.extend_from_slice(&(config.max_value_bytes as u64).to_le_bytes());
-    stream.write_all(&answer).map_err(|e| e.to_string())?;
+    w.write_all(&answer).map_err(|e| e.to_string())?;
     let mut tag = [0u8; TAG_LEN];
-    stream
-        .read_exact(&mut tag)
+    r.read_exact(&mut tag)
         .map_err(|e| format!("no proof of the secret ({e})"))?;
     let expected = proof(
         config.key(),
@@ -623,10 +649,10 @@ fn server_handshake(stream: &mut TcpStream, config: &Config) -> std::result::Res
         &server_nonce,
     );
     if expected.verify_slice(&tag).is_err() {
-        let _ = stream.write_all(&[REFUSED]);
+        let _ = w.write_all(&[REFUSED]);
         return Err("it does not know the secret".into());
     }
-    stream.write_all(&[OK]).map_err(|e| e.to_string())
+    w.write_all(&[OK]).map_err(|e| e.to_string())
 }
 
 struct Request {
@@ -1296,7 +1322,7 @@ fn exchange(
     within: Duration,
     limit: usize,
 ) -> std::io::Result<(u8, Vec<u8>)> {
-    stream.set_read_timeout(at_least_1ms(within))?;
+    let by = deadline_after(within);
     stream.set_write_timeout(at_least_1ms(within))?;
     let timeout_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX);
     let mut frame = Vec::with_capacity(25 + key.len() + value.len());
@@ -1307,7 +1333,13 @@ fn exchange(
     frame.extend_from_slice(value);
     frame.extend_from_slice(&timeout_ms.to_le_bytes());
     stream.write_all(&frame)?;
-    read_answer(stream, limit)
+    read_answer(
+        &mut By {
+            stream,
+            deadline: by,
+        },
+        limit,
+    )
 }
 
 impl Client {
@@ -1358,7 +1390,6 @@ impl Client {
         let client_nonce = nonce().map_err(retry)?;
         let setup = |s: &TcpStream| -> std::io::Result<()> {
             s.set_nodelay(true)?;
-            s.set_read_timeout(left())?;
             s.set_write_timeout(left())
         };
         setup(&stream).map_err(retry)?;
@@ -1366,13 +1397,16 @@ impl Client {
             .write_all(&[GREETING.as_slice(), &client_nonce].concat())
             .map_err(retry)?;
         let mut greeting = [0u8; 5];
-        stream.read_exact(&mut greeting).map_err(retry)?;
+        let mut r = By {
+            stream: &stream,
+            deadline: by,
+        };
+        r.read_exact(&mut greeting).map_err(retry)?;
         if &greeting != GREETING {
             return Err(not_ours());
         }
         let mut hello = [0u8; SERVER_HELLO_LEN];
-        stream.set_read_timeout(left()).map_err(retry)?;
-        stream.read_exact(&mut hello).map_err(retry)?;
+        r.read_exact(&mut hello).map_err(retry)?;
         let (server_nonce, rest) = hello.split_at(NONCE_LEN);
         let (tag, terms) = rest.split_at(TAG_LEN);
         let theirs = proof(
@@ -1394,8 +1428,12 @@ impl Client {
             .write_all(&mine.finalize().into_bytes())
             .map_err(retry)?;
         let mut verdict = [0u8; 1];
-        stream.set_read_timeout(left()).map_err(retry)?;
-        stream.read_exact(&mut verdict).map_err(retry)?;
+        By {
+            stream: &stream,
+            deadline: by,
+        }
+        .read_exact(&mut verdict)
+        .map_err(retry)?;
         if verdict[0] != OK {
             return Err(unauthenticated("the coordinator says this process and"));
         }
