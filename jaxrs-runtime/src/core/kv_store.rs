@@ -1619,14 +1619,15 @@ impl Heartbeat {
             std::thread::Builder::new()
                 .name("jaxrs-kv-heartbeat".into())
                 .spawn(move || {
-                    let mut stopped = lock(&stop.0);
                     loop {
-                        stopped = stop
+                        // Not held across the exchange, so that stopping never waits for a
+                        // heartbeat the coordinator is slow to answer.
+                        let stopped = *stop
                             .1
-                            .wait_timeout_while(stopped, interval, |s| !*s)
+                            .wait_timeout_while(lock(&stop.0), interval, |s| !*s)
                             .unwrap_or_else(|p| p.into_inner())
                             .0;
-                        if *stopped {
+                        if stopped {
                             let _ = exchange(
                                 &mut stream,
                                 GOODBYE,
