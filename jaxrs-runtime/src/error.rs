@@ -125,6 +125,13 @@ pub enum Error {
     /// the way PJRT's codes do (`Unavailable`, `InvalidArgument`, `AlreadyExists`, ...).
     #[error("jaxrs::distributed: {message}")]
     Distributed { code: ErrorCode, message: String },
+    /// Another process of the program died (`jaxrs::distributed`): its connection to the
+    /// coordinator ended without a clean goodbye (it was killed or crashed), or it sent no
+    /// heartbeat for the heartbeat timeout. Every blocked get, barrier and `initialize` of the
+    /// other processes returns this at once instead of waiting out its timeout, and so does
+    /// every later request: the program cannot go on without it. `process_id` names it.
+    #[error("jaxrs::distributed: process {process_id} failed: {message}")]
+    PeerFailed { process_id: usize, message: String },
     /// `jaxrs::distributed::initialize` asked for more than one process on a plugin without
     /// cross-process collectives (the stock CPU plugin).
     #[error(

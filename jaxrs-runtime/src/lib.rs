@@ -78,7 +78,11 @@ pub use prims::sharding::with_sharding_constraint;
 /// store over TCP, every process connects to it), and creates the PJRT client for this process
 /// with the store behind the plugin's key-value callbacks, as XLA's GPU plugin needs for
 /// `num_nodes` > 1. The store ([`KeyValueStore`](distributed::KeyValueStore): put, blocking
-/// get with a timeout, try_get, barriers; keys and values are bytes) is the program's too.
+/// get with a timeout, try_get, delete, barriers; keys and values are bytes) is the program's
+/// too. Every connection proves a shared secret (`JAXRS_COORDINATOR_TOKEN`, or
+/// [`Config`](distributed::Config)) before its first request; frames, connections and the
+/// store are bounded; a process that dies makes the others' waits end at once with
+/// [`Error::PeerFailed`].
 ///
 /// XLA's CPU plugin has no cross-process collectives: there, `initialize` with more than one
 /// process is [`Error::MultiProcessUnsupported`]; use one process with several CPU devices.
@@ -100,9 +104,11 @@ pub use prims::sharding::with_sharding_constraint;
 /// ```
 pub mod distributed {
     pub use crate::core::distributed::{
-        initialize, initialize_with_timeout, key_value_store, shutdown,
+        initialize, initialize_with_config, initialize_with_timeout, key_value_store, shutdown,
     };
-    pub use crate::core::kv_store::{KeyValueStore, Service};
+    #[doc(hidden)]
+    pub use crate::core::kv_store::authenticated_connection;
+    pub use crate::core::kv_store::{Config, KeyValueStore, Service};
 }
 
 // Transformations.

@@ -4,7 +4,7 @@
 //! with the store behind the plugin's key-value callbacks (how XLA's GPU client exchanges its
 //! topology and NCCL ids).
 
-use crate::core::kv_store::{check_process, KeyValueStore, Service};
+use crate::core::kv_store::{check_process, Config, KeyValueStore, Service};
 use crate::error::Error;
 use crate::error::ErrorCode;
 use crate::error::Result;
@@ -61,8 +61,9 @@ impl pjrt::KeyValueStore for PluginKeys {
 /// up to 300 s for all of them to connect ([`initialize_with_timeout`] chooses).
 ///
 /// Process 0 serves the coordination key-value store at `coordinator_address` (`"host:port"`;
-/// it listens on exactly that address, so give it an address the other hosts reach, or
-/// `"0.0.0.0:port"`); every process, 0 included, connects to it and waits for the others. Then
+/// it listens on exactly that address, so give it an address the other hosts reach, with a
+/// shared secret in `JAXRS_COORDINATOR_TOKEN` on every process: without one, anyone who
+/// reaches the port can join and read or write every key); every process, 0 included, connects to it and waits for the others. Then
 /// the process-wide PJRT client is created for this process: on a plugin with multi-process
 /// support (XLA's CUDA plugin, chosen by `JAXRS_PJRT_PLUGIN`) with the create options
 /// `num_nodes` and `node_id` and the store behind the plugin's key-value callbacks, through
@@ -111,7 +112,8 @@ pub fn initialize(
 }
 
 /// [`initialize`], waiting at most `timeout` for every process to connect (JAX's
-/// `initialization_timeout`); [`shutdown`]'s wait for the others is bounded by it too.
+/// `initialization_timeout`); [`shutdown`]'s wait for the others is bounded by it too. The
+/// service's secret, limits and heartbeat timeout come from [`Config::from_env`].
 ///
 /// ```
 /// use std::time::Duration;
@@ -134,6 +136,42 @@ pub fn initialize_with_timeout(
     process_id: usize,
     timeout: Duration,
 ) -> Result<()> {
+    let config = Config::from_env()?;
+    initialize_with_config(
+        coordinator_address,
+        num_processes,
+        process_id,
+        timeout,
+        &config,
+    )
+}
+
+/// [`initialize_with_timeout`] with the given [`Config`]: the shared secret every connection
+/// proves (JAX has no such thing: its coordination service trusts the network), the store's
+/// limits, and the heartbeat timeout after which a silent process is declared dead. While a
+/// process waits for the others, one that dies makes it return [`Error::PeerFailed`] naming
+/// that process, at once.
+///
+/// ```
+/// use jaxrs::distributed::Config;
+/// use std::time::Duration;
+///
+/// let config = Config {
+///     secret: Some(b"shared by every process".to_vec()),
+///     heartbeat_timeout: Duration::from_secs(60),
+///     ..Config::from_env()?
+/// };
+/// jaxrs::distributed::initialize_with_config("127.0.0.1:0", 1, 0, Duration::from_secs(30), &config)?;
+/// jaxrs::distributed::shutdown()?;
+/// # Ok::<(), jaxrs::Error>(())
+/// ```
+pub fn initialize_with_config(
+    coordinator_address: &str,
+    num_processes: usize,
+    process_id: usize,
+    timeout: Duration,
+    config: &Config,
+) -> Result<()> {
     check_process(num_processes, process_id)?;
     let mut state = state();
     if let Some(d) = state.as_ref() {
@@ -150,14 +188,14 @@ pub fn initialize_with_timeout(
     let mut store = None;
     pjrt::create_default_client_for_processes(num_processes, process_id, || {
         let address = if process_id == 0 {
-            let s = Service::start(coordinator_address)?;
+            let s = Service::start_with(coordinator_address, config)?;
             let address = reachable(s.local_addr());
             service = Some(s);
             address
         } else {
             coordinator_address.to_string()
         };
-        let s = KeyValueStore::connect(&address, num_processes, process_id, timeout)?;
+        let s = KeyValueStore::connect_with(&address, num_processes, process_id, timeout, config)?;
         store = Some(s.clone());
         Ok(Arc::new(PluginKeys(s)) as Arc<dyn pjrt::KeyValueStore>)
     })?;
@@ -203,9 +241,10 @@ pub fn key_value_store() -> Option<KeyValueStore> {
 }
 
 /// Leaves the multi-process program: waits (at most the initialization timeout) until every
-/// process has called `shutdown`, closes this process's connections, and on process 0 stops
-/// the service once the others are done with it (joining its threads). Without
-/// [`initialize`], or a second time, it does nothing.
+/// process has called `shutdown`, says goodbye and closes this process's connections, and on
+/// process 0 stops the service once the others are done with it (joining its threads).
+/// Without [`initialize`], or a second time, it does nothing. A process that ends without it
+/// (or without dropping its store) is taken for dead by the others.
 ///
 /// The PJRT client stays: arrays keep working, but a plugin that needs the store later (a
 /// first collective over new devices) gets an error from it.

@@ -250,6 +250,8 @@ fn raw_code(e: &Error) -> sys::PJRT_Error_Code {
     use ErrorCode::*;
     let code = match e {
         Error::KeyValueTimeout { .. } => DeadlineExceeded,
+        // As XLA's coordination service reports a task that stopped: the program is over.
+        Error::PeerFailed { .. } => Aborted,
         Error::Distributed { code, .. } | Error::Pjrt { code, .. } => *code,
         _ => Internal,
     };
@@ -286,6 +288,12 @@ mod tests {
 
     impl KeyValueStore for Memory {
         fn get(&self, key: &[u8], timeout: Duration) -> Result<Vec<u8>> {
+            if key == b"dead" {
+                return Err(Error::PeerFailed {
+                    process_id: 3,
+                    message: "its connection closed without a goodbye".into(),
+                });
+            }
             self.0
                 .lock()
                 .unwrap()
@@ -402,6 +410,14 @@ mod tests {
         let (code, message) = try_get(&user_arg, b"missing\xff").unwrap_err();
         assert_eq!(code, 5, "NOT_FOUND");
         assert!(message.contains("missing\\xff"), "{message}");
+    }
+
+    #[test]
+    fn a_dead_process_reaches_the_plugin_as_aborted_naming_it() {
+        let user_arg = KvUserArg::new(Arc::new(Memory::default()));
+        let (code, message) = get(&user_arg, b"dead").unwrap_err();
+        assert_eq!(code, 10, "ABORTED");
+        assert!(message.contains("process 3 failed"), "{message}");
     }
 
     #[test]

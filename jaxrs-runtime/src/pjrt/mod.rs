@@ -258,6 +258,13 @@ fn copy_error(e: &Error) -> Error {
             code: *code,
             message: message.clone(),
         },
+        Error::PeerFailed {
+            process_id,
+            message,
+        } => Error::PeerFailed {
+            process_id: *process_id,
+            message: message.clone(),
+        },
         Error::MultiProcessUnsupported {
             platform,
             num_processes,
