@@ -11,6 +11,13 @@
 //!   replaced, not followed.
 //! - Every error names the path it is about ([`PathError`]), because "permission denied"
 //!   alone does not tell a user which of their folders to fix.
+//! - Folders jaxrs keeps things in are created 0700 ([`create_private_folder`]) and trusted
+//!   only if owned by this process's user and writable by nobody else
+//!   ([`check_private_folder`]): whoever can write a folder can replace what is read from it.
+//! - Files read back are opened only if regular, without following a symlink or blocking on a
+//!   FIFO ([`open_regular`]).
+//! - A lock between processes ([`LockFile`]) is a `flock` on a file opened without truncating
+//!   or following a symlink; it names its holder's pid, and the kernel frees a dead holder's.
 
 use std::fmt;
 use std::fs::File;
