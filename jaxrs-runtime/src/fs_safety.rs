@@ -11,6 +11,13 @@
 //!   replaced, not followed.
 //! - Every error names the path it is about ([`PathError`]), because "permission denied"
 //!   alone does not tell a user which of their folders to fix.
+//! - Folders jaxrs keeps things in are created 0700 ([`create_private_folder`]) and trusted
+//!   only if owned by this process's user and writable by nobody else
+//!   ([`check_private_folder`]): whoever can write a folder can replace what is read from it.
+//! - Files read back are opened only if regular, without following a symlink or blocking on a
+//!   FIFO ([`open_regular`]).
+//! - A lock between processes ([`LockFile`]) is a `flock` on a file opened without truncating
+//!   or following a symlink; it names its holder's pid, and the kernel frees a dead holder's.
 
 use std::fmt;
 use std::fs::File;
@@ -166,5 +173,166 @@ fn parent_folder(path: &Path) -> &Path {
     match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
+    }
+}
+
+/// Creates `folder` and any missing parents with mode 0700 (before the umask), so that what
+/// jaxrs keeps there is nobody else's to read or replace. Folders that already exist keep
+/// their mode: [`check_private_folder`] says whether they can be trusted.
+pub fn create_private_folder(folder: &Path) -> Result<(), PathError> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(folder).at("create the folder", folder)
+}
+
+/// The effective user id of this process.
+#[cfg(unix)]
+pub fn effective_uid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Can `folder` be trusted with files this process will later run or load? It must be a
+/// folder (a symlink to one is followed: `~/.cache` is often one), owned by this process's
+/// user, and writable by nobody else (no group or other write bit): whoever can write the
+/// folder can replace what jaxrs reads from it. The error says which rule failed.
+pub fn check_private_folder(folder: &Path) -> Result<(), PathError> {
+    let meta = std::fs::metadata(folder).at("inspect the folder", folder)?;
+    let refuse = |why: String| PathError {
+        action: "trust the folder",
+        path: folder.to_path_buf(),
+        source: io::Error::new(io::ErrorKind::PermissionDenied, why),
+    };
+    if !meta.is_dir() {
+        return Err(refuse("it is not a folder".into()));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let me = effective_uid();
+        if meta.uid() != me {
+            return Err(refuse(format!(
+                "it is owned by uid {}, not by this process's user (uid {me})",
+                meta.uid()
+            )));
+        }
+        let mode = meta.mode() & 0o7777;
+        if mode & 0o022 != 0 {
+            return Err(refuse(format!(
+                "its mode is {mode:04o}, writable by {}; `chmod go-w` it",
+                if mode & 0o002 != 0 {
+                    "anyone"
+                } else {
+                    "its group"
+                }
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Opens `path` for reading only if it is a regular file, never following a symlink at its
+/// last component and never blocking on a FIFO or a device (`O_NOFOLLOW | O_NONBLOCK`, then
+/// `fstat`). A symlink is an error of the OS's (`ELOOP`); anything else that is not a regular
+/// file is `InvalidInput`. `NotFound` stays `NotFound`.
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        libc::O_NOFOLLOW | libc::O_NONBLOCK,
+    );
+    let file = options.open(path)?;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not a regular file", path.display()),
+        ));
+    }
+    Ok(file)
+}
+
+/// A lock file shared by processes (`flock`), created without truncating and without
+/// following a symlink, mode 0600. The holder writes its pid into it, so that a process that
+/// gives up waiting can say who holds it; the kernel releases the lock of a process that
+/// dies, so a lock is never left behind by a crash.
+pub struct LockFile {
+    file: File,
+    path: PathBuf,
+}
+
+impl LockFile {
+    /// Opens (or creates) the lock file at `path`; does not take the lock. A symlink or
+    /// anything but a regular file there is refused.
+    pub fn open(path: &Path) -> Result<LockFile, PathError> {
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).write(true).create(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options
+                .mode(0o600)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+        }
+        let file = options.open(path).at("open the lock file", path)?;
+        let meta = file.metadata().at("inspect the lock file", path)?;
+        if !meta.is_file() {
+            return Err(PathError {
+                action: "use the lock file",
+                path: path.to_path_buf(),
+                source: io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"),
+            });
+        }
+        Ok(LockFile {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Takes the lock if nobody holds it, and then writes this process's pid into the file.
+    /// `Ok(false)`: another process (or another open of the file) holds it.
+    pub fn try_lock(&mut self) -> Result<bool, PathError> {
+        match self.file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => return Ok(false),
+            Err(std::fs::TryLockError::Error(e)) => return Err(e).at("lock", &self.path),
+        }
+        // Only the holder writes, so the truncation never races another writer.
+        use std::io::Seek;
+        self.file.set_len(0).at("write", &self.path)?;
+        self.file.rewind().at("write", &self.path)?;
+        writeln!(self.file, "{}", std::process::id()).at("write", &self.path)?;
+        Ok(true)
+    }
+
+    /// The pid the holder wrote, if the file holds one.
+    pub fn holder(&self) -> Option<u32> {
+        use std::io::Read;
+        let mut text = String::new();
+        let mut file = &self.file;
+        use std::io::Seek;
+        file.rewind().ok()?;
+        file.take(32).read_to_string(&mut text).ok()?;
+        text.trim().parse().ok()
+    }
+
+    /// Marks the holder as alive (the file's mtime), for waiters who judge whether it still
+    /// makes progress.
+    pub fn heartbeat(&self) {
+        let _ = self.file.set_modified(std::time::SystemTime::now());
+    }
+
+    /// When the holder last called [`heartbeat`](LockFile::heartbeat) (or took the lock).
+    pub fn last_heartbeat(&self) -> Option<std::time::SystemTime> {
+        self.file.metadata().ok()?.modified().ok()
+    }
+
+    /// The lock file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 }

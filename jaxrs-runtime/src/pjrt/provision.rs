@@ -1,21 +1,43 @@
 //! Finding the PJRT plugin, and provisioning the CPU one on first use.
 //!
-//! In order: `JAXRS_PJRT_PLUGIN` (a path to any plugin `.so`); the cache folder
-//! (`JAXRS_CACHE_DIR`, else `$XDG_CACHE_HOME/jaxrs`, else `~/.cache/jaxrs`); else the CPU
-//! plugin is downloaded once from PyPI (`lammps-jax-pjrt-cpu==0.11.2`, SHA-256 pinned),
-//! extracted with its licence files into a temporary folder of the cache, and renamed into
-//! place. A file lock makes concurrent processes download it once. `JAXRS_OFFLINE=1` forbids
-//! the download.
+//! In order: `JAXRS_PJRT_PLUGIN` (a path to any plugin `.so`, used as given: the user chose
+//! it); the cache folder (`JAXRS_CACHE_DIR`, else `$XDG_CACHE_HOME/jaxrs`, else
+//! `~/.cache/jaxrs`); else the CPU plugin is downloaded once from a PEP 691 index
+//! (`JAXRS_INDEX_URL`, PyPI's `https://pypi.org/simple` by default;
+//! `lammps-jax-pjrt-cpu==0.11.2`, the wheel's SHA-256 pinned, so a mirror or plain `http` can
+//! change nothing), extracted with its licence files into a temporary folder of the cache, and
+//! renamed into place. `JAXRS_OFFLINE=1` forbids the download.
+//!
+//! What is trusted and what is checked:
+//!
+//! - The cache folders (`<cache>`, `<cache>/pjrt` and the plugin's folder) are created 0700
+//!   and must be owned by this process's user and writable by nobody else; otherwise jaxrs
+//!   refuses to load or install a plugin there, saying which folder and why.
+//! - The installed `.so` must be a regular file (not a symlink). Its SHA-256, size, mtime and
+//!   ctime are recorded beside it at install ([`RECORD_FILE`]); whenever the file's size,
+//!   mtime or ctime differ from the record it is hashed again, before it is loaded, and must
+//!   match the record or the pinned [`PLUGIN_SHA256`]. The usual start-up costs one `stat` and
+//!   a small read; a plugin placed by hand (no record yet) is hashed once.
+//! - Every network phase is bounded: connecting, and each read or write, give up after
+//!   `JAXRS_DOWNLOAD_TIMEOUT` seconds without progress (15 by default, pip's figure).
+//! - One process downloads; the others wait on a lock file (`<cache>/pjrt/.lock`, opened
+//!   without truncating or following a symlink) that holds the downloader's pid and whose mtime
+//!   is its heartbeat. A waiter gives up, naming that pid, when the holder shows no progress
+//!   for twice the download timeout (plus 5 s); a holder that died has released the lock
+//!   (the kernel drops a dead process's `flock`), so it is simply taken over. When the holder
+//!   fails, the processes that waited for it fail at once with its reason instead of trying
+//!   again one after another.
+//! - Temporary folders of downloads that were killed are removed by the next download.
 
 use crate::error::Error;
 use crate::error::Result;
+use crate::fs_safety::{self, LockFile, WithPath};
 use sha2::{Digest, Sha256};
 use std::ffi::OsString;
 use std::fs::{self, File};
 use std::io::{self, IsTerminal, Read, Seek, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 /// The pinned CPU plugin package.
 pub const PACKAGE: &str = "lammps-jax-pjrt-cpu";
@@ -24,11 +46,22 @@ pub const WHEEL: &str = "lammps_jax_pjrt_cpu-0.11.2-py3-none-manylinux_2_27_x86_
 pub const WHEEL_SHA256: &str = "1319390d948b39f69f7dade496b7c385149d9ca6097a6b62114da113216d9ad1";
 /// The plugin inside the wheel.
 pub const WHEEL_PLUGIN: &str = "lammps_jax_pjrt_cpu/pjrt_c_api_cpu_plugin.so";
+/// The SHA-256 of [`WHEEL_PLUGIN`] in the pinned wheel: a plugin placed in the cache by hand
+/// must have it.
+pub const PLUGIN_SHA256: &str = "ad1309ac822b1b24d51b7f9947c7c9fa9ef5d67f390584cbc3d1fa2428fed9c2";
 /// The plugin's file name in the cache.
 pub const PLUGIN_FILE: &str = "pjrt_c_api_cpu_plugin.so";
+/// Beside the plugin: its SHA-256 and the size, mtime and ctime it had when last verified.
+pub const RECORD_FILE: &str = "pjrt_c_api_cpu_plugin.so.verified";
 /// Licence files kept beside the plugin (from the wheel's `.dist-info`).
 pub const LICENCE_FILES: [&str; 2] = ["LICENSE", "THIRD_PARTY_NOTICES"];
-const INDEX_URL: &str = "https://pypi.org/simple/lammps-jax-pjrt-cpu/";
+/// The index jaxrs asks for the wheel unless `JAXRS_INDEX_URL` says otherwise.
+pub const DEFAULT_INDEX_URL: &str = "https://pypi.org/simple";
+/// How long a network phase may go without progress unless `JAXRS_DOWNLOAD_TIMEOUT` says
+/// otherwise (pip's default).
+pub const DEFAULT_DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(15);
+/// Written by a download that failed, read by the processes that waited for it.
+const FAILURE_FILE: &str = ".last-failure";
 
 /// The environment that decides where the plugin comes from.
 #[derive(Clone, Debug, Default)]
@@ -39,6 +72,11 @@ pub struct Env {
     pub cache_dir: Option<PathBuf>,
     /// `JAXRS_OFFLINE` set (to anything but `0`/`false`/empty).
     pub offline: bool,
+    /// `JAXRS_INDEX_URL`: a PEP 691 simple index (default [`DEFAULT_INDEX_URL`]).
+    pub index_url: Option<OsString>,
+    /// `JAXRS_DOWNLOAD_TIMEOUT`, as set: seconds (default [`DEFAULT_DOWNLOAD_TIMEOUT`]).
+    /// Checked only when a download is needed.
+    pub download_timeout: Option<OsString>,
 }
 
 impl Env {
@@ -54,7 +92,49 @@ impl Env {
             plugin: var("JAXRS_PJRT_PLUGIN"),
             cache_dir,
             offline,
+            index_url: var("JAXRS_INDEX_URL"),
+            download_timeout: var("JAXRS_DOWNLOAD_TIMEOUT"),
         }
+    }
+
+    /// The download timeout: `JAXRS_DOWNLOAD_TIMEOUT` seconds (fractions allowed, more than
+    /// zero), else the default. A value that is not one is an error naming it.
+    fn timeout(&self) -> Result<Duration> {
+        let Some(raw) = &self.download_timeout else {
+            return Ok(DEFAULT_DOWNLOAD_TIMEOUT);
+        };
+        raw.to_str()
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
+            .map(Duration::from_secs_f64)
+            .ok_or_else(|| {
+                Error::Provision(format!(
+                    "JAXRS_DOWNLOAD_TIMEOUT={} is not a number of seconds: set it to e.g. 60, \
+                     or unset it for the default of {} s",
+                    raw.to_string_lossy(),
+                    DEFAULT_DOWNLOAD_TIMEOUT.as_secs()
+                ))
+            })
+    }
+
+    /// The URL of the package's page in the index.
+    fn package_url(&self) -> Result<String> {
+        let base = match &self.index_url {
+            None => DEFAULT_INDEX_URL.to_string(),
+            Some(raw) => raw.to_str().map(str::to_string).ok_or_else(|| {
+                Error::Provision(format!(
+                    "JAXRS_INDEX_URL={} is not UTF-8",
+                    raw.to_string_lossy()
+                ))
+            })?,
+        };
+        if !(base.starts_with("https://") || base.starts_with("http://")) {
+            return Err(Error::Provision(format!(
+                "JAXRS_INDEX_URL={base} is not an http(s) URL of a simple index (like \
+                 {DEFAULT_INDEX_URL})"
+            )));
+        }
+        Ok(format!("{}/{PACKAGE}/", base.trim_end_matches('/')))
     }
 }
 
@@ -91,8 +171,9 @@ pub fn resolve(env: &Env) -> Result<PathBuf> {
     })?;
     let dir = cached_plugin_dir(cache);
     let plugin = dir.join(PLUGIN_FILE);
-    if plugin.is_file() {
-        return Ok(plugin);
+    let pjrt = cache.join("pjrt");
+    if fs::symlink_metadata(&plugin).is_ok() {
+        return verified(cache, &dir);
     }
     if env.offline {
         return Err(not_found(
@@ -100,22 +181,283 @@ pub fn resolve(env: &Env) -> Result<PathBuf> {
             "JAXRS_OFFLINE is set, so it is not downloaded",
         ));
     }
-    let pjrt = cache.join("pjrt");
-    fs::create_dir_all(&pjrt)?;
-    let lock = File::create(pjrt.join(".lock"))?;
-    lock.lock()?;
+    let timeout = env.timeout()?;
+    let url = env.package_url()?;
+    fs_safety::create_private_folder(&pjrt).map_err(io::Error::from)?;
+    trusted(cache)?;
+    trusted(&pjrt)?;
+    let waited_since = SystemTime::now();
+    let (lock, waited) = acquire(&pjrt.join(".lock"), timeout)?;
     // Another process may have provisioned it while we waited for the lock.
-    if plugin.is_file() {
-        return Ok(plugin);
+    if fs::symlink_metadata(&plugin).is_ok() {
+        return verified(cache, &dir);
     }
-    let wheel = match fetch_wheel() {
+    if waited {
+        if let Some(why) = recent_failure(&pjrt, waited_since) {
+            return Err(not_found(
+                &dir,
+                &format!("the process that downloaded it while this one waited failed: {why}"),
+            ));
+        }
+    }
+    remove_stale_temporaries(&pjrt);
+    let beat = || lock.heartbeat();
+    let wheel = match fetch_wheel(&url, timeout, &beat) {
         Ok(w) => w,
-        Err(Fetch::Network(why)) => return Err(not_found(&dir, &why)),
+        Err(Fetch::Network(why)) => {
+            let _ = fs_safety::write_atomic(&pjrt.join(FAILURE_FILE), why.as_bytes());
+            return Err(not_found(&dir, &why));
+        }
         Err(Fetch::Other(e)) => return Err(e),
     };
-    install_wheel(wheel.reader, WHEEL_SHA256, wheel.size, &dir)?;
+    match install(wheel.reader, WHEEL_SHA256, wheel.size, &dir, &beat) {
+        Ok(()) => {}
+        Err(Error::Provision(why)) if why.starts_with(INTERRUPTED) => {
+            let why = format!("{why}{}", timeout_hint(timeout));
+            let _ = fs_safety::write_atomic(&pjrt.join(FAILURE_FILE), why.as_bytes());
+            return Err(not_found(&dir, &why));
+        }
+        Err(e) => return Err(e),
+    }
+    let _ = fs::remove_file(pjrt.join(FAILURE_FILE));
     drop(lock);
+    verified(cache, &dir)
+}
+
+/// The installed plugin's path, once its folders are trusted and the file is what was
+/// installed.
+fn verified(cache: &Path, dir: &Path) -> Result<PathBuf> {
+    trusted(cache)?;
+    trusted(&cache.join("pjrt"))?;
+    trusted(dir)?;
+    let plugin = dir.join(PLUGIN_FILE);
+    verify_plugin(&plugin, &dir.join(RECORD_FILE))?;
     Ok(plugin)
+}
+
+fn trusted(folder: &Path) -> Result<()> {
+    fs_safety::check_private_folder(folder).map_err(|e| Error::PluginLoad {
+        path: folder.display().to_string(),
+        reason: format!(
+            "{e}. Whoever can write this folder chooses the code jaxrs loads; fix it, or \
+                 set JAXRS_CACHE_DIR to a folder of your own"
+        ),
+    })
+}
+
+/// A file's size, mtime and ctime (nanoseconds): what changes when anyone writes it, renames
+/// another file over it, or even sets its mtime back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stamp {
+    size: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl Stamp {
+    fn of(meta: &fs::Metadata) -> Stamp {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let ns = |s: i64, n: i64| s as i128 * 1_000_000_000 + n as i128;
+            Stamp {
+                size: meta.len(),
+                mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
+                ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
+            }
+        }
+        #[cfg(not(unix))]
+        Stamp {
+            size: meta.len(),
+            mtime_ns: 0,
+            ctime_ns: 0,
+        }
+    }
+}
+
+/// What [`RECORD_FILE`] holds.
+struct Record {
+    sha256: String,
+    stamp: Stamp,
+}
+
+impl Record {
+    fn encode(&self) -> String {
+        format!(
+            "sha256 {}\nsize {}\nmtime_ns {}\nctime_ns {}\n",
+            self.sha256, self.stamp.size, self.stamp.mtime_ns, self.stamp.ctime_ns
+        )
+    }
+
+    /// The record at `path`, or `None` if absent or unreadable (then the plugin is hashed).
+    fn read(path: &Path) -> Option<Record> {
+        let file = fs_safety::open_regular(path).ok()?;
+        let mut text = String::new();
+        file.take(1024).read_to_string(&mut text).ok()?;
+        let field = |name: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+                .map(str::to_string)
+        };
+        let sha256 = field("sha256")?;
+        let stamp = Stamp {
+            size: field("size")?.parse().ok()?,
+            mtime_ns: field("mtime_ns")?.parse().ok()?,
+            ctime_ns: field("ctime_ns")?.parse().ok()?,
+        };
+        (sha256.len() == 64).then_some(Record { sha256, stamp })
+    }
+}
+
+/// Checks the installed plugin before anything loads it: a regular file, not writable by
+/// others, and, if it changed since it was last verified, with the recorded (or pinned)
+/// SHA-256.
+fn verify_plugin(plugin: &Path, record_path: &Path) -> Result<()> {
+    let refuse = |reason: String| Error::PluginLoad {
+        path: plugin.display().to_string(),
+        reason,
+    };
+    let meta = fs::symlink_metadata(plugin).map_err(|e| refuse(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(refuse(
+            "it is not a regular file (a symlink is not followed here); copy the plugin into \
+             the cache, or point JAXRS_PJRT_PLUGIN at it"
+                .into(),
+        ));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if meta.uid() != fs_safety::effective_uid() || meta.mode() & 0o022 != 0 {
+            return Err(refuse(format!(
+                "it is owned by uid {} with mode {:04o}: it must be this user's and writable by \
+                 nobody else",
+                meta.uid(),
+                meta.mode() & 0o7777
+            )));
+        }
+    }
+    let stamp = Stamp::of(&meta);
+    let record = Record::read(record_path);
+    if record.as_ref().is_some_and(|r| r.stamp == stamp) {
+        return Ok(());
+    }
+    let file = fs_safety::open_regular(plugin).map_err(|e| refuse(e.to_string()))?;
+    let got = sha256_of(file).map_err(|e| refuse(format!("cannot read it: {e}")))?;
+    let recorded = record.as_ref().map(|r| r.sha256.as_str());
+    if got != PLUGIN_SHA256 && Some(got.as_str()) != recorded {
+        let expected = recorded.unwrap_or(PLUGIN_SHA256);
+        return Err(refuse(format!(
+            "its SHA-256 is {got}, but {expected} was {}: it was replaced or corrupted, and \
+             jaxrs will not load it. Delete {} to have it downloaded again",
+            if recorded.is_some() {
+                "recorded when it was installed"
+            } else {
+                "expected (the pinned plugin's)"
+            },
+            plugin.parent().unwrap_or(plugin).display()
+        )));
+    }
+    // Hashing stat'ed the file after `meta`; a record is only written for the state just
+    // verified, so re-stat and record only if nothing moved meanwhile.
+    if let Ok(now) = fs::symlink_metadata(plugin) {
+        if Stamp::of(&now) == stamp {
+            let record = Record { sha256: got, stamp };
+            if let Err(e) = fs_safety::write_atomic(record_path, record.encode().as_bytes()) {
+                log::debug!("cannot record the plugin's hash: {e}");
+            }
+        }
+    }
+    Ok(())
+}
+
+fn sha256_of(mut file: File) -> io::Result<String> {
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => hasher.update(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(hex(&hasher.finalize()))
+}
+
+/// Takes the cache's lock, waiting while its holder makes progress (see the module's doc).
+/// Returns the lock and whether it had to wait.
+fn acquire(path: &Path, timeout: Duration) -> Result<(LockFile, bool)> {
+    let mut lock = LockFile::open(path).map_err(io::Error::from)?;
+    if lock.try_lock().map_err(io::Error::from)? {
+        return Ok((lock, false));
+    }
+    // A healthy holder beats at least once per network phase, each bounded by `timeout`.
+    let patience = timeout * 2 + Duration::from_secs(5);
+    let mut beat = lock.last_heartbeat();
+    let mut deadline = Instant::now() + patience;
+    let holder = |lock: &LockFile| {
+        lock.holder()
+            .map_or("another process".to_string(), |p| format!("process {p}"))
+    };
+    eprintln!(
+        "jaxrs: waiting for {} to finish downloading the PJRT CPU plugin (lock {})",
+        holder(&lock),
+        path.display()
+    );
+    loop {
+        std::thread::sleep(Duration::from_millis(50));
+        if lock.try_lock().map_err(io::Error::from)? {
+            return Ok((lock, true));
+        }
+        let now = lock.last_heartbeat();
+        if now != beat {
+            beat = now;
+            deadline = Instant::now() + patience;
+        } else if Instant::now() >= deadline {
+            return Err(Error::Provision(format!(
+                "{} holds {} and has shown no progress for {:.0} s; if it is stuck, end it, \
+                 then run again (JAXRS_DOWNLOAD_TIMEOUT={} s sets how long a silent network \
+                 is waited for)",
+                holder(&lock),
+                path.display(),
+                patience.as_secs_f64(),
+                timeout.as_secs_f64()
+            )));
+        }
+    }
+}
+
+/// The reason a download failed since `since`, if one did.
+fn recent_failure(pjrt: &Path, since: SystemTime) -> Option<String> {
+    let path = pjrt.join(FAILURE_FILE);
+    let file = fs_safety::open_regular(&path).ok()?;
+    let written = file.metadata().ok()?.modified().ok()?;
+    // A second of slack for file systems with coarse timestamps.
+    if written + Duration::from_secs(1) < since {
+        return None;
+    }
+    let mut why = String::new();
+    file.take(4096).read_to_string(&mut why).ok()?;
+    Some(why)
+}
+
+/// Removes what killed downloads left: `.tmp-*` folders beside the plugin's. Called with the
+/// lock held, so no live download owns one.
+fn remove_stale_temporaries(pjrt: &Path) {
+    let Ok(read) = fs::read_dir(pjrt) else { return };
+    for e in read.flatten() {
+        let is_temp = e
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with(".tmp-"));
+        if is_temp && e.file_type().is_ok_and(|t| t.is_dir()) {
+            match fs::remove_dir_all(e.path()) {
+                Ok(()) => log::debug!("removed the unfinished download {}", e.path().display()),
+                Err(err) => log::debug!("cannot remove {}: {err}", e.path().display()),
+            }
+        }
+    }
 }
 
 fn not_found(dir: &Path, why: &str) -> Error {
@@ -126,6 +468,13 @@ fn not_found(dir: &Path, why: &str) -> Error {
         dir.display(),
         dir.display()
     ))
+}
+
+fn timeout_hint(timeout: Duration) -> String {
+    format!(
+        " (no progress for {:.1} s; JAXRS_DOWNLOAD_TIMEOUT sets the limit in seconds)",
+        timeout.as_secs_f64()
+    )
 }
 
 enum Fetch {
@@ -139,11 +488,26 @@ struct Wheel {
     size: Option<u64>,
 }
 
-fn fetch_wheel() -> std::result::Result<Wheel, Fetch> {
-    let net = |what: &str, e: ureq::Error| Fetch::Network(format!("{what} failed ({e})"));
+fn fetch_wheel(
+    package_url: &str,
+    timeout: Duration,
+    beat: &dyn Fn(),
+) -> std::result::Result<Wheel, Fetch> {
+    let net = |what: &str, e: ureq::Error| {
+        let hint = if matches!(e, ureq::Error::Timeout(_)) {
+            timeout_hint(timeout)
+        } else {
+            String::new()
+        };
+        Fetch::Network(format!("{what} failed ({e}){hint}"))
+    };
+    // Per phase and per read, like pip's socket timeout: a slow download that keeps moving
+    // is never cut, a silent one is.
     let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_connect(Some(Duration::from_secs(20)))
-        .timeout_recv_response(Some(Duration::from_secs(60)))
+        .timeout_resolve(Some(timeout))
+        .timeout_connect(Some(timeout))
+        .timeout_per_read(Some(timeout))
+        .timeout_per_write(Some(timeout))
         .user_agent(concat!("jaxrs/", env!("CARGO_PKG_VERSION")))
         // The system's trust store (which honours SSL_CERT_FILE), so a proxy with its own CA
         // works as it does for pip and curl.
@@ -154,20 +518,26 @@ fn fetch_wheel() -> std::result::Result<Wheel, Fetch> {
         )
         .build()
         .into();
+    beat();
     let mut index = agent
-        .get(INDEX_URL)
+        .get(package_url)
         .header("Accept", "application/vnd.pypi.simple.v1+json")
         .call()
-        .map_err(|e| net("asking PyPI for the wheel", e))?;
+        .map_err(|e| net("asking the index for the wheel", e))?;
     let text = index
         .body_mut()
+        .with_config()
+        .limit(16 << 20)
         .read_to_string()
-        .map_err(|e| net("reading PyPI's answer", e))?;
-    let (url, size) = wheel_url(&text).map_err(|m| Fetch::Other(Error::Provision(m)))?;
+        .map_err(|e| net("reading the index's answer", e))?;
+    beat();
+    let (url, size) =
+        wheel_url(&text, package_url).map_err(|m| Fetch::Other(Error::Provision(m)))?;
     let resp = agent
         .get(&url)
         .call()
         .map_err(|e| net("downloading the wheel", e))?;
+    beat();
     let size = size.or_else(|| {
         resp.headers()
             .get("content-length")
@@ -180,64 +550,108 @@ fn fetch_wheel() -> std::result::Result<Wheel, Fetch> {
     })
 }
 
-/// Finds the pinned wheel's URL (and size) in PyPI's JSON simple index (PEP 691).
-fn wheel_url(index_json: &str) -> std::result::Result<(String, Option<u64>), String> {
+/// Finds the pinned wheel's URL (and size) in a PEP 691 JSON simple index served at
+/// `page_url`.
+fn wheel_url(
+    index_json: &str,
+    page_url: &str,
+) -> std::result::Result<(String, Option<u64>), String> {
     let v: serde_json::Value = serde_json::from_str(index_json)
-        .map_err(|e| format!("PyPI's index for {PACKAGE} is not JSON: {e}"))?;
+        .map_err(|e| format!("the index's page for {PACKAGE} is not JSON: {e}"))?;
     let files = v["files"]
         .as_array()
-        .ok_or_else(|| format!("PyPI's index for {PACKAGE} lists no files"))?;
+        .ok_or_else(|| format!("the index's page for {PACKAGE} lists no files"))?;
     let f = files
         .iter()
         .find(|f| f["filename"] == WHEEL)
-        .ok_or_else(|| format!("PyPI no longer lists {WHEEL}"))?;
+        .ok_or_else(|| format!("the index no longer lists {WHEEL}"))?;
     if let Some(h) = f["hashes"]["sha256"].as_str() {
         if h != WHEEL_SHA256 {
             return Err(format!(
-                "PyPI lists {WHEEL} with SHA-256 {h}, but jaxrs pins {WHEEL_SHA256}"
+                "the index lists {WHEEL} with SHA-256 {h}, but jaxrs pins {WHEEL_SHA256}"
             ));
         }
     }
     let url = f["url"]
         .as_str()
-        .ok_or_else(|| format!("PyPI lists {WHEEL} without a URL"))?;
-    // PEP 691 allows URLs relative to the index.
-    let url = if url.starts_with("https://") || url.starts_with("http://") {
-        url.to_string()
-    } else if let Some(rest) = url.strip_prefix('/') {
-        format!("https://pypi.org/{rest}")
+        .ok_or_else(|| format!("the index lists {WHEEL} without a URL"))?;
+    Ok((join_url(page_url, url), f["size"].as_u64()))
+}
+
+/// `url` as found on the page at `page` (PEP 691 allows relative URLs).
+fn join_url(page: &str, url: &str) -> String {
+    if url.starts_with("https://") || url.starts_with("http://") {
+        return url.to_string();
+    }
+    let (scheme, rest) = page.split_once("://").unwrap_or(("https", page));
+    let origin = rest.split('/').next().unwrap_or("");
+    if let Some(net_path) = url.strip_prefix("//") {
+        format!("{scheme}://{net_path}")
+    } else if let Some(abs) = url.strip_prefix('/') {
+        format!("{scheme}://{origin}/{abs}")
     } else {
-        format!("{INDEX_URL}{url}")
-    };
-    Ok((url, f["size"].as_u64()))
+        let folder = &page[..page.rfind('/').map_or(page.len(), |i| i + 1)];
+        format!("{folder}{url}")
+    }
 }
 
 /// Streams a wheel to a temporary file while hashing it, checks the SHA-256 against
-/// `expected_sha256`, extracts the plugin and its licence files, and renames the result to
-/// `dest` (atomically: `dest` either does not exist or is complete). `size` is only for the
-/// progress line. Call with the cache's lock held.
+/// `expected_sha256`, extracts the plugin and its licence files, records the plugin's hash
+/// ([`RECORD_FILE`]), and renames the result to `dest` (atomically: `dest` either does not
+/// exist or is complete). `size` is only for the progress line. Call with the cache's lock
+/// held.
 pub fn install_wheel(
     reader: impl Read,
     expected_sha256: &str,
     size: Option<u64>,
     dest: &Path,
 ) -> Result<()> {
+    install(reader, expected_sha256, size, dest, &|| {})
+}
+
+/// The prefix of the error a failed read of the download gives.
+const INTERRUPTED: &str = "download interrupted";
+
+fn install(
+    reader: impl Read,
+    expected_sha256: &str,
+    size: Option<u64>,
+    dest: &Path,
+    beat: &dyn Fn(),
+) -> Result<()> {
     let parent = dest
         .parent()
         .ok_or_else(|| Error::Provision(format!("{} has no parent folder", dest.display())))?;
-    fs::create_dir_all(parent)?;
-    // Unique among processes (pid) and among calls of this process (a counter).
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    let tmp = parent.join(format!(
-        ".tmp-{}-{}",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = fs::remove_dir_all(&tmp);
-    fs::create_dir_all(&tmp)?;
-    let result = install_into(reader, expected_sha256, size, &tmp, dest);
-    let _ = fs::remove_dir_all(&tmp);
-    result
+    fs_safety::create_private_folder(parent).map_err(io::Error::from)?;
+    // An unpredictable name, created 0700: nobody can plant files in it beforehand.
+    let tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .tempdir_in(parent)
+        .at("create a temporary folder in", parent)
+        .map_err(io::Error::from)?;
+    install_into(reader, expected_sha256, size, tmp.path(), dest, beat)
+}
+
+/// Copies `from` to `to` while hashing what is copied, calling `beat` as it goes.
+fn copy_hashing(from: &mut impl Read, to: &mut File, beat: &dyn Fn()) -> io::Result<String> {
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut last = Instant::now();
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        hasher.update(&buf[..n]);
+        to.write_all(&buf[..n])?;
+        if last.elapsed() > Duration::from_millis(500) {
+            beat();
+            last = Instant::now();
+        }
+    }
+    Ok(hex(&hasher.finalize()))
 }
 
 fn install_into(
@@ -246,6 +660,7 @@ fn install_into(
     size: Option<u64>,
     tmp: &Path,
     dest: &Path,
+    beat: &dyn Fn(),
 ) -> Result<()> {
     let wheel_path = tmp.join("wheel.zip");
     let mut wheel = File::options()
@@ -256,6 +671,7 @@ fn install_into(
     let mut hasher = Sha256::new();
     let mut progress = Progress::new(size);
     let mut buf = vec![0u8; 1 << 16];
+    let mut last_beat = Instant::now();
     loop {
         let n = match reader.read(&mut buf) {
             Ok(0) => break,
@@ -263,12 +679,16 @@ fn install_into(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => {
                 progress.finish(false);
-                return Err(Error::Provision(format!("download interrupted: {e}")));
+                return Err(Error::Provision(format!("{INTERRUPTED}: {e}")));
             }
         };
         hasher.update(&buf[..n]);
         wheel.write_all(&buf[..n])?;
         progress.add(n as u64);
+        if last_beat.elapsed() > Duration::from_millis(500) {
+            beat();
+            last_beat = Instant::now();
+        }
     }
     progress.finish(true);
     let got = hex(&hasher.finalize());
@@ -288,20 +708,27 @@ fn install_into(
         |e: zip::result::ZipError| Error::Provision(format!("the wheel is not a valid zip: {e}"));
     let mut zip = zip::ZipArchive::new(wheel).map_err(bad)?;
     let staged = tmp.join("plugin");
-    fs::create_dir_all(&staged)?;
+    fs_safety::create_private_folder(&staged).map_err(io::Error::from)?;
     {
         let mut entry = zip
             .by_name(WHEEL_PLUGIN)
             .map_err(|_| Error::Provision(format!("the wheel has no {WHEEL_PLUGIN}")))?;
         let out_path = staged.join(PLUGIN_FILE);
         let mut out = File::create(&out_path)?;
-        io::copy(&mut entry, &mut out)?;
+        let sha256 = copy_hashing(&mut entry, &mut out, beat)?;
         out.sync_all()?;
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
             fs::set_permissions(&out_path, fs::Permissions::from_mode(0o755))?;
         }
+        // Stamped after the last change of its mode, which moves its ctime.
+        let record = Record {
+            sha256,
+            stamp: Stamp::of(&fs::symlink_metadata(&out_path)?),
+        };
+        fs_safety::write_atomic(&staged.join(RECORD_FILE), record.encode().as_bytes())
+            .map_err(io::Error::from)?;
     }
     for name in LICENCE_FILES {
         let member = zip
@@ -326,6 +753,7 @@ fn install_into(
         fs::remove_dir_all(dest)?;
     }
     fs::rename(&staged, dest)?;
+    fs_safety::sync_folder(dest.parent().unwrap_or(dest)).map_err(io::Error::from)?;
     Ok(())
 }
 
@@ -457,7 +885,70 @@ mod tests {
             plugin: None,
             cache_dir: Some(cache.clone()),
             offline: true,
+            ..Env::default()
         };
+        assert_eq!(resolve(&env).unwrap(), dest.join(PLUGIN_FILE));
+        fs::remove_dir_all(cache).unwrap();
+    }
+
+    #[test]
+    fn a_replaced_plugin_is_hashed_again_and_refused() {
+        let wheel = small_wheel();
+        let hash = hex(&Sha256::digest(&wheel));
+        let cache = scratch("replaced");
+        let dest = cached_plugin_dir(&cache);
+        install_wheel(Cursor::new(&wheel), &hash, None, &dest).unwrap();
+        let env = Env {
+            cache_dir: Some(cache.clone()),
+            offline: true,
+            ..Env::default()
+        };
+        let so = dest.join(PLUGIN_FILE);
+        assert_eq!(resolve(&env).unwrap(), so);
+        // Same size, and the old mtime put back: only the ctime tells, and it is enough.
+        let old = fs::metadata(&so).unwrap().modified().unwrap();
+        let mut bytes = fs::read(&so).unwrap();
+        bytes[10] ^= 1;
+        fs::write(&so, &bytes).unwrap();
+        File::options()
+            .write(true)
+            .open(&so)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let e = resolve(&env).unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, Error::PluginLoad { .. }), "{e:?}");
+        assert!(msg.contains("recorded when it was installed"), "{msg}");
+        assert!(msg.contains(&hex(&Sha256::digest(&bytes))), "{msg}");
+        // Put back, it is accepted again (and re-recorded).
+        bytes[10] ^= 1;
+        fs::write(&so, &bytes).unwrap();
+        assert_eq!(resolve(&env).unwrap(), so);
+        fs::remove_dir_all(cache).unwrap();
+    }
+
+    #[test]
+    fn an_unchanged_plugin_is_not_hashed_again() {
+        let wheel = small_wheel();
+        let hash = hex(&Sha256::digest(&wheel));
+        let cache = scratch("unchanged");
+        let dest = cached_plugin_dir(&cache);
+        install_wheel(Cursor::new(&wheel), &hash, None, &dest).unwrap();
+        let env = Env {
+            cache_dir: Some(cache.clone()),
+            offline: true,
+            ..Env::default()
+        };
+        // A record whose hash is wrong but whose stamp matches: only a re-hash would notice,
+        // so its acceptance shows that start-up reads the stamp, not the 200 MB file.
+        let record_path = dest.join(RECORD_FILE);
+        let text = fs::read_to_string(&record_path).unwrap();
+        let wrong = text.replace(
+            text.lines().next().unwrap(),
+            &format!("sha256 {}", "0".repeat(64)),
+        );
+        fs::write(&record_path, wrong).unwrap();
         assert_eq!(resolve(&env).unwrap(), dest.join(PLUGIN_FILE));
         fs::remove_dir_all(cache).unwrap();
     }
@@ -484,6 +975,7 @@ mod tests {
             plugin: None,
             cache_dir: Some(cache.clone()),
             offline: true,
+            ..Env::default()
         };
         let e = resolve(&env).unwrap_err();
         let Error::PluginNotFound(msg) = &e else {
@@ -507,6 +999,7 @@ mod tests {
             plugin: Some("/nonexistent/libfoo.so".into()),
             cache_dir: None,
             offline: true,
+            ..Env::default()
         };
         let e = resolve(&env).unwrap_err();
         assert!(matches!(&e, Error::PluginNotFound(m) if m.contains("/nonexistent/libfoo.so")));
@@ -528,10 +1021,29 @@ mod tests {
             {{"filename":"{WHEEL}","url":"https://files.example/x/{WHEEL}",
               "hashes":{{"sha256":"{WHEEL_SHA256}"}},"size":62711338}}]}}"#
         );
-        let (url, size) = wheel_url(&json).unwrap();
+        let page = "https://pypi.org/simple/lammps-jax-pjrt-cpu/";
+        let (url, size) = wheel_url(&json, page).unwrap();
         assert_eq!(url, format!("https://files.example/x/{WHEEL}"));
         assert_eq!(size, Some(62711338));
         let wrong = json.replace(WHEEL_SHA256, &"0".repeat(64));
-        assert!(wheel_url(&wrong).unwrap_err().contains(WHEEL_SHA256));
+        assert!(wheel_url(&wrong, page).unwrap_err().contains(WHEEL_SHA256));
+    }
+
+    #[test]
+    fn relative_urls_are_joined_to_the_index_page() {
+        let page = "http://127.0.0.1:8080/simple/lammps-jax-pjrt-cpu/";
+        assert_eq!(
+            join_url(page, "/files/w.whl"),
+            "http://127.0.0.1:8080/files/w.whl"
+        );
+        assert_eq!(join_url(page, "w.whl"), format!("{page}w.whl"));
+        assert_eq!(
+            join_url(page, "//cdn.example/w.whl"),
+            "http://cdn.example/w.whl"
+        );
+        assert_eq!(
+            join_url(page, "https://x.example/w.whl"),
+            "https://x.example/w.whl"
+        );
     }
 }
