@@ -24,6 +24,7 @@
 //! | `pjrt/` | the PJRT C API (raw declarations and owned handles) and plugin provisioning |
 
 mod aval;
+mod coordination;
 mod core;
 mod dtype;
 mod error;
@@ -103,12 +104,12 @@ pub use prims::sharding::with_sharding_constraint;
 /// # Ok::<(), jaxrs::Error>(())
 /// ```
 pub mod distributed {
-    pub use crate::core::distributed::{
+    pub use crate::coordination::distributed::{
         initialize, initialize_with_config, initialize_with_timeout, key_value_store, shutdown,
     };
     #[doc(hidden)]
-    pub use crate::core::kv_store::authenticated_connection;
-    pub use crate::core::kv_store::{Config, KeyValueStore, Service};
+    pub use crate::coordination::kv_store::authenticated_connection;
+    pub use crate::coordination::kv_store::{Config, KeyValueStore, Service};
 }
 
 // Transformations.

@@ -18,7 +18,9 @@ fn layer(module: &[String]) -> (u8, &'static str) {
     match module.first().map(String::as_str) {
         Some("error" | "dtype" | "aval") => (0, "vocabulary"),
         Some("pjrt") => (0, "pjrt"),
+        Some("fs_safety") => (0, "fs_safety"),
         Some("core") => (1, "core"),
+        Some("coordination") => (1, "coordination"),
         Some("tree") => (2, "tree"),
         Some("interpreters") => (2, "interpreters"),
         Some("prims") => (3, "prims"),

@@ -1,7 +1,6 @@
 //! The kernel of the engine: the IR ([`ir`]), the primitive trait ([`primitive`]), tracing
 //! ([`trace`]), the one `Array` type ([`array`]), eager execution ([`eager`]), StableHLO
-//! lowering ([`lower`]), the process-wide PJRT client ([`client`]) and its many-process set-up
-//! ([`distributed`] over the coordination store [`kv_store`]), how arrays lie on
+//! lowering ([`lower`]), the process-wide PJRT client ([`client`]), how arrays lie on
 //! devices ([`sharding`]), the named axes in scope while tracing ([`axes`]) and the array
 //! printer (`print`).
 //!
@@ -14,10 +13,8 @@ pub mod axes;
 pub mod client;
 pub mod compile_cache;
 pub mod debug_nans;
-pub mod distributed;
 pub mod eager;
 pub mod ir;
-pub mod kv_store;
 pub mod lower;
 pub mod primitive;
 pub(crate) mod print;

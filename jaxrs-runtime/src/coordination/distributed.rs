@@ -1,10 +1,10 @@
 //! Many processes, in the style of `jax.distributed.initialize`: process 0 serves the
-//! coordination key-value store ([`crate::core::kv_store`]), every process connects to it,
+//! coordination key-value store ([`crate::coordination::kv_store`]), every process connects to it,
 //! and the process-wide PJRT client is created for process `process_id` of `num_processes`,
 //! with the store behind the plugin's key-value callbacks (how XLA's GPU client exchanges its
 //! topology and NCCL ids).
 
-use crate::core::kv_store::{check_process, Config, KeyValueStore, Service};
+use crate::coordination::kv_store::{check_process, Config, KeyValueStore, Service};
 use crate::error::Error;
 use crate::error::ErrorCode;
 use crate::error::Result;
