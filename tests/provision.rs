@@ -164,6 +164,16 @@ fn resolve_in_child(cache: &Path, envs: &[(&str, OsString)], limit: Duration) ->
     finish(child, &log, started, limit)
 }
 
+/// Resolves in a child against the index at `index_url` with `JAXRS_DOWNLOAD_TIMEOUT=timeout`,
+/// waiting 30 s at most.
+fn resolve_against(cache: &Path, index_url: String, timeout: &str) -> Finished {
+    let envs = env(&[
+        ("JAXRS_INDEX_URL", index_url),
+        ("JAXRS_DOWNLOAD_TIMEOUT", timeout.to_string()),
+    ]);
+    resolve_in_child(cache, &envs, Duration::from_secs(30))
+}
+
 fn env(pairs: &[(&'static str, String)]) -> Vec<(&'static str, OsString)> {
     pairs.iter().map(|(k, v)| (*k, OsString::from(v))).collect()
 }
@@ -296,14 +306,7 @@ fn temporaries(pjrt: &Path) -> Vec<String> {
 fn a_stalled_index_times_out() {
     let server = serve(Behaviour::StallIndex);
     let cache = scratch("stalled-index");
-    let got = resolve_in_child(
-        &cache,
-        &env(&[
-            ("JAXRS_INDEX_URL", server.url.clone()),
-            ("JAXRS_DOWNLOAD_TIMEOUT", "1".into()),
-        ]),
-        Duration::from_secs(30),
-    );
+    let got = resolve_against(&cache, server.url.clone(), "1");
     let e = got.error();
     assert!(e.contains("JAXRS_DOWNLOAD_TIMEOUT"), "{e}");
     assert!(got.took < Duration::from_secs(20), "took {:?}", got.took);
@@ -314,14 +317,7 @@ fn a_stalled_index_times_out() {
 fn a_stalled_wheel_download_times_out_and_leaves_no_temporary_folder() {
     let server = serve(Behaviour::StallWheel);
     let cache = scratch("stalled-wheel");
-    let got = resolve_in_child(
-        &cache,
-        &env(&[
-            ("JAXRS_INDEX_URL", server.url.clone()),
-            ("JAXRS_DOWNLOAD_TIMEOUT", "1".into()),
-        ]),
-        Duration::from_secs(30),
-    );
+    let got = resolve_against(&cache, server.url.clone(), "1");
     let e = got.error();
     assert!(e.contains("download interrupted"), "{e}");
     assert!(e.contains("JAXRS_DOWNLOAD_TIMEOUT"), "{e}");
@@ -381,14 +377,7 @@ fn holder(cache: &Path) -> Child {
 fn a_held_lock_is_given_up_naming_its_holder() {
     let cache = scratch("held-lock");
     let mut held = holder(&cache);
-    let got = resolve_in_child(
-        &cache,
-        &env(&[
-            ("JAXRS_INDEX_URL", closed_index()),
-            ("JAXRS_DOWNLOAD_TIMEOUT", "1".into()),
-        ]),
-        Duration::from_secs(30),
-    );
+    let got = resolve_against(&cache, closed_index(), "1");
     let _ = held.kill();
     let _ = held.wait();
     let e = got.error();
@@ -404,14 +393,7 @@ fn a_lock_left_by_a_killed_process_is_taken_over() {
     let mut held = holder(&cache);
     held.kill().unwrap();
     held.wait().unwrap();
-    let got = resolve_in_child(
-        &cache,
-        &env(&[
-            ("JAXRS_INDEX_URL", closed_index()),
-            ("JAXRS_DOWNLOAD_TIMEOUT", "1".into()),
-        ]),
-        Duration::from_secs(30),
-    );
+    let got = resolve_against(&cache, closed_index(), "1");
     // It got past the lock and asked the (closed) index itself.
     let e = got.error();
     assert!(e.contains("asking the index"), "{e}");
@@ -427,14 +409,7 @@ fn the_lock_file_is_not_truncated_through_a_symlink() {
     let victim = cache.with_extension("victim");
     std::fs::write(&victim, b"precious").unwrap();
     std::os::unix::fs::symlink(&victim, pjrt.join(".lock")).unwrap();
-    let got = resolve_in_child(
-        &cache,
-        &env(&[
-            ("JAXRS_INDEX_URL", closed_index()),
-            ("JAXRS_DOWNLOAD_TIMEOUT", "1".into()),
-        ]),
-        Duration::from_secs(30),
-    );
+    let got = resolve_against(&cache, closed_index(), "1");
     assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
     let e = got.error();
     assert!(e.contains(".lock"), "{e}");
@@ -488,14 +463,7 @@ fn stale_temporary_folders_are_removed() {
     let left = pjrt.join(".tmp-4242-0");
     std::fs::create_dir_all(&left).unwrap();
     std::fs::write(left.join("wheel.zip"), vec![0u8; 1 << 16]).unwrap();
-    let got = resolve_in_child(
-        &cache,
-        &env(&[
-            ("JAXRS_INDEX_URL", closed_index()),
-            ("JAXRS_DOWNLOAD_TIMEOUT", "1".into()),
-        ]),
-        Duration::from_secs(30),
-    );
+    let got = resolve_against(&cache, closed_index(), "1");
     got.error();
     assert_eq!(temporaries(&pjrt), Vec::<String>::new());
     cleanup(&cache);
@@ -510,14 +478,7 @@ fn mode(path: &Path) -> u32 {
 fn the_plugin_folders_are_created_private_and_an_open_one_is_refused() {
     let root = scratch("private");
     let cache = root.join("fresh");
-    let got = resolve_in_child(
-        &cache,
-        &env(&[
-            ("JAXRS_INDEX_URL", closed_index()),
-            ("JAXRS_DOWNLOAD_TIMEOUT", "1".into()),
-        ]),
-        Duration::from_secs(30),
-    );
+    let got = resolve_against(&cache, closed_index(), "1");
     got.error();
     assert_eq!(mode(&cache), 0o700);
     assert_eq!(mode(&cache.join("pjrt")), 0o700);
@@ -543,14 +504,7 @@ fn the_plugin_folders_are_created_private_and_an_open_one_is_refused() {
 #[test]
 fn an_invalid_download_timeout_is_an_error_naming_it() {
     let cache = scratch("bad-timeout");
-    let got = resolve_in_child(
-        &cache,
-        &env(&[
-            ("JAXRS_INDEX_URL", closed_index()),
-            ("JAXRS_DOWNLOAD_TIMEOUT", "soon".into()),
-        ]),
-        Duration::from_secs(30),
-    );
+    let got = resolve_against(&cache, closed_index(), "soon");
     let e = got.error();
     assert!(e.contains("JAXRS_DOWNLOAD_TIMEOUT=soon"), "{e}");
     cleanup(&cache);

@@ -891,11 +891,12 @@ mod tests {
         fs::remove_dir_all(cache).unwrap();
     }
 
-    #[test]
-    fn a_replaced_plugin_is_hashed_again_and_refused() {
+    /// A small wheel installed into a scratch cache: the cache, the plugin's folder, and an
+    /// offline `Env` that resolves from there.
+    fn installed_small_plugin(name: &str) -> (PathBuf, PathBuf, Env) {
         let wheel = small_wheel();
         let hash = hex(&Sha256::digest(&wheel));
-        let cache = scratch("replaced");
+        let cache = scratch(name);
         let dest = cached_plugin_dir(&cache);
         install_wheel(Cursor::new(&wheel), &hash, None, &dest).unwrap();
         let env = Env {
@@ -903,6 +904,12 @@ mod tests {
             offline: true,
             ..Env::default()
         };
+        (cache, dest, env)
+    }
+
+    #[test]
+    fn a_replaced_plugin_is_hashed_again_and_refused() {
+        let (cache, dest, env) = installed_small_plugin("replaced");
         let so = dest.join(PLUGIN_FILE);
         assert_eq!(resolve(&env).unwrap(), so);
         // Same size, and the old mtime put back: only the ctime tells, and it is enough.
@@ -930,16 +937,7 @@ mod tests {
 
     #[test]
     fn an_unchanged_plugin_is_not_hashed_again() {
-        let wheel = small_wheel();
-        let hash = hex(&Sha256::digest(&wheel));
-        let cache = scratch("unchanged");
-        let dest = cached_plugin_dir(&cache);
-        install_wheel(Cursor::new(&wheel), &hash, None, &dest).unwrap();
-        let env = Env {
-            cache_dir: Some(cache.clone()),
-            offline: true,
-            ..Env::default()
-        };
+        let (cache, dest, env) = installed_small_plugin("unchanged");
         // A record whose hash is wrong but whose stamp matches: only a re-hash would notice,
         // so its acceptance shows that start-up reads the stamp, not the 200 MB file.
         let record_path = dest.join(RECORD_FILE);
