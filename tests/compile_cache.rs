@@ -127,24 +127,12 @@ fn a_corrupt_entry_is_recompiled_and_overwritten() {
     bytes[mid] ^= 0xff;
     std::fs::write(&files[0], &bytes).unwrap();
 
-    let before = jaxrs::compile_cache_stats();
-    assert_eq!(program(0), vec![-6.0, -5.0]);
-    let after = jaxrs::compile_cache_stats();
-    assert_eq!(
-        (after.hits - before.hits, after.misses - before.misses),
-        (0, 1)
-    );
+    assert_eq!(counted(|| program(0)), (vec![-6.0, -5.0], (0, 1)));
 
     // A truncated entry is caught too, and the rewritten one loads.
     std::fs::write(&files[0], &bytes[..10]).unwrap();
     assert_eq!(program(0), vec![-6.0, -5.0]);
-    let before = jaxrs::compile_cache_stats();
-    assert_eq!(program(0), vec![-6.0, -5.0]);
-    let after = jaxrs::compile_cache_stats();
-    assert_eq!(
-        (after.hits - before.hits, after.misses - before.misses),
-        (1, 0)
-    );
+    assert_eq!(counted(|| program(0)), (vec![-6.0, -5.0], (1, 0)));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -162,19 +150,9 @@ fn a_foreign_entry_is_recompiled_and_overwritten() {
     // An intact entry of another program under program 1's name: its header names another key.
     std::fs::copy(&first[0], &second[0]).unwrap();
 
-    let before = jaxrs::compile_cache_stats();
-    assert_eq!(program(1), vec![5.0, 10.0]);
-    let after = jaxrs::compile_cache_stats();
-    assert_eq!(
-        (after.hits - before.hits, after.misses - before.misses),
-        (0, 1)
-    );
-    assert_eq!(program(1), vec![5.0, 10.0]);
-    let again = jaxrs::compile_cache_stats();
-    assert_eq!(
-        (again.hits - after.hits, again.misses - after.misses),
-        (1, 0)
-    );
+    assert_eq!(counted(|| program(1)), (vec![5.0, 10.0], (0, 1)));
+    // `program` jits a new closure each call: the second compile finds the rewritten entry.
+    assert_eq!(counted(|| program(1)), (vec![5.0, 10.0], (1, 0)));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -421,6 +399,17 @@ fn entry_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The entry the next compile adds to `dir`.
+/// What `f` returns, with the persistent cache's (hits, misses) during it.
+fn counted<T>(f: impl FnOnce() -> T) -> (T, (u64, u64)) {
+    let before = jaxrs::compile_cache_stats();
+    let value = f();
+    let after = jaxrs::compile_cache_stats();
+    (
+        value,
+        (after.hits - before.hits, after.misses - before.misses),
+    )
+}
+
 fn new_entry(dir: &Path, compile: impl FnOnce()) -> PathBuf {
     let before = entry_files(dir);
     compile();
@@ -596,13 +585,7 @@ fn an_entry_that_is_a_symlink_is_a_miss() {
     let _ = std::fs::remove_file(&elsewhere);
     std::fs::rename(&entry, &elsewhere).unwrap();
     std::os::unix::fs::symlink(&elsewhere, &entry).unwrap();
-    let before = jaxrs::compile_cache_stats();
-    assert_eq!(program(0), vec![-6.0, -5.0]);
-    let after = jaxrs::compile_cache_stats();
-    assert_eq!(
-        (after.hits - before.hits, after.misses - before.misses),
-        (0, 1)
-    );
+    assert_eq!(counted(|| program(0)), (vec![-6.0, -5.0], (0, 1)));
     assert!(std::fs::symlink_metadata(&entry).unwrap().is_file());
     let _ = std::fs::remove_file(&elsewhere);
     let _ = std::fs::remove_dir_all(&dir);
@@ -614,13 +597,7 @@ const XLA_CHILD: &str = "JAXRS_COMPILE_CACHE_TEST_XLA_FLAGS";
 fn xla_flags_are_part_of_the_key() {
     if std::env::var_os(XLA_CHILD).is_some() {
         // The parent compiled this program without the flag: with it, that entry is not ours.
-        let before = jaxrs::compile_cache_stats();
-        assert_eq!(program(1), vec![5.0, 10.0]);
-        let after = jaxrs::compile_cache_stats();
-        assert_eq!(
-            (after.hits - before.hits, after.misses - before.misses),
-            (0, 1)
-        );
+        assert_eq!(counted(|| program(1)), (vec![5.0, 10.0], (0, 1)));
         return;
     }
     let (_turn, dir) = fresh_cache("xla-flags");
@@ -695,13 +672,7 @@ const CAP_CHILD: &str = "JAXRS_COMPILE_CACHE_TEST_CAP";
 fn the_size_cap_is_enforced_at_start_up() {
     if std::env::var_os(CAP_CHILD).is_some() {
         // A hit only: nothing is written, yet the folder must come under the cap.
-        let before = jaxrs::compile_cache_stats();
-        assert_eq!(program(1), vec![5.0, 10.0]);
-        let after = jaxrs::compile_cache_stats();
-        assert_eq!(
-            (after.hits - before.hits, after.misses - before.misses),
-            (1, 0)
-        );
+        assert_eq!(counted(|| program(1)), (vec![5.0, 10.0], (1, 0)));
         return;
     }
     let (_turn, dir) = fresh_cache("cap-at-start");
