@@ -51,7 +51,7 @@ impl Aval {
     }
 
     /// The element count; `usize::MAX` if it overflows (such a shape never gets past
-    /// [`check_shape`], which every new abstract value meets in `bind`).
+    /// `core::trace::check_shape`, which every new abstract value meets in `bind`).
     pub fn size(&self) -> usize {
         element_count(&self.shape).unwrap_or(usize::MAX)
     }
