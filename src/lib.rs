@@ -247,6 +247,7 @@ pub mod lax;
 pub mod nn;
 pub mod numpy;
 pub mod optim;
+pub mod scipy;
 
 /// Everything a typical program needs, and everything the README uses:
 /// `use jaxrs::prelude::*;`.
