@@ -1,4 +1,5 @@
-//! `jax.scipy`: SciPy's API over jaxrs arrays, as JAX gives it. So far [`special`]; the
-//! linear algebra, signal and stats namespaces are in the manifest (API.md) as not yet.
+//! `jax.scipy`: SciPy's API over jaxrs arrays, as JAX gives it. So far part of [`special`]
+//! and of [`stats`]; API.md lists every name of JAX's, and what is not here yet.
 
 pub mod special;
+pub mod stats;
