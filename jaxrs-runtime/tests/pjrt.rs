@@ -325,6 +325,7 @@ fn compile_options_encode_like_xla() {
         use_shardy_partitioner: true,
         device_assignment: None,
         xla_bool_options: Vec::new(),
+        xla_int_options: Vec::new(),
     };
     assert_eq!(
         spmd.encode(),

@@ -15,7 +15,7 @@
 //! ```
 //!
 //! Here so far: `norm` (without the functions that need `log_ndtr` and `ndtri`), `expon`,
-//! `laplace`, `logistic`, `cauchy` (without its `atan`-based functions) and `uniform`;
+//! `laplace`, `logistic`, `cauchy` and `uniform`;
 //! API.md lists the rest as not yet.
 
 use crate::{lax, where_, Array, IntoArg};
@@ -239,9 +239,7 @@ pub mod logistic {
     }
 }
 
-/// The Cauchy distribution (`jax.scipy.stats.cauchy`). Its `cdf`, `logcdf`, `sf` and
-/// `logsf` are built on `atan`, which this plugin computes wrongly for some shapes (see
-/// API.md's rows); they come when that is fixed.
+/// The Cauchy distribution (`jax.scipy.stats.cauchy`).
 pub mod cauchy {
     use super::*;
     use std::f64::consts::{FRAC_PI_2, PI};
@@ -263,6 +261,38 @@ pub mod cauchy {
     #[track_caller]
     pub fn pdf<'a>(x: impl IntoArg<'a>, loc: impl IntoArg<'a>, scale: impl IntoArg<'a>) -> Array {
         logpdf(x, loc, scale).exp()
+    }
+
+    /// `1/2 + atan(z) / π`.
+    #[track_caller]
+    pub fn cdf<'a>(x: impl IntoArg<'a>, loc: impl IntoArg<'a>, scale: impl IntoArg<'a>) -> Array {
+        let (x, loc, scale) = promote3("cauchy.cdf", x, loc, scale);
+        let z = standardized(&x, &loc, &scale);
+        0.5 + &((1.0 / PI) * &lax::atan(&z))
+    }
+
+    /// `log cdf`.
+    #[track_caller]
+    pub fn logcdf<'a>(
+        x: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        cdf(x, loc, scale).log()
+    }
+
+    /// `P(X > x)`, as the CDF of the mirrored distribution.
+    #[track_caller]
+    pub fn sf<'a>(x: impl IntoArg<'a>, loc: impl IntoArg<'a>, scale: impl IntoArg<'a>) -> Array {
+        let (x, loc, scale) = promote3("cauchy.sf", x, loc, scale);
+        cdf(-&x, -&loc, &scale)
+    }
+
+    /// `log sf`.
+    #[track_caller]
+    pub fn logsf<'a>(x: impl IntoArg<'a>, loc: impl IntoArg<'a>, scale: impl IntoArg<'a>) -> Array {
+        let (x, loc, scale) = promote3("cauchy.logsf", x, loc, scale);
+        logcdf(-&x, -&loc, &scale)
     }
 
     /// The inverse survival function `tan(π/2 - π q) · scale + loc`.

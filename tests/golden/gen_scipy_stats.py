@@ -26,9 +26,7 @@ LINE = {
     "norm": ["logpdf", "pdf", "cdf", "sf"],
     "laplace": ["logpdf", "pdf", "cdf"],
     "logistic": ["logpdf", "pdf", "cdf", "sf"],
-    # cauchy's cdf, logcdf, sf and logsf need atan, which the CPU plugin computes wrongly for
-    # some shapes (API.md); they are left out until that is fixed.
-    "cauchy": ["logpdf", "pdf"],
+    "cauchy": ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"],
 }
 for dist, fns in LINE.items():
     for fn in fns:

@@ -113,6 +113,7 @@ pub(crate) fn compile(
     text: &str,
     options: &CompileOptions,
 ) -> Result<(LoadedExecutable, Lookup)> {
+    let options = &*crate::core::lower::with_plugin_workarounds(text, options);
     if configured_dir().is_none() {
         return Ok((client().compile(text, options)?, Lookup::Off));
     }

@@ -21,6 +21,28 @@ pub fn compile_options() -> CompileOptions {
     }
 }
 
+/// `options` with what this program needs to compile correctly on the plugin.
+///
+/// XLA's 256-bit vectorised CPU code for `atan2` (which `chlo.atan` expands to) in the CPU
+/// plugin built from jaxlib 0.11.2 leaves elements unwritten or wrong for some shapes and
+/// values (f64 `[8, 3]` of values in [-3, 4], for one; `tests/atan_shapes.rs`). A program
+/// that computes an arctangent is compiled with 128-bit vectors, which gives the right
+/// values; every other program keeps XLA's default. The options are part of the compile
+/// cache's key, so entries compiled either way never mix.
+pub fn with_plugin_workarounds<'o>(
+    text: &str,
+    options: &'o CompileOptions,
+) -> std::borrow::Cow<'o, CompileOptions> {
+    if !(text.contains("\"chlo.atan\"") || text.contains("\"stablehlo.atan2\"")) {
+        return std::borrow::Cow::Borrowed(options);
+    }
+    let mut fixed = options.clone();
+    fixed
+        .xla_int_options
+        .push(("xla_cpu_prefer_vector_width".into(), 128));
+    std::borrow::Cow::Owned(fixed)
+}
+
 /// What the lowered module needs beyond the jaxpr.
 #[derive(Clone, Debug, Default)]
 pub struct LowerOptions {

@@ -5,7 +5,8 @@
 //! ```text
 //! CompileOptionsProto          3: executable_build_options (message)
 //!                              7: map<string, OptionOverrideProto> env_option_overrides
-//!                                 (entries: 1: key, 2: value; OptionOverrideProto 2: bool_field)
+//!                                 (entries: 1: key, 2: value; OptionOverrideProto 2: bool_field,
+//!                                 3: int_field)
 //! ExecutableBuildOptionsProto  4: num_replicas (int64)   5: num_partitions (int64)
 //!                              6: use_spmd_partitioning (bool)
 //!                              9: device_assignment (message)
@@ -33,6 +34,8 @@ pub struct CompileOptions {
     /// XLA debug options set for this compilation only (`xla_cpu_enable_fast_min_max`, ...),
     /// as JAX sets them through the same field.
     pub xla_bool_options: Vec<(String, bool)>,
+    /// Integer XLA debug options for this compilation only (`xla_cpu_prefer_vector_width`).
+    pub xla_int_options: Vec<(String, i64)>,
 }
 
 const VARINT: u8 = 0;
@@ -92,9 +95,17 @@ impl CompileOptions {
         }
         let mut out = Vec::with_capacity(build.len() + 4);
         put_message(&mut out, 3, &build);
-        for (name, value) in &self.xla_bool_options {
+        let overrides = self
+            .xla_bool_options
+            .iter()
+            .map(|(name, value)| (name, 2, i64::from(*value)));
+        let ints = self
+            .xla_int_options
+            .iter()
+            .map(|(name, value)| (name, 3, *value));
+        for (name, field, value) in overrides.chain(ints) {
             let mut over = Vec::new();
-            put_int(&mut over, 2, i64::from(*value));
+            put_int(&mut over, field, value);
             let mut entry = Vec::new();
             put_message(&mut entry, 1, name.as_bytes());
             put_message(&mut entry, 2, &over);
@@ -174,6 +185,20 @@ mod tests {
         let mut want = vec![0x3a, 0x21, 0x0a, 0x1b];
         want.extend_from_slice(b"xla_cpu_enable_fast_min_max");
         want.extend_from_slice(&[0x12, 0x02, 0x10, 0x00]);
+        assert!(o.encode().ends_with(&want), "{:02x?}", o.encode());
+    }
+
+    #[test]
+    fn int_overrides_are_int_fields() {
+        let o = CompileOptions {
+            xla_int_options: vec![("xla_cpu_prefer_vector_width".into(), 128)],
+            ..CompileOptions::single_device()
+        };
+        // Entry (field 7): key (1) "xla_cpu_prefer_vector_width", value (2) an
+        // OptionOverrideProto whose int_field (3) is 128 (varint 0x80 0x01).
+        let mut want = vec![0x3a, 0x22, 0x0a, 0x1b];
+        want.extend_from_slice(b"xla_cpu_prefer_vector_width");
+        want.extend_from_slice(&[0x12, 0x03, 0x18, 0x80, 0x01]);
         assert!(o.encode().ends_with(&want), "{:02x?}", o.encode());
     }
 }
