@@ -36,10 +36,12 @@
 //!
 //! Activations are methods of [`Array`](crate::Array): `relu`, `gelu` (tanh approximation), `gelu_exact`,
 //! `silu`, `sigmoid`, `log_sigmoid`, `leaky_relu`, `elu`, `softplus`, `tanh`, `softmax`,
-//! `log_softmax`.
+//! `log_softmax`; [`relu`], [`gelu`], [`silu`] and the other `jax.nn` names in `functions` are free
+//! functions with JAX's spelling.
 
 mod attention;
 mod conv;
+mod functions;
 pub mod init;
 mod layers;
 mod losses;
@@ -50,6 +52,9 @@ pub use attention::{
     make_causal_mask, MultiHeadAttention,
 };
 pub use conv::Conv2d;
+pub use functions::{
+    elu, gelu, identity, leaky_relu, log_sigmoid, relu, sigmoid, silu, softplus, swish, tanh,
+};
 pub use layers::{dropout, Embedding, LayerNorm, Linear, RmsNorm, NORM_EPSILON};
 pub use losses::{
     accuracy, binary_cross_entropy, mse, softmax_cross_entropy_masked,
