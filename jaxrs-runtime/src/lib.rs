@@ -31,6 +31,7 @@ mod error;
 pub mod fs_safety;
 mod higher_order;
 mod interpreters;
+mod kernels;
 mod ops;
 mod pjrt;
 mod prims;
@@ -63,6 +64,15 @@ pub use ops::{
     conv_general_permutations, max_pool, reduce_window_max, reduce_window_monoid,
     reduce_window_sum, ConvDimensionNumbers, ConvGeneralDilatedDimensionNumbers, Monoid, Padding,
 };
+
+/// The matrix decompositions (`jax.lax.linalg`'s primitives, with their JVP, VJP and batching
+/// rules; host kernels on CPU). `jaxrs::lax::linalg`, `jaxrs::numpy::linalg` and
+/// `jaxrs::scipy::linalg` give them JAX's signatures.
+pub mod decompositions {
+    pub use crate::prims::decompositions::{
+        cholesky, eigh, eye, lu, mt, qr, svd, svdvals, triangular_solve,
+    };
+}
 
 // Devices and how arrays lie on them.
 pub use crate::core::client::{devices, local_device_count, set_cpu_device_count};

@@ -21,6 +21,7 @@ fn layer(module: &[String]) -> (u8, &'static str) {
         Some("fs_safety") => (0, "fs_safety"),
         Some("core") => (1, "core"),
         Some("coordination") => (1, "coordination"),
+        Some("kernels") => (1, "kernels"),
         Some("tree") => (2, "tree"),
         Some("interpreters") => (2, "interpreters"),
         Some("prims") => (3, "prims"),

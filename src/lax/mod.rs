@@ -16,6 +16,7 @@
 mod control;
 mod conv;
 mod elementwise;
+pub mod linalg;
 mod reductions;
 mod shape;
 mod slicing;

@@ -1,7 +1,8 @@
-//! `jax.numpy.linalg` for Rust (`jnp::linalg`): norms and the array-API products. The
-//! decompositions (`svd`, `qr`, `eigh`, `cholesky`, `solve`, `inv`, ...) and what needs them
-//! (`ord = 2`, `-2` and `"nuc"` matrix norms, negative `matrix_power`) are not here yet; API.md
-//! lists them.
+//! `jax.numpy.linalg` for Rust (`jnp::linalg`): the decompositions (`cholesky`, `qr`, `svd`,
+//! `eigh`), what is built on them (`solve`, `inv`, `det`, `slogdet`, `pinv`, `lstsq`,
+//! `matrix_rank`, `cond`), norms and the array-API products. Each works on a batch of matrices
+//! (the last two axes), differentiates with JAX's rules and maps under `vmap`; the
+//! decompositions are [`lax::linalg`](crate::lax::linalg)'s.
 //!
 //! ```
 //! use jaxrs::numpy as jnp;
@@ -15,7 +16,9 @@
 
 use super::manip::norm_axis;
 use super::math::inexact;
+use crate::lax::linalg as lax_linalg;
 use crate::{Array, Axes, DType};
+use jaxrs_runtime::decompositions::mt;
 use std::panic::Location;
 
 /// The `ord` of [`norm`], [`vector_norm`] and [`matrix_norm`]: a number (`P(1.0)`, or
@@ -31,7 +34,7 @@ pub enum NormOrd {
     NegInf,
     /// `ord = "fro"`: the Frobenius norm of a matrix.
     Fro,
-    /// `ord = "nuc"`: the nuclear norm (needs the SVD: not yet).
+    /// `ord = "nuc"`: the nuclear norm (the sum of the singular values).
     Nuc,
 }
 
@@ -129,8 +132,8 @@ fn vector_norm_over(x: &Array, axes: &[usize], keepdims: bool, ord: NormOrd) -> 
 }
 
 /// The matrix norm over the last two axes (`jnp.linalg.matrix_norm(x, keepdims, ord)`;
-/// `ord` `None` is `"fro"`). Orders 2, -2 and `"nuc"` need the SVD and are not yet in jaxrs:
-/// they stop with a message saying so.
+/// `ord` `None` is `"fro"`; 2, -2 and `"nuc"` are the largest, the smallest and the sum of the
+/// singular values).
 #[track_caller]
 pub fn matrix_norm(x: &Array, keepdims: bool, ord: Option<NormOrd>) -> Array {
     let x = inexact(x);
@@ -167,9 +170,27 @@ fn matrix_norm_over(x: &Array, row: usize, col: usize, keepdims: bool, ord: Norm
         NormOrd::P(-1.0) => x.abs().sum(row, keepdims).min(after(col, row), keepdims),
         NormOrd::Inf => x.abs().sum(col, keepdims).max(after(row, col), keepdims),
         NormOrd::NegInf => x.abs().sum(col, keepdims).min(after(row, col), keepdims),
-        NormOrd::Nuc | NormOrd::P(_) => panic!(
-            "linalg.norm: matrix order {ord:?} needs the singular values, which jaxrs does not \
-             compute yet (orders \"fro\", 1, -1, inf and -inf work) at {}",
+        NormOrd::Nuc | NormOrd::P(2.0) | NormOrd::P(-2.0) => {
+            // The singular values of the matrices spanned by (row, col), moved last.
+            let rest: Vec<usize> = (0..x.rank()).filter(|&d| d != row && d != col).collect();
+            let perm: Vec<usize> = rest.iter().copied().chain([row, col]).collect();
+            let s = svdvals(&x.transpose(perm));
+            let last = s.rank() - 1;
+            let reduced = match ord {
+                NormOrd::Nuc => s.sum(last, false),
+                NormOrd::P(2.0) => s.max(last, false),
+                _ => s.min(last, false),
+            };
+            if keepdims {
+                let (lo, hi) = (row.min(col), row.max(col));
+                reduced.expand_dims(lo as i64).expand_dims(hi as i64)
+            } else {
+                reduced
+            }
+        }
+        NormOrd::P(_) => panic!(
+            "linalg.norm: invalid order {ord:?} for a matrix norm (\"fro\", \"nuc\", 1, -1, 2, \
+             -2, inf and -inf are) at {}",
             Location::caller()
         ),
     }
@@ -286,7 +307,7 @@ pub fn multi_dot(arrays: &[&Array]) -> Array {
 }
 
 /// `a` raised to the integer power `n` by repeated squaring (`jnp.linalg.matrix_power`);
-/// `n = 0` gives identity matrices. Negative powers need the inverse, not yet in jaxrs.
+/// `n = 0` gives identity matrices, negative `n` powers of the inverse.
 #[track_caller]
 pub fn matrix_power(a: &Array, n: i64) -> Array {
     let r = a.rank();
@@ -299,15 +320,11 @@ pub fn matrix_power(a: &Array, n: i64) -> Array {
         );
     }
     if n < 0 {
-        panic!(
-            "linalg.matrix_power: negative powers need the matrix inverse, which jaxrs does not \
-             compute yet (n = {n}) at {}",
-            Location::caller()
-        );
+        return matrix_power(&inv(a), -n);
     }
     let m = a.shape()[r - 1];
     let eye = super::eye(m, None, 0, Some(a.dtype())).broadcast_to(a.shape());
-    let (mut result, mut base, mut k) = (None::<Array>, a.clone(), n as u64);
+    let (mut result, mut base, mut k) = (None::<Array>, a.clone(), n.unsigned_abs());
     if k == 0 {
         return eye;
     }
@@ -324,4 +341,427 @@ pub fn matrix_power(a: &Array, n: i64) -> Array {
         }
     }
     result.unwrap()
+}
+
+// ------------------------------------------------------------------ decompositions
+
+/// Stops unless `a` is a batch of matrices (rank >= 2), square when `square`.
+#[track_caller]
+fn check_matrices(op: &str, a: &Array, square: bool) {
+    let r = a.rank();
+    if r < 2 || (square && a.shape()[r - 1] != a.shape()[r - 2]) {
+        panic!(
+            "linalg.{op}: needs {} matrices in the last two axes, got shape {:?} at {}",
+            if square { "square" } else { "a batch of" },
+            a.shape(),
+            Location::caller()
+        );
+    }
+}
+
+/// `a` and `b` in their common inexact dtype, each keeping its own shape.
+pub(crate) fn promote_inexact(a: &Array, b: &Array) -> (Array, Array) {
+    let (dtype, _) = jaxrs_runtime::result_type(&[(a.dtype(), false), (b.dtype(), false)]);
+    let dtype = if dtype.is_float() {
+        dtype
+    } else if dtype == DType::I64 {
+        DType::F64
+    } else {
+        DType::F32
+    };
+    (a.astype(dtype), b.astype(dtype))
+}
+
+/// The machine epsilon of a float dtype.
+fn eps(dtype: DType) -> f64 {
+    match dtype {
+        DType::F64 => f64::EPSILON,
+        DType::F16 => 9.765625e-4,
+        DType::BF16 => 0.0078125,
+        _ => f32::EPSILON as f64,
+    }
+}
+
+/// The Cholesky factor (`jnp.linalg.cholesky(a, upper=False)`): lower triangular `L` with
+/// `L Lᵀ = a` (of `(a + aᵀ) / 2`, as JAX symmetrizes), or `U = Lᵀ` when `upper`; NaN where a
+/// matrix is not positive definite.
+///
+/// ```
+/// use jaxrs::numpy as jnp;
+/// use jaxrs::prelude::*;
+///
+/// let a = Array::from_vec(vec![4.0f64, 2.0, 2.0, 5.0], &[2, 2]);
+/// let l = jnp::linalg::cholesky(&a, false);
+/// assert_eq!(l.to_vec::<f64>(), vec![2.0, 0.0, 1.0, 2.0]);
+/// ```
+#[track_caller]
+pub fn cholesky(a: &Array, upper: bool) -> Array {
+    let a = inexact(a);
+    check_matrices("cholesky", &a, true);
+    let l = lax_linalg::cholesky(&a, true);
+    if upper {
+        mt(&l)
+    } else {
+        l
+    }
+}
+
+/// The QR decomposition (`jnp.linalg.qr(a, mode)`): `mode` `"reduced"` (JAX's default;
+/// `q` is `m x k`, `r` `k x n` with `k = min(m, n)`), `"complete"` (`q` is `m x m`) or `"r"`
+/// (only `r`: `(None, r)`).
+#[track_caller]
+pub fn qr(a: &Array, mode: &str) -> (Option<Array>, Array) {
+    let a = inexact(a);
+    check_matrices("qr", &a, false);
+    let full = match mode {
+        "reduced" | "r" => false,
+        "complete" => true,
+        other => panic!(
+            "linalg.qr: unsupported mode {other:?} (\"reduced\", \"complete\" or \"r\") at {}",
+            Location::caller()
+        ),
+    };
+    let (q, r) = lax_linalg::qr(&a, full);
+    ((mode != "r").then_some(q), r)
+}
+
+/// The singular value decomposition (`jnp.linalg.svd(a, full_matrices=True)`): `(u, s, vh)`
+/// with `a = u diag(s) vh`, `s` descending. For `compute_uv=False` use [`svdvals`].
+#[track_caller]
+pub fn svd(a: &Array, full_matrices: bool) -> (Array, Array, Array) {
+    let a = inexact(a);
+    check_matrices("svd", &a, false);
+    lax_linalg::svd(&a, full_matrices)
+}
+
+/// The singular values, descending (`jnp.linalg.svdvals`, `svd(a, compute_uv=False)`).
+#[track_caller]
+pub fn svdvals(a: &Array) -> Array {
+    let a = inexact(a);
+    check_matrices("svdvals", &a, false);
+    lax_linalg::svdvals(&a)
+}
+
+/// The eigendecomposition of symmetric matrices (`jnp.linalg.eigh(a, UPLO, symmetrize_input)`):
+/// `(eigenvalues, eigenvectors)`, eigenvalues ascending, eigenvectors in the columns (their
+/// signs are the kernel's, as LAPACK's are). `uplo` `"L"` (`None`) or `"U"` says which
+/// triangle is read when `symmetrize_input` is false.
+///
+/// ```
+/// use jaxrs::numpy as jnp;
+/// use jaxrs::prelude::*;
+///
+/// let a = Array::from_vec(vec![2.0f64, 1.0, 1.0, 2.0], &[2, 2]);
+/// let (w, _v) = jnp::linalg::eigh(&a, None, true);
+/// let w = w.to_vec::<f64>();
+/// assert!((w[0] - 1.0).abs() < 1e-12 && (w[1] - 3.0).abs() < 1e-12);
+/// ```
+#[track_caller]
+pub fn eigh(a: &Array, uplo: Option<&str>, symmetrize_input: bool) -> (Array, Array) {
+    let a = inexact(a);
+    check_matrices("eigh", &a, true);
+    let lower = match uplo.unwrap_or("L") {
+        "L" => true,
+        "U" => false,
+        other => panic!(
+            "linalg.eigh: UPLO must be \"L\" or \"U\", got {other:?} at {}",
+            Location::caller()
+        ),
+    };
+    let (v, w) = lax_linalg::eigh(&a, lower, symmetrize_input);
+    (w, v)
+}
+
+/// The eigenvalues of symmetric matrices, ascending (`jnp.linalg.eigvalsh(a, UPLO)`).
+#[track_caller]
+pub fn eigvalsh(a: &Array, uplo: Option<&str>) -> Array {
+    eigh(a, uplo, true).0
+}
+
+/// `x` with `a x = b` (`jnp.linalg.solve`), by LU with partial pivoting. `b` is a vector
+/// when it has one axis (`a: [.., n, n]`, `b: [n]`), else a batch of matrices `[.., n, k]`
+/// broadcast against `a`'s batch, as JAX 0.10 reads it. Singular `a` gives inf or NaN, as
+/// JAX's.
+///
+/// ```
+/// use jaxrs::numpy as jnp;
+/// use jaxrs::prelude::*;
+///
+/// let a = Array::from_vec(vec![3.0f64, 1.0, 1.0, 2.0], &[2, 2]);
+/// let b = Array::from_vec(vec![9.0f64, 8.0], &[2]);
+/// let x = jnp::linalg::solve(&a, &b).to_vec::<f64>();
+/// assert!((x[0] - 2.0).abs() < 1e-12 && (x[1] - 3.0).abs() < 1e-12);
+/// ```
+#[track_caller]
+pub fn solve(a: &Array, b: &Array) -> Array {
+    let (a, b) = promote_inexact(a, b);
+    check_matrices("solve", &a, true);
+    let n = a.shape()[a.rank() - 1];
+    let vector = b.rank() == 1;
+    let b = if vector { b.expand_dims(-1) } else { b };
+    if b.rank() < 2 || b.shape()[b.rank() - 2] != n {
+        panic!(
+            "linalg.solve: b's shape {:?} does not fit a of shape {:?} at {}",
+            b.shape(),
+            a.shape(),
+            Location::caller()
+        );
+    }
+    let x = lu_solve_factored(&lax_linalg::lu(&a), &b, false);
+    if vector {
+        last_squeezed(&x)
+    } else {
+        x
+    }
+}
+
+/// Solves with a factorisation from `lax::linalg::lu`: `a x = b`, or `aᵀ x = b` when
+/// `transpose`. `b` is `[.., n, k]`, broadcast against the factors' batch.
+#[track_caller]
+pub(crate) fn lu_solve_factored(
+    factors: &(Array, Array, Array),
+    b: &Array,
+    transpose: bool,
+) -> Array {
+    use lax_linalg::TriangularSolveOptions as Opts;
+    let (lu, _, perm) = factors;
+    let batch = broadcast_shapes(&lu.shape()[..lu.rank() - 2], &b.shape()[..b.rank() - 2]);
+    let full = |x: &Array, tail: &[usize]| {
+        let mut s = batch.clone();
+        s.extend_from_slice(tail);
+        x.broadcast_to(&s)
+    };
+    let lu = full(lu, &lu.shape()[lu.rank() - 2..]);
+    let perm = full(perm, &perm.shape()[perm.rank() - 1..]);
+    let b = full(b, &b.shape()[b.rank() - 2..]);
+    let lower = Opts {
+        left_side: true,
+        lower: true,
+        unit_diagonal: true,
+        ..Default::default()
+    };
+    let upper = Opts {
+        left_side: true,
+        ..Default::default()
+    };
+    if !transpose {
+        let idx = perm.expand_dims(-1).broadcast_to(b.shape());
+        let pb = b.take_along_axis(&idx, -2);
+        let y = lax_linalg::triangular_solve(&lu, &pb, lower);
+        lax_linalg::triangular_solve(&lu, &y, upper)
+    } else {
+        // aᵀ = Uᵀ Lᵀ P: solve Uᵀ y = b, Lᵀ z = y, then x = Pᵀ z.
+        let y = lax_linalg::triangular_solve(
+            &lu,
+            &b,
+            Opts {
+                transpose_a: true,
+                ..upper
+            },
+        );
+        let z = lax_linalg::triangular_solve(
+            &lu,
+            &y,
+            Opts {
+                transpose_a: true,
+                ..lower
+            },
+        );
+        let inverse = perm.argsort(-1);
+        let idx = inverse.expand_dims(-1).broadcast_to(z.shape());
+        z.take_along_axis(&idx, -2)
+    }
+}
+
+/// numpy's broadcast of two shapes.
+#[track_caller]
+fn broadcast_shapes(a: &[usize], b: &[usize]) -> Vec<usize> {
+    let n = a.len().max(b.len());
+    (0..n)
+        .map(|i| {
+            let da = if i + a.len() >= n {
+                a[i + a.len() - n]
+            } else {
+                1
+            };
+            let db = if i + b.len() >= n {
+                b[i + b.len() - n]
+            } else {
+                1
+            };
+            match (da, db) {
+                (x, y) if x == y => x,
+                (1, y) => y,
+                (x, 1) => x,
+                _ => panic!(
+                    "linalg: batch shapes {a:?} and {b:?} do not broadcast at {}",
+                    Location::caller()
+                ),
+            }
+        })
+        .collect()
+}
+
+/// The inverse (`jnp.linalg.inv`): `solve(a, I)`.
+#[track_caller]
+pub fn inv(a: &Array) -> Array {
+    let a = inexact(a);
+    check_matrices("inv", &a, true);
+    let n = a.shape()[a.rank() - 1];
+    solve(
+        &a,
+        &super::eye(n, None, 0, Some(a.dtype())).broadcast_to(a.shape()),
+    )
+}
+
+/// `(sign, log|det|)` from an LU factorisation: the diagonal's signs and the pivots'
+/// parity; `sign` 0 where a pivot is 0.
+fn lu_sign_logdet(lu: &Array, pivots: &Array) -> (Array, Array) {
+    let diag = super::diagonal(lu, 0, -2, -1);
+    let sign = diag.sign().prod(-1i64, false) * parity_sign(pivots, lu.dtype());
+    let logdet = diag.abs().log().sum(-1i64, false);
+    (sign, logdet)
+}
+
+/// The determinant (`jnp.linalg.det`): the product of LU's diagonal, signed by the row swaps.
+///
+/// ```
+/// use jaxrs::numpy as jnp;
+/// use jaxrs::prelude::*;
+///
+/// let a = Array::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[2, 2]);
+/// assert!((jnp::linalg::det(&a).item::<f64>() + 2.0).abs() < 1e-12);
+/// ```
+#[track_caller]
+pub fn det(a: &Array) -> Array {
+    let a = inexact(a);
+    check_matrices("det", &a, true);
+    let (lu, pivots, _) = lax_linalg::lu(&a);
+    super::diagonal(&lu, 0, -2, -1).prod(-1i64, false) * parity_sign(&pivots, a.dtype())
+}
+
+/// `(-1)^(number of row swaps)`.
+fn parity_sign(pivots: &Array, dtype: DType) -> Array {
+    let n = pivots.shape()[pivots.rank() - 1];
+    let swaps = pivots
+        .ne(Array::iota(DType::I32, &[n], 0))
+        .astype(DType::I32)
+        .sum(-1i64, false);
+    swaps.rem(2).astype(dtype) * -2.0 + 1.0
+}
+
+/// `x` without its last axis (of size 1).
+fn last_squeezed(x: &Array) -> Array {
+    x.squeeze(vec![x.rank() - 1])
+}
+
+/// `(sign, logabsdet)` of the determinant (`jnp.linalg.slogdet`), by LU: `sign` is 0 and
+/// `logabsdet` `-inf` for a singular matrix.
+#[track_caller]
+pub fn slogdet(a: &Array) -> (Array, Array) {
+    let a = inexact(a);
+    check_matrices("slogdet", &a, true);
+    let (lu, pivots, _) = lax_linalg::lu(&a);
+    lu_sign_logdet(&lu, &pivots)
+}
+
+/// The default relative tolerance of `pinv`, `matrix_rank` and `lstsq`: `max(m, n) * eps`.
+fn default_rtol(a: &Array) -> f64 {
+    let (m, n) = (a.shape()[a.rank() - 2], a.shape()[a.rank() - 1]);
+    m.max(n) as f64 * eps(a.dtype())
+}
+
+/// The Moore-Penrose pseudo-inverse (`jnp.linalg.pinv(a, rtol)`), from the SVD: singular
+/// values at or below `rtol * max(s)` are dropped (`rtol` default `10 * max(m, n) * eps`,
+/// JAX's).
+#[track_caller]
+pub fn pinv(a: &Array, rtol: Option<f64>) -> Array {
+    let a = inexact(a);
+    check_matrices("pinv", &a, false);
+    let rtol = rtol.unwrap_or(10.0 * default_rtol(&a));
+    let (u, s, vh) = lax_linalg::svd(&a, false);
+    let cutoff = s.max(-1i64, true) * rtol;
+    let keep = s.gt(&cutoff);
+    let s_inv = crate::where_(
+        &keep,
+        &(Array::ones(&[], s.dtype()) / &crate::where_(&keep, &s, 1.0)),
+        0.0,
+    );
+    (mt(&vh) * s_inv.expand_dims(-2)).matmul(&mt(&u))
+}
+
+/// The rank (`jnp.linalg.matrix_rank(M, rtol)`): singular values above
+/// `rtol * max(s)` (`rtol` default `max(m, n) * eps`), as int32.
+#[track_caller]
+pub fn matrix_rank(m: &Array, rtol: Option<f64>) -> Array {
+    let m = inexact(m);
+    if m.rank() < 2 {
+        return m.ne(0.0).reduce_or(None).astype(DType::I32);
+    }
+    let rtol = rtol.unwrap_or(default_rtol(&m));
+    let s = svdvals(&m);
+    let tol = s.max(-1i64, true) * rtol;
+    s.gt(&tol).astype(DType::I32).sum(-1i64, false)
+}
+
+/// The condition number (`jnp.linalg.cond(x, p)`): `p` `None` is the 2-norm's, the ratio of
+/// the largest to the smallest singular value; otherwise `norm(x, p) * norm(inv(x), p)`.
+#[track_caller]
+pub fn cond(x: &Array, p: Option<NormOrd>) -> Array {
+    let x = inexact(x);
+    check_matrices("cond", &x, false);
+    match p {
+        None | Some(NormOrd::P(2.0)) => {
+            let s = svdvals(&x);
+            let k = s.shape()[s.rank() - 1];
+            last_squeezed(&s.slice_axis(-1, 0, 1)) / last_squeezed(&s.slice_axis(-1, k - 1, k))
+        }
+        Some(NormOrd::P(-2.0)) => {
+            let s = svdvals(&x);
+            let k = s.shape()[s.rank() - 1];
+            last_squeezed(&s.slice_axis(-1, k - 1, k)) / last_squeezed(&s.slice_axis(-1, 0, 1))
+        }
+        Some(ord) => {
+            let r = x.rank() as i64;
+            let axes = vec![r - 2, r - 1];
+            norm(&x, Some(ord), axes.clone(), false) * norm(&inv(&x), Some(ord), axes, false)
+        }
+    }
+}
+
+/// The least-squares solution (`jnp.linalg.lstsq(a, b, rcond)`): `(x, residuals, rank, s)`
+/// for `a: [m, n]` and `b: [m]` or `[m, k]`, from the SVD; singular values below
+/// `rcond * max(s)` are dropped (`rcond` default `max(m, n) * eps`). `residuals` holds the
+/// squared 2-norms of `b - a x` per column, always (numpy leaves them empty when `a` is rank
+/// deficient or `m <= n`; JAX computes them so that the shape does not depend on values).
+#[track_caller]
+pub fn lstsq(a: &Array, b: &Array, rcond: Option<f64>) -> (Array, Array, Array, Array) {
+    let (a, b) = promote_inexact(a, b);
+    if a.rank() != 2 || !(b.rank() == 1 || b.rank() == 2) || b.shape()[0] != a.shape()[0] {
+        panic!(
+            "linalg.lstsq: needs a of rank 2 and b of rank 1 or 2 with as many rows, got {:?} \
+             and {:?} at {}",
+            a.shape(),
+            b.shape(),
+            Location::caller()
+        );
+    }
+    let rcond = rcond.unwrap_or(default_rtol(&a));
+    let (u, s, vh) = lax_linalg::svd(&a, false);
+    let keep = s.gt(0.0).logical_and(s.ge(&(s.max(-1i64, true) * rcond)));
+    let rank = keep.astype(DType::I32).sum(-1i64, false);
+    let s_inv = crate::where_(
+        &keep,
+        &(Array::ones(&[], s.dtype()) / &crate::where_(&keep, &s, 1.0)),
+        0.0,
+    );
+    let vector = b.rank() == 1;
+    let b2 = if vector { b.expand_dims(-1) } else { b.clone() };
+    let x = mt(&vh).matmul(&(s_inv.expand_dims(-1) * mt(&u).matmul(&b2)));
+    // JAX returns the residuals always (numpy's empty array for rank-deficient or wide `a`
+    // would give a shape that depends on values, which `jit` cannot have).
+    let r = &b2 - a.matmul(&x);
+    let residuals = (&r * &r).sum(0i64, false);
+    let x = if vector { last_squeezed(&x) } else { x };
+    (x, residuals, rank, s)
 }

@@ -78,7 +78,7 @@ struct XLA_FFI_Attrs {
 
 /// The call frame of XLA FFI API 0.1 and later (with the execution stage).
 #[repr(C)]
-pub(crate) struct XLA_FFI_CallFrame {
+pub struct XLA_FFI_CallFrame {
     struct_size: usize,
     extension_start: *mut XLA_FFI_Extension_Base,
     api: *const c_void,
@@ -110,7 +110,7 @@ struct XLA_FFI_ByteSpan {
     len: usize,
 }
 
-/// One operand of a host callback, read in place: valid only during the callback.
+/// One operand of a host callback or kernel, read in place: valid only during the call.
 pub struct HostArg<'a> {
     pub dtype: DType,
     pub dims: &'a [i64],
@@ -118,8 +118,26 @@ pub struct HostArg<'a> {
     pub bytes: &'a [u8],
 }
 
+/// One result buffer of a kernel, written in place: valid only during the call.
+pub struct HostRet<'a> {
+    pub dtype: DType,
+    pub dims: &'a [i64],
+    /// Row-major element bytes, uninitialised until the kernel writes them.
+    pub bytes: &'a mut [u8],
+}
+
 /// What a host callback receives: its string attributes (name, value) and operands.
 pub type HostCallback = fn(attrs: &[(&str, &str)], args: &[HostArg<'_>]);
+
+/// A host kernel: reads its operands and string attributes, writes its results.
+pub type HostKernel = fn(
+    attrs: &[(&str, &str)],
+    args: &[HostArg<'_>],
+    rets: &mut [HostRet<'_>],
+) -> std::result::Result<(), String>;
+
+/// The entry point XLA calls for one custom-call target (see [`kernel_entry`]).
+pub type FfiHandler = unsafe extern "C" fn(*mut XLA_FFI_CallFrame) -> *mut c_void;
 
 static CALLBACK: OnceLock<HostCallback> = OnceLock::new();
 
@@ -134,9 +152,19 @@ pub fn set_host_callback(f: HostCallback) {
 /// register handlers.
 pub fn register_host_callback(api: &Api) -> Result<()> {
     static DONE: Mutex<Option<std::result::Result<(), String>>> = Mutex::new(None);
-    let mut done = DONE.lock().unwrap_or_else(|p| p.into_inner());
+    register_once(&DONE, || {
+        register(api, HOST_CALLBACK_TARGET, host_callback_entry)
+    })
+}
+
+/// Runs `register` the first time only, and returns its outcome every time.
+pub fn register_once(
+    done: &Mutex<Option<std::result::Result<(), String>>>,
+    register: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    let mut done = done.lock().unwrap_or_else(|p| p.into_inner());
     if done.is_none() {
-        *done = Some(register(api).map_err(|e| e.to_string()));
+        *done = Some(register().map_err(|e| e.to_string()));
     }
     done.clone()
         .expect("set above")
@@ -147,7 +175,8 @@ pub fn register_host_callback(api: &Api) -> Result<()> {
         })
 }
 
-fn register(api: &Api) -> Result<()> {
+/// Registers `handler` as the host platform's implementation of custom-call `target`.
+pub fn register(api: &Api, target: &'static str, handler: FfiHandler) -> Result<()> {
     // Older plugins declare the registration arguments with an `api_version` field in the
     // middle; only the layout of recent ones (measured on API 0.115) is declared here.
     let recent = api.version() >= (0, 100);
@@ -156,7 +185,8 @@ fn register(api: &Api) -> Result<()> {
             code: ErrorCode::Unimplemented,
             context: "PJRT_FFI_Register_Handler",
             message: "the plugin has no FFI extension with handler registration, so compiled \
-                      code cannot call back to the host (debug_print works eagerly only)"
+                      code cannot call back to the host (debug_print works eagerly only, and \
+                      the host linear-algebra kernels are missing)"
                 .into(),
         });
     };
@@ -164,8 +194,8 @@ fn register(api: &Api) -> Result<()> {
     let platform = "Host";
     let mut args = sys::PJRT_FFI_Register_Handler_Args {
         struct_size: sys::PJRT_FFI_Register_Handler_Args_STRUCT_SIZE,
-        target_name: HOST_CALLBACK_TARGET.as_ptr().cast(),
-        target_name_size: HOST_CALLBACK_TARGET.len(),
+        target_name: target.as_ptr().cast(),
+        target_name_size: target.len(),
         handler: handler as *mut c_void,
         platform_name: platform.as_ptr().cast(),
         platform_name_size: platform.len(),
@@ -176,11 +206,52 @@ fn register(api: &Api) -> Result<()> {
     api.check(err, "PJRT_FFI_Register_Handler")
 }
 
-/// The XLA FFI handler behind [`HOST_CALLBACK_TARGET`].
+/// A call frame's contents, read in place.
+struct Frame<'a> {
+    attrs: Vec<(&'a str, &'a str)>,
+    args: Vec<HostArg<'a>>,
+    rets: Vec<HostRet<'a>>,
+}
+
+/// XLA's PrimitiveType numbering, which PJRT's shares up to F64.
+fn ffi_dtype(code: c_int) -> Option<DType> {
+    match code {
+        16 => Some(DType::BF16),
+        code @ 1..=12 => DType::from_pjrt_element_type(code),
+        _ => None,
+    }
+}
+
+/// Reads one `XLA_FFI_Buffer`: its dtype, dims and the byte length of its elements.
 ///
 /// # Safety
-/// Called by XLA with a valid call frame.
-unsafe extern "C" fn handler(frame: *mut XLA_FFI_CallFrame) -> *mut c_void {
+/// `b` points to a valid buffer description.
+unsafe fn buffer<'a>(b: *mut c_void) -> Option<(DType, &'a [i64], *mut u8, usize)> {
+    // SAFETY: the caller's promise.
+    unsafe {
+        let b = &*(b as *const XLA_FFI_Buffer);
+        let dtype = ffi_dtype(b.dtype)?;
+        let dims: &[i64] = if b.rank > 0 {
+            std::slice::from_raw_parts(b.dims, b.rank as usize)
+        } else {
+            &[]
+        };
+        let n: usize = dims.iter().map(|&d| d.max(0) as usize).product();
+        let len = if b.data.is_null() {
+            0
+        } else {
+            n * dtype.size_in_bytes()
+        };
+        Some((dtype, dims, b.data as *mut u8, len))
+    }
+}
+
+/// Decodes a call frame; `None` when XLA only asks for the handler's metadata (answered
+/// here) or calls it at a stage other than execution.
+///
+/// # Safety
+/// `frame` is the valid call frame XLA passed to a handler.
+unsafe fn decode<'a>(frame: *mut XLA_FFI_CallFrame) -> Option<Frame<'a>> {
     // SAFETY: XLA passes a valid frame; every field read below is within `struct_size`,
     // checked first (an older XLA without the `stage` field is not served).
     unsafe {
@@ -193,12 +264,12 @@ unsafe extern "C" fn handler(frame: *mut XLA_FFI_CallFrame) -> *mut c_void {
                 (*meta).api_version.minor_version = 1;
                 (*meta).traits = 0;
             }
-            return std::ptr::null_mut();
+            return None;
         }
         if frame.struct_size < CALL_FRAME_STRUCT_SIZE
             || frame.stage != XLA_FFI_EXECUTION_STAGE_EXECUTE
         {
-            return std::ptr::null_mut();
+            return None;
         }
         let mut attrs = Vec::new();
         let a = &frame.attrs;
@@ -216,35 +287,90 @@ unsafe extern "C" fn handler(frame: *mut XLA_FFI_CallFrame) -> *mut c_void {
             if *f.types.add(i) != XLA_FFI_ARG_TYPE_BUFFER {
                 continue;
             }
-            let b = &*(*f.args.add(i) as *const XLA_FFI_Buffer);
-            // XLA's PrimitiveType numbering, which PJRT's shares up to F64.
-            let dtype = match b.dtype {
-                16 => Some(DType::BF16),
-                code @ 1..=12 => DType::from_pjrt_element_type(code),
-                _ => None,
-            };
-            let Some(dtype) = dtype else {
+            let Some((dtype, dims, data, len)) = buffer(*f.args.add(i)) else {
                 continue;
             };
-            let dims: &[i64] = if b.rank > 0 {
-                std::slice::from_raw_parts(b.dims, b.rank as usize)
-            } else {
-                &[]
-            };
-            let n: usize = dims.iter().map(|&d| d.max(0) as usize).product();
-            let len = n * dtype.size_in_bytes();
-            let bytes: &[u8] = if len == 0 || b.data.is_null() {
+            let bytes: &[u8] = if len == 0 {
                 &[]
             } else {
-                std::slice::from_raw_parts(b.data as *const u8, len)
+                std::slice::from_raw_parts(data, len)
             };
             args.push(HostArg { dtype, dims, bytes });
         }
-        if let Some(cb) = CALLBACK.get() {
-            // A panic must not unwind into XLA's C++ frames.
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cb(&attrs, &args)));
+        let mut rets = Vec::new();
+        let r = &frame.rets;
+        for i in 0..r.size.max(0) as usize {
+            if *r.types.add(i) != XLA_FFI_ARG_TYPE_BUFFER {
+                continue;
+            }
+            let Some((dtype, dims, data, len)) = buffer(*r.args.add(i)) else {
+                continue;
+            };
+            let bytes: &mut [u8] = if len == 0 {
+                &mut []
+            } else {
+                std::slice::from_raw_parts_mut(data, len)
+            };
+            rets.push(HostRet { dtype, dims, bytes });
         }
-        std::ptr::null_mut()
+        Some(Frame { attrs, args, rets })
+    }
+}
+
+/// The XLA FFI handler behind [`HOST_CALLBACK_TARGET`].
+///
+/// # Safety
+/// Called by XLA with a valid call frame.
+unsafe extern "C" fn host_callback_entry(frame: *mut XLA_FFI_CallFrame) -> *mut c_void {
+    // SAFETY: XLA's call frame, passed on.
+    let Some(frame) = (unsafe { decode(frame) }) else {
+        return std::ptr::null_mut();
+    };
+    if let Some(cb) = CALLBACK.get() {
+        // A panic must not unwind into XLA's C++ frames.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            cb(&frame.attrs, &frame.args)
+        }));
+    }
+    std::ptr::null_mut()
+}
+
+/// The body of every kernel's handler: decodes the frame and runs `kernel` on it. A kernel
+/// that fails or panics (it must not unwind into XLA's C++ frames) leaves its floating-point
+/// results NaN, as JAX's LAPACK kernels report a failed factorisation.
+///
+/// # Safety
+/// Called from a handler with XLA's valid call frame.
+pub unsafe fn kernel_entry(frame: *mut XLA_FFI_CallFrame, kernel: HostKernel) -> *mut c_void {
+    // SAFETY: XLA's call frame, passed on.
+    let Some(mut frame) = (unsafe { decode(frame) }) else {
+        return std::ptr::null_mut();
+    };
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        kernel(&frame.attrs, &frame.args, &mut frame.rets)
+    }));
+    if !matches!(outcome, Ok(Ok(()))) {
+        for ret in &mut frame.rets {
+            fill_nan(ret);
+        }
+    }
+    std::ptr::null_mut()
+}
+
+/// Sets every element of a floating-point result to NaN (other dtypes are left as written).
+pub fn fill_nan(ret: &mut HostRet<'_>) {
+    match ret.dtype {
+        DType::F32 => {
+            for c in ret.bytes.chunks_exact_mut(4) {
+                c.copy_from_slice(&f32::NAN.to_ne_bytes());
+            }
+        }
+        DType::F64 => {
+            for c in ret.bytes.chunks_exact_mut(8) {
+                c.copy_from_slice(&f64::NAN.to_ne_bytes());
+            }
+        }
+        _ => {}
     }
 }
 

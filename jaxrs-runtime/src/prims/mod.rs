@@ -6,6 +6,7 @@ pub mod barrier;
 pub mod collective;
 pub mod conv;
 pub mod debug;
+pub mod decompositions;
 pub mod elementwise;
 pub mod gather;
 pub mod index;

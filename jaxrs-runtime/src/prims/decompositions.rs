@@ -1,0 +1,882 @@
+//! The matrix decompositions, as `jax.lax.linalg` has them: `cholesky`, `triangular_solve`,
+//! `lu`, `qr`, `eigh` and `svd`, each over a batch of matrices (the last two dims; leading dims
+//! are the batch), with JAX's forward and reverse rules and a batching rule.
+//!
+//! How they run: XLA's CPU compiler has no expansion for LU or SVD and a slow one for the
+//! rest, so every decomposition lowers to a custom call of a host kernel (`kernels::linalg`,
+//! backed by faer), as jaxlib calls LAPACK on CPU. Results follow LAPACK's conventions (a
+//! failed factorisation gives NaN; `eigh`'s eigenvalues ascending, `svd`'s singular values
+//! descending); eigenvector and singular-vector signs are the kernel's, as LAPACK's are
+//! implementation-defined too.
+//!
+//! Rules, written with the Array API so they are traced and differentiable again:
+//! - cholesky: `L̇ = L φ(L⁻¹ Σ̇ L⁻ᵀ)` with φ the lower triangle with the diagonal halved;
+//!   reverse `Σ̄ = L⁻ᵀ φ(Lᵀ L̄) L⁻¹` (the caller symmetrizes, as `jnp.linalg.cholesky` does).
+//! - triangular_solve: linear in `b` (transpose: the solve with `op(a)ᵀ`); in `a`,
+//!   `Ẋ = -op(a)⁻¹ op(ȧ) X`, masked to the triangle read.
+//! - lu (square): `L̇ = L tril(M, -1)`, `U̇ = triu(M) U` with `M = L⁻¹ P ȧ U⁻¹`.
+//! - qr (m ≥ n, reduced or square): JAX's rule; reverse mode by transposing it.
+//! - eigh: `ẇ = diag(Vᵀ ȧ V)`, `V̇ = V (F ∘ Vᵀ ȧ V)` with `F_ij = 1/(w_j - w_i)`.
+//! - svd: JAX's rule (with the `m ≠ n` terms); reverse mode by transposing it.
+//!
+//! Batching moves the batch dim to the front: the kernels take leading batch dims natively.
+
+use super::arity;
+use crate::aval::Aval;
+use crate::core::array::Array;
+use crate::core::client::{client, fail};
+use crate::core::lower::LowerCtx;
+use crate::core::primitive::{as_any, Primitive};
+use crate::core::trace::{bind, Operand};
+use crate::dtype::DType;
+use crate::interpreters::batching::move_bdim;
+use crate::kernels;
+use std::sync::Arc;
+
+/// Checks that `a` is a batch of matrices of a dtype the kernels take; returns (rows, cols).
+fn matrix_operand(a: &Aval, what: &str) -> Result<(usize, usize), String> {
+    if a.rank() < 2 {
+        return Err(format!(
+            "{what} must have at least 2 dimensions (a batch of matrices)"
+        ));
+    }
+    if !matches!(a.dtype, DType::F32 | DType::F64) {
+        return Err(format!(
+            "{what} must be float32 or float64, got {} (complex is not supported yet)",
+            a.dtype.name()
+        ));
+    }
+    Ok((a.shape[a.rank() - 2], a.shape[a.rank() - 1]))
+}
+
+/// `a`'s shape with its last two dims replaced by `tail`.
+fn with_matrix_dims(a: &Aval, tail: &[usize]) -> Vec<usize> {
+    let mut shape = a.shape[..a.rank() - 2].to_vec();
+    shape.extend_from_slice(tail);
+    shape
+}
+
+/// Lowers to the host kernel `target` with boolean attributes `flags`.
+fn lower_kernel(
+    cx: &mut LowerCtx,
+    target: &str,
+    flags: &[(&str, bool)],
+    ins: &[String],
+    in_avals: &[Aval],
+    out_avals: &[Aval],
+) -> Vec<String> {
+    if let Err(e) = kernels::ensure_registered(client().api()) {
+        fail(e);
+    }
+    let config: Vec<String> = flags
+        .iter()
+        .map(|(name, on)| format!("{name} = \"{on}\""))
+        .collect();
+    let props = format!(
+        "api_version = 4 : i32, backend_config = {{{}}}, call_target_name = \"{target}\"",
+        config.join(", ")
+    );
+    let operands: Vec<&str> = ins.iter().map(String::as_str).collect();
+    let avals: Vec<&Aval> = in_avals.iter().collect();
+    let results: Vec<&Aval> = out_avals.iter().collect();
+    cx.op("stablehlo.custom_call", &operands, &avals, &props, &results)
+}
+
+/// The batching rule every decomposition shares: batch dims to the front, bind, results
+/// batched at 0.
+fn batch_at_front(
+    prim: Arc<dyn Primitive>,
+    args: &[Operand],
+    dims: &[Option<usize>],
+    axis_size: usize,
+) -> (Vec<Array>, Vec<Option<usize>>) {
+    let moved: Vec<Array> = args
+        .iter()
+        .zip(dims)
+        .map(|(a, d)| move_bdim(a, *d, 0, axis_size))
+        .collect();
+    let ops: Vec<Operand> = moved.iter().map(Operand::from).collect();
+    let outs = bind(prim, &ops);
+    let n = outs.len();
+    (outs, vec![Some(0); n])
+}
+
+/// The matrix transpose of a batch (`x.mT`).
+pub fn mt(x: &Array) -> Array {
+    x.swap_axes(-1, -2)
+}
+
+/// The `n x n` identity of `dtype`.
+pub fn eye(n: usize, dtype: DType) -> Array {
+    Array::iota(DType::I32, &[n, n], 0)
+        .eq(Array::iota(DType::I32, &[n, n], 1))
+        .astype(dtype)
+}
+
+/// The diagonals of a batch of square matrices, `[.., n]`.
+fn diag_of(x: &Array) -> Array {
+    let n = x.shape()[x.rank() - 1];
+    (x * &eye(n, x.dtype())).sum(-1i64, false)
+}
+
+/// A batch of diagonal matrices from a batch of vectors `[.., n]`.
+fn diag_matrix(v: &Array) -> Array {
+    let n = v.shape()[v.rank() - 1];
+    v.expand_dims(-2) * &eye(n, v.dtype())
+}
+
+/// `1 / x` elementwise.
+fn recip(x: &Array) -> Array {
+    Array::ones(&[], x.dtype()) / x
+}
+
+/// The lower triangle with its diagonal halved: Cholesky's φ.
+fn phi(x: &Array) -> Array {
+    x.tril(-1) + diag_matrix(&diag_of(x)) * 0.5
+}
+
+// ------------------------------------------------------------------ cholesky
+
+/// `lax.linalg.cholesky` without the symmetrization: the lower Cholesky factor of the lower
+/// triangle of each matrix (NaN where a matrix is not positive definite).
+#[derive(Debug, Clone)]
+pub struct Cholesky;
+
+/// Binds [`Cholesky`].
+#[track_caller]
+pub fn cholesky(a: &Array) -> Array {
+    bind(Arc::new(Cholesky), &[Operand::from(a)]).remove(0)
+}
+
+impl Primitive for Cholesky {
+    fn name(&self) -> &'static str {
+        "cholesky"
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        let (m, n) = matrix_operand(&inputs[0], "the operand")?;
+        if m != n {
+            return Err(format!("the matrices must be square, got {m}x{n}"));
+        }
+        Ok(vec![inputs[0].clone()])
+    }
+    fn jvp(&self, _: &[Operand], tangents: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
+        let Some(sigma_dot) = &tangents[0] else {
+            return vec![None];
+        };
+        let l = &outs[0];
+        // L⁻¹ Σ̇ L⁻ᵀ by two triangular solves.
+        let tmp = triangular_solve(l, sigma_dot, false, true, true, false);
+        let inner = triangular_solve(l, &tmp, true, true, false, false);
+        vec![Some(l.matmul(&phi(&inner)))]
+    }
+    fn vjp(
+        &self,
+        _: &[Operand],
+        outs: &[Array],
+        cts: &[Option<Array>],
+        _: &[bool],
+    ) -> Vec<Option<Array>> {
+        let Some(l_bar) = &cts[0] else {
+            return vec![None];
+        };
+        let l = &outs[0];
+        let p = phi(&mt(l).matmul(l_bar));
+        // L⁻ᵀ P L⁻¹: solve Lᵀ Y = P, then Z L = Y.
+        let y = triangular_solve(l, &p, true, true, true, false);
+        vec![Some(triangular_solve(l, &y, false, true, false, false))]
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], ia: &[Aval], oa: &[Aval]) -> Vec<String> {
+        lower_kernel(cx, "jaxrs_cholesky", &[], ins, ia, oa)
+    }
+    fn batch(
+        &self,
+        args: &[Operand],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        batch_at_front(Arc::new(self.clone()), args, dims, axis_size)
+    }
+    as_any!();
+}
+
+// ------------------------------------------------------------------ triangular_solve
+
+/// `lax.linalg.triangular_solve(a, b, left_side, lower, transpose_a, unit_diagonal)`: `x` with
+/// `op(a) x = b` (left side) or `x op(a) = b`, reading only `a`'s lower or upper triangle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TriangularSolve {
+    pub left_side: bool,
+    pub lower: bool,
+    pub transpose_a: bool,
+    pub unit_diagonal: bool,
+}
+
+/// Binds [`TriangularSolve`]; `a` and `b` share their batch dims (broadcast first).
+#[track_caller]
+pub fn triangular_solve(
+    a: &Array,
+    b: &Array,
+    left_side: bool,
+    lower: bool,
+    transpose_a: bool,
+    unit_diagonal: bool,
+) -> Array {
+    let prim = TriangularSolve {
+        left_side,
+        lower,
+        transpose_a,
+        unit_diagonal,
+    };
+    // The kernel wants equal batch dims: broadcast the leading dims of both.
+    let batch_a = &a.shape()[..a.rank().saturating_sub(2)];
+    let batch_b = &b.shape()[..b.rank().saturating_sub(2)];
+    let (a, b) = if batch_a != batch_b && a.rank() >= 2 && b.rank() >= 2 {
+        let batch = broadcast_batch(batch_a, batch_b);
+        let full = |x: &Array| {
+            let mut s = batch.clone();
+            s.extend_from_slice(&x.shape()[x.rank() - 2..]);
+            x.broadcast_to(&s)
+        };
+        (full(a), full(b))
+    } else {
+        (a.clone(), b.clone())
+    };
+    bind(Arc::new(prim), &[Operand::from(&a), Operand::from(&b)]).remove(0)
+}
+
+/// numpy's broadcast of two batch shapes (a mismatch is reported by the primitive's check).
+fn broadcast_batch(a: &[usize], b: &[usize]) -> Vec<usize> {
+    let n = a.len().max(b.len());
+    (0..n)
+        .map(|i| {
+            let da = if i + a.len() >= n {
+                a[i + a.len() - n]
+            } else {
+                1
+            };
+            let db = if i + b.len() >= n {
+                b[i + b.len() - n]
+            } else {
+                1
+            };
+            if da == 1 {
+                db
+            } else {
+                da
+            }
+        })
+        .collect()
+}
+
+impl TriangularSolve {
+    /// `op(a)`: `a` or its transpose.
+    fn op(&self, a: &Array) -> Array {
+        if self.transpose_a {
+            mt(a)
+        } else {
+            a.clone()
+        }
+    }
+    /// The part of a cotangent or tangent of `a` that the solve reads.
+    fn mask(&self, x: &Array) -> Array {
+        let k = i64::from(self.unit_diagonal);
+        if self.lower {
+            x.tril(-k)
+        } else {
+            x.triu(k)
+        }
+    }
+    fn solve(&self, a: &Array, b: &Array) -> Array {
+        triangular_solve(
+            a,
+            b,
+            self.left_side,
+            self.lower,
+            self.transpose_a,
+            self.unit_diagonal,
+        )
+    }
+}
+
+impl Primitive for TriangularSolve {
+    fn name(&self) -> &'static str {
+        "triangular_solve"
+    }
+    fn params_string(&self) -> String {
+        format!(
+            "left_side={} lower={} transpose_a={} unit_diagonal={}",
+            self.left_side, self.lower, self.transpose_a, self.unit_diagonal
+        )
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 2)?;
+        let (m, n) = matrix_operand(&inputs[0], "a")?;
+        let (bm, bn) = matrix_operand(&inputs[1], "b")?;
+        if m != n {
+            return Err(format!("a must be square, got {m}x{n}"));
+        }
+        if inputs[0].dtype != inputs[1].dtype {
+            return Err("a and b must have the same dtype".into());
+        }
+        if inputs[0].shape[..inputs[0].rank() - 2] != inputs[1].shape[..inputs[1].rank() - 2] {
+            return Err("a and b must have the same batch dims".into());
+        }
+        let shared = if self.left_side { bm } else { bn };
+        if shared != n {
+            return Err(format!(
+                "a is {n}x{n} but b's {} dim is {shared}",
+                if self.left_side { "row" } else { "column" }
+            ));
+        }
+        Ok(vec![inputs[1].clone()])
+    }
+    fn jvp(
+        &self,
+        primals: &[Operand],
+        tangents: &[Option<Array>],
+        outs: &[Array],
+    ) -> Vec<Option<Array>> {
+        let a = primals[0].to_array();
+        let x = &outs[0];
+        let mut rhs = tangents[1].clone();
+        if let Some(a_dot) = &tangents[0] {
+            let op_dot = self.op(&self.mask(a_dot));
+            let term = if self.left_side {
+                op_dot.matmul(x)
+            } else {
+                x.matmul(&op_dot)
+            };
+            rhs = Some(match rhs {
+                Some(b_dot) => b_dot - term,
+                None => -term,
+            });
+        }
+        vec![rhs.map(|r| self.solve(&a, &r))]
+    }
+    fn vjp(
+        &self,
+        primals: &[Operand],
+        outs: &[Array],
+        cts: &[Option<Array>],
+        wanted: &[bool],
+    ) -> Vec<Option<Array>> {
+        let Some(x_bar) = &cts[0] else {
+            return vec![None, None];
+        };
+        let a = primals[0].to_array();
+        let transposed = TriangularSolve {
+            transpose_a: !self.transpose_a,
+            ..self.clone()
+        };
+        let b_bar = transposed.solve(&a, x_bar);
+        let a_bar = wanted[0].then(|| {
+            let x = &outs[0];
+            let op_bar = if self.left_side {
+                -b_bar.matmul(&mt(x))
+            } else {
+                -mt(x).matmul(&b_bar)
+            };
+            self.mask(&self.op(&op_bar))
+        });
+        vec![a_bar, Some(b_bar)]
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], ia: &[Aval], oa: &[Aval]) -> Vec<String> {
+        let flags = [
+            ("left_side", self.left_side),
+            ("lower", self.lower),
+            ("transpose_a", self.transpose_a),
+            ("unit_diagonal", self.unit_diagonal),
+        ];
+        lower_kernel(cx, "jaxrs_triangular_solve", &flags, ins, ia, oa)
+    }
+    fn batch(
+        &self,
+        args: &[Operand],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        batch_at_front(Arc::new(self.clone()), args, dims, axis_size)
+    }
+    as_any!();
+}
+
+// ------------------------------------------------------------------ lu
+
+/// `lax.linalg.lu`: `(lu, pivots, permutation)` with `a[permutation] = L U`, `L` unit lower
+/// (below `lu`'s diagonal), `U` upper (on and above it), `pivots` LAPACK's row swaps.
+#[derive(Debug, Clone)]
+pub struct Lu;
+
+/// Binds [`Lu`]: `(lu, pivots, permutation)`.
+#[track_caller]
+pub fn lu(a: &Array) -> (Array, Array, Array) {
+    let mut outs = bind(Arc::new(Lu), &[Operand::from(a)]);
+    let perm = outs.pop().expect("three results");
+    let pivots = outs.pop().expect("three results");
+    (outs.pop().expect("three results"), pivots, perm)
+}
+
+/// Rows of `x` (`[.., m, n]`) gathered by a batch of index vectors `[.., m]`.
+fn take_rows(x: &Array, rows: &Array) -> Array {
+    let idx = rows.expand_dims(-1).broadcast_to(x.shape());
+    x.take_along_axis(&idx, -2)
+}
+
+impl Primitive for Lu {
+    fn name(&self) -> &'static str {
+        "lu"
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        let a = &inputs[0];
+        let (m, n) = matrix_operand(a, "the operand")?;
+        let batch = with_matrix_dims(a, &[]);
+        let ints = |len: usize| {
+            let mut s = batch.clone();
+            s.push(len);
+            Aval::new(s, DType::I32)
+        };
+        Ok(vec![a.clone(), ints(m.min(n)), ints(m)])
+    }
+    fn jvp(&self, _: &[Operand], tangents: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
+        let Some(a_dot) = &tangents[0] else {
+            return vec![None, None, None];
+        };
+        let (lu, perm) = (&outs[0], &outs[2]);
+        let n = square_or_panic(lu, "lu's derivative");
+        let l = lu.tril(-1) + eye(n, lu.dtype());
+        let u = lu.triu(0);
+        let pa = take_rows(a_dot, perm);
+        let la = triangular_solve(&l, &pa, true, true, false, true);
+        let m = triangular_solve(&u, &la, false, false, false, false);
+        let lu_dot = l.matmul(&m.tril(-1)) + m.triu(0).matmul(&u);
+        vec![Some(lu_dot), None, None]
+    }
+    fn vjp(
+        &self,
+        _: &[Operand],
+        outs: &[Array],
+        cts: &[Option<Array>],
+        _: &[bool],
+    ) -> Vec<Option<Array>> {
+        let Some(c_bar) = &cts[0] else {
+            return vec![None];
+        };
+        let (lu, perm) = (&outs[0], &outs[2]);
+        let n = square_or_panic(lu, "lu's derivative");
+        let l = lu.tril(-1) + eye(n, lu.dtype());
+        let u = lu.triu(0);
+        let m_bar = mt(&l).matmul(c_bar).tril(-1) + c_bar.matmul(&mt(&u)).triu(0);
+        // (P ā) = L⁻ᵀ M̄ U⁻ᵀ, then undo the row permutation.
+        let y = triangular_solve(&l, &m_bar, true, true, true, true);
+        let pa_bar = triangular_solve(&u, &y, false, false, true, false);
+        let inverse = perm.argsort(-1);
+        vec![Some(take_rows(&pa_bar, &inverse))]
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], ia: &[Aval], oa: &[Aval]) -> Vec<String> {
+        lower_kernel(cx, "jaxrs_lu", &[], ins, ia, oa)
+    }
+    fn batch(
+        &self,
+        args: &[Operand],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        batch_at_front(Arc::new(self.clone()), args, dims, axis_size)
+    }
+    as_any!();
+}
+
+/// The size of a batch of square matrices; differentiating a rectangular decomposition
+/// stops here, as JAX's rules that exist only for the square case do.
+#[track_caller]
+fn square_or_panic(x: &Array, what: &str) -> usize {
+    let (m, n) = (x.shape()[x.rank() - 2], x.shape()[x.rank() - 1]);
+    if m != n {
+        panic!("{what} is implemented for square matrices only, got {m}x{n}");
+    }
+    n
+}
+
+// ------------------------------------------------------------------ qr
+
+/// `lax.linalg.qr(a, full_matrices)`: `(q, r)`, `q` orthonormal columns (`m x m` when full,
+/// else `m x min(m, n)`), `r` upper triangular.
+#[derive(Debug, Clone)]
+pub struct Qr {
+    pub full_matrices: bool,
+}
+
+/// Binds [`Qr`]: `(q, r)`.
+#[track_caller]
+pub fn qr(a: &Array, full_matrices: bool) -> (Array, Array) {
+    let mut outs = bind(Arc::new(Qr { full_matrices }), &[Operand::from(a)]);
+    let r = outs.pop().expect("two results");
+    (outs.pop().expect("two results"), r)
+}
+
+impl Qr {
+    /// JAX's rule exists for `m >= n`, reduced, or square.
+    #[track_caller]
+    fn check_differentiable(&self, a: &[usize]) {
+        let (m, n) = (a[a.len() - 2], a[a.len() - 1]);
+        if m < n || (self.full_matrices && m != n) {
+            panic!(
+                "qr's derivative is implemented for m >= n with full_matrices=false (or square), \
+                 as JAX's, got {m}x{n} with full_matrices={}",
+                self.full_matrices
+            );
+        }
+    }
+}
+
+impl Primitive for Qr {
+    fn name(&self) -> &'static str {
+        "qr"
+    }
+    fn params_string(&self) -> String {
+        format!("full_matrices={}", self.full_matrices)
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        let a = &inputs[0];
+        let (m, n) = matrix_operand(a, "the operand")?;
+        let k = if self.full_matrices { m } else { m.min(n) };
+        Ok(vec![
+            Aval::new(with_matrix_dims(a, &[m, k]), a.dtype),
+            Aval::new(with_matrix_dims(a, &[k, n]), a.dtype),
+        ])
+    }
+    fn jvp(&self, _: &[Operand], tangents: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
+        let Some(a_dot) = &tangents[0] else {
+            return vec![None, None];
+        };
+        self.check_differentiable(a_dot.shape());
+        let (q, r) = (&outs[0], &outs[1]);
+        let x = triangular_solve(r, a_dot, false, false, false, false);
+        let c = mt(q).matmul(&x);
+        let lower = c.tril(-1);
+        let omega = &lower - mt(&lower);
+        let q_dot = q.matmul(&(&omega - &c)) + &x;
+        let r_dot = (&c - &omega).matmul(r);
+        vec![Some(q_dot), Some(r_dot)]
+    }
+    fn vjp(
+        &self,
+        primals: &[Operand],
+        outs: &[Array],
+        cts: &[Option<Array>],
+        _: &[bool],
+    ) -> Vec<Option<Array>> {
+        self.check_differentiable(&primals[0].aval().shape);
+        let (q, r) = (&outs[0], &outs[1]);
+        let zeros = |x: &Array| Array::zeros(x.shape(), x.dtype());
+        let q_bar = cts[0].clone().unwrap_or_else(|| zeros(q));
+        let r_bar = cts[1].clone().unwrap_or_else(|| zeros(r));
+        // The transpose of the JVP: with M = R̄ Rᵀ - Qᵀ Q̄, C̄ = M - tril(M - Mᵀ, -1),
+        // X̄ = Q̄ + Q C̄ and ā = X̄ R⁻ᵀ.
+        let m = r_bar.matmul(&mt(r)) - mt(q).matmul(&q_bar);
+        let c_bar = &m - (&m - mt(&m)).tril(-1);
+        let x_bar = q_bar + q.matmul(&c_bar);
+        vec![Some(triangular_solve(r, &x_bar, false, false, true, false))]
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], ia: &[Aval], oa: &[Aval]) -> Vec<String> {
+        lower_kernel(
+            cx,
+            "jaxrs_qr",
+            &[("full_matrices", self.full_matrices)],
+            ins,
+            ia,
+            oa,
+        )
+    }
+    fn batch(
+        &self,
+        args: &[Operand],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        batch_at_front(Arc::new(self.clone()), args, dims, axis_size)
+    }
+    as_any!();
+}
+
+// ------------------------------------------------------------------ eigh
+
+/// `lax.linalg.eigh` without the symmetrization: `(v, w)`, eigenvectors in `v`'s columns and
+/// eigenvalues ascending, of the symmetric matrix whose lower triangle is given.
+#[derive(Debug, Clone)]
+pub struct Eigh;
+
+/// Binds [`Eigh`]: `(v, w)`.
+#[track_caller]
+pub fn eigh(a: &Array) -> (Array, Array) {
+    let mut outs = bind(Arc::new(Eigh), &[Operand::from(a)]);
+    let w = outs.pop().expect("two results");
+    (outs.pop().expect("two results"), w)
+}
+
+/// `F_ij = 1 / (w_j - w_i)` off the diagonal, 0 on it (eigh's and svd's coupling matrix, of
+/// `d_ij = w_j - w_i`).
+fn coupling(d: &Array) -> Array {
+    let n = d.shape()[d.rank() - 1];
+    let i = eye(n, d.dtype());
+    recip(&(&i + d)) - &i
+}
+
+impl Primitive for Eigh {
+    fn name(&self) -> &'static str {
+        "eigh"
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        let a = &inputs[0];
+        let (m, n) = matrix_operand(a, "the operand")?;
+        if m != n {
+            return Err(format!("the matrices must be square, got {m}x{n}"));
+        }
+        Ok(vec![
+            a.clone(),
+            Aval::new(with_matrix_dims(a, &[n]), a.dtype),
+        ])
+    }
+    fn jvp(&self, _: &[Operand], tangents: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
+        let Some(a_dot) = &tangents[0] else {
+            return vec![None, None];
+        };
+        let (v, w) = (&outs[0], &outs[1]);
+        let f = coupling(&(w.expand_dims(-2) - w.expand_dims(-1)));
+        let vt_a_v = mt(v).matmul(a_dot).matmul(v);
+        let v_dot = v.matmul(&(&f * &vt_a_v));
+        vec![Some(v_dot), Some(diag_of(&vt_a_v))]
+    }
+    fn vjp(
+        &self,
+        _: &[Operand],
+        outs: &[Array],
+        cts: &[Option<Array>],
+        _: &[bool],
+    ) -> Vec<Option<Array>> {
+        let (v, w) = (&outs[0], &outs[1]);
+        let mut inner = match &cts[1] {
+            Some(w_bar) => diag_matrix(w_bar),
+            None => Array::zeros(v.shape(), v.dtype()),
+        };
+        if let Some(v_bar) = &cts[0] {
+            let f = coupling(&(w.expand_dims(-2) - w.expand_dims(-1)));
+            inner = inner + f * mt(v).matmul(v_bar);
+        }
+        vec![Some(v.matmul(&inner).matmul(&mt(v)))]
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], ia: &[Aval], oa: &[Aval]) -> Vec<String> {
+        lower_kernel(cx, "jaxrs_eigh", &[], ins, ia, oa)
+    }
+    fn batch(
+        &self,
+        args: &[Operand],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        batch_at_front(Arc::new(self.clone()), args, dims, axis_size)
+    }
+    as_any!();
+}
+
+// ------------------------------------------------------------------ svd
+
+/// `lax.linalg.svd(a, full_matrices, compute_uv)`: `[s]` or `[s, u, vt]`, singular values
+/// descending.
+#[derive(Debug, Clone)]
+pub struct Svd {
+    pub full_matrices: bool,
+    pub compute_uv: bool,
+}
+
+/// Binds [`Svd`] with vectors: `(u, s, vt)` as `jnp.linalg.svd` returns them.
+#[track_caller]
+pub fn svd(a: &Array, full_matrices: bool) -> (Array, Array, Array) {
+    let prim = Svd {
+        full_matrices,
+        compute_uv: true,
+    };
+    let mut outs = bind(Arc::new(prim), &[Operand::from(a)]);
+    let vt = outs.pop().expect("three results");
+    let u = outs.pop().expect("three results");
+    (u, outs.pop().expect("three results"), vt)
+}
+
+/// Binds [`Svd`] without vectors: the singular values.
+#[track_caller]
+pub fn svdvals(a: &Array) -> Array {
+    let prim = Svd {
+        full_matrices: false,
+        compute_uv: false,
+    };
+    bind(Arc::new(prim), &[Operand::from(a)]).remove(0)
+}
+
+impl Svd {
+    /// The reduced decomposition's tangents, as JAX's `svd_jvp_rule`: `(ṡ, U̇, V̇)`.
+    fn tangents(a_dot: &Array, s: &Array, u: &Array, v: &Array) -> (Array, Array, Array) {
+        let ds_mat = mt(u).matmul(a_dot).matmul(v);
+        let s_row = s.expand_dims(-2);
+        let s_col = s.expand_dims(-1);
+        let f = safe_coupling(&((&s_row + &s_col) * (&s_row - &s_col)));
+        let dss = &s_row * &ds_mat;
+        let sds = &s_col * &ds_mat;
+        let mut du = u.matmul(&(&f * (&dss + mt(&dss))));
+        let mut dv = v.matmul(&(&f * (&sds + mt(&sds))));
+        let (m, n) = (
+            a_dot.shape()[a_dot.rank() - 2],
+            a_dot.shape()[a_dot.rank() - 1],
+        );
+        let s_inv = safe_reciprocal(s).expand_dims(-2);
+        if m > n {
+            let dav = a_dot.matmul(v);
+            du = du + (&dav - u.matmul(&mt(u).matmul(&dav))) * &s_inv;
+        }
+        if n > m {
+            let dahu = mt(a_dot).matmul(u);
+            dv = dv + (&dahu - v.matmul(&mt(v).matmul(&dahu))) * &s_inv;
+        }
+        (diag_of(&ds_mat), du, dv)
+    }
+}
+
+/// `1/x` where `x != 0`, else 0 (JAX's guard for repeated or zero singular values).
+fn safe_reciprocal(x: &Array) -> Array {
+    let zero = x.eq(0.0).astype(x.dtype());
+    recip(&(x + &zero)) - zero
+}
+
+/// `1/d` off the zeros of `d`, 0 on them (svd's coupling matrix).
+fn safe_coupling(d: &Array) -> Array {
+    safe_reciprocal(d)
+}
+
+impl Primitive for Svd {
+    fn name(&self) -> &'static str {
+        "svd"
+    }
+    fn params_string(&self) -> String {
+        format!(
+            "full_matrices={} compute_uv={}",
+            self.full_matrices, self.compute_uv
+        )
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        let a = &inputs[0];
+        let (m, n) = matrix_operand(a, "the operand")?;
+        let k = m.min(n);
+        let s = Aval::new(with_matrix_dims(a, &[k]), a.dtype);
+        if !self.compute_uv {
+            return Ok(vec![s]);
+        }
+        let (ku, kv) = if self.full_matrices { (m, n) } else { (k, k) };
+        Ok(vec![
+            s,
+            Aval::new(with_matrix_dims(a, &[m, ku]), a.dtype),
+            Aval::new(with_matrix_dims(a, &[kv, n]), a.dtype),
+        ])
+    }
+    fn jvp(
+        &self,
+        primals: &[Operand],
+        tangents: &[Option<Array>],
+        _: &[Array],
+    ) -> Vec<Option<Array>> {
+        let Some(a_dot) = &tangents[0] else {
+            return vec![None; if self.compute_uv { 3 } else { 1 }];
+        };
+        if self.full_matrices {
+            let (m, n) = (
+                a_dot.shape()[a_dot.rank() - 2],
+                a_dot.shape()[a_dot.rank() - 1],
+            );
+            if m != n {
+                panic!("svd's derivative with full_matrices=true needs square matrices (as JAX's), got {m}x{n}");
+            }
+        }
+        let a = primals[0].to_array();
+        let (u, s, vt) = svd(&a, false);
+        let (ds, du, dv) = Svd::tangents(a_dot, &s, &u, &mt(&vt));
+        if self.compute_uv {
+            vec![Some(ds), Some(du), Some(mt(&dv))]
+        } else {
+            vec![Some(ds)]
+        }
+    }
+    fn vjp(
+        &self,
+        primals: &[Operand],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _: &[bool],
+    ) -> Vec<Option<Array>> {
+        let a = primals[0].to_array();
+        let (m, n) = (a.shape()[a.rank() - 2], a.shape()[a.rank() - 1]);
+        if self.full_matrices && self.compute_uv && m != n {
+            panic!("svd's derivative with full_matrices=true needs square matrices (as JAX's), got {m}x{n}");
+        }
+        let (u, s, vt) = svd(&a, false);
+        let v = mt(&vt);
+        let s_inv = safe_reciprocal(&s).expand_dims(-2);
+        let mut k_bar = match &cts[0] {
+            Some(s_bar) => diag_matrix(s_bar),
+            None => Array::zeros(
+                &with_matrix_dims(a.aval(), &[m.min(n), m.min(n)]),
+                a.dtype(),
+            ),
+        };
+        let mut a_bar_extra: Option<Array> = None;
+        if self.compute_uv {
+            let s_row = s.expand_dims(-2);
+            let s_col = s.expand_dims(-1);
+            let f = safe_coupling(&((&s_row + &s_col) * (&s_row - &s_col)));
+            if let Some(u_bar) = &cts[1] {
+                let a_u = &f * mt(&u).matmul(u_bar);
+                k_bar = k_bar + (&a_u + mt(&a_u)) * &s_row;
+                if m > n {
+                    let rest = (u_bar - u.matmul(&mt(&u).matmul(u_bar))) * &s_inv;
+                    a_bar_extra = Some(rest.matmul(&vt));
+                }
+            }
+            if let Some(vt_bar) = &cts[2] {
+                let v_bar = mt(vt_bar);
+                let a_v = &f * mt(&v).matmul(&v_bar);
+                k_bar = k_bar + &s_col * (&a_v + mt(&a_v));
+                if n > m {
+                    let rest = (&v_bar - v.matmul(&vt.matmul(&v_bar))) * &s_inv;
+                    let term = u.matmul(&mt(&rest));
+                    a_bar_extra = Some(match a_bar_extra {
+                        Some(e) => e + term,
+                        None => term,
+                    });
+                }
+            }
+        }
+        let mut a_bar = u.matmul(&k_bar).matmul(&vt);
+        if let Some(extra) = a_bar_extra {
+            a_bar = a_bar + extra;
+        }
+        vec![Some(a_bar)]
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], ia: &[Aval], oa: &[Aval]) -> Vec<String> {
+        let flags = [
+            ("full_matrices", self.full_matrices),
+            ("compute_uv", self.compute_uv),
+        ];
+        lower_kernel(cx, "jaxrs_svd", &flags, ins, ia, oa)
+    }
+    fn batch(
+        &self,
+        args: &[Operand],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        batch_at_front(Arc::new(self.clone()), args, dims, axis_size)
+    }
+    as_any!();
+}
