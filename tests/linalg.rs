@@ -144,6 +144,15 @@ fn apply(op: &str, params: &Value, x: &[In]) -> Vec<Array> {
             let (u, s, vt) = sl::svd(x0, true);
             vec![s, sq(&u), sq(&vt)]
         }
+        "scipy.linalg.qr" => {
+            let (q, r) = sl::qr(x0, p_str(params, "mode"));
+            vec![q.expect("full and economic modes give q"), r]
+        }
+        "scipy.linalg.qr/r" => {
+            let (q, r) = sl::qr(x0, "r");
+            assert!(q.is_none());
+            vec![r]
+        }
         "scipy.linalg.inv" => vec![sl::inv(x0)],
         "scipy.linalg.det" => vec![sl::det(x0)],
         "scipy.linalg.block_diag" => vec![sl::block_diag(&[x0, a(x, 1), a(x, 2)])],
@@ -156,5 +165,5 @@ fn apply(op: &str, params: &Value, x: &[In]) -> Vec<Array> {
 #[test]
 fn linear_algebra_matches_jax() {
     let checked = check_file("linalg", apply);
-    assert_eq!(checked, 150);
+    assert_eq!(checked, 156);
 }

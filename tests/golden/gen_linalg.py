@@ -146,6 +146,11 @@ for dt in ("float32", "float64"):
             *sl.eigh(a, lower=lo)), [spd((3, 3), dt)], dt, params={"lower": lower}, grad=False)
     add("scipy.linalg.svd", lambda a: (lambda u, s, vt: (s, u * u, vt * vt))(*sl.svd(a)),
         [general((3, 3), dt)], dt)
+    for mode in ("full", "economic"):
+        add("scipy.linalg.qr", lambda a, m=mode: tuple(sl.qr(a, mode=m)), [general((4, 3), dt)],
+            dt, params={"mode": mode}, grad=mode == "economic")
+    add("scipy.linalg.qr/r", lambda a: sl.qr(a, mode="r")[0], [general((4, 3), dt)], dt,
+        grad=False)
     add("scipy.linalg.inv", sl.inv, [general((3, 3), dt)], dt)
     add("scipy.linalg.det", sl.det, [general((3, 3), dt)], dt)
     add("scipy.linalg.block_diag", lambda x, y, z: sl.block_diag(x, y, z),
