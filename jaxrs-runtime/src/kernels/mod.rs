@@ -52,6 +52,7 @@ kernel_table! {
 pub fn ensure_registered(api: &Api) -> Result<()> {
     static DONE: Mutex<Option<std::result::Result<(), String>>> = Mutex::new(None);
     ffi::register_once(&DONE, || {
+        linalg::use_sequential_faer();
         KERNELS
             .iter()
             .try_for_each(|&(target, entry)| ffi::register(api, target, entry))
