@@ -70,7 +70,7 @@ pub use ops::{
 /// `jaxrs::scipy::linalg` give them JAX's signatures.
 pub mod decompositions {
     pub use crate::prims::decompositions::{
-        cholesky, eigh, eye, lu, mt, qr, svd, svdvals, triangular_solve,
+        broadcast_batch, cholesky, eigh, eye, lu, mt, qr, svd, svdvals, triangular_solve,
     };
 }
 

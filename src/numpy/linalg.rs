@@ -18,7 +18,7 @@ use super::manip::norm_axis;
 use super::math::inexact;
 use crate::lax::linalg as lax_linalg;
 use crate::{Array, Axes, DType};
-use jaxrs_runtime::decompositions::mt;
+use jaxrs_runtime::decompositions::{broadcast_batch, mt};
 use std::panic::Location;
 
 /// The `ord` of [`norm`], [`vector_norm`] and [`matrix_norm`]: a number (`P(1.0)`, or
@@ -525,7 +525,7 @@ pub(crate) fn lu_solve_factored(
 ) -> Array {
     use lax_linalg::TriangularSolveOptions as Opts;
     let (lu, _, perm) = factors;
-    let batch = broadcast_shapes(&lu.shape()[..lu.rank() - 2], &b.shape()[..b.rank() - 2]);
+    let batch = broadcast_batch(&lu.shape()[..lu.rank() - 2], &b.shape()[..b.rank() - 2]);
     let full = |x: &Array, tail: &[usize]| {
         let mut s = batch.clone();
         s.extend_from_slice(tail);
@@ -571,35 +571,6 @@ pub(crate) fn lu_solve_factored(
         let idx = inverse.expand_dims(-1).broadcast_to(z.shape());
         z.take_along_axis(&idx, -2)
     }
-}
-
-/// numpy's broadcast of two shapes.
-#[track_caller]
-fn broadcast_shapes(a: &[usize], b: &[usize]) -> Vec<usize> {
-    let n = a.len().max(b.len());
-    (0..n)
-        .map(|i| {
-            let da = if i + a.len() >= n {
-                a[i + a.len() - n]
-            } else {
-                1
-            };
-            let db = if i + b.len() >= n {
-                b[i + b.len() - n]
-            } else {
-                1
-            };
-            match (da, db) {
-                (x, y) if x == y => x,
-                (1, y) => y,
-                (x, 1) => x,
-                _ => panic!(
-                    "linalg: batch shapes {a:?} and {b:?} do not broadcast at {}",
-                    Location::caller()
-                ),
-            }
-        })
-        .collect()
 }
 
 /// The inverse (`jnp.linalg.inv`): `solve(a, I)`.

@@ -246,7 +246,7 @@ pub fn triangular_solve(
 }
 
 /// numpy's broadcast of two batch shapes (a mismatch is reported by the primitive's check).
-fn broadcast_batch(a: &[usize], b: &[usize]) -> Vec<usize> {
+pub fn broadcast_batch(a: &[usize], b: &[usize]) -> Vec<usize> {
     let n = a.len().max(b.len());
     (0..n)
         .map(|i| {
