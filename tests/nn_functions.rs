@@ -25,6 +25,14 @@ fn apply(op: &str, params: &Value, x: &[In]) -> Vec<Array> {
         "nn.gelu" => nn::gelu(x, p_bool(params, "approximate")),
         "nn.leaky_relu" => nn::leaky_relu(x, p_f64(params, "negative_slope")),
         "nn.elu" => nn::elu(x, p_f64(params, "alpha")),
+        "nn.relu6" => nn::relu6(x),
+        "nn.hard_tanh" => nn::hard_tanh(x),
+        "nn.hard_sigmoid" => nn::hard_sigmoid(x),
+        "nn.hard_silu" => nn::hard_silu(x),
+        "nn.hard_swish" => nn::hard_swish(x),
+        "nn.soft_sign" => nn::soft_sign(x),
+        "nn.celu" => nn::celu(x, p_f64(params, "alpha")),
+        "nn.selu" => nn::selu(x),
         other => panic!("nn_functions: no Rust call for {other}"),
     }]
 }
@@ -32,5 +40,5 @@ fn apply(op: &str, params: &Value, x: &[In]) -> Vec<Array> {
 #[test]
 fn nn_functions_match_jax() {
     let checked = check_file("nn_functions", apply);
-    assert_eq!(checked, 36);
+    assert_eq!(checked, 60);
 }

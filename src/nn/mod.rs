@@ -53,7 +53,8 @@ pub use attention::{
 };
 pub use conv::Conv2d;
 pub use functions::{
-    elu, gelu, identity, leaky_relu, log_sigmoid, relu, sigmoid, silu, softplus, swish, tanh,
+    celu, elu, gelu, hard_sigmoid, hard_silu, hard_swish, hard_tanh, identity, leaky_relu,
+    log_sigmoid, relu, relu6, selu, sigmoid, silu, soft_sign, softplus, swish, tanh,
 };
 pub use layers::{dropout, Embedding, LayerNorm, Linear, RmsNorm, NORM_EPSILON};
 pub use losses::{

@@ -26,6 +26,14 @@ FNS = {
     "nn.gelu/exact": (lambda x: nn.gelu(x, approximate=False), {"approximate": False}),
     "nn.leaky_relu": (lambda x: nn.leaky_relu(x, negative_slope=0.2), {"negative_slope": 0.2}),
     "nn.elu": (lambda x: nn.elu(x, alpha=0.7), {"alpha": 0.7}),
+    "nn.relu6": nn.relu6,
+    "nn.hard_tanh": nn.hard_tanh,
+    "nn.hard_sigmoid": nn.hard_sigmoid,
+    "nn.hard_silu": nn.hard_silu,
+    "nn.hard_swish": nn.hard_swish,
+    "nn.soft_sign": nn.soft_sign,
+    "nn.celu": (lambda x: nn.celu(x, alpha=0.7), {"alpha": 0.7}),
+    "nn.selu": nn.selu,
 }
 for key, f in FNS.items():
     f, params = f if isinstance(f, tuple) else (f, {})
