@@ -63,11 +63,23 @@ fn linalg_matches_jax() {
 }
 
 #[test]
-#[should_panic(expected = "needs the singular values")]
-fn the_spectral_norm_says_it_needs_the_svd() {
-    linalg::norm(
+fn the_spectral_norm_is_the_largest_singular_value() {
+    // ones(2, 2) has singular values 2 and 0.
+    let two = linalg::norm(
         &Array::ones(&[2, 2], DType::F32),
         Some(NormOrd::P(2.0)),
+        None,
+        false,
+    );
+    assert!((two.item::<f32>() - 2.0).abs() < 1e-6);
+}
+
+#[test]
+#[should_panic(expected = "invalid order")]
+fn a_matrix_norm_of_order_three_is_refused() {
+    linalg::norm(
+        &Array::ones(&[2, 2], DType::F32),
+        Some(NormOrd::P(3.0)),
         None,
         false,
     );
