@@ -202,21 +202,13 @@ pub fn qr(a: &Array, mode: &str) -> (Option<Array>, Array) {
     match mode {
         "full" => jnp::linalg::qr(a, "complete"),
         "economic" => jnp::linalg::qr(a, "reduced"),
-        "r" => jnp::linalg::qr(a, "complete").1.pipe(|r| (None, r)),
+        "r" => (None, jnp::linalg::qr(a, "complete").1),
         other => panic!(
             "scipy.linalg.qr: unsupported mode {other:?} (\"full\", \"economic\" or \"r\") at {}",
             Location::caller()
         ),
     }
 }
-
-/// `Option`-free chaining for a value (what `mode="r"` needs above).
-trait Pipe: Sized {
-    fn pipe<T>(self, f: impl FnOnce(Self) -> T) -> T {
-        f(self)
-    }
-}
-impl Pipe for Array {}
 
 /// `jax.scipy.linalg.solve(a, b, lower=False, assume_a="gen")`: `"gen"` by LU, `"pos"` by
 /// Cholesky (of the triangle `lower` names; differentiated as the solve with all of `a`, as

@@ -811,7 +811,7 @@ impl Primitive for Svd {
     fn vjp(
         &self,
         primals: &[Operand],
-        _: &[Array],
+        outs: &[Array],
         cts: &[Option<Array>],
         _: &[bool],
     ) -> Vec<Option<Array>> {
@@ -820,7 +820,13 @@ impl Primitive for Svd {
         if self.full_matrices && self.compute_uv && m != n {
             panic!("svd's derivative with full_matrices=true needs square matrices (as JAX's), got {m}x{n}");
         }
-        let (u, s, vt) = svd(&a, false);
+        // The reduced factors: the forward pass's own when it computed them (square full
+        // matrices are reduced ones), else computed here.
+        let (u, s, vt) = if self.compute_uv && (!self.full_matrices || m == n) {
+            (outs[1].clone(), outs[0].clone(), outs[2].clone())
+        } else {
+            svd(&a, false)
+        };
         let v = mt(&vt);
         let s_inv = safe_reciprocal(&s).expand_dims(-2);
         let mut k_bar = match &cts[0] {
