@@ -34,7 +34,7 @@
 //! # std::fs::remove_file(&path).unwrap();
 //! ```
 
-use crate::{tree_paths, try_tree_unflatten, Array, DType, Tree};
+use crate::{tree_paths, try_tree_unflatten, Array, DType, Tree, C128, C64};
 use half::{bf16, f16};
 use jaxrs_runtime::fs_safety::{write_atomic, WithPath};
 use safetensors::tensor::{Dtype, Metadata as Header, TensorInfo, TensorView};
@@ -163,8 +163,10 @@ fn format_error(e: impl fmt::Display) -> CheckpointError {
     CheckpointError::Format(e.to_string())
 }
 
-fn safetensors_dtype(dtype: DType) -> Dtype {
-    match dtype {
+/// The safetensors dtype of a jaxrs one. safetensors has complex64 but no complex128: a
+/// complex128 leaf is refused rather than narrowed.
+fn safetensors_dtype(dtype: DType) -> Result<Dtype, CheckpointError> {
+    Ok(match dtype {
         DType::Bool => Dtype::BOOL,
         DType::I8 => Dtype::I8,
         DType::I16 => Dtype::I16,
@@ -178,7 +180,15 @@ fn safetensors_dtype(dtype: DType) -> Dtype {
         DType::F16 => Dtype::F16,
         DType::F32 => Dtype::F32,
         DType::F64 => Dtype::F64,
-    }
+        DType::C64 => Dtype::C64,
+        DType::C128 => {
+            return Err(CheckpointError::Format(
+                "safetensors has no complex128 dtype: store the leaf as complex64, or its real \
+                 and imaginary parts (jnp::real, jnp::imag) as two float64 leaves"
+                    .into(),
+            ))
+        }
+    })
 }
 
 /// A leaf's elements as little-endian bytes, as safetensors stores them.
@@ -200,6 +210,19 @@ fn leaf_bytes(x: &Array) -> Vec<u8> {
         DType::F16 => le(x.to_vec::<f16>(), f16::to_le_bytes),
         DType::F32 => le(x.to_vec::<f32>(), f32::to_le_bytes),
         DType::F64 => le(x.to_vec::<f64>(), f64::to_le_bytes),
+        DType::C64 => le(x.to_vec::<C64>(), |z| {
+            let mut b = [0u8; 8];
+            b[..4].copy_from_slice(&z.re.to_le_bytes());
+            b[4..].copy_from_slice(&z.im.to_le_bytes());
+            b
+        }),
+        // Refused by safetensors_dtype before the bytes are needed.
+        DType::C128 => le(x.to_vec::<C128>(), |z| {
+            let mut b = [0u8; 16];
+            b[..8].copy_from_slice(&z.re.to_le_bytes());
+            b[8..].copy_from_slice(&z.im.to_le_bytes());
+            b
+        }),
     }
 }
 
@@ -223,14 +246,18 @@ pub fn to_bytes<T: Tree>(tree: &T, metadata: &Metadata) -> Result<Vec<u8>, Check
             "two leaves have the path `{dup}` (map keys with dots?)"
         )));
     }
+    let dtypes = leaves
+        .iter()
+        .map(|leaf| safetensors_dtype(leaf.dtype()))
+        .collect::<Result<Vec<_>, _>>()?;
     let bytes: Vec<Vec<u8>> = leaves.iter().map(leaf_bytes).collect();
     let views = names
         .iter()
         .zip(&leaves)
         .zip(&bytes)
-        .map(|((name, leaf), data)| {
-            let view =
-                TensorView::new(safetensors_dtype(leaf.dtype()), leaf.shape().to_vec(), data);
+        .zip(dtypes)
+        .map(|(((name, leaf), data), dtype)| {
+            let view = TensorView::new(dtype, leaf.shape().to_vec(), data);
             Ok((name.as_str(), view.map_err(format_error)?))
         })
         .collect::<Result<Vec<_>, CheckpointError>>()?;
@@ -346,10 +373,10 @@ fn assemble<'d, T: Tree>(
                 want.shape()
             ))
         })?;
-        if info.dtype != safetensors_dtype(want.dtype()) {
+        if info.dtype != safetensors_dtype(want.dtype())? {
             let found = DType::ALL
                 .into_iter()
-                .find(|d| safetensors_dtype(*d) == info.dtype)
+                .find(|d| safetensors_dtype(*d).is_ok_and(|s| s == info.dtype))
                 .map_or_else(|| info.dtype.to_string(), |d| d.name().to_string());
             return Err(CheckpointError::Mismatch(format!(
                 "tensor `{name}` has dtype {found} in the checkpoint, {} in the template",

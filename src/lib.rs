@@ -204,6 +204,8 @@ pub use jaxrs_runtime::{
     Aval,
     Axes,
     DType,
+    C128,
+    C64,
     DTypeKind,
     Dims,
     DotDims,

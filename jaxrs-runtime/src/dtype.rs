@@ -12,6 +12,8 @@
 //! uint8 -> uint16, int16       uint16 -> uint32, int32      uint32 -> uint64, int64
 //! int8 -> int16 -> int32 -> int64
 //! uint64, int64 -> float*      float* -> bfloat16, float16 -> float32 -> float64
+//! float* -> complex* -> complex64 -> complex128
+//! float32 -> complex64         float64 -> complex128
 //! ```
 //!
 //! So `int8 + uint8` is `int16`; `int64 + uint64` meets at `float*`, a weak `float64`;
@@ -45,19 +47,29 @@ pub enum DType {
     F16,
     F32,
     F64,
+    /// `complex64`: two f32s, real part first ([`C64`]).
+    C64,
+    /// `complex128`: two f64s, real part first ([`C128`]).
+    C128,
 }
 
-/// The kind of a dtype, in JAX's promotion order (bool < integer < float).
+/// A `complex64` element: num-complex's `Complex<f32>` (real part first, as XLA lays it out).
+pub type C64 = num_complex::Complex<f32>;
+/// A `complex128` element: num-complex's `Complex<f64>`.
+pub type C128 = num_complex::Complex<f64>;
+
+/// The kind of a dtype, in JAX's promotion order (bool < integer < float < complex).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DTypeKind {
     Bool,
     Int,
     Float,
+    Complex,
 }
 
 impl DType {
     /// Every dtype jaxrs supports.
-    pub const ALL: [DType; 13] = [
+    pub const ALL: [DType; 15] = [
         DType::Bool,
         DType::I8,
         DType::I16,
@@ -71,6 +83,8 @@ impl DType {
         DType::F16,
         DType::F32,
         DType::F64,
+        DType::C64,
+        DType::C128,
     ];
 
     /// Size of one element in bytes (bool is one byte, as PJRT's PRED).
@@ -79,12 +93,13 @@ impl DType {
             DType::Bool | DType::I8 | DType::U8 => 1,
             DType::I16 | DType::U16 | DType::BF16 | DType::F16 => 2,
             DType::I32 | DType::U32 | DType::F32 => 4,
-            DType::I64 | DType::U64 | DType::F64 => 8,
+            DType::I64 | DType::U64 | DType::F64 | DType::C64 => 8,
+            DType::C128 => 16,
         }
     }
 
     /// The `PJRT_Buffer_Type` value of this dtype (the C API's enum: PRED=1, S8..S64=2..5,
-    /// U8..U64=6..9, F16=10, F32=11, F64=12, BF16=13).
+    /// U8..U64=6..9, F16=10, F32=11, F64=12, BF16=13, C64=14, C128=15).
     pub fn pjrt_element_type(self) -> i32 {
         match self {
             DType::Bool => 1,
@@ -100,6 +115,8 @@ impl DType {
             DType::F32 => 11,
             DType::F64 => 12,
             DType::BF16 => 13,
+            DType::C64 => 14,
+            DType::C128 => 15,
         }
     }
 
@@ -126,6 +143,8 @@ impl DType {
             DType::F16 => "f16",
             DType::F32 => "f32",
             DType::F64 => "f64",
+            DType::C64 => "complex<f32>",
+            DType::C128 => "complex<f64>",
         }
     }
 
@@ -145,6 +164,8 @@ impl DType {
             DType::F16 => "float16",
             DType::F32 => "float32",
             DType::F64 => "float64",
+            DType::C64 => "complex64",
+            DType::C128 => "complex128",
         }
     }
 
@@ -165,6 +186,8 @@ impl DType {
             DType::F16 => "f16",
             DType::F32 => "f32",
             DType::F64 => "f64",
+            DType::C64 => "c64",
+            DType::C128 => "c128",
         }
     }
 
@@ -185,11 +208,57 @@ impl DType {
             | DType::U32
             | DType::U64 => DTypeKind::Int,
             DType::BF16 | DType::F16 | DType::F32 | DType::F64 => DTypeKind::Float,
+            DType::C64 | DType::C128 => DTypeKind::Complex,
         }
     }
 
+    /// A real floating dtype (`bfloat16`, `float16`, `float32`, `float64`); complex ones are
+    /// not (see [`DType::is_inexact`]).
     pub fn is_float(self) -> bool {
         self.kind() == DTypeKind::Float
+    }
+
+    pub fn is_complex(self) -> bool {
+        self.kind() == DTypeKind::Complex
+    }
+
+    /// Floating or complex: numpy's `inexact`, the dtypes differentiation is defined on.
+    pub fn is_inexact(self) -> bool {
+        self.is_float() || self.is_complex()
+    }
+
+    /// The real dtype of a complex one's parts (`complex64` → `float32`); other dtypes are
+    /// themselves (JAX's `dtypes.to_numeric_dtype` of `real`).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// assert_eq!(DType::C64.real_dtype(), DType::F32);
+    /// assert_eq!(DType::I32.real_dtype(), DType::I32);
+    /// ```
+    pub fn real_dtype(self) -> DType {
+        match self {
+            DType::C64 => DType::F32,
+            DType::C128 => DType::F64,
+            d => d,
+        }
+    }
+
+    /// The complex dtype a value of this dtype becomes in a complex operation (JAX's
+    /// `dtypes.to_complex_dtype`): `complex128` for `float64` and 64-bit integers,
+    /// `complex64` for every narrower type; complex dtypes are themselves.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// assert_eq!(DType::F64.to_complex(), DType::C128);
+    /// assert_eq!(DType::BF16.to_complex(), DType::C64);
+    /// ```
+    pub fn to_complex(self) -> DType {
+        match self.to_inexact() {
+            DType::F64 | DType::C128 => DType::C128,
+            _ => DType::C64,
+        }
     }
 
     pub fn is_int(self) -> bool {
@@ -220,6 +289,7 @@ impl DType {
             DTypeKind::Bool => DType::Bool,
             DTypeKind::Int => DType::I64,
             DTypeKind::Float => DType::F64,
+            DTypeKind::Complex => DType::C128,
         }
     }
 
@@ -237,7 +307,7 @@ impl DType {
     pub fn to_inexact(self) -> DType {
         match self {
             DType::I64 | DType::U64 => DType::F64,
-            d if d.is_float() => d,
+            d if d.is_inexact() => d,
             _ => DType::F32,
         }
     }
@@ -280,6 +350,7 @@ enum Node {
     Dtype(DType),
     WeakInt,
     WeakFloat,
+    WeakComplex,
 }
 
 impl Node {
@@ -289,6 +360,7 @@ impl Node {
             (false, _) | (true, DTypeKind::Bool) => Node::Dtype(dtype),
             (true, DTypeKind::Int) => Node::WeakInt,
             (true, DTypeKind::Float) => Node::WeakFloat,
+            (true, DTypeKind::Complex) => Node::WeakComplex,
         }
     }
 
@@ -298,6 +370,7 @@ impl Node {
             Node::Dtype(d) => d,
             Node::WeakInt => DType::I64,
             Node::WeakFloat => DType::F64,
+            Node::WeakComplex => DType::C128,
         }
     }
 
@@ -306,6 +379,7 @@ impl Node {
             Node::Dtype(d) => d as usize,
             Node::WeakInt => DType::ALL.len(),
             Node::WeakFloat => DType::ALL.len() + 1,
+            Node::WeakComplex => DType::ALL.len() + 2,
         }
     }
 
@@ -313,14 +387,14 @@ impl Node {
         DType::ALL
             .into_iter()
             .map(Node::Dtype)
-            .chain([Node::WeakInt, Node::WeakFloat])
+            .chain([Node::WeakInt, Node::WeakFloat, Node::WeakComplex])
     }
 
     /// The nodes immediately above this one (JAX's `_type_promotion_lattice`, standard
     /// mode, x64, without the types jaxrs lacks).
     fn parents(self) -> &'static [Node] {
         use DType::*;
-        use Node::{Dtype as D, WeakFloat, WeakInt};
+        use Node::{Dtype as D, WeakComplex, WeakFloat, WeakInt};
         match self {
             D(Bool) => &[WeakInt],
             WeakInt => &[D(U8), D(I8)],
@@ -331,10 +405,13 @@ impl Node {
             D(I8) => &[D(I16)],
             D(I16) => &[D(I32)],
             D(I32) => &[D(I64)],
-            WeakFloat => &[D(BF16), D(F16)],
+            WeakFloat => &[D(BF16), D(F16), WeakComplex],
             D(BF16) | D(F16) => &[D(F32)],
-            D(F32) => &[D(F64)],
-            D(F64) => &[],
+            D(F32) => &[D(F64), D(C64)],
+            D(F64) => &[D(C128)],
+            WeakComplex => &[D(C64)],
+            D(C64) => &[D(C128)],
+            D(C128) => &[],
         }
     }
 
@@ -354,7 +431,7 @@ fn least_upper_bound(nodes: &[Node]) -> Node {
     let common = nodes.iter().fold(u32::MAX, |acc, n| acc & n.upper_bounds());
     Node::all()
         .find(|c| common & (1 << c.index()) != 0 && common & !c.upper_bounds() == 0)
-        .expect("the promotion lattice has a top (float64)")
+        .expect("the promotion lattice has a top (complex128)")
 }
 
 /// The dtype and weak type operands of these dtypes are converted to before an operation
@@ -442,6 +519,15 @@ pub trait Element: Copy + Send + Sync + std::fmt::Debug + PartialEq + 'static {
     fn to_i128(self) -> i128 {
         self.to_f64() as i128
     }
+    /// The value as a complex number's real and imaginary parts (a real value's imaginary
+    /// part is 0). [`Element::to_f64`] of a complex element is its real part.
+    fn to_parts(self) -> (f64, f64) {
+        (self.to_f64(), 0.0)
+    }
+    /// From a complex number's parts: a real type keeps the real part, as numpy's `astype`.
+    fn from_parts(re: f64, _im: f64) -> Self {
+        Self::from_f64(re)
+    }
 }
 
 macro_rules! element {
@@ -483,6 +569,28 @@ element!(f16, F16, |x| x.to_f64(), |v| f16::from_f64(v));
 element!(f32, F32, |x| x as f64, |v| v as f32);
 element!(f64, F64, |x| x, |v| v);
 
+macro_rules! complex_element {
+    ($($t:ty => $d:ident, $part:ty),*) => {$(
+        impl Element for $t {
+            const DTYPE: DType = DType::$d;
+            fn to_f64(self) -> f64 {
+                self.re as f64
+            }
+            fn from_f64(v: f64) -> Self {
+                <$t>::new(v as $part, 0.0)
+            }
+            fn to_parts(self) -> (f64, f64) {
+                (self.re as f64, self.im as f64)
+            }
+            fn from_parts(re: f64, im: f64) -> Self {
+                <$t>::new(re as $part, im as $part)
+            }
+        }
+    )*};
+}
+
+complex_element!(C64 => C64, f32, C128 => C128, f64);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -509,6 +617,14 @@ mod tests {
         assert_eq!(DType::promote(F16, true, I8, true), (F16, true));
         assert_eq!(result_type(&[(U8, true), (I8, true)]), (I64, true));
         assert_eq!(result_type(&[(F16, true), (I8, true)]), (F64, true));
+        // Complex: float32 meets complex64, float64 lifts it to complex128, and a Rust
+        // complex scalar is weak.
+        assert_eq!(DType::promote(F32, false, C64, false), (C64, false));
+        assert_eq!(DType::promote(F64, false, C64, false), (C128, false));
+        assert_eq!(DType::promote(F32, false, C128, true), (C64, false));
+        assert_eq!(DType::promote(I32, false, C128, true), (C128, true));
+        assert_eq!(DType::promote(BF16, false, C64, false), (C64, false));
+        assert_eq!(DType::promote(C64, false, F64, true), (C64, false));
     }
 
     #[test]

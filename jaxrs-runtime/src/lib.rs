@@ -42,7 +42,7 @@ mod tree;
 // Arrays and their element types.
 pub use crate::core::array::Array;
 pub use aval::{Aval, MAX_ARRAY_BYTES};
-pub use dtype::{result_type, DType, DTypeKind, Element};
+pub use dtype::{result_type, DType, DTypeKind, Element, C128, C64};
 pub use ops::{
     einsum, index, promote_args, promote_args_inexact, sort_multi, stop_gradient, where_, AtIndex,
     AtIndexArg, Axes, Dims, DotDims, Ellipsis, Index, IndexExpr, IndexMode, IntoArg, IntoIndex,

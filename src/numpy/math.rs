@@ -1186,6 +1186,19 @@ pub fn can_cast(from: DType, to: DType) -> bool {
             (false, true) => false,
         },
         (DTypeKind::Bool, _) => true,
+        // Nothing complex fits a real dtype; complex64 holds float32's values, complex128
+        // float64's (and numpy's int rules carry over through the parts).
+        (DTypeKind::Complex, DTypeKind::Int | DTypeKind::Float) => false,
+        (DTypeKind::Complex, DTypeKind::Complex) => bits(from) <= bits(to),
+        (DTypeKind::Float, DTypeKind::Complex) => match (from, to) {
+            (F64, C64) => false,
+            _ => true,
+        },
+        (DTypeKind::Int, DTypeKind::Complex) => match bits(from) {
+            8 => true,
+            16 => true,
+            _ => to == C128,
+        },
     }
 }
 
@@ -1205,10 +1218,12 @@ pub enum DTypeCategory {
     SignedInteger,
     /// `jnp.unsignedinteger` / `"unsigned integer"`.
     UnsignedInteger,
-    /// `jnp.inexact`: floats (jaxrs has no complex).
+    /// `jnp.inexact`: floats and complex numbers.
     Inexact,
     /// `jnp.floating` / `"real floating"`.
     Floating,
+    /// `jnp.complexfloating` / `"complex floating"`.
+    ComplexFloating,
     /// `jnp.generic`: every dtype.
     Generic,
 }
@@ -1225,6 +1240,7 @@ impl From<DTypeKind> for DTypeCategory {
             DTypeKind::Bool => DTypeCategory::Bool,
             DTypeKind::Int => DTypeCategory::Integer,
             DTypeKind::Float => DTypeCategory::Floating,
+            DTypeKind::Complex => DTypeCategory::ComplexFloating,
         }
     }
 }
@@ -1238,7 +1254,9 @@ impl DTypeCategory {
             DTypeCategory::Integer => d.is_int(),
             DTypeCategory::SignedInteger => d.is_int() && !d.is_unsigned(),
             DTypeCategory::UnsignedInteger => d.is_unsigned(),
-            DTypeCategory::Inexact | DTypeCategory::Floating => d.is_float(),
+            DTypeCategory::Inexact => d.is_float() || d.is_complex(),
+            DTypeCategory::Floating => d.is_float(),
+            DTypeCategory::ComplexFloating => d.is_complex(),
             DTypeCategory::Generic => true,
         }
     }

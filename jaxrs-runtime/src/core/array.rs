@@ -446,6 +446,15 @@ impl Array {
     #[track_caller]
     pub fn to_f64_vec(&self) -> Vec<f64> {
         self.concrete("to_f64_vec");
+        if self.dtype().is_complex() {
+            let loc = std::panic::Location::caller();
+            panic!(
+                "to_f64_vec: the array is {}; read it with to_vec::<C64>() (or C128), or take \
+                 jnp::real / jnp::imag first {}",
+                self.aval(),
+                At::line(loc)
+            );
+        }
         self.try_f64s().unwrap_or_else(|e| fail(e))
     }
 
@@ -506,6 +515,17 @@ fn host_bytes_of(lit: Literal) -> Vec<u8> {
         DType::F16 => half::f16::from_f64(v).to_le_bytes().to_vec(),
         DType::F32 => (v as f32).to_le_bytes().to_vec(),
         DType::F64 => v.to_le_bytes().to_vec(),
+        DType::C64 | DType::C128 => {
+            let (re, im) = match lit.value {
+                LitValue::Complex(re, im) => (re, im),
+                other => (other.as_f64(), 0.0),
+            };
+            if lit.dtype == DType::C64 {
+                [(re as f32).to_le_bytes(), (im as f32).to_le_bytes()].concat()
+            } else {
+                [re.to_le_bytes(), im.to_le_bytes()].concat()
+            }
+        }
     }
 }
 
@@ -557,6 +577,9 @@ impl Array {
             DType::F16 => f64s::<half::f16>(&bytes),
             DType::F32 => f64s::<f32>(&bytes),
             DType::F64 => bytes_to_vec::<f64>(&bytes),
+            // Real and imaginary parts interleaved: only the NaN check reads them so.
+            DType::C64 => f64s::<f32>(&bytes),
+            DType::C128 => bytes_to_vec::<f64>(&bytes),
         })
     }
 
@@ -586,6 +609,15 @@ pub(crate) fn print_elems_of_bytes(bytes: &[u8], dtype: DType) -> Vec<Elem> {
             .map(|v| Elem::Int(v.to_i128()))
             .collect()
     }
+    fn complexes<T: Element>(bytes: &[u8]) -> Vec<Elem> {
+        bytes_to_vec::<T>(bytes)
+            .into_iter()
+            .map(|v| {
+                let (re, im) = v.to_parts();
+                Elem::Complex(re, im)
+            })
+            .collect()
+    }
     match dtype {
         DType::Bool => bytes.iter().map(|&b| Elem::Bool(b != 0)).collect(),
         DType::I8 => ints::<i8>(bytes),
@@ -600,6 +632,8 @@ pub(crate) fn print_elems_of_bytes(bytes: &[u8], dtype: DType) -> Vec<Elem> {
         DType::F16 => floats::<half::f16>(bytes),
         DType::F32 => floats::<f32>(bytes),
         DType::F64 => floats::<f64>(bytes),
+        DType::C64 => complexes::<crate::dtype::C64>(bytes),
+        DType::C128 => complexes::<crate::dtype::C128>(bytes),
     }
 }
 

@@ -99,7 +99,7 @@ const FILLED_CACHE_BYTES: usize = 1 << 20;
 struct FilledKey {
     dtype: DType,
     weak: bool,
-    bits: (u8, u64),
+    bits: (u8, u64, u64),
     shape: Vec<usize>,
     device: Device,
 }
@@ -107,9 +107,10 @@ struct FilledKey {
 impl FilledKey {
     fn new(lit: Literal, shape: &[usize], device: Device) -> FilledKey {
         let bits = match lit.value {
-            LitValue::Float(v) => (0, v.to_bits()),
-            LitValue::Int(v) => (1, v as u64),
-            LitValue::Bool(v) => (2, v as u64),
+            LitValue::Float(v) => (0, v.to_bits(), 0),
+            LitValue::Int(v) => (1, v as u64, 0),
+            LitValue::Bool(v) => (2, v as u64, 0),
+            LitValue::Complex(re, im) => (3, re.to_bits(), im.to_bits()),
         };
         FilledKey {
             dtype: lit.dtype,

@@ -29,12 +29,16 @@ pub enum LitValue {
     Float(f64),
     Int(i128),
     Bool(bool),
+    /// Real and imaginary parts.
+    Complex(f64, f64),
 }
 
 impl LitValue {
+    /// The value as a float; a complex value's real part (numpy's `astype`, discarding the
+    /// imaginary part).
     pub fn as_f64(self) -> f64 {
         match self {
-            LitValue::Float(v) => v,
+            LitValue::Float(v) | LitValue::Complex(v, _) => v,
             LitValue::Int(v) => v as f64,
             LitValue::Bool(v) => v as u8 as f64,
         }
@@ -69,6 +73,20 @@ fn float_to_int(f: f64, dtype: DType) -> i128 {
     }
 }
 
+/// The literal value of a Rust scalar, exactly: 64-bit integers do not all survive a trip
+/// through f64.
+fn lit_value<T: Element>(v: T) -> LitValue {
+    match T::DTYPE.kind() {
+        DTypeKind::Float => LitValue::Float(v.to_f64()),
+        DTypeKind::Int => LitValue::Int(v.to_i128()),
+        DTypeKind::Bool => LitValue::Bool(v.to_f64() != 0.0),
+        DTypeKind::Complex => {
+            let (re, im) = v.to_parts();
+            LitValue::Complex(re, im)
+        }
+    }
+}
+
 impl Literal {
     /// `value` converted to `dtype`, as `astype` converts an f64.
     pub fn from_f64(value: f64, dtype: DType, weak: bool) -> Literal {
@@ -92,14 +110,8 @@ impl Literal {
 
     /// The strongly typed literal of a Rust scalar, in its own dtype (`Array::scalar(2i32)`).
     pub fn of<T: Element>(v: T) -> Literal {
-        let value = match T::DTYPE.kind() {
-            DTypeKind::Float => LitValue::Float(v.to_f64()),
-            // Exact: 64-bit integers do not all survive a trip through f64.
-            DTypeKind::Int => LitValue::Int(v.to_i128()),
-            DTypeKind::Bool => LitValue::Bool(v.to_f64() != 0.0),
-        };
         Literal {
-            value,
+            value: lit_value(v),
             dtype: T::DTYPE,
             weak: false,
         }
@@ -109,13 +121,8 @@ impl Literal {
     /// Python-scalar rule: `f16_array * 2.0` stays `f16`). Its value is kept exactly (a `u64`
     /// above `i64::MAX` included) until it meets the dtype it is converted to.
     pub fn weak_scalar<T: Element>(v: T) -> Literal {
-        let value = match T::DTYPE.kind() {
-            DTypeKind::Float => LitValue::Float(v.to_f64()),
-            DTypeKind::Int => LitValue::Int(v.to_i128()),
-            DTypeKind::Bool => LitValue::Bool(v.to_f64() != 0.0),
-        };
         Literal {
-            value,
+            value: lit_value(v),
             dtype: DType::default_of_kind(T::DTYPE.kind()),
             weak: true,
         }
@@ -130,8 +137,20 @@ impl Literal {
             (LitValue::Float(f), DTypeKind::Int) => LitValue::Int(float_to_int(f, dtype)),
             (LitValue::Int(i), DTypeKind::Int) => LitValue::Int(wrap_int(i, dtype)),
             (LitValue::Bool(b), DTypeKind::Int) => LitValue::Int(b as i128),
+            // numpy and XLA drop the imaginary part going to a real dtype.
+            (LitValue::Complex(re, _), DTypeKind::Int) => LitValue::Int(float_to_int(re, dtype)),
             (LitValue::Int(i), DTypeKind::Bool) => LitValue::Bool(i != 0),
+            (LitValue::Complex(re, im), DTypeKind::Bool) => LitValue::Bool(re != 0.0 || im != 0.0),
             (v, DTypeKind::Bool) => LitValue::Bool(v.as_f64() != 0.0),
+            (LitValue::Complex(re, im), DTypeKind::Complex) => LitValue::Complex(re, im),
+            (v, DTypeKind::Complex) => LitValue::Complex(v.as_f64(), 0.0),
+        };
+        // A complex64 literal holds f32 parts, as a float32 one holds an f32.
+        let value = match (value, dtype) {
+            (LitValue::Complex(re, im), DType::C64) => {
+                LitValue::Complex(re as f32 as f64, im as f32 as f64)
+            }
+            (v, _) => v,
         };
         Literal { value, dtype, weak }
     }
@@ -147,6 +166,7 @@ impl fmt::Display for Literal {
             LitValue::Float(v) => write!(f, "{v:?}")?,
             LitValue::Int(v) => write!(f, "{v}")?,
             LitValue::Bool(v) => write!(f, "{v}")?,
+            LitValue::Complex(re, im) => write!(f, "({re:?}{im:+?}j)")?,
         }
         write!(f, ":{}", self.aval())
     }

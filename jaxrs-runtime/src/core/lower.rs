@@ -175,6 +175,15 @@ fn element_value(dtype: DType, b: &[u8]) -> LitValue {
         DType::F32 => LitValue::Float(f32::from_le_bytes(b.try_into().expect("4 bytes")) as f64),
         DType::F16 => LitValue::Float(half::f16::from_le_bytes([b[0], b[1]]).to_f64()),
         DType::BF16 => LitValue::Float(half::bf16::from_le_bytes([b[0], b[1]]).to_f64()),
+        DType::C64 | DType::C128 => {
+            let half = b.len() / 2;
+            let (re, im) = b.split_at(half);
+            let part = dtype.real_dtype();
+            LitValue::Complex(
+                element_value(part, re).as_f64(),
+                element_value(part, im).as_f64(),
+            )
+        }
         d => int(!d.is_unsigned()),
     }
 }
@@ -562,25 +571,31 @@ pub fn dense_scalar(v: LitValue, dtype: DType) -> String {
         (LitValue::Bool(b), _) => b.to_string(),
         (v, DType::Bool) => (v.as_f64() != 0.0).to_string(),
         (LitValue::Int(i), d) if !d.is_float() => i.to_string(),
-        (v, d) if d.is_float() => {
-            let f = v.as_f64();
-            if f.is_finite() {
-                // MLIR's float literals need a fraction: `2.0e0`, not `2e0`.
-                let s = format!("{f:e}");
-                match s.find('.') {
-                    Some(_) => s,
-                    None => s.replacen('e', ".0e", 1),
-                }
-            } else {
-                match d {
-                    DType::F64 => format!("0x{:016X}", f.to_bits()),
-                    DType::F32 => format!("0x{:08X}", (f as f32).to_bits()),
-                    DType::F16 => format!("0x{:04X}", half::f16::from_f64(f).to_bits()),
-                    _ => format!("0x{:04X}", half::bf16::from_f64(f).to_bits()),
-                }
-            }
+        (LitValue::Complex(re, im), d) if d.is_complex() => {
+            let part = d.real_dtype();
+            format!("({},{})", float_literal(re, part), float_literal(im, part))
         }
+        (v, d) if d.is_float() => float_literal(v.as_f64(), d),
         (v, _) => (v.as_f64() as i64).to_string(),
+    }
+}
+
+/// A float in MLIR's syntax for `dtype`: decimal when finite, the bits in hex otherwise.
+fn float_literal(f: f64, dtype: DType) -> String {
+    if f.is_finite() {
+        // MLIR's float literals need a fraction: `2.0e0`, not `2e0`.
+        let s = format!("{f:e}");
+        match s.find('.') {
+            Some(_) => s,
+            None => s.replacen('e', ".0e", 1),
+        }
+    } else {
+        match dtype {
+            DType::F64 => format!("0x{:016X}", f.to_bits()),
+            DType::F32 => format!("0x{:08X}", (f as f32).to_bits()),
+            DType::F16 => format!("0x{:04X}", half::f16::from_f64(f).to_bits()),
+            _ => format!("0x{:04X}", half::bf16::from_f64(f).to_bits()),
+        }
     }
 }
 

@@ -36,6 +36,8 @@ pub(crate) enum Elem {
     Bool(bool),
     Int(i128),
     Float(f64),
+    /// Real and imaginary parts.
+    Complex(f64, f64),
 }
 
 /// numpy's `str(x)` of the array holding `elems` (row-major) with this shape and dtype.
@@ -244,6 +246,12 @@ enum ElemFormat {
         width: usize,
     },
     Float(FloatFormat),
+    /// numpy's `ComplexFloatingFormat`: the real parts as floats, the imaginary parts as
+    /// floats with a `+` sign, then `j` (padding after it).
+    Complex {
+        re: FloatFormat,
+        im: FloatFormat,
+    },
     /// bf16: ml_dtypes' `repr` of each value, unpadded.
     BF16,
 }
@@ -253,9 +261,17 @@ impl ElemFormat {
         match dtype {
             DType::Bool => ElemFormat::Bool { pad: !zero_d },
             DType::BF16 => ElemFormat::BF16,
+            d if d.is_complex() => {
+                let (re, im): (Vec<f64>, Vec<f64>) = shown.iter().map(|&e| as_parts(e)).unzip();
+                let part = d.real_dtype();
+                ElemFormat::Complex {
+                    re: FloatFormat::new(&re, part, false),
+                    im: FloatFormat::new(&im, part, true),
+                }
+            }
             d if d.is_float() => {
                 let values: Vec<f64> = shown.iter().map(|&e| as_f64(e)).collect();
-                ElemFormat::Float(FloatFormat::new(&values, d))
+                ElemFormat::Float(FloatFormat::new(&values, d, false))
             }
             _ => ElemFormat::Int {
                 width: shown
@@ -276,16 +292,27 @@ impl ElemFormat {
             },
             ElemFormat::Int { width } => format!("{:>width$}", as_int(e)),
             ElemFormat::Float(f) => f.format(as_f64(e)),
+            ElemFormat::Complex { re, im } => {
+                let (r, i) = as_parts(e);
+                let i = im.format(i);
+                let end = i.trim_end().len();
+                format!("{}{}j{}", re.format(r), &i[..end], &i[end..])
+            }
             ElemFormat::BF16 => ostream_float(as_f64(e) as f32),
         }
     }
 }
 
 fn as_f64(e: Elem) -> f64 {
+    as_parts(e).0
+}
+
+fn as_parts(e: Elem) -> (f64, f64) {
     match e {
-        Elem::Bool(b) => b as u8 as f64,
-        Elem::Int(i) => i as f64,
-        Elem::Float(v) => v,
+        Elem::Bool(b) => (b as u8 as f64, 0.0),
+        Elem::Int(i) => (i as f64, 0.0),
+        Elem::Float(v) => (v, 0.0),
+        Elem::Complex(re, im) => (re, im),
     }
 }
 
@@ -293,7 +320,7 @@ fn as_int(e: Elem) -> i128 {
     match e {
         Elem::Bool(b) => b as i128,
         Elem::Int(i) => i,
-        Elem::Float(v) => v as i128,
+        Elem::Float(v) | Elem::Complex(v, _) => v as i128,
     }
 }
 
@@ -302,12 +329,16 @@ fn as_bool(e: Elem) -> bool {
         Elem::Bool(b) => b,
         Elem::Int(i) => i != 0,
         Elem::Float(v) => v != 0.0,
+        Elem::Complex(re, im) => re != 0.0 || im != 0.0,
     }
 }
 
-/// numpy's `FloatingFormat` (`floatmode='maxprec'`, `precision=8`, `sign='-'`).
+/// numpy's `FloatingFormat` (`floatmode='maxprec'`, `precision=8`, `sign='-'`, or `'+'`
+/// for the imaginary parts of complex numbers).
 struct FloatFormat {
     dtype: DType,
+    /// numpy's `sign='+'`: non-negative values print a `+`.
+    plus: bool,
     scientific: bool,
     /// Characters before the point (the sign included).
     pad_left: usize,
@@ -322,11 +353,13 @@ struct FloatFormat {
 }
 
 impl FloatFormat {
-    fn new(values: &[f64], dtype: DType) -> FloatFormat {
+    fn new(values: &[f64], dtype: DType, plus: bool) -> FloatFormat {
         let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
         let scientific = needs_scientific(&finite, dtype);
+        let plus_width = |v: f64| (plus && !v.is_sign_negative()) as usize;
         let mut format = FloatFormat {
             dtype,
+            plus,
             scientific,
             pad_left: 0,
             pad_right: 0,
@@ -336,7 +369,7 @@ impl FloatFormat {
         if scientific {
             for &v in &finite {
                 let sci = Scientific::of(v, dtype, Some(PRECISION));
-                format.pad_left = format.pad_left.max(sci.int.len());
+                format.pad_left = format.pad_left.max(sci.int.len() + plus_width(v));
                 format.frac_digits = format.frac_digits.max(sci.frac.len());
                 format.exp_digits = format
                     .exp_digits
@@ -348,13 +381,13 @@ impl FloatFormat {
         } else {
             for &v in &finite {
                 let (int, frac) = positional(v, dtype, Some(PRECISION));
-                format.pad_left = format.pad_left.max(int.len());
+                format.pad_left = format.pad_left.max(int.len() + plus_width(v));
                 format.pad_right = format.pad_right.max(frac.len());
             }
         }
         if finite.len() != values.len() {
             // `nan`, `inf` and `-inf` are right-aligned in the full width of a number.
-            let neg_inf = values.contains(&f64::NEG_INFINITY) as usize;
+            let neg_inf = (plus || values.contains(&f64::NEG_INFINITY)) as usize;
             let longest = 3 + neg_inf;
             format.pad_left = format
                 .pad_left
@@ -364,9 +397,19 @@ impl FloatFormat {
     }
 
     fn format(&self, v: f64) -> String {
+        let sign = if self.plus && !v.is_sign_negative() {
+            "+"
+        } else {
+            ""
+        };
         if !v.is_finite() {
             let width = self.pad_left + self.pad_right + 1;
-            return format!("{:>width$}", non_finite(v));
+            let sign = if self.plus && v > 0.0 || v.is_nan() && self.plus {
+                "+"
+            } else {
+                ""
+            };
+            return format!("{:>width$}", format!("{sign}{}", non_finite(v)));
         }
         if self.scientific {
             // Every value gets the same number of digits: the exact value rounded to it, which
@@ -374,7 +417,7 @@ impl FloatFormat {
             let sci = Scientific::parse(&format!("{v:.*e}", self.frac_digits));
             format!(
                 "{:>left$}.{}e{}{:0>exp$}",
-                sci.int,
+                format!("{sign}{}", sci.int),
                 sci.frac,
                 if sci.exp < 0 { '-' } else { '+' },
                 sci.exp.unsigned_abs(),
@@ -383,6 +426,7 @@ impl FloatFormat {
             )
         } else {
             let (int, frac) = positional(v, self.dtype, Some(PRECISION));
+            let int = format!("{sign}{int}");
             format!(
                 "{int:>left$}.{frac:<right$}",
                 left = self.pad_left,
@@ -541,6 +585,7 @@ fn scalar_str(e: Elem, dtype: DType) -> String {
     match (e, dtype) {
         (Elem::Bool(b), _) => if b { "True" } else { "False" }.to_string(),
         (Elem::Int(i), _) => i.to_string(),
+        (Elem::Complex(re, im), d) => complex_scalar_str(re, im, d.real_dtype()),
         (Elem::Float(v), DType::BF16) => ostream_float(v as f32),
         (Elem::Float(v), _) if !v.is_finite() => non_finite(v).to_string(),
         (Elem::Float(v), _) => {
@@ -567,6 +612,28 @@ fn scalar_str(e: Elem, dtype: DType) -> String {
             }
         }
     }
+}
+
+/// numpy's `str` of a complex scalar, Python's `repr` of a complex: `(1+2j)`, with each part
+/// in its shortest digits without a trailing `.0`, and `2j` alone when the real part is +0.
+fn complex_scalar_str(re: f64, im: f64, part: DType) -> String {
+    let short = |v: f64| {
+        if !v.is_finite() {
+            return non_finite(v).to_string();
+        }
+        let s = scalar_str(Elem::Float(v), part);
+        s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+    };
+    let im_str = short(im);
+    if re == 0.0 && !re.is_sign_negative() {
+        return format!("{im_str}j");
+    }
+    let plus = if im.is_sign_negative() && !im.is_nan() {
+        ""
+    } else {
+        "+"
+    };
+    format!("({}{plus}{im_str}j)", short(re))
 }
 
 /// A C++ `ostream << float` with default flags (printf's `%g`, 6 significant digits), which

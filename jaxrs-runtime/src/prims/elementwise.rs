@@ -615,6 +615,8 @@ impl CompareOp {
 pub fn compare_props(op: CompareOp, dtype: DType) -> String {
     let ty = match dtype.kind() {
         DTypeKind::Float => "FLOAT",
+        // Only EQ and NE are defined on complex operands; the others are refused upstream.
+        DTypeKind::Complex => "FLOAT",
         DTypeKind::Bool => "UNSIGNED",
         DTypeKind::Int if dtype.is_unsigned() => "UNSIGNED",
         DTypeKind::Int => "SIGNED",
