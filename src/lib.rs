@@ -140,6 +140,7 @@ pub use jaxrs_runtime::{
     custom_vjp,
     fori_loop,
     grad,
+    grad_holomorphic,
     jit,
     jvp,
     pmap,
@@ -174,6 +175,40 @@ pub use jaxrs_runtime::{
 pub use jaxrs_runtime::{checkpoint_name, make_jaxpr, stablehlo, ClosedJaxpr, Jaxpr};
 pub use jaxrs_runtime::{compile_cache_stats, CompileCacheStats};
 pub use jaxrs_runtime::{
+    // Arrays.
+    complex,
+    einsum,
+    index,
+    s,
+    stop_gradient,
+    where_,
+    Array,
+    AtIndex,
+    AtIndexArg,
+    Aval,
+    Axes,
+    DType,
+    DTypeKind,
+    Dims,
+    DotDims,
+    Element,
+    Ellipsis,
+    Index,
+    IndexExpr,
+    IndexMode,
+    IntoArg,
+    IntoIndex,
+    IntoIndexExpr,
+    NewAxis,
+    Sharding,
+    SliceBound,
+    TakeMode,
+    C128,
+    C64,
+    // The largest array any operation may make (bytes); past it, `Error::ShapeTooLarge`.
+    MAX_ARRAY_BYTES,
+};
+pub use jaxrs_runtime::{
     // Devices and shardings.
     device_put,
     devices,
@@ -190,39 +225,6 @@ pub use jaxrs_runtime::{
     Shard,
     Shardings,
     P,
-};
-pub use jaxrs_runtime::{
-    // Arrays.
-    einsum,
-    index,
-    s,
-    stop_gradient,
-    where_,
-    Array,
-    AtIndex,
-    AtIndexArg,
-    Aval,
-    Axes,
-    DType,
-    C128,
-    C64,
-    DTypeKind,
-    Dims,
-    DotDims,
-    Element,
-    Ellipsis,
-    Index,
-    IndexExpr,
-    IndexMode,
-    IntoArg,
-    IntoIndex,
-    IntoIndexExpr,
-    NewAxis,
-    Sharding,
-    SliceBound,
-    TakeMode,
-    // The largest array any operation may make (bytes); past it, `Error::ShapeTooLarge`.
-    MAX_ARRAY_BYTES,
 };
 // JAX's promotion (`jnp.result_type`, x64 semantics): the dtype and weak type of an operation.
 pub use jaxrs_runtime::result_type;

@@ -24,6 +24,8 @@ fn build(arr: &Value) -> Array {
         };
     }
     match dtype {
+        // `[re, im]` pairs.
+        d if d.is_complex() => common::golden::array(arr),
         // Read exactly: through f64 64-bit integers would lose digits.
         d if d.is_int() => {
             let ints: Vec<i128> = data.iter().map(int).collect();

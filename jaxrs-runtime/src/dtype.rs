@@ -384,10 +384,11 @@ impl Node {
     }
 
     fn all() -> impl Iterator<Item = Node> {
-        DType::ALL
-            .into_iter()
-            .map(Node::Dtype)
-            .chain([Node::WeakInt, Node::WeakFloat, Node::WeakComplex])
+        DType::ALL.into_iter().map(Node::Dtype).chain([
+            Node::WeakInt,
+            Node::WeakFloat,
+            Node::WeakComplex,
+        ])
     }
 
     /// The nodes immediately above this one (JAX's `_type_promotion_lattice`, standard

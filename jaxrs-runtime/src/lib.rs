@@ -44,9 +44,9 @@ pub use crate::core::array::Array;
 pub use aval::{Aval, MAX_ARRAY_BYTES};
 pub use dtype::{result_type, DType, DTypeKind, Element, C128, C64};
 pub use ops::{
-    einsum, index, promote_args, promote_args_inexact, sort_multi, stop_gradient, where_, AtIndex,
-    AtIndexArg, Axes, Dims, DotDims, Ellipsis, Index, IndexExpr, IndexMode, IntoArg, IntoIndex,
-    IntoIndexExpr, NewAxis, SliceBound, TakeMode,
+    complex, einsum, index, promote_args, promote_args_inexact, sort_multi, stop_gradient, where_,
+    AtIndex, AtIndexArg, Axes, Dims, DotDims, Ellipsis, Index, IndexExpr, IndexMode, IntoArg,
+    IntoIndex, IntoIndexExpr, NewAxis, SliceBound, TakeMode,
 };
 
 // `lax.gather` and `lax.scatter*` with JAX's dimension numbers and modes.
@@ -125,8 +125,8 @@ pub mod distributed {
 // Transformations.
 pub use transforms::check_grads::{check_grads, check_grads_with, Modes};
 pub use transforms::grad::{
-    custom_vjp, grad, jvp, value_and_grad, value_and_grad_argnums, value_and_grad_aux, vjp, Argnum,
-    Argnums, CustomVjp, Pullback, TupleArgs,
+    custom_vjp, grad, grad_holomorphic, jvp, value_and_grad, value_and_grad_argnums,
+    value_and_grad_aux, vjp, Argnum, Argnums, CustomVjp, Pullback, TupleArgs,
 };
 pub use transforms::jit::{jit, JitSite, Jitted, StaticArgs};
 pub use transforms::loops::{cond, fori_loop, scan, scan_with, switch, while_loop, ScanOptions};

@@ -25,6 +25,8 @@ pub(super) fn fail(op: &str, msg: &str, operands: &[&Array]) -> ! {
 #[derive(Clone, Copy, PartialEq)]
 pub(super) enum Accepts {
     Float,
+    Inexact,
+    Complex,
     Int,
     BoolOrInt,
     Signed,
@@ -36,9 +38,11 @@ impl Accepts {
     fn ok(self, d: DType) -> bool {
         match self {
             Accepts::Float => d.is_float(),
+            Accepts::Inexact => d.is_inexact(),
+            Accepts::Complex => d.is_complex(),
             Accepts::Int => d.is_int(),
-            Accepts::BoolOrInt => !d.is_float(),
-            Accepts::Signed => d.is_float() || (d.is_int() && !d.is_unsigned()),
+            Accepts::BoolOrInt => d == DType::Bool || d.is_int(),
+            Accepts::Signed => d.is_inexact() || (d.is_int() && !d.is_unsigned()),
             Accepts::Numeric => d != DType::Bool,
             Accepts::Any => true,
         }
@@ -47,10 +51,12 @@ impl Accepts {
     fn describe(self) -> &'static str {
         match self {
             Accepts::Float => "floating",
+            Accepts::Inexact => "floating, complexfloating",
+            Accepts::Complex => "complexfloating",
             Accepts::Int => "integer",
             Accepts::BoolOrInt => "bool, integer",
-            Accepts::Signed => "signed integer, floating",
-            Accepts::Numeric => "integer, floating",
+            Accepts::Signed => "signed integer, floating, complexfloating",
+            Accepts::Numeric => "integer, floating, complexfloating",
             Accepts::Any => "any",
         }
     }
@@ -107,56 +113,56 @@ macro_rules! unary {
 unary! {
     /// `-x` (`lax.neg`).
     neg, Numeric => |x| -x;
-    /// `|x|` (`lax.abs`; signed integers and floats).
+    /// `|x|` (`lax.abs`; signed integers, floats, and complex numbers, whose `abs` is real).
     abs, Signed => |x| x.abs();
     /// -1, 0 or 1 (`lax.sign`).
     sign, Numeric => |x| x.sign();
     /// `x * x` (`lax.square`).
     square, Numeric => |x| x.powi(2);
     /// `1 / x` (`lax.reciprocal`, JAX's `integer_pow(x, -1)`).
-    reciprocal, Float => |x| x.powi(-1);
+    reciprocal, Inexact => |x| x.powi(-1);
     /// `e^x` (`lax.exp`).
-    exp, Float => |x| x.exp();
+    exp, Inexact => |x| x.exp();
     /// `2^x` (`lax.exp2`), as JAX lowers it: `exp(x * ln 2)`.
-    exp2, Float => |x| (x * std::f64::consts::LN_2).exp();
+    exp2, Inexact => |x| (x * std::f64::consts::LN_2).exp();
     /// `e^x - 1` (`lax.expm1`).
-    expm1, Float => |x| x.expm1();
+    expm1, Inexact => |x| x.expm1();
     /// The natural logarithm (`lax.log`).
-    log, Float => |x| x.log();
+    log, Inexact => |x| x.log();
     /// `log(1 + x)` (`lax.log1p`).
-    log1p, Float => |x| x.log1p();
+    log1p, Inexact => |x| x.log1p();
     /// The sigmoid (`lax.logistic`).
-    logistic, Float => |x| x.logistic();
+    logistic, Inexact => |x| x.logistic();
     /// The square root (`lax.sqrt`).
-    sqrt, Float => |x| x.sqrt();
+    sqrt, Inexact => |x| x.sqrt();
     /// `1 / sqrt(x)` (`lax.rsqrt`).
-    rsqrt, Float => |x| x.rsqrt();
+    rsqrt, Inexact => |x| x.rsqrt();
     /// The cube root (`lax.cbrt`).
     cbrt, Float => |x| x.cbrt();
     /// The sine (`lax.sin`).
-    sin, Float => |x| x.sin();
+    sin, Inexact => |x| x.sin();
     /// The cosine (`lax.cos`).
-    cos, Float => |x| x.cos();
+    cos, Inexact => |x| x.cos();
     /// The tangent (`lax.tan`).
-    tan, Float => |x| x.tan();
+    tan, Inexact => |x| x.tan();
     /// The inverse sine (`lax.asin`).
-    asin, Float => |x| x.asin();
+    asin, Inexact => |x| x.asin();
     /// The inverse cosine (`lax.acos`).
-    acos, Float => |x| x.acos();
+    acos, Inexact => |x| x.acos();
     /// The inverse tangent (`lax.atan`).
-    atan, Float => |x| x.atan();
+    atan, Inexact => |x| x.atan();
     /// The hyperbolic sine (`lax.sinh`).
-    sinh, Float => |x| x.sinh();
+    sinh, Inexact => |x| x.sinh();
     /// The hyperbolic cosine (`lax.cosh`).
-    cosh, Float => |x| x.cosh();
+    cosh, Inexact => |x| x.cosh();
     /// The hyperbolic tangent (`lax.tanh`).
-    tanh, Float => |x| x.tanh();
+    tanh, Inexact => |x| x.tanh();
     /// The inverse hyperbolic sine (`lax.asinh`).
-    asinh, Float => |x| x.asinh();
+    asinh, Inexact => |x| x.asinh();
     /// The inverse hyperbolic cosine (`lax.acosh`).
-    acosh, Float => |x| x.acosh();
+    acosh, Inexact => |x| x.acosh();
     /// The inverse hyperbolic tangent (`lax.atanh`).
-    atanh, Float => |x| x.atanh();
+    atanh, Inexact => |x| x.atanh();
     /// The error function (`lax.erf`).
     erf, Float => |x| x.erf();
     /// `1 - erf(x)` (`lax.erfc`).
@@ -167,6 +173,12 @@ unary! {
     lgamma, Float => |x| x.lgamma();
     /// The digamma function ψ, the derivative of `lgamma` (`lax.digamma`).
     digamma, Float => |x| x.digamma();
+    /// The real part of a complex array (`lax.real`), in its real dtype.
+    real, Complex => |x| x.real();
+    /// The imaginary part of a complex array (`lax.imag`), in its real dtype.
+    imag, Complex => |x| x.imag();
+    /// The complex conjugate (`lax.conj`; a real array is taken as complex, as JAX does).
+    conj, Inexact => |x| x.astype(x.dtype().to_complex()).conj();
     /// Rounds down (`lax.floor`).
     floor, Float => |x| x.floor();
     /// Rounds up (`lax.ceil`).
@@ -179,6 +191,22 @@ unary! {
     population_count, Int => |x| x.population_count();
     /// The number of leading zero bits (`lax.clz`).
     clz, Int => |x| x.clz();
+}
+
+/// `x + y i` (`lax.complex`): float32 parts make complex64, float64 parts complex128.
+///
+/// ```
+/// use jaxrs::lax;
+/// use jaxrs::prelude::*;
+/// use jaxrs::C64;
+///
+/// let z = lax::complex(&Array::scalar(1.0f32), &Array::scalar(2.0f32));
+/// assert_eq!(z.item::<C64>(), C64::new(1.0, 2.0));
+/// ```
+#[track_caller]
+pub fn complex(x: &Array, y: &Array) -> Array {
+    check2("complex", Accepts::Float, x, y);
+    crate::complex(x, y)
 }
 
 /// How [`round`] breaks ties (`lax.RoundingMethod`).

@@ -40,7 +40,7 @@ pub const euler_gamma: f64 = 0.577_215_664_901_532_9;
 /// `x` converted to the float it computes in, as JAX's `promote_args_inexact` of one operand.
 #[track_caller]
 pub(crate) fn inexact(x: &Array) -> Array {
-    if x.dtype().is_float() {
+    if x.dtype().is_inexact() {
         x.clone()
     } else {
         let float = if x.dtype() == DType::I64 {
@@ -164,6 +164,89 @@ pub fn abs(x: &Array) -> Array {
     }
 }
 
+/// Stops on a complex operand of a function defined on reals only (rounding: JAX raises
+/// its `TypeError`).
+#[track_caller]
+fn refuse_complex(op: &str, x: &Array) {
+    if x.dtype().is_complex() {
+        panic!(
+            "jnp.{op}: not defined for complex numbers, got {} at {}",
+            x.aval(),
+            std::panic::Location::caller()
+        );
+    }
+}
+
+/// The real part (`jnp.real`): of a real array, the array itself.
+///
+/// ```
+/// use jaxrs::numpy as jnp;
+/// use jaxrs::prelude::*;
+/// use jaxrs::C64;
+///
+/// let z = Array::from_vec(vec![C64::new(1.0, 2.0), C64::new(3.0, -4.0)], &[2]);
+/// assert_eq!(jnp::real(&z).to_vec::<f32>(), vec![1.0, 3.0]);
+/// assert_eq!(jnp::imag(&z).to_vec::<f32>(), vec![2.0, -4.0]);
+/// assert_eq!(jnp::angle(&z, false).to_vec::<f32>()[0], 2.0f32.atan2(1.0));
+/// ```
+#[track_caller]
+pub fn real(x: &Array) -> Array {
+    x.real()
+}
+
+/// The imaginary part (`jnp.imag`): of a real array, zeros of its dtype.
+#[track_caller]
+pub fn imag(x: &Array) -> Array {
+    x.imag()
+}
+
+/// The complex conjugate (`jnp.conj`): of a real array, the array itself.
+#[track_caller]
+pub fn conj(x: &Array) -> Array {
+    x.conj()
+}
+
+/// `jnp.conjugate`, an alias of [`conj`].
+#[track_caller]
+pub fn conjugate(x: &Array) -> Array {
+    conj(x)
+}
+
+/// The argument of a complex number, `atan2(imag, real)`, in radians or, with `deg`, degrees
+/// (`jnp.angle`); of a real array, 0 or π by its sign, in its inexact dtype.
+#[track_caller]
+pub fn angle(z: &Array, deg: bool) -> Array {
+    let z = inexact(z);
+    let a = z.imag().atan2(z.real());
+    if deg {
+        a * (180.0 / std::f64::consts::PI)
+    } else {
+        a
+    }
+}
+
+/// `true` where the imaginary part is not zero (`jnp.iscomplex`); never for a real array.
+#[track_caller]
+pub fn iscomplex(x: &Array) -> Array {
+    x.imag().ne(0)
+}
+
+/// `true` where the imaginary part is zero (`jnp.isreal`); always for a real array.
+#[track_caller]
+pub fn isreal(x: &Array) -> Array {
+    x.imag().eq(0)
+}
+
+/// Whether the array's dtype is complex (`jnp.iscomplexobj`).
+pub fn iscomplexobj(x: &Array) -> bool {
+    x.dtype().is_complex()
+}
+
+/// Whether the array's dtype is not complex (`jnp.isrealobj`).
+pub fn isrealobj(x: &Array) -> bool {
+    !x.dtype().is_complex()
+}
+
 /// `jnp.absolute`, an alias of [`abs`].
 #[track_caller]
 pub fn absolute(x: &Array) -> Array {
@@ -271,6 +354,7 @@ pub fn sinc(x: &Array) -> Array {
 /// Rounds down (`jnp.floor`); integers are returned as they are.
 #[track_caller]
 pub fn floor(x: &Array) -> Array {
+    refuse_complex("floor", x);
     if x.dtype().is_float() {
         x.floor()
     } else {
@@ -281,6 +365,7 @@ pub fn floor(x: &Array) -> Array {
 /// Rounds up (`jnp.ceil`); integers are returned as they are.
 #[track_caller]
 pub fn ceil(x: &Array) -> Array {
+    refuse_complex("ceil", x);
     if x.dtype().is_float() {
         x.ceil()
     } else {
@@ -291,6 +376,7 @@ pub fn ceil(x: &Array) -> Array {
 /// Rounds toward zero (`jnp.trunc`, `jnp.fix`); integers are returned as they are.
 #[track_caller]
 pub fn trunc(x: &Array) -> Array {
+    refuse_complex("trunc", x);
     if x.dtype().is_float() {
         where_(x.lt(0.0), x.ceil(), x.floor())
     } else {
@@ -302,6 +388,7 @@ pub fn trunc(x: &Array) -> Array {
 /// JAX with x64.
 #[track_caller]
 pub fn rint(x: &Array) -> Array {
+    refuse_complex("rint", x);
     if x.dtype().is_float() {
         x.round()
     } else {
@@ -322,6 +409,7 @@ pub fn rint(x: &Array) -> Array {
 /// ```
 #[track_caller]
 pub fn round(x: &Array, decimals: i32) -> Array {
+    refuse_complex("round", x);
     if !x.dtype().is_float() {
         if decimals >= 0 {
             return x.clone();
@@ -433,7 +521,7 @@ pub fn divmod<'a>(x: impl IntoArg<'a>, y: impl IntoArg<'a>) -> (Array, Array) {
 #[track_caller]
 pub fn power<'a>(x: impl IntoArg<'a>, y: impl IntoArg<'a>) -> Array {
     let (x, y) = promote_args("power", x, y);
-    if x.dtype().is_float() {
+    if x.dtype().is_inexact() {
         return x.pow(&y);
     }
     let dtype = if x.dtype() == DType::Bool {
@@ -826,28 +914,6 @@ pub fn isposinf(x: &Array) -> Array {
     }
 }
 
-/// `true` everywhere: jaxrs has no complex dtypes, so every element is real (`jnp.isreal`).
-#[track_caller]
-pub fn isreal(x: &Array) -> Array {
-    x.eq(x).logical_or(true)
-}
-
-/// `false` everywhere: jaxrs has no complex dtypes (`jnp.iscomplex`).
-#[track_caller]
-pub fn iscomplex(x: &Array) -> Array {
-    isreal(x).logical_not()
-}
-
-/// Whether `x`'s dtype is not complex: always, in jaxrs (`jnp.isrealobj`).
-pub fn isrealobj(_x: &Array) -> bool {
-    true
-}
-
-/// Whether `x`'s dtype is complex: never, in jaxrs (`jnp.iscomplexobj`).
-pub fn iscomplexobj(_x: &Array) -> bool {
-    false
-}
-
 /// Whether `x` is a scalar, a rank-0 array (`jnp.isscalar`).
 pub fn isscalar(x: &Array) -> bool {
     x.rank() == 0
@@ -1190,15 +1256,8 @@ pub fn can_cast(from: DType, to: DType) -> bool {
         // float64's (and numpy's int rules carry over through the parts).
         (DTypeKind::Complex, DTypeKind::Int | DTypeKind::Float) => false,
         (DTypeKind::Complex, DTypeKind::Complex) => bits(from) <= bits(to),
-        (DTypeKind::Float, DTypeKind::Complex) => match (from, to) {
-            (F64, C64) => false,
-            _ => true,
-        },
-        (DTypeKind::Int, DTypeKind::Complex) => match bits(from) {
-            8 => true,
-            16 => true,
-            _ => to == C128,
-        },
+        (DTypeKind::Float, DTypeKind::Complex) => !(from == F64 && to == C64),
+        (DTypeKind::Int, DTypeKind::Complex) => bits(from) <= 16 || to == C128,
     }
 }
 

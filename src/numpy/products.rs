@@ -124,10 +124,10 @@ pub fn dot(a: &Array, b: &Array, preferred_element_type: Option<DType>) -> Array
     )
 }
 
-/// The dot product of `a` and `b` flattened (`jnp.vdot`; real dtypes, so no conjugate).
+/// The dot product of `a` and `b` flattened, `a` conjugated first (`jnp.vdot`).
 #[track_caller]
 pub fn vdot(a: &Array, b: &Array, preferred_element_type: Option<DType>) -> Array {
-    dot(&ravel(a), &ravel(b), preferred_element_type)
+    dot(&ravel(&a.conj()), &ravel(b), preferred_element_type)
 }
 
 /// The contraction of the last axes of `a` and `b` (`jnp.inner`); a product with a scalar.

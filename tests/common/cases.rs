@@ -9,7 +9,7 @@
 //! case. Eager calls come first and one at a time, so a failure names its case.
 #![allow(dead_code)]
 
-use super::golden::{array, dtype, first_mismatch, operand, shape, In};
+use super::golden::{array, dtype, f64_parts, first_mismatch, operand, shape, In};
 use jaxrs::prelude::*;
 use serde_json::Value;
 
@@ -120,8 +120,8 @@ pub fn assert_matches(what: &str, got: &Array, want: &Value, rtol: f64, atol: f6
     let (want_dtype, want_shape) = (dtype(&want["dtype"]), shape(&want["shape"]));
     assert_eq!(got.dtype(), want_dtype, "{what}: dtype");
     assert_eq!(got.shape(), &want_shape[..], "{what}: shape");
-    let want_values = array(want).to_f64_vec();
-    if let Some((i, g, w)) = first_mismatch(&got.to_f64_vec(), &want_values, rtol, atol) {
+    let want_values = f64_parts(&array(want));
+    if let Some((i, g, w)) = first_mismatch(&f64_parts(got), &want_values, rtol, atol) {
         panic!("{what}: element {i} is {g}, JAX gives {w} (rtol {rtol}, atol {atol})");
     }
 }

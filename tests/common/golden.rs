@@ -109,6 +109,22 @@ pub fn int_values(x: &Array) -> Vec<i128> {
 /// their values is one).
 pub fn array(v: &Value) -> Array {
     let dt = dtype(&v["dtype"]);
+    if dt.is_complex() {
+        // Complex data is a list of `[re, im]` pairs.
+        let pairs = v["data"].as_array().expect("data");
+        let part = |k: usize| -> Vec<f64> {
+            pairs
+                .iter()
+                .map(|p| number(&p.as_array().expect("[re, im]")[k]))
+                .collect()
+        };
+        let sh = shape(&v["shape"]);
+        let real = dt.real_dtype();
+        return jaxrs::complex(
+            Array::from_f64s(&part(0), &sh, real),
+            Array::from_f64s(&part(1), &sh, real),
+        );
+    }
     if dt.is_int() {
         let values: Vec<i128> = v["data"]
             .as_array()
@@ -125,6 +141,15 @@ pub fn array(v: &Value) -> Array {
         .map(number)
         .collect();
     Array::from_f64s(&values, &shape(&v["shape"]), dtype(&v["dtype"]))
+}
+
+/// The values of any array as f64s: a complex one's real and imaginary parts interleaved.
+pub fn f64_parts(a: &Array) -> Vec<f64> {
+    if !a.dtype().is_complex() {
+        return a.to_f64_vec();
+    }
+    let (re, im) = (a.real().to_f64_vec(), a.imag().to_f64_vec());
+    re.into_iter().zip(im).flat_map(|(r, i)| [r, i]).collect()
 }
 
 /// The first element outside `|got - want| <= atol + rtol * |want|` (a NaN must meet a NaN,

@@ -63,6 +63,8 @@ DTYPES = {
     "float16": (np.float16, "f16"),
     "float32": (np.float32, "f32"),
     "float64": (np.float64, "f64"),
+    "complex64": (np.complex64, "c64"),
+    "complex128": (np.complex128, "c128"),
 }
 INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 LINE_WIDTH = 75  # numpy's default linewidth, which JAX's repr uses
@@ -70,6 +72,8 @@ PREFIX = "Array("
 
 
 def enc_value(x, dt):
+    if dt.startswith("complex"):
+        return [enc_value(x.real, "float64"), enc_value(x.imag, "float64")]
     if dt == "bool":
         return bool(x)
     if dt in INTS:
@@ -274,6 +278,24 @@ case("big/bfloat16/1200", normal("big/bfloat16/1200", 1200), "bfloat16")
 case("big/bool/1500", randint("big/bool/1500", 1500, 0, 2), "bool")
 case("big/float32/1000_full", np.arange(1000.0), "float32")
 case("big/float32/nan_edges", np.concatenate([[nan], np.arange(2000.0), [-inf]]), "float32")
+
+# Complex numbers: numpy's layout of real and imaginary parts, padded column by column.
+nan_c = complex(nan, 0)
+case("scalar/complex64/basic", 1.5 - 2j, "complex64")
+case("scalar/complex128/third", complex(1 / 3, -2 / 3), "complex128")
+case("vec/complex64/basic", [1 + 2j, -0.5 + 3j, 0j], "complex64")
+case("vec/complex64/normal", normal("vec/complex64/normal", 6) + 1j * normal("vc/i", 6),
+     "complex64")
+case("vec/complex128/normal", normal("vec/complex128/normal", 5) + 1j * normal("vc2/i", 5),
+     "complex128")
+case("vec/complex64/sci", [1e-8 + 1j, 1e6 - 2e-3j], "complex64")
+case("vec/complex64/nonfinite", [complex(nan, 1), complex(1, inf), complex(-inf, -inf)],
+     "complex64")
+case("mat/complex64/3x3", (normal("mat/complex64/3x3", (3, 3))
+                          + 1j * normal("mc/i", (3, 3))), "complex64")
+case("mat/complex128/2x4", (normal("mat/complex128/2x4", (2, 4))
+                           + 1j * normal("mc2/i", (2, 4))), "complex128")
+case("vec/complex64/ints", [1 + 1j, 20 - 3j, -300 + 0j], "complex64")
 
 
 def main():

@@ -70,8 +70,14 @@ DTYPES = {
     "float16": np.dtype(np.float16),
     "float32": np.dtype(np.float32),
     "float64": np.dtype(np.float64),
+    "complex64": np.dtype(np.complex64),
+    "complex128": np.dtype(np.complex128),
 }
 FLOATS = ("bfloat16", "float16", "float32", "float64")
+COMPLEX = ("complex64", "complex128")
+# The dtypes with derivatives; a complex dtype is checked at its parts' tolerances.
+INEXACT = FLOATS + COMPLEX
+PART = {"complex64": "float32", "complex128": "float64"}
 
 # Default tolerances (rtol, atol) of a value of each dtype: a few ulps of the dtype, since XLA's
 # CPU plugin (0.11.2) and jaxlib 0.10.2 may pick different approximations of transcendentals.
@@ -119,6 +125,10 @@ def encode(x):
     flat = a.reshape(-1)
     if name in ("bfloat16", "float16"):
         flat = flat.astype(np.float64)
+    if kind == "c":
+        # Complex data as `[re, im]` pairs.
+        return {"dtype": name, "shape": list(a.shape),
+                "data": [[_num(v.real, "f"), _num(v.imag, "f")] for v in flat]}
     return {"dtype": name, "shape": list(a.shape), "data": [_num(v, kind) for v in flat]}
 
 
@@ -135,7 +145,11 @@ def _outputs(y):
 
 
 def _is_float_array(x):
-    return isinstance(x, np.ndarray) and dname(x.dtype) in FLOATS
+    return isinstance(x, np.ndarray) and dname(x.dtype) in INEXACT
+
+
+def _tol_dtype(name):
+    return PART.get(name, name)
 
 
 class Cases:
@@ -147,6 +161,10 @@ class Cases:
 
     # ---- inputs ---------------------------------------------------------------------------
     def normal(self, shape, dtype="float32", scale=1.0):
+        if dtype in COMPLEX:
+            re = self.rng.standard_normal(shape) * scale
+            im = self.rng.standard_normal(shape) * scale
+            return (re + 1j * im).astype(DTYPES[dtype])
         return (self.rng.standard_normal(shape) * scale).astype(DTYPES[dtype])
 
     def uniform(self, shape, lo, hi, dtype="float32"):
@@ -163,7 +181,9 @@ class Cases:
         value, so indices stay valid), and for floats `x` scaled, else rolled by one."""
         a = np.asarray(x)
         rev = a.reshape(-1)[::-1].reshape(a.shape)
-        if dname(a.dtype) in FLOATS:
+        if dname(a.dtype) in COMPLEX:
+            other = (a.astype(np.complex128) * 0.75).astype(a.dtype)
+        elif dname(a.dtype) in FLOATS:
             other = (a.astype(np.float64) * 0.75).astype(a.dtype)
         else:
             other = np.roll(a.reshape(-1), 1).reshape(a.shape)
@@ -192,7 +212,7 @@ class Cases:
             name = f"{base}/{k}"
         assert name not in self.names, f"duplicate case name {name}"
         self.names.add(name)
-        float_dts = [d for d in dtypes if d in FLOATS]
+        float_dts = [_tol_dtype(d) for d in dtypes if d in INEXACT]
         widest = max(float_dts, key=lambda d: TOL[d][0]) if float_dts else None
         rtol, atol = tol if tol is not None else (TOL[widest] if widest else (0.0, 0.0))
         case = {"name": name, "op": op, "params": params or {},
@@ -203,7 +223,7 @@ class Cases:
 
         if wrt is None:
             wrt = [i for i, x in enumerate(inputs) if _is_float_array(x)]
-        all_float_out = bool(outs) and all(dname(o.dtype) in FLOATS for o in outs)
+        all_float_out = bool(outs) and all(dname(o.dtype) in INEXACT for o in outs)
         if grad is None:
             grad = bool(wrt) and all_float_out
         if grad:
@@ -226,7 +246,9 @@ class Cases:
             case["vjp"] = {"wrt": wrt, "cotangents": [encode(c) for c in cts],
                            "outputs": [encode(g) for g in grads], "rtol": gr, "atol": ga}
             if check_grads is None:
-                check_grads = widest == "float64"
+                # jaxrs's numerical check is of real functions of real inputs.
+                check_grads = widest == "float64" and not any(
+                    d in COMPLEX for d in dtypes + [dname(inputs[i].dtype) for i in wrt])
             if check_grads:
                 case["check_grads"] = True
 

@@ -404,7 +404,7 @@ impl FloatFormat {
         };
         if !v.is_finite() {
             let width = self.pad_left + self.pad_right + 1;
-            let sign = if self.plus && v > 0.0 || v.is_nan() && self.plus {
+            let sign = if self.plus && (v > 0.0 || v.is_nan()) {
                 "+"
             } else {
                 ""

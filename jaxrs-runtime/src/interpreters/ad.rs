@@ -38,10 +38,10 @@ pub fn or_zeros(t: &Option<Array>, aval: &Aval) -> Array {
     }
 }
 
-/// Can this value carry a tangent? Only floating-point values do (like JAX's float0 rule for
-/// integers and bools).
+/// Can this value carry a tangent? Only floating-point and complex values do (like JAX's
+/// float0 rule for integers and bools).
 pub fn differentiable(aval: &Aval) -> bool {
-    aval.dtype.is_float()
+    aval.dtype.is_inexact()
 }
 
 /// Evaluates `jaxpr` on `primals` with `tangents` (`None` = zero), returning the outputs and

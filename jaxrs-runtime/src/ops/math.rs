@@ -6,13 +6,17 @@ use super::{unify, IntoArg};
 use crate::core::array::Array;
 use crate::core::trace::{bind1, Operand};
 use crate::dtype::DType;
-use crate::prims::{BinaryOp, BitcastConvert, Convert, IntegerPow, StopGradient, Unary, UnaryOp};
+use crate::prims::{
+    BinaryOp, BitcastConvert, ComplexPart, Convert, IntegerPow, MakeComplex, Part, StopGradient,
+    Unary, UnaryOp,
+};
 
 /// Floating-point ops on integer arrays work on the integer's inexact dtype (as
 /// `jnp.exp(int_array)`: float32 up to 32-bit integers, float64 for 64-bit ones).
 #[track_caller]
 fn float_operand(op: UnaryOp, x: &Array) -> Array {
-    if op.domain() == crate::prims::elementwise::Domain::Float && !x.dtype().is_float() {
+    use crate::prims::elementwise::Domain;
+    if matches!(op.domain(), Domain::Float | Domain::Inexact) && !x.dtype().is_inexact() {
         if x.dtype() == DType::Bool && op == UnaryOp::Not {
             return x.clone();
         }
@@ -474,6 +478,9 @@ impl Array {
     /// ```
     #[track_caller]
     pub fn isnan(&self) -> Array {
+        if self.dtype().is_complex() {
+            return self.real().isnan().logical_or(self.imag().isnan());
+        }
         if self.dtype().is_float() {
             self.ne(self)
         } else {
@@ -491,6 +498,9 @@ impl Array {
     /// ```
     #[track_caller]
     pub fn isinf(&self) -> Array {
+        if self.dtype().is_complex() {
+            return self.real().isinf().logical_or(self.imag().isinf());
+        }
         if self.dtype().is_float() {
             self.abs().eq(f64::INFINITY)
         } else {
@@ -509,6 +519,9 @@ impl Array {
     /// ```
     #[track_caller]
     pub fn isfinite(&self) -> Array {
+        if self.dtype().is_complex() {
+            return self.real().isfinite().logical_and(self.imag().isfinite());
+        }
         if self.dtype().is_float() {
             self.abs().lt(f64::INFINITY)
         } else {
@@ -539,5 +552,61 @@ impl Array {
         let out = where_(self.isnan(), &nan, self);
         let out = where_(out.eq(f64::INFINITY), &posinf, &out);
         where_(out.eq(f64::NEG_INFINITY), &neginf, &out)
+    }
+}
+
+/// `x + y i` (`lax.complex`): float32 parts make complex64, float64 parts complex128. The
+/// parts broadcast and promote as in arithmetic (a Rust scalar takes the other's dtype); an
+/// integer or half-precision part is refused, as by JAX.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let z = jaxrs::complex(&Array::from_vec(vec![1.0f32, 2.0], &[2]), -1.0);
+/// assert_eq!(z.to_vec::<jaxrs::C64>(), vec![jaxrs::C64::new(1.0, -1.0), jaxrs::C64::new(2.0, -1.0)]);
+/// ```
+#[track_caller]
+pub fn complex<'a>(x: impl IntoArg<'a>, y: impl IntoArg<'a>) -> Array {
+    let args = unify("complex", vec![x.into_arg(), y.into_arg()]);
+    bind1(MakeComplex, &args)
+}
+
+impl Array {
+    /// The real part (`x.real`, `jnp.real`): of a real array, the array itself.
+    #[track_caller]
+    pub fn real(&self) -> Array {
+        if self.dtype().is_complex() {
+            bind1(ComplexPart(Part::Real), &[Operand::from(self)])
+        } else {
+            self.clone()
+        }
+    }
+
+    /// The imaginary part (`x.imag`, `jnp.imag`): of a real array, zeros of its dtype.
+    #[track_caller]
+    pub fn imag(&self) -> Array {
+        if self.dtype().is_complex() {
+            bind1(ComplexPart(Part::Imag), &[Operand::from(self)])
+        } else {
+            Array::zeros_like(self)
+        }
+    }
+
+    /// The complex conjugate (`x.conj()`, `jnp.conj`): of a real array, the array itself.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    /// use jaxrs::C64;
+    ///
+    /// let z = Array::from_vec(vec![C64::new(1.0, 2.0)], &[1]);
+    /// assert_eq!(z.conj().to_vec::<C64>(), vec![C64::new(1.0, -2.0)]);
+    /// ```
+    #[track_caller]
+    pub fn conj(&self) -> Array {
+        if self.dtype().is_complex() {
+            bind1(ComplexPart(Part::Conj), &[Operand::from(self)])
+        } else {
+            self.clone()
+        }
     }
 }

@@ -34,7 +34,7 @@ pub use indexing::{
     SliceBound,
 };
 pub use linalg::{einsum, DotDims};
-pub use math::stop_gradient;
+pub use math::{complex, stop_gradient};
 pub use sort::sort_multi;
 
 use crate::aval::{broadcast_shapes, normalize_axis, Aval};

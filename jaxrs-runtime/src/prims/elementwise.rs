@@ -16,9 +16,13 @@ use crate::ops::where_;
 pub enum Domain {
     /// Any numeric dtype (not bool).
     Numeric,
-    /// Floating point only.
+    /// Real floating point only.
     Float,
-    /// Signed integers and floats.
+    /// Floating point or complex (the holomorphic functions: exp, log, sin, sqrt, ...).
+    Inexact,
+    /// Integers and real floats: ordered, so not complex.
+    Real,
+    /// Signed integers, floats and complex numbers.
     Signed,
     /// bool and integers (bitwise/logical).
     BoolOrInt,
@@ -33,8 +37,10 @@ impl Domain {
         match self {
             Domain::Numeric => d != DType::Bool,
             Domain::Float => d.is_float(),
-            Domain::Signed => d.is_float() || (d.is_int() && !d.is_unsigned()),
-            Domain::BoolOrInt => !d.is_float(),
+            Domain::Inexact => d.is_inexact(),
+            Domain::Real => d != DType::Bool && !d.is_complex(),
+            Domain::Signed => d.is_inexact() || (d.is_int() && !d.is_unsigned()),
+            Domain::BoolOrInt => d == DType::Bool || d.is_int(),
             Domain::Int => d.is_int(),
             Domain::Any => true,
         }
@@ -43,7 +49,9 @@ impl Domain {
     fn describe(self) -> &'static str {
         match self {
             Domain::Numeric => "a numeric dtype",
-            Domain::Float => "a floating-point dtype",
+            Domain::Float => "a real floating-point dtype",
+            Domain::Inexact => "a floating-point or complex dtype",
+            Domain::Real => "a real numeric dtype",
             Domain::Signed => "a signed or floating-point dtype",
             Domain::BoolOrInt => "bool or an integer dtype",
             Domain::Int => "an integer dtype",
@@ -90,19 +98,19 @@ macro_rules! unary_table {
 
 unary_table! {
     Neg => "neg", Numeric, "stablehlo.negate", |_x, _y, t: &Array| Some(-t);
-    Exp => "exp", Float, "stablehlo.exponential", |_x, y: &Array, t: &Array| Some(t * y);
-    Log => "log", Float, "stablehlo.log", |x: &Array, _y, t: &Array| Some(t / x);
-    Log1p => "log1p", Float, "stablehlo.log_plus_one", |x: &Array, _y, t: &Array| Some(t / (x + 1.0));
-    Expm1 => "expm1", Float, "stablehlo.exponential_minus_one", |_x, y: &Array, t: &Array| Some(t * (y + 1.0));
+    Exp => "exp", Inexact, "stablehlo.exponential", |_x, y: &Array, t: &Array| Some(t * y);
+    Log => "log", Inexact, "stablehlo.log", |x: &Array, _y, t: &Array| Some(t / x);
+    Log1p => "log1p", Inexact, "stablehlo.log_plus_one", |x: &Array, _y, t: &Array| Some(t / (x + 1.0));
+    Expm1 => "expm1", Inexact, "stablehlo.exponential_minus_one", |_x, y: &Array, t: &Array| Some(t * (y + 1.0));
     // JAX's form of the derivative, `(t + t y) (1 - y)`, not `t (1 - y²)`: XLA's default CPU
     // scheduler orders kernels by the form of the program, and with this one a rematerialised
     // tanh's backward pass is scheduled as JAX's, keeping remat's temp memory at JAX's.
-    Tanh => "tanh", Float, "stablehlo.tanh", |_x, y: &Array, t: &Array| Some((t + t * y) * (1.0 - y));
-    Logistic => "logistic", Float, "stablehlo.logistic", |_x, y: &Array, t: &Array| Some(t * y * (1.0 - y));
-    Sin => "sin", Float, "stablehlo.sine", |x: &Array, _y, t: &Array| Some(t * x.cos());
-    Cos => "cos", Float, "stablehlo.cosine", |x: &Array, _y, t: &Array| Some(-(t * x.sin()));
-    Sqrt => "sqrt", Float, "stablehlo.sqrt", |_x, y: &Array, t: &Array| Some(t / (y * 2.0));
-    Rsqrt => "rsqrt", Float, "stablehlo.rsqrt", |x: &Array, y: &Array, t: &Array| Some(t * (y / x) * -0.5);
+    Tanh => "tanh", Inexact, "stablehlo.tanh", |_x, y: &Array, t: &Array| Some((t + t * y) * (1.0 - y));
+    Logistic => "logistic", Inexact, "stablehlo.logistic", |_x, y: &Array, t: &Array| Some(t * y * (1.0 - y));
+    Sin => "sin", Inexact, "stablehlo.sine", |x: &Array, _y, t: &Array| Some(t * x.cos());
+    Cos => "cos", Inexact, "stablehlo.cosine", |x: &Array, _y, t: &Array| Some(-(t * x.sin()));
+    Sqrt => "sqrt", Inexact, "stablehlo.sqrt", |_x, y: &Array, t: &Array| Some(t / (y * 2.0));
+    Rsqrt => "rsqrt", Inexact, "stablehlo.rsqrt", |x: &Array, y: &Array, t: &Array| Some(t * (y / x) * -0.5);
     Abs => "abs", Signed, "stablehlo.abs", |x: &Array, _y, t: &Array| Some(where_(x.ge(0.0), t, -t));
     Sign => "sign", Numeric, "stablehlo.sign", |_x, _y, _t| None;
     Floor => "floor", Float, "stablehlo.floor", |_x, _y, _t| None;
@@ -114,19 +122,19 @@ unary_table! {
     ErfInv => "erf_inv", Float, "chlo.erf_inv", |_x, y: &Array, t: &Array| Some(t * (y * y).exp() * (std::f64::consts::PI.sqrt() / 2.0));
     // `max(x, 0)`, as JAX emits it: XLA recomputes `x > 0` inside the backward fusion instead
     // of keeping a mask. The derivative is JAX's: 0 at 0 and at NaN.
-    Relu => "relu", Numeric, "stablehlo.maximum", |x: &Array, _y, t: &Array| Some(where_(x.gt(0.0), t, 0.0));
+    Relu => "relu", Real, "stablehlo.maximum", |x: &Array, _y, t: &Array| Some(where_(x.gt(0.0), t, 0.0));
     // The trigonometric and hyperbolic family, each with JAX's form of its derivative
     // (`jax/_src/lax/lax.py`), so values and derivatives round as JAX's do.
-    Tan => "tan", Float, "stablehlo.tan", |_x, y: &Array, t: &Array| Some(t * (y * y + 1.0));
-    Asin => "asin", Float, "chlo.asin", |x: &Array, _y, t: &Array| Some(t * (-(x * x) + 1.0).rsqrt());
-    Acos => "acos", Float, "chlo.acos", |x: &Array, _y, t: &Array| Some(t * -(-(x * x) + 1.0).rsqrt());
-    Atan => "atan", Float, "chlo.atan", |x: &Array, _y, t: &Array| Some(t / (x * x + 1.0));
-    Sinh => "sinh", Float, "chlo.sinh", |x: &Array, _y, t: &Array| Some(t * x.cosh());
-    Cosh => "cosh", Float, "chlo.cosh", |x: &Array, _y, t: &Array| Some(t * x.sinh());
-    Asinh => "asinh", Float, "chlo.asinh", |x: &Array, _y, t: &Array| Some(t * (x * x + 1.0).rsqrt());
+    Tan => "tan", Inexact, "stablehlo.tan", |_x, y: &Array, t: &Array| Some(t * (y * y + 1.0));
+    Asin => "asin", Inexact, "chlo.asin", |x: &Array, _y, t: &Array| Some(t * (-(x * x) + 1.0).rsqrt());
+    Acos => "acos", Inexact, "chlo.acos", |x: &Array, _y, t: &Array| Some(t * -(-(x * x) + 1.0).rsqrt());
+    Atan => "atan", Inexact, "chlo.atan", |x: &Array, _y, t: &Array| Some(t / (x * x + 1.0));
+    Sinh => "sinh", Inexact, "chlo.sinh", |x: &Array, _y, t: &Array| Some(t * x.cosh());
+    Cosh => "cosh", Inexact, "chlo.cosh", |x: &Array, _y, t: &Array| Some(t * x.sinh());
+    Asinh => "asinh", Inexact, "chlo.asinh", |x: &Array, _y, t: &Array| Some(t * (x * x + 1.0).rsqrt());
     // JAX's x^2 - 1 rather than (x + 1)(x - 1): the domain is x >= 1.
-    Acosh => "acosh", Float, "chlo.acosh", |x: &Array, _y, t: &Array| Some(t * (x * x - 1.0).rsqrt());
-    Atanh => "atanh", Float, "chlo.atanh", |x: &Array, _y, t: &Array| Some((1.0 / (x + 1.0)) * (t / (1.0 - x)));
+    Acosh => "acosh", Inexact, "chlo.acosh", |x: &Array, _y, t: &Array| Some(t * (x * x - 1.0).rsqrt());
+    Atanh => "atanh", Inexact, "chlo.atanh", |x: &Array, _y, t: &Array| Some((1.0 / (x + 1.0)) * (t / (1.0 - x)));
     Cbrt => "cbrt", Float, "stablehlo.cbrt", |_x, y: &Array, t: &Array| Some(t * (y.powi(-2) * (1.0 / 3.0)));
     Erfc => "erfc", Float, "chlo.erfc", |x: &Array, _y, t: &Array| Some(t * (-(x * x)).exp() * -std::f64::consts::FRAC_2_SQRT_PI);
     Lgamma => "lgamma", Float, "chlo.lgamma", |x: &Array, _y, t: &Array| Some(t * x.digamma());
@@ -304,6 +312,13 @@ fn chebyshev(cx: &mut LowerCtx, t: &str, coefs: &[f64], a: &Aval) -> String {
     cx.op1("stablehlo.multiply", &[&h, &d], &[a, a], "", a)
 }
 
+/// `conj(z) / |z|` (0 where z is 0), given `y = |z|`: the factor in the derivative of a
+/// complex `abs`.
+fn abs_direction(z: &Array, y: &Array) -> Array {
+    let safe = where_(y.eq(0.0), 1.0, y).astype(z.dtype());
+    z.conj() / safe
+}
+
 /// `y = op(x)`, elementwise.
 #[derive(Debug, Clone, Copy)]
 pub struct Unary(pub UnaryOp);
@@ -315,11 +330,20 @@ impl Primitive for Unary {
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 1)?;
         check_domain(self.0.domain(), inputs[0].dtype)?;
+        if self.0 == UnaryOp::Abs {
+            // |z| of a complex z is real.
+            return Ok(vec![inputs[0].with_dtype(inputs[0].dtype.real_dtype())]);
+        }
         Ok(vec![inputs[0].clone()])
     }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
         let t = t[0].as_ref().expect("a tangent");
-        vec![self.0.derivative(&p[0].to_array(), &outs[0], t)]
+        let x = p[0].to_array();
+        if self.0 == UnaryOp::Abs && x.dtype().is_complex() {
+            // d|z| = re(conj(z) / |z| dz), JAX's rule.
+            return vec![Some((t * abs_direction(&x, &outs[0])).real())];
+        }
+        vec![self.0.derivative(&x, &outs[0], t)]
     }
     fn vjp(
         &self,
@@ -329,7 +353,12 @@ impl Primitive for Unary {
         _wanted: &[bool],
     ) -> Vec<Option<Array>> {
         let g = cts[0].as_ref().expect("a cotangent");
-        vec![self.0.derivative(&p[0].to_array(), &outs[0], g)]
+        let x = p[0].to_array();
+        if self.0 == UnaryOp::Abs && x.dtype().is_complex() {
+            // The transpose of `t -> re(c t)` is `g -> c g`.
+            return vec![Some(g * abs_direction(&x, &outs[0]))];
+        }
+        vec![self.0.derivative(&x, &outs[0], g)]
     }
     fn lower(
         &self,
@@ -407,8 +436,8 @@ binary_table! {
     Sub => "sub", Numeric, "stablehlo.subtract";
     Mul => "mul", Any, "stablehlo.multiply";
     Div => "div", Numeric, "stablehlo.divide";
-    Rem => "rem", Numeric, "stablehlo.remainder";
-    Pow => "pow", Float, "stablehlo.power";
+    Rem => "rem", Real, "stablehlo.remainder";
+    Pow => "pow", Inexact, "stablehlo.power";
     Max => "max", Any, "stablehlo.maximum";
     Min => "min", Any, "stablehlo.minimum";
     And => "and", BoolOrInt, "stablehlo.and";
@@ -645,6 +674,12 @@ impl Primitive for Compare {
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 2)?;
         same_shape_dtype(inputs)?;
+        if inputs[0].dtype.is_complex() && !matches!(self.0, CompareOp::Eq | CompareOp::Ne) {
+            return Err(format!(
+                "complex numbers are not ordered: only eq and ne accept {}",
+                inputs[0].dtype.name()
+            ));
+        }
         Ok(vec![
             Aval::new(inputs[0].shape.clone(), DType::Bool).weak(inputs[0].weak && inputs[1].weak)
         ])
@@ -783,7 +818,7 @@ impl Primitive for IntegerPow {
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 1)?;
         check_domain(Domain::Numeric, inputs[0].dtype)?;
-        if self.n < 0 && !inputs[0].dtype.is_float() {
+        if self.n < 0 && !inputs[0].dtype.is_inexact() {
             return Err("a negative exponent needs a floating-point operand".into());
         }
         Ok(vec![inputs[0].clone()])
@@ -869,7 +904,7 @@ impl Primitive for Convert {
         ])
     }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
-        let float_to_float = p[0].aval().dtype.is_float() && self.dtype.is_float();
+        let float_to_float = p[0].aval().dtype.is_inexact() && self.dtype.is_inexact();
         vec![t[0]
             .as_ref()
             .filter(|_| float_to_float)
@@ -883,7 +918,7 @@ impl Primitive for Convert {
         _wanted: &[bool],
     ) -> Vec<Option<Array>> {
         let from = p[0].aval();
-        let float_to_float = from.dtype.is_float() && self.dtype.is_float();
+        let float_to_float = from.dtype.is_inexact() && self.dtype.is_inexact();
         vec![cts[0]
             .as_ref()
             .filter(|_| float_to_float && differentiable(&from))
@@ -911,6 +946,15 @@ impl Primitive for Convert {
                 &props,
                 &out[0],
             )];
+        }
+        if a.dtype.is_complex() && !self.dtype.is_complex() {
+            // To a real dtype: the real part (numpy's and JAX's rule).
+            let part = a.with_dtype(a.dtype.real_dtype());
+            let re = cx.op1("stablehlo.real", &[&ins[0]], &[a], "", &part);
+            if part.dtype == self.dtype {
+                return vec![re];
+            }
+            return vec![cx.op1("stablehlo.convert", &[&re], &[&part], "", &out[0])];
         }
         vec![cx.op1("stablehlo.convert", &[&ins[0]], &[a], "", &out[0])]
     }

@@ -4,6 +4,7 @@
 
 pub mod barrier;
 pub mod collective;
+pub mod complex;
 pub mod conv;
 pub mod debug;
 pub mod decompositions;
@@ -19,6 +20,7 @@ pub mod sort;
 pub mod window;
 
 pub use collective::{AllGather, AllReduce, AxisIndex, Ppermute, ReduceScatter};
+pub use complex::{ComplexPart, MakeComplex, Part};
 pub use conv::{ConvGeneralDilated, ConvSpecs};
 pub use elementwise::{
     Binary, BinaryOp, BitcastConvert, Compare, CompareOp, Convert, IntegerPow, ReducePrecision,

@@ -118,8 +118,29 @@ pub fn vjp<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, primals: &A) -> (R, Pullbac
     (rebuild(Unnamed, &out_def, outs), pullback)
 }
 
-/// Checks that `loss` is a real scalar, as `grad` requires.
-fn check_scalar_loss(loss: &Array, what: &str, loc: &Location<'_>) {
+/// Checks that `loss` is a real scalar, as `grad` requires (a complex one when
+/// `holomorphic`).
+fn check_scalar_loss(loss: &Array, what: &str, holomorphic: bool, loc: &Location<'_>) {
+    if holomorphic {
+        if loss.rank() != 0 || !loss.dtype().is_complex() {
+            panic!(
+                "{what}: with holomorphic=True the function must return a complex scalar, but \
+                 it returned {} {}",
+                loss.aval(),
+                At::line(loc)
+            );
+        }
+        return;
+    }
+    if loss.rank() == 0 && loss.dtype().is_complex() {
+        panic!(
+            "{what}: grad requires real-valued outputs, but the function returned {}; for \
+             holomorphic differentiation use grad_holomorphic, or take jnp::real / jnp::abs \
+             of the output {}",
+            loss.aval(),
+            At::line(loc)
+        );
+    }
     if loss.rank() != 0 || !loss.dtype().is_float() {
         panic!(
             "{what}: the function must return a real scalar (a 0-d float array), but it returned {} {}; \
@@ -139,18 +160,40 @@ fn value_aux_and_grad<A: Tree, X: Tree>(
     what: &str,
     loc: &Location<'_>,
 ) -> ((Array, X), A) {
+    value_aux_and_grad_as(f, args, what, false, loc)
+}
+
+/// [`value_aux_and_grad`], for a holomorphic `f` of complex inputs when `holomorphic`.
+fn value_aux_and_grad_as<A: Tree, X: Tree>(
+    f: impl FnOnce(A) -> (Array, X),
+    args: &A,
+    what: &str,
+    holomorphic: bool,
+    loc: &Location<'_>,
+) -> ((Array, X), A) {
     let (closed, leaves, in_def, out_def) = trace(f, args, what);
-    if let Some(l) = leaves.iter().find(|l| !l.dtype().is_float()) {
+    if let Some(l) = leaves.iter().find(|l| !l.dtype().is_inexact()) {
         panic!(
-            "{what}: cannot differentiate with respect to a {} input (only floating-point values have \
-             gradients); pass it through a closure or choose the argnums to differentiate, {}",
+            "{what}: cannot differentiate with respect to a {} input (only floating-point and \
+             complex values have gradients); pass it through a closure or choose the argnums to \
+             differentiate, {}",
+            l.aval(),
+            At::line(loc)
+        );
+    }
+    if let Some(l) = leaves
+        .iter()
+        .find(|l| holomorphic && !l.dtype().is_complex())
+    {
+        panic!(
+            "{what}: with holomorphic=True every input must be complex, got {} {}",
             l.aval(),
             At::line(loc)
         );
     }
     let in_avals = avals_of(&leaves);
     let (outs, linearized) = linearize_jaxpr(closed.jaxpr, &closed.consts, &leaves);
-    check_scalar_loss(&outs[0], what, loc);
+    check_scalar_loss(&outs[0], what, holomorphic, loc);
     let mut cts: Vec<Option<Array>> = vec![None; outs.len()];
     cts[0] = Some(crate::interpreters::ad::full_like_aval(outs[0].aval(), 1.0));
     let grads = linearized.backward(&cts);
@@ -181,6 +224,26 @@ fn value_aux_and_grad<A: Tree, X: Tree>(
 pub fn grad<A: Tree, F: Fn(A) -> Array>(f: F) -> impl Fn(A) -> A {
     let loc = Location::caller();
     move |args: A| value_aux_and_grad(|a| (f(a), ()), &args, "grad", loc).1
+}
+
+/// `jax.grad(f, holomorphic=True)`: the complex derivative `f'(z)` of a holomorphic `f` of
+/// complex inputs with a complex scalar output. (Plain [`grad`] takes complex inputs too, but
+/// needs a real output: of a real function of `z = x + y i` it gives JAX's gradient
+/// `∂f/∂x - i ∂f/∂y`, so `grad(|z|²)` is `2 conj(z)`.)
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::C64;
+///
+/// // d/dz z² = 2z.
+/// let df = jaxrs::grad_holomorphic(|z: Array| (&z * &z).sum(None, false));
+/// let z = Array::from_vec(vec![C64::new(1.0, 2.0)], &[1]);
+/// assert_eq!(df(z).to_vec::<C64>(), vec![C64::new(2.0, 4.0)]);
+/// ```
+#[track_caller]
+pub fn grad_holomorphic<A: Tree, F: Fn(A) -> Array>(f: F) -> impl Fn(A) -> A {
+    let loc = Location::caller();
+    move |args: A| value_aux_and_grad_as(|a| (f(a), ()), &args, "grad", true, loc).1
 }
 
 /// `jax.value_and_grad`: the value of the scalar `f` and its gradient, in one forward and one
