@@ -178,6 +178,7 @@ pub use jaxrs_runtime::{
     // Arrays.
     complex,
     einsum,
+    fft,
     index,
     s,
     stop_gradient,
@@ -193,6 +194,7 @@ pub use jaxrs_runtime::{
     DotDims,
     Element,
     Ellipsis,
+    FftType,
     Index,
     IndexExpr,
     IndexMode,

@@ -44,9 +44,9 @@ pub use crate::core::array::Array;
 pub use aval::{Aval, MAX_ARRAY_BYTES};
 pub use dtype::{result_type, DType, DTypeKind, Element, C128, C64};
 pub use ops::{
-    complex, einsum, index, promote_args, promote_args_inexact, sort_multi, stop_gradient, where_,
-    AtIndex, AtIndexArg, Axes, Dims, DotDims, Ellipsis, Index, IndexExpr, IndexMode, IntoArg,
-    IntoIndex, IntoIndexExpr, NewAxis, SliceBound, TakeMode,
+    complex, einsum, fft, index, promote_args, promote_args_inexact, sort_multi, stop_gradient,
+    where_, AtIndex, AtIndexArg, Axes, Dims, DotDims, Ellipsis, Index, IndexExpr, IndexMode,
+    IntoArg, IntoIndex, IntoIndexExpr, NewAxis, SliceBound, TakeMode,
 };
 
 // `lax.gather` and `lax.scatter*` with JAX's dimension numbers and modes.
@@ -139,6 +139,7 @@ pub use prims::barrier::optimization_barrier;
 pub use prims::collective::{
     all_gather, axis_index, axis_size, pmax, pmean, pmin, ppermute, psum, psum_scatter,
 };
+pub use prims::fft::FftType;
 pub use prims::rng::{rng_bit_generator, RandomAlgorithm};
 
 // Pytrees.

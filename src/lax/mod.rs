@@ -31,3 +31,6 @@ pub use shape::*;
 pub use slicing::*;
 pub use solves::*;
 pub use special::*;
+
+/// `lax.fft` and `lax.FftType`: the transform primitive, as the crate root exports it.
+pub use crate::{fft, FftType};

@@ -30,6 +30,7 @@
 //! assert_eq!(jnp::sqrt(&x).to_vec::<f32>(), vec![1.0, 2.0, 3.0]);
 //! ```
 
+pub mod fft;
 pub mod linalg;
 mod manip;
 mod math;

@@ -6,6 +6,7 @@
 
 mod arith;
 mod conv;
+mod fft;
 mod gather;
 mod index;
 mod indexing;
@@ -21,6 +22,7 @@ pub use conv::{
     conv_general_permutations, max_pool, reduce_window_max, reduce_window_monoid,
     reduce_window_sum, ConvDimensionNumbers, ConvGeneralDilatedDimensionNumbers, Monoid, Padding,
 };
+pub use fft::fft;
 pub use gather::{
     gather, scatter, scatter_add, scatter_max, scatter_min, scatter_mul, scatter_sub,
     GatherDimensionNumbers, GatherOptions, GatherScatterMode, ScatterDimensionNumbers,

@@ -9,6 +9,7 @@ pub mod conv;
 pub mod debug;
 pub mod decompositions;
 pub mod elementwise;
+pub mod fft;
 pub mod gather;
 pub mod index;
 pub mod linalg;
@@ -26,6 +27,7 @@ pub use elementwise::{
     Binary, BinaryOp, BitcastConvert, Compare, CompareOp, Convert, IntegerPow, ReducePrecision,
     Select, StopGradient, Unary, UnaryOp,
 };
+pub use fft::{Fft, FftType};
 pub use gather::{Gather, GatherDims, GatherMode, Scatter, ScatterDims, ScatterOp};
 pub use index::{
     DynamicSlice, DynamicUpdateSlice, IndexAdd, ScatterAddAlongAxis, Take, TakeAlongAxis,
