@@ -47,7 +47,7 @@ fn operand_of(dtype: DType, weak: bool) -> Array {
 fn every_pair_of_dtypes_promotes_as_jax() {
     let doc = golden();
     let pairs = section(&doc, "pairs");
-    assert_eq!(pairs.len(), 26 * 26);
+    assert_eq!(pairs.len(), (2 * DType::ALL.len()).pow(2));
     let kinds: Vec<(DType, bool)> = DType::ALL
         .into_iter()
         .flat_map(|d| [(d, false), (d, true)])
@@ -258,6 +258,10 @@ fn reductions_promote_as_jax() {
             .iter()
             .filter(|c| dtype(&c["x"]["dtype"]) == dt && c["op"] != "cumprod")
             .collect();
+        if group.is_empty() {
+            // No reduction cases of this dtype (complex: see tests/complex.rs).
+            continue;
+        }
         let f = jit(|x: Array| -> Vec<Array> {
             group
                 .iter()

@@ -128,6 +128,7 @@ pub use transforms::grad::{
     custom_vjp, grad, grad_holomorphic, jvp, value_and_grad, value_and_grad_argnums,
     value_and_grad_aux, vjp, Argnum, Argnums, CustomVjp, Pullback, TupleArgs,
 };
+pub use transforms::jacobian::{hessian, jacfwd, jacobian, jacrev};
 pub use transforms::jit::{jit, JitSite, Jitted, StaticArgs};
 pub use transforms::loops::{cond, fori_loop, scan, scan_with, switch, while_loop, ScanOptions};
 pub use transforms::pmap::{pmap, PmapSite, Pmapped};

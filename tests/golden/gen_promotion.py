@@ -58,6 +58,8 @@ DTYPES = {
     "float16": np.dtype(np.float16),
     "float32": np.dtype(np.float32),
     "float64": np.dtype(np.float64),
+    "complex64": np.dtype(np.complex64),
+    "complex128": np.dtype(np.complex128),
 }
 INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 

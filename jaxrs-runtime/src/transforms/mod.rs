@@ -6,6 +6,7 @@
 pub mod check_grads;
 pub mod grad;
 pub mod inspect;
+pub mod jacobian;
 pub mod jit;
 pub mod loops;
 pub mod pmap;
