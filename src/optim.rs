@@ -642,12 +642,35 @@ pub fn scale_by_adam(b1: f64, b2: f64, eps: f64, eps_root: f64) -> ScaleByAdam {
     }
 }
 
-/// `moment / (1 - decay ^ count)`, the power taken in float32 and the division in the
-/// moment's dtype (`optax.tree.bias_correction`).
+/// `moment / (1 - decay ^ count)` (`optax.tree.bias_correction`), the division in the
+/// moment's dtype. The power is taken in float32 for the float32 and narrower moments, as
+/// optax does with JAX's default float32 (the precision the trainers' goldens were made in),
+/// and in float64 for float64 moments, as optax does under `jax_enable_x64`: a float32 power
+/// would put float32's rounding of `decay` (0.999 is 0.99900001) into every float64 step.
 fn bias_correction<P: Tree>(moment: &P, decay: f64, count: &Array) -> P {
-    let power: Array = f32_scalar(decay).pow(count.astype(DType::F32));
-    let correction: Array = 1.0 - power;
-    tree_map(moment, |t| t / correction.astype(t.dtype()))
+    let correction = |dtype: DType| -> Array {
+        let wide = if dtype == DType::F64 {
+            DType::F64
+        } else {
+            DType::F32
+        };
+        1.0 - Array::full(&[], decay, wide).pow(count.astype(wide))
+    };
+    let (leaves, _) = moment.flatten();
+    let needs = |wide: bool| leaves.iter().any(|l| (l.dtype() == DType::F64) == wide);
+    let narrow = needs(false).then(|| correction(DType::F32));
+    let wide = needs(true).then(|| correction(DType::F64));
+    tree_map(moment, |t| {
+        let c = if t.dtype() == DType::F64 {
+            &wide
+        } else {
+            &narrow
+        };
+        t / c
+            .as_ref()
+            .expect("computed for this dtype")
+            .astype(t.dtype())
+    })
 }
 
 impl GradientTransformation for ScaleByAdam {

@@ -108,6 +108,11 @@ fn sampler(c: &Case) -> impl Fn(&Array) -> Array + Clone + 'static {
 /// The output's bit patterns, in the golden file's encoding.
 fn bits_of(x: &Array) -> Vec<i64> {
     match x.dtype() {
+        DType::F64 => x
+            .to_vec::<f64>()
+            .iter()
+            .map(|v| v.to_bits() as i64)
+            .collect(),
         DType::F32 => x
             .to_vec::<f32>()
             .iter()
@@ -146,9 +151,26 @@ fn check(c: &Case, how: &str, got: &Array, failures: &mut Vec<String>) {
         return;
     }
     let got = bits_of(got);
-    let bad = got.iter().zip(&c.bits).filter(|(a, b)| a != b).count();
+    // float64 normals go through erf_inv, whose float64 expansion (chlo.erf_inv, legalised
+    // by the plugin's XLA, jaxlib 0.11.2's) differs from jaxlib 0.10.2's by a few dozen ulps;
+    // their uniform bits are JAX's exactly (the uniform cases are compared bit for bit).
+    let ulps = if want_dtype == DType::F64 && c.fn_name != "uniform" && c.fn_name != "uniform_range"
+    {
+        64
+    } else {
+        0
+    };
+    let bad = got
+        .iter()
+        .zip(&c.bits)
+        .filter(|(a, b)| a.abs_diff(**b) > ulps)
+        .count();
     if bad > 0 {
-        let first = got.iter().zip(&c.bits).position(|(a, b)| a != b).unwrap();
+        let first = got
+            .iter()
+            .zip(&c.bits)
+            .position(|(a, b)| a.abs_diff(*b) > ulps)
+            .unwrap();
         failures.push(format!(
             "{} ({how}): {bad} of {} elements differ, first at {first}: got {:#x}, want {:#x}",
             c.name,

@@ -364,9 +364,9 @@ fn scalar(v: f64, dtype: DType) -> Array {
 
 #[track_caller]
 fn float_dtype(op: &str, dtype: DType) {
-    if !matches!(dtype, DType::F32 | DType::BF16 | DType::F16) {
+    if !matches!(dtype, DType::F64 | DType::F32 | DType::BF16 | DType::F16) {
         panic!(
-            "jaxrs::random::{op}: needs float32, bfloat16 or float16, got {}",
+            "jaxrs::random::{op}: needs float64, float32, bfloat16 or float16, got {}",
             dtype.name()
         );
     }
@@ -376,6 +376,21 @@ fn float_dtype(op: &str, dtype: DType) {
 #[track_caller]
 fn unit_floats(op: &str, key: &Array, shape: &[usize], dtype: DType) -> Array {
     float_dtype(op, dtype);
+    if dtype == DType::F64 {
+        // 64 bits per element, the counter hash's two words as (high, low) (JAX's
+        // partitionable threefry), then 52 of them under the exponent of 1.0.
+        let (b1, b2) = hash_counters(op, key, shape);
+        let u64_lit = |v: u64| Operand::Lit(Literal::int(v as i64, DType::U64));
+        let bits = b1
+            .astype(DType::U64)
+            .left_shift(u64_lit(32))
+            .bitwise_or(b2.astype(DType::U64));
+        let one_to_two = bits
+            .right_shift(u64_lit(64 - 52))
+            .bitwise_or(u64_lit(0x3ff0_0000_0000_0000))
+            .bitcast_convert_type(DType::F64);
+        return one_to_two.sub(scalar(1.0, DType::F64));
+    }
     let bits = bits32(op, key, shape);
     match dtype {
         DType::F32 => {
@@ -471,6 +486,13 @@ fn next_after(x: f64, dtype: DType, up: bool) -> f64 {
         }
     }
     match dtype {
+        DType::F64 => {
+            if x == 0.0 {
+                let tiny = f64::from_bits(1);
+                return if up { tiny } else { -tiny };
+            }
+            f64::from_bits(step(x.to_bits(), x < 0.0, up))
+        }
         DType::F32 => {
             let x = x as f32;
             if x == 0.0 {

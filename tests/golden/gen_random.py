@@ -28,13 +28,15 @@ if jax.__version__ != JAX_VERSION and "--any-jax-version" not in sys.argv:
     sys.exit(f"expected jax {JAX_VERSION}, found {jax.__version__} (--any-jax-version to override)")
 assert jax.config.jax_threefry_partitionable, "JAX's default is the partitionable threefry"
 
-DTYPES = {"float32": jnp.float32, "bfloat16": jnp.bfloat16, "float16": jnp.float16,
+DTYPES = {"float64": jnp.float64, "float32": jnp.float32, "bfloat16": jnp.bfloat16, "float16": jnp.float16,
           "int32": jnp.int32, "uint32": jnp.uint32, "int8": jnp.int8, "uint8": jnp.uint8,
           "int16": jnp.int16, "uint16": jnp.uint16, "int64": jnp.int64, "uint64": jnp.uint64}
 
 
 def bits_of(x):
     x = np.asarray(x)
+    if x.dtype == np.float64:
+        return x.view(np.int64).ravel().tolist()
     if x.dtype == np.float32:
         return x.view(np.uint32).ravel().tolist()
     if x.dtype in (jnp.bfloat16, np.float16):
@@ -78,6 +80,17 @@ CASES = []
 
 
 def case(fn, seeds, vmap=False, **args):
+    if args.get("dtype") == "float64":
+        # float64 samples need x64 (jaxrs has it always); the other cases are JAX's defaults.
+        jax.config.update("jax_enable_x64", True)
+        try:
+            return case_of(fn, seeds, vmap, **args)
+        finally:
+            jax.config.update("jax_enable_x64", False)
+    return case_of(fn, seeds, vmap, **args)
+
+
+def case_of(fn, seeds, vmap=False, **args):
     if vmap:
         keys = jnp.stack([jax.random.PRNGKey(s) for s in seeds])
         out = jax.jit(jax.vmap(lambda k: sample(fn, args, k)))(keys)
@@ -106,6 +119,10 @@ for s in (0, 42, 2**32 - 1):
     for dt in ("bfloat16", "float16"):
         case("uniform", [s], shape=[257], dtype=dt)
         case("normal", [s], shape=[257], dtype=dt)
+    case("uniform", [s], shape=[257], dtype="float64")
+    case("normal", [s], shape=[257], dtype="float64")
+    case("uniform_range", [s], shape=[64], dtype="float64", minval=-3.0, maxval=3.0)
+    case("truncated_normal", [s], shape=[100], dtype="float64", lower=-1.0, upper=2.5)
     case("uniform_range", [s], shape=[100], dtype="float32", minval=-3.0, maxval=5.5)
     case("uniform_range", [s], shape=[64], dtype="bfloat16", minval=2.0, maxval=3.0)
     case("truncated_normal", [s], shape=[500], dtype="float32", lower=-2.0, upper=2.0)
