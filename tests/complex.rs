@@ -8,6 +8,7 @@ mod common;
 
 use common::cases::{a, check_file, p_bool, p_str};
 use common::golden::In;
+use common::panic_message;
 use jaxrs::numpy as jnp;
 use jaxrs::prelude::*;
 use jaxrs::{lax, C128, C64};
@@ -108,15 +109,6 @@ fn grad_holomorphic_is_the_complex_derivative() {
     for (g, z) in g.to_vec::<C128>().iter().zip(z.to_vec::<C128>()) {
         assert!((g - z * z * 3.0).norm() < 1e-12);
     }
-}
-
-/// The panic message of `f`.
-fn panic_message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
-    let err = std::panic::catch_unwind(f).expect_err("should panic");
-    err.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default()
 }
 
 #[test]

@@ -8,6 +8,7 @@
 mod common;
 
 use common::golden::{array, first_mismatch, usizes};
+use common::panic_message;
 use jaxrs::prelude::*;
 use jaxrs::{
     avg_pool, check_grads, conv_general_dilated, jit, jvp, max_pool, reduce_window_max,
@@ -319,14 +320,6 @@ fn stablehlo_has_one_convolution() {
         &(x, w),
     );
     assert_eq!(text.matches("stablehlo.convolution").count(), 1, "{text}");
-}
-
-fn panic_message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
-    let err = std::panic::catch_unwind(f).expect_err("should panic");
-    err.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default()
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod common;
 
 use common::cases::{a, check_file, p_f64, p_i64, p_i64s, p_opt_i64, p_opt_i64s, p_str};
 use common::golden::In;
+use common::panic_message;
 use jaxrs::numpy as jnp;
 use jaxrs::numpy::fft::{self as F, Norm};
 use jaxrs::prelude::*;
@@ -116,15 +117,6 @@ fn a_round_trip_gives_the_signal_back() {
     );
     let err = jnp::max(&jnp::abs(&(&z - &x)), None, false).item::<f64>();
     assert!(err < 1e-14, "{err}");
-}
-
-/// The panic message of `f`.
-fn panic_message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
-    let err = std::panic::catch_unwind(f).expect_err("should panic");
-    err.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default()
 }
 
 #[test]

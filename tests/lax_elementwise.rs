@@ -7,6 +7,7 @@ mod common;
 
 use common::cases::{a, check_file, p_i64, p_str};
 use common::golden::In;
+use common::panic_message;
 use jaxrs::lax::{self, RoundingMethod};
 use jaxrs::prelude::*;
 use serde_json::Value;
@@ -115,15 +116,6 @@ fn apply(op: &str, p: &Value, x: &[In]) -> Vec<Array> {
 #[test]
 fn lax_elementwise_matches_jax() {
     check_file("lax_elementwise", apply);
-}
-
-/// The panic message of `f`.
-fn panic_message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
-    let err = std::panic::catch_unwind(f).expect_err("should panic");
-    err.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default()
 }
 
 #[test]

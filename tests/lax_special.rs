@@ -8,6 +8,7 @@ mod common;
 
 use common::cases::{a, check_file, load_cases};
 use common::golden::{int, int_values, In};
+use common::panic_message;
 use jaxrs::lax;
 use jaxrs::prelude::*;
 use serde_json::Value;
@@ -70,15 +71,6 @@ fn mulhi_is_exact() {
         n += 1;
     }
     assert_eq!(n, 8);
-}
-
-/// The panic message of `f`.
-fn panic_message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
-    let err = std::panic::catch_unwind(f).expect_err("should panic");
-    err.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default()
 }
 
 /// Where JAX raises (zeta has no derivative; polygamma none in m; mulhi takes integers,
