@@ -53,8 +53,10 @@ pub use attention::{
 };
 pub use conv::Conv2d;
 pub use functions::{
-    celu, elu, gelu, hard_sigmoid, hard_silu, hard_swish, hard_tanh, identity, leaky_relu,
-    log_sigmoid, relu, relu6, selu, sigmoid, silu, soft_sign, softplus, swish, tanh,
+    celu, elu, gelu, glu, hard_sigmoid, hard_silu, hard_swish, hard_tanh, identity, leaky_relu,
+    log1mexp, log_sigmoid, log_softmax, logmeanexp, logsumexp, mish, one_hot, relu, relu6, selu,
+    sigmoid, silu, soft_sign, softmax, softplus, sparse_plus, sparse_sigmoid, squareplus,
+    standardize, swish, tanh,
 };
 pub use layers::{dropout, Embedding, LayerNorm, Linear, RmsNorm, NORM_EPSILON};
 pub use losses::{

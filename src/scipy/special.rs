@@ -164,3 +164,93 @@ pub fn factorial(n: &Array) -> Array {
     let n = inexact(n);
     where_(n.lt(0.0), 0.0, (&n + 1.0).lgamma().exp())
 }
+
+/// The options of [`logsumexp`] beyond the axes (`jax.scipy.special.logsumexp`'s keywords).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LogsumexpOptions<'a> {
+    /// Scale factors: `log(sum(b * exp(a)))`; a zero `b` drops its term.
+    pub b: Option<&'a Array>,
+    /// Keep the reduced axes with length 1.
+    pub keepdims: bool,
+    /// Reduce only where this is true (it broadcasts against `a`).
+    pub where_: Option<&'a Array>,
+}
+
+/// `log(sum(b * exp(a)))` over `axis`, computed stably (`jax.scipy.special.logsumexp`, also
+/// `jax.nn.logsumexp`): the maximum is taken out first (and kept out of the gradient). With
+/// `b`, a negative sum gives NaN; [`logsumexp_with_sign`] returns `log |sum|` and its sign.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::scipy::special::{logsumexp, LogsumexpOptions};
+///
+/// let a = Array::from_vec(vec![0.0f32, 0.0], &[2]);
+/// let y = logsumexp(&a, None, LogsumexpOptions::default());
+/// assert!((y.item::<f32>() - 2.0f32.ln()).abs() < 1e-6);
+/// ```
+#[track_caller]
+pub fn logsumexp(a: &Array, axis: impl crate::Axes, opts: LogsumexpOptions) -> Array {
+    let (out, sign) = logsumexp_parts(a, axis, opts);
+    if opts.b.is_some() {
+        return where_(sign.lt(0.0), f64::NAN, &out);
+    }
+    out
+}
+
+/// [`logsumexp`] with `return_sign=True`: `log |sum(b * exp(a))|` and the sum's sign.
+#[track_caller]
+pub fn logsumexp_with_sign(
+    a: &Array,
+    axis: impl crate::Axes,
+    opts: LogsumexpOptions,
+) -> (Array, Array) {
+    logsumexp_parts(a, axis, opts)
+}
+
+#[track_caller]
+fn logsumexp_parts(a: &Array, axis: impl crate::Axes, opts: LogsumexpOptions) -> (Array, Array) {
+    let (a, b) = match opts.b {
+        Some(b) => {
+            let (a, b) = promote_args_inexact("logsumexp", a, b);
+            let a = where_(b.ne(0.0), &a, f64::NEG_INFINITY);
+            (a, Some(b))
+        }
+        None => (inexact(a), None),
+    };
+    let rank = a.rank() as i64;
+    let axes: Vec<i64> = match axis.axes() {
+        None => (0..rank).collect(),
+        Some(v) => v
+            .into_iter()
+            .map(|x| if x < 0 { x + rank } else { x })
+            .collect(),
+    };
+    let real = a.real();
+    let masked = match opts.where_ {
+        Some(w) => where_(w, &real, f64::NEG_INFINITY),
+        None => real,
+    };
+    let amax = masked.max(&axes[..], true);
+    let amax = crate::stop_gradient(&where_(amax.isfinite(), &amax, 0.0));
+    let mut exp_a = (&a - amax.astype(a.dtype())).exp();
+    if let Some(b) = &b {
+        exp_a = exp_a * b;
+    }
+    if let Some(w) = opts.where_ {
+        exp_a = where_(w, &exp_a, 0.0);
+    }
+    let sumexp = exp_a.sum(&axes[..], true);
+    let sign = sumexp.sign();
+    let sumexp = if a.dtype().is_complex() {
+        sumexp
+    } else {
+        sumexp.abs()
+    };
+    let mut out = sumexp.log() + amax.astype(sumexp.dtype());
+    let mut sign = sign;
+    if !opts.keepdims && !axes.is_empty() {
+        out = out.squeeze(&axes[..]);
+        sign = sign.squeeze(&axes[..]);
+    }
+    (out, sign)
+}

@@ -232,7 +232,7 @@ pub fn promote_args_inexact<'a>(
     y: impl IntoArg<'a>,
 ) -> (Array, Array) {
     let (x, y) = promote_args(op, x, y);
-    if x.dtype().is_float() {
+    if x.dtype().is_inexact() {
         return (x, y);
     }
     let float = super::math::inexact_of(x.dtype());
