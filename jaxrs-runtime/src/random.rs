@@ -38,12 +38,23 @@
 //! op, may differ from JAX in the last bit of `uniform_range` and `truncated_normal` draws;
 //! inside `jit` it is exact.)
 
+mod continuous;
+mod discrete;
+mod gamma;
+mod multivariate;
+
+pub use continuous::*;
+pub use discrete::*;
+pub use gamma::*;
+pub use multivariate::*;
+
+use crate::aval::broadcast_shapes;
 use crate::core::array::Array;
 use crate::core::ir::Literal;
 use crate::core::trace::{bind, bind1, is_tracing, Operand};
 use crate::dtype::DType;
 use crate::higher_order::remat::OptimizationBarrier;
-use crate::ops::unify;
+use crate::ops::{unify, IntoArg};
 use crate::prims::{Binary, BinaryOp, Sort};
 use crate::transforms::jit::{jit, Jitted};
 use std::cell::RefCell;
@@ -62,6 +73,17 @@ thread_local! {
 /// function's name and static arguments).
 fn compiled(signature: String, args: Vec<Array>, f: impl Fn(&[Array]) -> Array + 'static) -> Array {
     if is_tracing() {
+        // Concrete parameters beside a traced key would be constants of the enclosing
+        // program, which XLA folds into the sampler's arithmetic and rounds differently from
+        // JAX's (its samplers are jitted functions, their parameters arguments). A barrier
+        // over the arguments makes them values XLA cannot see through, as in the eager path.
+        let (traced, concrete): (Vec<&Array>, Vec<&Array>) =
+            args.iter().partition(|a| !a.is_concrete());
+        if !traced.is_empty() && !concrete.is_empty() {
+            let operands: Vec<Operand> = args.iter().map(Operand::from).collect();
+            let opaque = bind(Arc::new(OptimizationBarrier), &operands);
+            return f(&opaque);
+        }
         return f(&args);
     }
     let jitted = EAGER.with(|cache| {
@@ -357,6 +379,77 @@ pub fn fold_in(key: &Array, data: impl KeyInt) -> Array {
     })
 }
 
+/// Stops on anything but raw keys: a `u32[..., 2]` array.
+#[track_caller]
+fn check_keys(op: &str, keys: &Array) {
+    if keys.dtype() != DType::U32 || keys.shape().last() != Some(&2) {
+        panic!(
+            "jaxrs::random::{op}: keys are u32[..., 2] arrays (from random::key), got {}",
+            keys.aval()
+        );
+    }
+}
+
+/// The raw data of keys (`jax.random.key_data`). jaxrs keys are the raw data already (JAX's
+/// `PRNGKey` form: `u32[..., 2]`; there is no key dtype), so this returns them, checked.
+///
+/// ```
+/// use jaxrs::random;
+///
+/// let key = random::key(42);
+/// assert_eq!(random::key_data(&key).to_vec::<u32>(), vec![0, 42]);
+/// ```
+#[track_caller]
+pub fn key_data(keys: &Array) -> Array {
+    check_keys("key_data", keys);
+    keys.clone()
+}
+
+/// Keys from their raw data (`jax.random.wrap_key_data(data)` for the default threefry
+/// implementation): `data` itself, checked to be `u32[..., 2]`, since jaxrs keys are raw.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::random;
+///
+/// let key = random::wrap_key_data(&Array::from_vec(vec![0u32, 42], &[2]));
+/// assert_eq!(key.to_vec::<u32>(), random::key(42).to_vec::<u32>());
+/// ```
+#[track_caller]
+pub fn wrap_key_data(data: &Array) -> Array {
+    check_keys("wrap_key_data", data);
+    data.clone()
+}
+
+/// The name of the keys' random number generator (`jax.random.key_impl(keys)`, printed):
+/// always `"threefry2x32"`, JAX's default and jaxrs's only implementation.
+///
+/// ```
+/// use jaxrs::random;
+///
+/// assert_eq!(random::key_impl(&random::key(0)), "threefry2x32");
+/// ```
+#[track_caller]
+pub fn key_impl(keys: &Array) -> &'static str {
+    check_keys("key_impl", keys);
+    "threefry2x32"
+}
+
+/// A copy of a key (`jax.random.clone`), which JAX's key-reuse checker treats as a fresh key.
+/// jaxrs has no key-reuse checker, so this is the key itself.
+///
+/// ```
+/// use jaxrs::random;
+///
+/// let key = random::key(0);
+/// assert_eq!(random::clone(&key).to_vec::<u32>(), key.to_vec::<u32>());
+/// ```
+#[track_caller]
+pub fn clone(key: &Array) -> Array {
+    check_keys("clone", key);
+    key.clone()
+}
+
 /// A float scalar of `dtype`, rounded from `v` as numpy rounds a Python float.
 fn scalar(v: f64, dtype: DType) -> Array {
     Array::full(&[], v, dtype)
@@ -370,6 +463,103 @@ fn float_dtype(op: &str, dtype: DType) {
             dtype.name()
         );
     }
+}
+
+/// The constants of `jnp.finfo(dtype)` that samplers bound their uniform draws with.
+struct FloatInfo {
+    /// The gap between 1 and the next float.
+    eps: f64,
+    /// The gap between 1 and the float below it.
+    epsneg: f64,
+    /// The smallest positive normal float.
+    tiny: f64,
+    /// Mantissa bits.
+    nmant: i32,
+}
+
+fn finfo(dtype: DType) -> FloatInfo {
+    let (nmant, min_exp) = match dtype {
+        DType::F64 => (52, -1022),
+        DType::F32 => (23, -126),
+        DType::BF16 => (7, -126),
+        DType::F16 => (10, -14),
+        other => unreachable!("finfo of {other:?}: checked by float_dtype"),
+    };
+    FloatInfo {
+        eps: (-(nmant as f64)).exp2(),
+        epsneg: (-(nmant as f64) - 1.0).exp2(),
+        tiny: (min_exp as f64).exp2(),
+        nmant,
+    }
+}
+
+/// A sampler's parameter as an array. A Rust scalar becomes what a Python scalar becomes in
+/// JAX's jitted samplers: a weakly typed argument, float32 (float64 for a float64 sampler,
+/// as under x64) or int32, which the sampler then converts.
+fn param<'a>(x: impl IntoArg<'a>, dtype: DType) -> Array {
+    match x.into_arg() {
+        Operand::Lit(l) if l.weak => {
+            let to = if l.dtype.is_inexact() {
+                if dtype == DType::F64 {
+                    DType::F64
+                } else {
+                    DType::F32
+                }
+            } else if l.dtype == DType::Bool {
+                DType::Bool
+            } else {
+                DType::I32
+            };
+            Array::from_literal(l.cast(to, true))
+        }
+        other => other.to_array().into_owned(),
+    }
+}
+
+/// The shape of a sample: `shape` when given (each parameter's shape must broadcast to it),
+/// else the parameters' broadcast shape, as `_check_broadcast_shapes`.
+#[track_caller]
+fn sample_shape(op: &str, shape: Option<&[usize]>, params: &[&Array]) -> Vec<usize> {
+    let mut common: Vec<usize> = Vec::new();
+    for p in params {
+        common = broadcast_shapes(&common, p.shape()).unwrap_or_else(|| {
+            panic!(
+                "jaxrs::random::{op}: the parameters' shapes {:?} do not broadcast together",
+                params
+                    .iter()
+                    .map(|p| p.shape().to_vec())
+                    .collect::<Vec<_>>()
+            )
+        });
+    }
+    match shape {
+        None => common,
+        Some(shape) => {
+            if broadcast_shapes(shape, &common).as_deref() != Some(shape) {
+                panic!(
+                    "jaxrs::random::{op}: shape {shape:?} is not compatible with the parameters' \
+                     broadcast shape {common:?}"
+                );
+            }
+            shape.to_vec()
+        }
+    }
+}
+
+/// `f(key, params)` compiled once per `op` and static arguments (see [`compiled`]), after the
+/// key is checked.
+#[track_caller]
+fn sampler(
+    op: &str,
+    statics: String,
+    key: &Array,
+    params: Vec<Array>,
+    f: impl Fn(&Array, &[Array]) -> Array + 'static,
+) -> Array {
+    check_key(op, key);
+    let mut args = vec![key.clone()];
+    args.extend(params);
+    compiled(format!("{op} {statics}"), args, move |a| f(&a[0], &a[1..]))
 }
 
 /// Uniform floats in `[0, 1)` of `dtype`, from random mantissa bits (`_uniform`'s trick).
@@ -402,20 +592,23 @@ fn unit_floats(op: &str, key: &Array, shape: &[usize], dtype: DType) -> Array {
             one_to_two.sub(scalar(1.0, DType::F32))
         }
         _ => {
-            // JAX draws 8 bits for bfloat16 (7 mantissa bits) and 16 for float16 (10), keeps
-            // the top mantissa bits and subtracts 1 from the float in [1, 2) they make. That
-            // difference is `m / 2^nmant` exactly, computed here without a 16-bit integer dtype.
-            let (width, nmant) = if dtype == DType::BF16 {
-                (8, 7)
+            // JAX draws 8 bits for bfloat16 and 16 for float16, puts the top 7 or 10 of them
+            // under the exponent of 1.0 as 16-bit words and subtracts 1, exactly as here (the
+            // same ops, so that XLA fuses and rounds the sampler's tail as it does JAX's).
+            let (width, nmant, one_bits) = if dtype == DType::BF16 {
+                (8, 7, 0x3f80u16)
             } else {
-                (16, 10)
+                (16, 10, 0x3c00u16)
             };
-            let mantissa = bits
-                .bitwise_and(u32_lit((1u32 << width) - 1))
-                .right_shift(u32_lit(width - nmant));
-            mantissa
-                .astype(dtype)
-                .mul(scalar((-(nmant as f64)).exp2(), dtype))
+            let u16_lit = |v: u16| Operand::Lit(Literal::int(v as i64, DType::U16));
+            let narrow = if width == 8 { DType::U8 } else { DType::U16 };
+            let one_to_two = bits
+                .astype(narrow)
+                .astype(DType::U16)
+                .right_shift(u16_lit(width - nmant))
+                .bitwise_or(u16_lit(one_bits))
+                .bitcast_convert_type(dtype);
+            one_to_two.sub(scalar(1.0, dtype))
         }
     }
 }
@@ -631,11 +824,7 @@ pub fn categorical(key: &Array, logits: &Array, axis: i64) -> Array {
     check_key("categorical", key);
     let dtype = logits.dtype();
     float_dtype("categorical", dtype);
-    let tiny = match dtype {
-        DType::F32 => f32::MIN_POSITIVE as f64,
-        DType::BF16 => half::bf16::MIN_POSITIVE.to_f64(),
-        _ => half::f16::MIN_POSITIVE.to_f64(),
-    };
+    let tiny = finfo(dtype).tiny;
     let args = vec![key.clone(), logits.clone()];
     compiled(format!("categorical {axis}"), args, move |a| {
         let logits = &a[1];
@@ -666,16 +855,22 @@ pub fn permutation(key: &Array, n: usize) -> Array {
 }
 
 fn shuffled_iota(key: &Array, n: usize) -> Array {
-    // JAX's static stop criterion: ceil(3 ln(n) / ln(2^32 - 1)) rounds.
-    let rounds = (3.0 * (n.max(1) as f64).ln() / (u32::MAX as f64).ln()).ceil() as usize;
-    let mut x = Array::iota(DType::I32, &[n], 0);
+    shuffle(key, &Array::iota(DType::I32, &[n], 0), 0)
+}
+
+/// `_shuffle`: `x` sorted along `axis` by random 32-bit keys, over as many rounds as JAX
+/// uses to make ties unlikely.
+fn shuffle(key: &Array, x: &Array, axis: usize) -> Array {
+    // JAX's static stop criterion: ceil(3 ln(size) / ln(2^32 - 1)) rounds.
+    let rounds = (3.0 * (x.size().max(1) as f64).ln() / (u32::MAX as f64).ln()).ceil() as usize;
+    let mut x = x.clone();
     let mut key = key.clone();
     for _ in 0..rounds {
         let [next, sub] = split_n::<2>(&key);
         key = next;
-        let sort_keys = bits32("permutation", &sub, &[n]);
+        let sort_keys = bits32("permutation", &sub, x.shape());
         let sort = Sort {
-            dimension: 0,
+            dimension: axis,
             descending: false,
             num_keys: 1,
         };
