@@ -62,7 +62,7 @@
 //!   static arguments; donation), [`JitSite`] (cache counters and the reason of the last
 //!   recompile), [`Jitted`].
 //! - **Differentiating**: [`grad`], [`value_and_grad`], [`value_and_grad_aux`],
-//!   [`value_and_grad_argnums`] with [`Argnum`], [`vjp`], [`jvp`], [`custom_vjp`],
+//!   [`value_and_grad_argnums`] with [`Argnum`], [`vjp`], [`jvp`], [`custom_jvp`], [`custom_vjp`],
 //!   [`check_grads`].
 //! - **Batching**: [`macro@vmap`] and [`fn@vmap`], [`vmap_sized`], [`vmap_named`] (a named
 //!   batch axis), [`AxisSpec`] (`in_axes` / `out_axes`).
@@ -137,6 +137,7 @@ pub use jaxrs_runtime::{
     check_grads,
     check_grads_with,
     cond,
+    custom_jvp,
     custom_vjp,
     fori_loop,
     grad,
@@ -163,6 +164,7 @@ pub use jaxrs_runtime::{
     Argnum,
     Argnums,
     AxisSpec,
+    CustomJvp,
     CustomVjp,
     JitSite,
     Jitted,
@@ -263,12 +265,12 @@ pub mod scipy;
 /// `use jaxrs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        all_gather, axis_index, axis_size, check_grads, checkpoint_name, cond, custom_vjp,
-        debug_print, fori_loop, grad, jit, jvp, make_jaxpr, pmap, pmax, pmean, pmin, ppermute,
-        psum, psum_scatter, remat, s, scan, stablehlo, stop_gradient, switch, tree_map, tree_map2,
-        tree_map_n, try_run, value_and_grad, value_and_grad_argnums, value_and_grad_aux, vjp, vmap,
-        vmap_named, vmap_sized, where_, while_loop, Argnum, Array, DType, Index, IndexMode,
-        NewAxis, RematPolicy, TakeMode, Tree,
+        all_gather, axis_index, axis_size, check_grads, checkpoint_name, cond, custom_jvp,
+        custom_vjp, debug_print, fori_loop, grad, jit, jvp, make_jaxpr, pmap, pmax, pmean, pmin,
+        ppermute, psum, psum_scatter, remat, s, scan, stablehlo, stop_gradient, switch, tree_map,
+        tree_map2, tree_map_n, try_run, value_and_grad, value_and_grad_argnums, value_and_grad_aux,
+        vjp, vmap, vmap_named, vmap_sized, where_, while_loop, Argnum, Array, DType, Index,
+        IndexMode, NewAxis, RematPolicy, TakeMode, Tree,
     };
 }
 

@@ -11,7 +11,7 @@ use jaxrs::prelude::*;
 use jaxrs::scipy::special as sp;
 use serde_json::Value;
 
-fn apply(op: &str, _params: &Value, x: &[In]) -> Vec<Array> {
+fn apply(op: &str, params: &Value, x: &[In]) -> Vec<Array> {
     let x0 = || a(x, 0);
     let x1 = || a(x, 1);
     vec![match op {
@@ -33,6 +33,42 @@ fn apply(op: &str, _params: &Value, x: &[In]) -> Vec<Array> {
         "sp.gammainc" => sp::gammainc(x0(), x1()),
         "sp.gammaincc" => sp::gammaincc(x0(), x1()),
         "sp.betainc" => sp::betainc(x0(), x1(), a(x, 2)),
+        "sp.gammasgn" => sp::gammasgn(x0()),
+        "sp.loggamma" => sp::loggamma(x0()),
+        "sp.gamma" => sp::gamma(x0()),
+        "sp.entr" => sp::entr(x0()),
+        "sp.erfcx" => sp::erfcx(x0()),
+        "sp.dawsn" => sp::dawsn(x0()),
+        "sp.ndtri" => sp::ndtri(x0()),
+        "sp.spence" => sp::spence(x0()),
+        "sp.log_ndtr" => {
+            let order = params
+                .get("series_order")
+                .map_or(3, |v| v.as_u64().unwrap());
+            sp::log_ndtr(x0(), order as usize)
+        }
+        "sp.xlogy" => sp::xlogy(x0(), x1()),
+        "sp.xlog1py" => sp::xlog1py(x0(), x1()),
+        "sp.rel_entr" => sp::rel_entr(x0(), x1()),
+        "sp.kl_div" => sp::kl_div(x0(), x1()),
+        "sp.betaln" => sp::betaln(x0(), x1()),
+        "sp.beta" => sp::beta(x0(), x1()),
+        "sp.comb" => sp::comb(x0(), x1(), params["repetition"].as_bool().unwrap()),
+        "sp.boxcox" => sp::boxcox(x0(), x1()),
+        "sp.boxcox1p" => sp::boxcox1p(x0(), x1()),
+        "sp.multigammaln" => sp::multigammaln(x0(), params["d"].as_u64().unwrap() as usize),
+        "sp.poch" => sp::poch(x0(), x1()),
+        "sp.softmax" => match params.get("axis") {
+            Some(axis) => sp::softmax(x0(), axis.as_i64().unwrap()),
+            None => sp::softmax(x0(), None),
+        },
+        "sp.log_softmax" => sp::log_softmax(x0(), params["axis"].as_i64().unwrap()),
+        "sp.bessel_jn" => sp::bessel_jn(
+            x0(),
+            params["v"].as_u64().unwrap() as usize,
+            params["n_iter"].as_u64().unwrap() as usize,
+        ),
+        "sp.bernoulli" => sp::bernoulli(params["n"].as_u64().unwrap() as usize),
         other => panic!("unknown op {other}"),
     }]
 }

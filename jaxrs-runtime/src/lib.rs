@@ -15,7 +15,7 @@
 //! |---|---|
 //! | `random.rs` | `jax.random` on raw threefry keys, bit for bit, built on the Array API |
 //! | `transforms/` | the user API: `jit` and its compile cache, `pmap`, `grad` and friends, `vmap`, loops and branches, `remat`, inspection, `check_grads` |
-//! | `higher_order/` | primitives holding jaxprs (scan, while, cond, custom_vjp, remat), each with all its rules |
+//! | `higher_order/` | primitives holding jaxprs (scan, while, cond, custom_jvp, custom_vjp, remat), each with all its rules |
 //! | `prims/` + `ops/` | first-order primitives (one `impl Primitive` with every rule) and the numpy-style Array API built on them |
 //! | `interpreters/` | the generic forward/reverse-mode and batching interpreters and the toolkits rules share |
 //! | `tree.rs` | pytrees: the `Tree` trait over arrays |
@@ -125,8 +125,8 @@ pub mod distributed {
 // Transformations.
 pub use transforms::check_grads::{check_grads, check_grads_with, Modes};
 pub use transforms::grad::{
-    custom_vjp, grad, grad_holomorphic, jvp, value_and_grad, value_and_grad_argnums,
-    value_and_grad_aux, vjp, Argnum, Argnums, CustomVjp, Pullback, TupleArgs,
+    custom_jvp, custom_vjp, grad, grad_holomorphic, jvp, value_and_grad, value_and_grad_argnums,
+    value_and_grad_aux, vjp, Argnum, Argnums, CustomJvp, CustomVjp, Pullback, TupleArgs,
 };
 pub use transforms::jacobian::{hessian, jacfwd, jacobian, jacrev};
 pub use transforms::jit::{jit, JitSite, Jitted, StaticArgs};

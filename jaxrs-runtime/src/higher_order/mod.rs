@@ -4,6 +4,7 @@
 //! interpreters of [`crate::interpreters`] over their bodies.
 
 pub mod control;
+pub mod custom_jvp;
 pub mod custom_vjp;
 pub mod remat;
 pub mod special;

@@ -543,3 +543,93 @@ impl<Fwd, Bwd> CustomVjp<Fwd, Bwd> {
         rebuild(Unnamed, &out_def, outs)
     }
 }
+
+/// A function with a user-supplied forward-mode derivative; see [`custom_jvp`].
+pub struct CustomJvp<F, J> {
+    name: &'static str,
+    fun: F,
+    jvp: std::sync::Arc<J>,
+}
+
+/// `jax.custom_jvp`: `fun(args)` computes the function; `jvp(primals, tangents) -> (output,
+/// output_tangent)` is its derivative, linear in `tangents` (a tree shaped like the
+/// arguments; an integer argument's tangent is zeros). Use it where autodiff of the stock
+/// operations is wrong or unstable (`x * log(y)` at `x = 0`, a function with a `where`).
+///
+/// Reverse mode (`grad`, `vjp`) uses the same rule, as JAX's does: the JVP is linear in the
+/// tangents, so jaxrs traces `tangents -> jvp(primals, tangents).1` and runs its reverse pass,
+/// which is the transpose of that linear map. A rule that is not linear in the tangents gives
+/// wrong gradients (in JAX it fails to transpose).
+///
+/// JAX's `nondiff_argnums` are the closures' captures here: values `fun` and `jvp` capture
+/// get no tangent. Differentiating with respect to a captured value is an error that says to
+/// pass it as an argument.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// // log(1 + e^x), whose derivative is written as the stable sigmoid.
+/// let softplus = jaxrs::custom_jvp(
+///     "softplus",
+///     |x: Array| x.exp().log1p(),
+///     |x: Array, dx: Array| (x.exp().log1p(), x.sigmoid() * dx),
+/// );
+/// let x = Array::from_vec(vec![0.0f32, 100.0], &[2]);
+/// let dx = grad(|x: Array| softplus.call::<Array, Array>(x).sum(None, false))(x.clone());
+/// assert_eq!(dx.to_vec::<f32>(), vec![0.5, 1.0]);
+/// let (_, t) = jvp(|x: Array| softplus.call::<Array, Array>(x), &x, &Array::ones(&[2], DType::F32));
+/// assert_eq!(t.to_vec::<f32>(), vec![0.5, 1.0]);
+/// ```
+pub fn custom_jvp<F, J>(name: &'static str, fun: F, jvp: J) -> CustomJvp<F, J> {
+    CustomJvp {
+        name,
+        fun,
+        jvp: std::sync::Arc::new(jvp),
+    }
+}
+
+impl<F, J> CustomJvp<F, J> {
+    /// Calls the function; its derivative rules run under `jvp`, `grad`, `vjp` and the rest.
+    #[track_caller]
+    pub fn call<A, R>(&self, args: A) -> R
+    where
+        A: Tree + 'static,
+        R: Tree + 'static,
+        F: Fn(A) -> R,
+        J: Fn(A, A) -> (R, R) + Send + Sync + 'static,
+    {
+        let (leaves, args_def) = args.flatten();
+        let (closed, out_def) = trace_tree(Unnamed, &args_def, &avals_of(&leaves), &self.fun);
+        let (jvp, name) = (self.jvp.clone(), self.name);
+        let (in_def, result_def) = (args_def.clone(), out_def.clone());
+        let flat_jvp: crate::higher_order::custom_jvp::FlatJvp =
+            std::sync::Arc::new(move |primals: Vec<Array>, tangents: Vec<Array>| {
+                let p: A = rebuild(Unnamed, &in_def, primals);
+                let t: A = rebuild(Unnamed, &in_def, tangents);
+                let (_, out_t) = jvp(p, t);
+                let (out_t, def) = out_t.flatten();
+                if def != result_def {
+                    panic!(
+                        "custom_jvp `{name}`: jvp returned a tangent {def}, but the function \
+                         returns {result_def}"
+                    );
+                }
+                out_t
+            });
+        let prim = crate::higher_order::custom_jvp::CustomJvpCall {
+            name: self.name,
+            fun: std::sync::Arc::new(closed.jaxpr),
+            num_consts: closed.consts.len(),
+            jvp: flat_jvp,
+        };
+        let operands: Vec<crate::core::trace::Operand> = closed
+            .consts
+            .iter()
+            .chain(&leaves)
+            .map(crate::core::trace::Operand::from)
+            .collect();
+        let outs =
+            crate::core::trace::bind_at(std::sync::Arc::new(prim), &operands, Location::caller());
+        rebuild(Unnamed, &out_def, outs)
+    }
+}
