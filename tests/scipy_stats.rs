@@ -8,10 +8,17 @@ mod common;
 use common::cases::{a, check_file};
 use common::golden::In;
 use jaxrs::prelude::*;
-use jaxrs::scipy::stats::{cauchy, expon, laplace, logistic, norm, uniform};
+use jaxrs::scipy::stats::{
+    bernoulli, beta, binom, cauchy, chi2, dirichlet, expon, gamma, laplace, logistic,
+    multivariate_normal, norm, poisson, t, uniform,
+};
 use serde_json::Value;
 
 fn apply(op: &str, _params: &Value, x: &[In]) -> Vec<Array> {
+    let n = |i: usize| a(x, i);
+    if let Some(out) = apply_shaped(op, x.len(), &n) {
+        return vec![out];
+    }
     let (v, loc, scale) = (a(x, 0), a(x, 1), a(x, 2));
     vec![match op {
         "norm.logpdf" => norm::logpdf(v, loc, scale),
@@ -48,6 +55,52 @@ fn apply(op: &str, _params: &Value, x: &[In]) -> Vec<Array> {
         "uniform.ppf" => uniform::ppf(v, loc, scale),
         other => panic!("unknown op {other}"),
     }]
+}
+
+/// The distributions with shape parameters (`x, a, b, loc, scale` and the like) and the
+/// discrete and multivariate ones.
+fn apply_shaped<'a>(op: &str, arity: usize, n: &dyn Fn(usize) -> &'a Array) -> Option<Array> {
+    Some(match (op, arity) {
+        ("norm.logcdf", _) => norm::logcdf(n(0), n(1), n(2)),
+        ("norm.logsf", _) => norm::logsf(n(0), n(1), n(2)),
+        ("norm.ppf", _) => norm::ppf(n(0), n(1), n(2)),
+        ("norm.isf", _) => norm::isf(n(0), n(1), n(2)),
+        ("beta.logpdf", _) => beta::logpdf(n(0), n(1), n(2), n(3), n(4)),
+        ("beta.pdf", _) => beta::pdf(n(0), n(1), n(2), n(3), n(4)),
+        ("beta.cdf", _) => beta::cdf(n(0), n(1), n(2), n(3), n(4)),
+        ("beta.logcdf", _) => beta::logcdf(n(0), n(1), n(2), n(3), n(4)),
+        ("beta.sf", _) => beta::sf(n(0), n(1), n(2), n(3), n(4)),
+        ("beta.logsf", _) => beta::logsf(n(0), n(1), n(2), n(3), n(4)),
+        ("gamma.logpdf", _) => gamma::logpdf(n(0), n(1), n(2), n(3)),
+        ("gamma.pdf", _) => gamma::pdf(n(0), n(1), n(2), n(3)),
+        ("gamma.cdf", _) => gamma::cdf(n(0), n(1), n(2), n(3)),
+        ("gamma.logcdf", _) => gamma::logcdf(n(0), n(1), n(2), n(3)),
+        ("gamma.sf", _) => gamma::sf(n(0), n(1), n(2), n(3)),
+        ("gamma.logsf", _) => gamma::logsf(n(0), n(1), n(2), n(3)),
+        ("chi2.logpdf", _) => chi2::logpdf(n(0), n(1), n(2), n(3)),
+        ("chi2.pdf", _) => chi2::pdf(n(0), n(1), n(2), n(3)),
+        ("chi2.cdf", _) => chi2::cdf(n(0), n(1), n(2), n(3)),
+        ("chi2.logcdf", _) => chi2::logcdf(n(0), n(1), n(2), n(3)),
+        ("chi2.sf", _) => chi2::sf(n(0), n(1), n(2), n(3)),
+        ("chi2.logsf", _) => chi2::logsf(n(0), n(1), n(2), n(3)),
+        ("t.logpdf", _) => t::logpdf(n(0), n(1), n(2), n(3)),
+        ("t.pdf", _) => t::pdf(n(0), n(1), n(2), n(3)),
+        ("poisson.logpmf", _) => poisson::logpmf(n(0), n(1), n(2)),
+        ("poisson.pmf", _) => poisson::pmf(n(0), n(1), n(2)),
+        ("poisson.cdf", _) => poisson::cdf(n(0), n(1), n(2)),
+        ("poisson.entropy", _) => poisson::entropy(n(0), n(1)),
+        ("bernoulli.logpmf", _) => bernoulli::logpmf(n(0), n(1), n(2)),
+        ("bernoulli.pmf", _) => bernoulli::pmf(n(0), n(1), n(2)),
+        ("bernoulli.cdf", _) => bernoulli::cdf(n(0), n(1)),
+        ("bernoulli.ppf", _) => bernoulli::ppf(n(0), n(1)),
+        ("binom.logpmf", _) => binom::logpmf(n(0), n(1), n(2), n(3)),
+        ("binom.pmf", _) => binom::pmf(n(0), n(1), n(2), n(3)),
+        ("dirichlet.logpdf", _) => dirichlet::logpdf(n(0), n(1)),
+        ("dirichlet.pdf", _) => dirichlet::pdf(n(0), n(1)),
+        ("multivariate_normal.logpdf", _) => multivariate_normal::logpdf(n(0), n(1), n(2)),
+        ("multivariate_normal.pdf", _) => multivariate_normal::pdf(n(0), n(1), n(2)),
+        _ => return None,
+    })
 }
 
 #[test]

@@ -883,6 +883,13 @@ fn shuffle(key: &Array, x: &Array, axis: usize) -> Array {
     x
 }
 
+/// Random signs as `dtype` (`_rademacher`): `2 * bernoulli(key, 0.5) - 1`. Here, beside the
+/// other shared pieces, because the closed-form and the discrete samplers both use it.
+fn rademacher_traced(key: &Array, shape: &[usize], dtype: DType) -> Array {
+    let coin = uniform(key, shape, DType::F32).lt(0.5).astype(dtype);
+    coin.mul(2).sub(1).astype(dtype)
+}
+
 /// `x % y` as `lax.rem` (a remainder by 0 is `x`, as XLA's), broadcasting.
 fn lax_rem(x: &Array, y: &Array) -> Array {
     let args = unify("rem", vec![Operand::from(x), Operand::from(y)]);

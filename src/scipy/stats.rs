@@ -14,12 +14,43 @@
 //! assert_eq!(norm::cdf(&x, 1.0, 2.0).to_vec::<f32>()[1], 0.5);
 //! ```
 //!
-//! Here so far: `norm` (without the functions that need `log_ndtr` and `ndtri`), `expon`,
-//! `laplace`, `logistic`, `cauchy` and `uniform`;
-//! API.md lists the rest as not yet.
+//! Here: `norm`, `expon`, `laplace`, `logistic`, `cauchy`, `uniform`, `beta`, `gamma`,
+//! `chi2`, `t`, `poisson`, `bernoulli`, `binom`, `dirichlet` and `multivariate_normal`
+//! (the functions JAX has for each); API.md lists the rest as not yet. Shape parameters come
+//! before `loc` and `scale`, as in JAX's signatures (`gamma::logpdf(&x, a, loc, scale)`).
 
+use crate::scipy::special::{betainc, betaln, entr, gammainc, gammaincc, gammaln, xlog1py, xlogy};
 use crate::{lax, where_, Array, IntoArg};
 use jaxrs_runtime::promote_args_inexact;
+
+/// Any number of operands promoted to one inexact dtype and broadcast together, as JAX's
+/// `promote_args_inexact(name, *args)`.
+#[track_caller]
+fn promote_all(op: &str, args: Vec<Array>) -> Vec<Array> {
+    let mut args = args;
+    for i in 1..args.len() {
+        let (first, other) = promote_args_inexact(op, &args[0], &args[i]);
+        args[0] = first;
+        args[i] = other;
+    }
+    for i in 1..args.len() {
+        args[i] = promote_args_inexact(op, &args[0], &args[i]).1;
+    }
+    args
+}
+
+/// The inexact dtype arrays of different shapes promote to (`promote_dtypes_inexact`).
+fn common_inexact(arrays: &[&Array]) -> crate::DType {
+    let types: Vec<(crate::DType, bool)> =
+        arrays.iter().map(|a| (a.dtype(), a.is_weak())).collect();
+    let (dtype, _) = jaxrs_runtime::result_type(&types);
+    crate::numpy::inexact(&Array::zeros(&[], dtype)).dtype()
+}
+
+/// An operand as an array (a Rust scalar stays weakly typed).
+fn arg<'a>(x: impl IntoArg<'a>) -> Array {
+    x.into_arg().to_array().into_owned()
+}
 
 /// `x`, `loc` and `scale` promoted to one inexact dtype, as JAX's
 /// `promote_args_inexact(name, x, loc, scale)`.
@@ -84,6 +115,41 @@ pub mod norm {
     pub fn sf<'a>(x: impl IntoArg<'a>, loc: impl IntoArg<'a>, scale: impl IntoArg<'a>) -> Array {
         let (x, loc, scale) = promote3("norm.sf", x, loc, scale);
         cdf(&-&x, &-&loc, &scale)
+    }
+
+    /// `log P(X ≤ x)`, through [`log_ndtr`](crate::scipy::special::log_ndtr) (accurate far
+    /// into the lower tail).
+    #[track_caller]
+    pub fn logcdf<'a>(
+        x: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let (x, loc, scale) = promote3("norm.logcdf", x, loc, scale);
+        crate::scipy::special::log_ndtr(&standardized(&x, &loc, &scale), 3)
+    }
+
+    /// `log P(X > x)`, as the log CDF of the mirrored distribution.
+    #[track_caller]
+    pub fn logsf<'a>(x: impl IntoArg<'a>, loc: impl IntoArg<'a>, scale: impl IntoArg<'a>) -> Array {
+        let (x, loc, scale) = promote3("norm.logsf", x, loc, scale);
+        logcdf(&-&x, &-&loc, &scale)
+    }
+
+    /// The quantile function, `ndtri(q) * scale + loc`, as float64: JAX's `norm.ppf` ends
+    /// with `jnp.asarray(.., float)`, the default float, float64 under x64 (whose promotion
+    /// jaxrs follows).
+    #[track_caller]
+    pub fn ppf<'a>(q: impl IntoArg<'a>, loc: impl IntoArg<'a>, scale: impl IntoArg<'a>) -> Array {
+        let (q, loc, scale) = promote3("norm.ppf", q, loc, scale);
+        (&(&crate::scipy::special::ndtri(&q) * &scale) + &loc).astype(crate::DType::F64)
+    }
+
+    /// The inverse survival function, `ppf(1 - q)`.
+    #[track_caller]
+    pub fn isf<'a>(q: impl IntoArg<'a>, loc: impl IntoArg<'a>, scale: impl IntoArg<'a>) -> Array {
+        let (q, loc, scale) = promote3("norm.isf", q, loc, scale);
+        ppf(&(1.0 - &q), &loc, &scale)
     }
 }
 
@@ -354,5 +420,608 @@ pub mod uniform {
         let (q, loc, scale) = promote3("uniform.ppf", q, loc, scale);
         let value = &loc + &(&scale * &q);
         nan_outside_unit(&q, value)
+    }
+}
+
+/// The beta distribution on `[loc, loc + scale]` (`jax.scipy.stats.beta`).
+pub mod beta {
+    use super::*;
+
+    fn promoted<'a>(
+        op: &str,
+        x: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> [Array; 5] {
+        let v = promote_all(op, vec![arg(x), arg(a), arg(b), arg(loc), arg(scale)]);
+        [0, 1, 2, 3, 4].map(|i| v[i].clone())
+    }
+
+    /// `log Beta(x; a, b)`: `-inf` outside the support, NaN for non-positive `a`, `b` or
+    /// `scale`.
+    #[track_caller]
+    pub fn logpdf<'a>(
+        x: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let [x, a, b, loc, scale] = promoted("beta.logpdf", x, a, b, loc, scale);
+        let shape_term = -betaln(&a, &b);
+        let y = standardized(&x, &loc, &scale);
+        let log_linear = &xlogy(&(&a - 1.0), &y) + &xlog1py(&(&b - 1.0), &-&y);
+        let log_probs = &(&shape_term + &log_linear) - &scale.log();
+        let outside = x.gt(&(&loc + &scale)).logical_or(x.lt(&loc));
+        let result = where_(&outside, f64::NEG_INFINITY, &log_probs);
+        let bad = a.le(0.0).logical_or(b.le(0.0)).logical_or(scale.le(0.0));
+        where_(&bad, f64::NAN, &result)
+    }
+
+    /// `Beta(x; a, b)`.
+    #[track_caller]
+    pub fn pdf<'a>(
+        x: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        logpdf(x, a, b, loc, scale).exp()
+    }
+
+    /// `P(X ≤ x)`: the regularized incomplete beta function of the clamped `(x - loc) / scale`.
+    #[track_caller]
+    pub fn cdf<'a>(
+        x: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let [x, a, b, loc, scale] = promoted("beta.cdf", x, a, b, loc, scale);
+        let y = unit_clamp(&standardized(&x, &loc, &scale));
+        betainc(&a, &b, &y)
+    }
+
+    /// `log P(X ≤ x)`.
+    #[track_caller]
+    pub fn logcdf<'a>(
+        x: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        cdf(x, a, b, loc, scale).log()
+    }
+
+    /// `P(X > x)`, as `betainc(b, a, 1 - y)`.
+    #[track_caller]
+    pub fn sf<'a>(
+        x: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let [x, a, b, loc, scale] = promoted("beta.sf", x, a, b, loc, scale);
+        let y = unit_clamp(&standardized(&x, &loc, &scale));
+        betainc(&b, &a, &(1.0 - &y))
+    }
+
+    /// `log P(X > x)`.
+    #[track_caller]
+    pub fn logsf<'a>(
+        x: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        sf(x, a, b, loc, scale).log()
+    }
+}
+
+/// `lax.clamp(0, y, 1)`.
+fn unit_clamp(y: &Array) -> Array {
+    let zero = Array::zeros(&[], y.dtype());
+    let one = Array::ones(&[], y.dtype());
+    lax::clamp(&zero, y, &one)
+}
+
+/// `lax.clamp(0, y, inf)`.
+fn nonnegative_clamp(y: &Array) -> Array {
+    let zero = Array::zeros(&[], y.dtype());
+    let inf = Array::full(&[], f64::INFINITY, y.dtype());
+    lax::clamp(&zero, y, &inf)
+}
+
+/// The functions of a distribution with one shape parameter before `loc` and `scale`.
+fn promote4<'a>(
+    op: &str,
+    x: impl IntoArg<'a>,
+    a: impl IntoArg<'a>,
+    loc: impl IntoArg<'a>,
+    scale: impl IntoArg<'a>,
+) -> [Array; 4] {
+    let v = promote_all(op, vec![arg(x), arg(a), arg(loc), arg(scale)]);
+    [0, 1, 2, 3].map(|i| v[i].clone())
+}
+
+/// The gamma distribution of shape `a` (`jax.scipy.stats.gamma`).
+pub mod gamma {
+    use super::*;
+
+    /// `log Gamma(x; a)`, `-inf` below `loc`.
+    #[track_caller]
+    pub fn logpdf<'a>(
+        x: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let [x, a, loc, scale] = promote4("gamma.logpdf", x, a, loc, scale);
+        let ok = x.ge(&loc);
+        let y = where_(&ok, standardized(&x, &loc, &scale), 1.0);
+        let log_linear = &xlogy(&(&a - 1.0), &y) - &y;
+        let shape_terms = &gammaln(&a) + &scale.log();
+        where_(&ok, &(&log_linear - &shape_terms), f64::NEG_INFINITY)
+    }
+
+    /// `Gamma(x; a)`.
+    #[track_caller]
+    pub fn pdf<'a>(
+        x: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        logpdf(x, a, loc, scale).exp()
+    }
+
+    /// `P(X ≤ x)`: the regularized lower incomplete gamma function.
+    #[track_caller]
+    pub fn cdf<'a>(
+        x: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let [x, a, loc, scale] = promote4("gamma.cdf", x, a, loc, scale);
+        gammainc(&a, &nonnegative_clamp(&standardized(&x, &loc, &scale)))
+    }
+
+    /// `log P(X ≤ x)`.
+    #[track_caller]
+    pub fn logcdf<'a>(
+        x: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        cdf(x, a, loc, scale).log()
+    }
+
+    /// `P(X > x)`: the regularized upper incomplete gamma function, 1 below `loc`.
+    #[track_caller]
+    pub fn sf<'a>(
+        x: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let [x, a, loc, scale] = promote4("gamma.sf", x, a, loc, scale);
+        let y = standardized(&x, &loc, &scale);
+        where_(y.lt(0.0), 1.0, gammaincc(&a, &y))
+    }
+
+    /// `log P(X > x)`.
+    #[track_caller]
+    pub fn logsf<'a>(
+        x: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        sf(x, a, loc, scale).log()
+    }
+}
+
+/// The chi-squared distribution of `df` degrees of freedom (`jax.scipy.stats.chi2`).
+pub mod chi2 {
+    use super::*;
+
+    /// `log χ²(x; df)`, `-inf` below `loc`.
+    #[track_caller]
+    pub fn logpdf<'a>(
+        x: impl IntoArg<'a>,
+        df: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let [x, df, loc, scale] = promote4("chi2.logpdf", x, df, loc, scale);
+        let y = standardized(&x, &loc, &scale);
+        let half_df = &df / 2.0;
+        let kernel = &(&(&half_df - 1.0) * &y.log()) - &(&y / 2.0);
+        let two = Array::full(&[], 2.0, x.dtype());
+        let normalizer = -(&half_df.lgamma() + &(&(&two.log() * &df) / 2.0));
+        let log_probs = &(&normalizer - &scale.log()) + &kernel;
+        where_(x.lt(&loc), f64::NEG_INFINITY, &log_probs)
+    }
+
+    /// `χ²(x; df)`.
+    #[track_caller]
+    pub fn pdf<'a>(
+        x: impl IntoArg<'a>,
+        df: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        logpdf(x, df, loc, scale).exp()
+    }
+
+    /// `P(X ≤ x)`: `gammainc(df / 2, (x - loc) / (2 scale))`.
+    #[track_caller]
+    pub fn cdf<'a>(
+        x: impl IntoArg<'a>,
+        df: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let [x, df, loc, scale] = promote4("chi2.cdf", x, df, loc, scale);
+        let y = nonnegative_clamp(&(&(&x - &loc) / &(&scale * 2.0)));
+        gammainc(&(&df / 2.0), &y)
+    }
+
+    /// `log P(X ≤ x)`.
+    #[track_caller]
+    pub fn logcdf<'a>(
+        x: impl IntoArg<'a>,
+        df: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        cdf(x, df, loc, scale).log()
+    }
+
+    /// `P(X > x)`: `gammaincc(df / 2, (x - loc) / (2 scale))`.
+    #[track_caller]
+    pub fn sf<'a>(
+        x: impl IntoArg<'a>,
+        df: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let [x, df, loc, scale] = promote4("chi2.sf", x, df, loc, scale);
+        let y = nonnegative_clamp(&(&(&x - &loc) / &(&scale * 2.0)));
+        gammaincc(&(&df / 2.0), &y)
+    }
+
+    /// `log P(X > x)`.
+    #[track_caller]
+    pub fn logsf<'a>(
+        x: impl IntoArg<'a>,
+        df: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        sf(x, df, loc, scale).log()
+    }
+}
+
+/// Student's t distribution of `df` degrees of freedom (`jax.scipy.stats.t`).
+pub mod t {
+    use super::*;
+
+    /// `log t(x; df)`.
+    #[track_caller]
+    pub fn logpdf<'a>(
+        x: impl IntoArg<'a>,
+        df: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let [x, df, loc, scale] = promote4("t.logpdf", x, df, loc, scale);
+        let scaled = standardized(&x, &loc, &scale);
+        let half_df = &df / 2.0;
+        let half_df_plus = &half_df + 0.5;
+        let constant = &(&scale * &scale) * std::f64::consts::PI;
+        let tmp = &(&constant * &df).log() / 2.0;
+        let normalize = &(&half_df.lgamma() + &tmp) - &half_df_plus.lgamma();
+        let quadratic = &(&scaled * &scaled) / &df;
+        -(&normalize + &(&half_df_plus * &quadratic.log1p()))
+    }
+
+    /// `t(x; df)`.
+    #[track_caller]
+    pub fn pdf<'a>(
+        x: impl IntoArg<'a>,
+        df: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        logpdf(x, df, loc, scale).exp()
+    }
+}
+
+/// The Poisson distribution of rate `mu` (`jax.scipy.stats.poisson`).
+pub mod poisson {
+    use super::*;
+
+    fn promoted<'a>(
+        op: &str,
+        k: impl IntoArg<'a>,
+        mu: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+    ) -> [Array; 3] {
+        let v = promote_all(op, vec![arg(k), arg(mu), arg(loc)]);
+        [0, 1, 2].map(|i| v[i].clone())
+    }
+
+    /// `log P(K = k)`, `-inf` for `k` below `loc` or not an integer.
+    #[track_caller]
+    pub fn logpmf<'a>(k: impl IntoArg<'a>, mu: impl IntoArg<'a>, loc: impl IntoArg<'a>) -> Array {
+        let [k, mu, loc] = promoted("poisson.logpmf", k, mu, loc);
+        let x = &k - &loc;
+        let log_probs = &(&xlogy(&x, &mu) - &gammaln(&(&x + 1.0))) - &mu;
+        let invalid = x.lt(0.0).logical_or(crate::numpy::round(&k, 0).ne(&k));
+        where_(&invalid, f64::NEG_INFINITY, &log_probs)
+    }
+
+    /// `P(K = k)`.
+    #[track_caller]
+    pub fn pmf<'a>(k: impl IntoArg<'a>, mu: impl IntoArg<'a>, loc: impl IntoArg<'a>) -> Array {
+        logpmf(k, mu, loc).exp()
+    }
+
+    /// `P(K ≤ k)`: `gammaincc(floor(1 + k - loc), mu)`, 0 below `loc`.
+    #[track_caller]
+    pub fn cdf<'a>(k: impl IntoArg<'a>, mu: impl IntoArg<'a>, loc: impl IntoArg<'a>) -> Array {
+        let [k, mu, loc] = promoted("poisson.logpmf", k, mu, loc);
+        let x = &k - &loc;
+        let shifted: Array = 1.0 + &x;
+        let p = gammaincc(&shifted.floor(), &mu);
+        let zero = Array::zeros(&[], k.dtype());
+        where_(x.lt(0.0), &zero, &p)
+    }
+
+    /// The entropy of the distribution (`jax.scipy.stats.poisson.entropy(mu, loc)`): sums of
+    /// `entr(pmf)` over 35 terms below rate 10 and 250 below 100, the asymptotic expansion
+    /// `log(2 pi e mu) / 2 - 1 / (12 mu)` above, as JAX's.
+    #[track_caller]
+    pub fn entropy<'a>(mu: impl IntoArg<'a>, loc: impl IntoArg<'a>) -> Array {
+        let (mu, loc) = promote_args_inexact("poisson.entropy", mu, loc);
+        let shape = mu.shape().to_vec();
+        let flat = mu.reshape([mu.size()]);
+        let dt = flat.dtype();
+        let series = |max_k: usize, upper: Array| {
+            let k = Array::arange(0.0, max_k as f64, 1.0, dt).expand_dims(1);
+            let probs = pmf(&k, &flat, 0.0);
+            let mask = k.lt(upper.ceil().expand_dims(0));
+            let masked = where_(&mask, &probs, 0.0);
+            entr(&masked).sum(0, false)
+        };
+        let small = series(35, &flat + 20.0);
+        let medium = series(250, &(&flat + &(&flat.sqrt() * 10.0)) + 20.0);
+        let two_pi_e = 2.0 * std::f64::consts::PI * std::f64::consts::E;
+        let large = &(&(&flat * two_pi_e).log() * 0.5) - &(1.0 / &(&flat * 12.0));
+        let zero = Array::zeros(flat.shape(), dt);
+        let result = where_(
+            flat.eq(0.0),
+            &zero,
+            where_(
+                flat.lt(10.0),
+                &small,
+                where_(flat.lt(100.0), &medium, &large),
+            ),
+        );
+        result.reshape(shape).broadcast_to(loc.shape())
+    }
+}
+
+/// The Bernoulli distribution of success probability `p` (`jax.scipy.stats.bernoulli`).
+pub mod bernoulli {
+    use super::*;
+
+    /// `log P(K = k)`, `-inf` outside `{loc, loc + 1}`.
+    #[track_caller]
+    pub fn logpmf<'a>(k: impl IntoArg<'a>, p: impl IntoArg<'a>, loc: impl IntoArg<'a>) -> Array {
+        let v = promote_all("bernoulli.logpmf", vec![arg(k), arg(p), arg(loc)]);
+        let (k, p, loc) = (&v[0], &v[1], &v[2]);
+        let x = k - loc;
+        let log_probs = &xlogy(&x, p) + &xlog1py(&(1.0 - &x), &-p);
+        where_(
+            x.lt(0.0).logical_or(x.gt(1.0)),
+            f64::NEG_INFINITY,
+            &log_probs,
+        )
+    }
+
+    /// `P(K = k)`.
+    #[track_caller]
+    pub fn pmf<'a>(k: impl IntoArg<'a>, p: impl IntoArg<'a>, loc: impl IntoArg<'a>) -> Array {
+        logpmf(k, p, loc).exp()
+    }
+
+    /// `P(K ≤ k)`: 0 below 0, `1 - p` on `[0, 1)`, 1 above; NaN for NaN or `p` outside
+    /// `[0, 1]`.
+    #[track_caller]
+    pub fn cdf<'a>(k: impl IntoArg<'a>, p: impl IntoArg<'a>) -> Array {
+        let (k, p) = promote_args_inexact("bernoulli.cdf", k, p);
+        let invalid = k
+            .isnan()
+            .logical_or(p.isnan())
+            .logical_or(p.lt(0.0))
+            .logical_or(p.gt(1.0));
+        let zero = Array::zeros(&[], k.dtype());
+        let between = k.ge(0.0).logical_and(k.lt(1.0));
+        where_(
+            &invalid,
+            f64::NAN,
+            where_(
+                k.lt(0.0),
+                &zero,
+                where_(&between, &(1.0 - &p), where_(k.ge(1.0), 1.0, &zero)),
+            ),
+        )
+    }
+
+    /// The quantile function: 0 for `q <= 1 - p`, else 1; NaN outside the ranges.
+    #[track_caller]
+    pub fn ppf<'a>(q: impl IntoArg<'a>, p: impl IntoArg<'a>) -> Array {
+        let (q, p) = promote_args_inexact("bernoulli.ppf", q, p);
+        let invalid = q
+            .isnan()
+            .logical_or(p.isnan())
+            .logical_or(p.lt(0.0))
+            .logical_or(p.gt(1.0))
+            .logical_or(q.lt(0.0))
+            .logical_or(q.gt(1.0));
+        let zero = Array::zeros(&[], q.dtype());
+        where_(&invalid, f64::NAN, where_(q.le(&(1.0 - &p)), &zero, 1.0))
+    }
+}
+
+/// The binomial distribution of `n` trials of probability `p` (`jax.scipy.stats.binom`).
+pub mod binom {
+    use super::*;
+
+    /// `log P(K = k)`, `-inf` outside `[loc, loc + n]`.
+    #[track_caller]
+    pub fn logpmf<'a>(
+        k: impl IntoArg<'a>,
+        n: impl IntoArg<'a>,
+        p: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+    ) -> Array {
+        let [k, n, p, loc] = promote4("binom.logpmf", k, n, p, loc);
+        let y = &k - &loc;
+        let comb = &gammaln(&(&n + 1.0)) - &(&gammaln(&(&y + 1.0)) + &gammaln(&(&(&n - &y) + 1.0)));
+        let log_linear = &xlogy(&y, &p) + &xlog1py(&(&n - &y), &-&p);
+        let log_probs = &comb + &log_linear;
+        let certain = y
+            .eq(0.0)
+            .logical_and(n.eq(0.0))
+            .logical_or(log_linear.eq(0.0));
+        let log_probs = where_(&certain, 0.0, &log_probs);
+        let inside = k.ge(&loc).logical_and(k.lt(&(&(&loc + &n) + 1.0)));
+        where_(&inside, &log_probs, f64::NEG_INFINITY)
+    }
+
+    /// `P(K = k)`.
+    #[track_caller]
+    pub fn pmf<'a>(
+        k: impl IntoArg<'a>,
+        n: impl IntoArg<'a>,
+        p: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+    ) -> Array {
+        logpmf(k, n, p, loc).exp()
+    }
+}
+
+/// The Dirichlet distribution (`jax.scipy.stats.dirichlet`).
+pub mod dirichlet {
+    use super::*;
+
+    /// `log Dir(x; alpha)` for `x` of `K` (or `K - 1`, the last implied) entries along axis
+    /// 0 and a 1-D `alpha` of `K`; `-inf` off the simplex.
+    #[track_caller]
+    pub fn logpdf(x: &Array, alpha: &Array) -> Array {
+        let dt = common_inexact(&[x, alpha]);
+        let (x, alpha) = (x.astype(dt), alpha.astype(dt));
+        assert!(
+            alpha.rank() == 1,
+            "dirichlet.logpdf: alpha must be one-dimensional; got alpha.shape={:?}",
+            alpha.shape()
+        );
+        let k = alpha.shape()[0];
+        assert!(
+            x.rank() >= 1 && (x.shape()[0] == k || x.shape()[0] + 1 == k),
+            "dirichlet.logpdf: x must have either the same number of entries as alpha or one \
+             entry fewer; got x.shape={:?}, alpha.shape={:?}",
+            x.shape(),
+            alpha.shape()
+        );
+        let x = if x.shape()[0] == k {
+            x
+        } else {
+            let rest = 1.0 - &x.sum(0, true);
+            Array::concatenate(&[x, rest], 0)
+        };
+        let normalize = &gammaln(&alpha).sum(None, false) - &gammaln(&alpha.sum(None, false));
+        let mut alpha_b = alpha.clone();
+        for _ in 1..x.rank() {
+            alpha_b = alpha_b.expand_dims(-1);
+        }
+        let log_probs = &xlogy(&(&alpha_b - 1.0), &x).sum(0, false) - &normalize;
+        let simplex = x
+            .gt(0.0)
+            .reduce_and(0)
+            .logical_and((&x.sum(0, false) - 1.0).abs().lt(1e-6));
+        where_(&simplex, &log_probs, f64::NEG_INFINITY)
+    }
+
+    /// `Dir(x; alpha)`.
+    #[track_caller]
+    pub fn pdf(x: &Array, alpha: &Array) -> Array {
+        logpdf(x, alpha).exp()
+    }
+}
+
+/// The multivariate normal distribution (`jax.scipy.stats.multivariate_normal`).
+pub mod multivariate_normal {
+    use super::*;
+    use crate::lax::linalg::{cholesky, triangular_solve, TriangularSolveOptions};
+
+    /// `log N(x; mean, cov)`: through the Cholesky factor of a `[n, n]` covariance (a scalar
+    /// `cov` is a variance shared by every coordinate; a scalar `mean` makes a univariate
+    /// normal), batched over the leading axes of `x` and `mean`. A batch of covariances is not
+    /// supported yet.
+    #[track_caller]
+    pub fn logpdf(x: &Array, mean: &Array, cov: &Array) -> Array {
+        let dt = common_inexact(&[x, mean, cov]);
+        let (x, mean, cov) = (x.astype(dt), mean.astype(dt), cov.astype(dt));
+        let log_2pi = (2.0 * std::f64::consts::PI).ln();
+        if mean.rank() == 0 {
+            return &(&(&(&x - &mean).powi(2) * -0.5) / &cov) - &(&(log_2pi + &cov.log()) * 0.5);
+        }
+        let n = mean.shape()[mean.rank() - 1];
+        if cov.rank() == 0 {
+            let y = &x - &mean;
+            let sq = (&y * &y).sum(-1, false);
+            return &(&(&sq * -0.5) / &cov) - &(&(log_2pi + &cov.log()) * (n as f64 / 2.0));
+        }
+        assert!(
+            cov.rank() == 2 && cov.shape() == [n, n],
+            "multivariate_normal.logpdf got incompatible shapes: mean {:?}, cov {:?} (a batch of \
+             covariances is not supported yet)",
+            mean.shape(),
+            cov.shape()
+        );
+        let l = cholesky(&cov, true);
+        let centered = &x - &mean;
+        let batch: Vec<usize> = centered.shape()[..centered.rank() - 1].to_vec();
+        let rows = centered.reshape([centered.size() / n.max(1), n]);
+        let opts = TriangularSolveOptions {
+            left_side: false,
+            lower: true,
+            transpose_a: true,
+            conjugate_a: false,
+            unit_diagonal: false,
+        };
+        let y = triangular_solve(&l, &rows, opts);
+        let sq = (&y * &y).sum(-1, false).reshape(batch);
+        let log_det = crate::numpy::diagonal(&l, 0, -2, -1).log().sum(-1, false);
+        &(&(&sq * -0.5) - (n as f64 / 2.0 * log_2pi)) - &log_det
+    }
+
+    /// `N(x; mean, cov)`.
+    #[track_caller]
+    pub fn pdf(x: &Array, mean: &Array, cov: &Array) -> Array {
+        logpdf(x, mean, cov).exp()
     }
 }

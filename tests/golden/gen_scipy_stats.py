@@ -68,4 +68,82 @@ for dist in ("expon", "uniform"):
           [np.array([-0.1, 0.0, 0.5, 1.0, 1.1, np.nan], np.float64), np.zeros(6), np.ones(6)],
           grad=False, name=f"{dist}.ppf/outside")
 
+# norm's log CDFs and quantiles.
+for dt in ("float32", "float64"):
+    loc, scale = params(dt)
+    x = c.uniform((3, 4), -4.0, 4.0, dt)
+    c.add("norm.logcdf", call("norm", "logcdf"), [x, loc, scale])
+    c.add("norm.logsf", call("norm", "logsf"), [x, loc, scale])
+    q = c.uniform((3, 4), 0.02, 0.98, dt)
+    # ppf returns float64 (JAX's `jnp.asarray(.., float)` under x64), computed in q's dtype.
+    tol = (1e-5, 1e-5) if dt == "float32" else None
+    # (A float32 computation is too coarse for the numerical check of a float64 result.)
+    c.add("norm.ppf", call("norm", "ppf"), [q, loc, scale], tol=tol, grad_tol=tol,
+          check_grads=dt == "float64")
+    c.add("norm.isf", call("norm", "isf"), [q, loc, scale], tol=tol, grad_tol=tol,
+          check_grads=dt == "float64")
+c.add("norm.logcdf", call("norm", "logcdf"),
+      [np.array([-40.0, -12.0, 0.0, 9.0], np.float64), np.zeros(4), np.ones(4)], name="norm.logcdf/tails")
+
+def call_all(dist, fn):
+    return getattr(getattr(st, dist), fn)
+
+# Distributions with shape parameters, at points inside their supports (for derivatives) and
+# outside (values only).
+for dt in ("float32", "float64"):
+    loc, scale = params(dt)
+    a = c.uniform((4,), 0.8, 4.0, dt)
+    b = c.uniform((4,), 0.8, 4.0, dt)
+    inside = (loc + scale * c.uniform((3, 4), 0.05, 0.95, dt)).astype(dt)
+    for fn in ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]:
+        c.add(f"beta.{fn}", call_all("beta", fn), [inside, a, b, loc, scale],
+              wrt=[0] if fn in ("cdf", "logcdf", "sf", "logsf") else None)
+    above = (loc + c.uniform((3, 4), 0.1, 6.0, dt)).astype(dt)
+    for fn in ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]:
+        c.add(f"gamma.{fn}", call_all("gamma", fn), [above, a, loc, scale],
+              wrt=None if fn in ("logpdf", "pdf") else [0, 2, 3])
+        c.add(f"chi2.{fn}", call_all("chi2", fn), [above, a * 2, loc, scale],
+              wrt=None if fn in ("logpdf", "pdf") else [0, 2, 3])
+    for fn in ["logpdf", "pdf"]:
+        c.add(f"t.{fn}", call_all("t", fn), [c.uniform((3, 4), -4, 4, dt), a, loc, scale])
+    k = np.array([[0, 1, 2, 5], [3, 0, 7, 1], [2, 2, 4, 9]], dt)
+    mu = c.uniform((4,), 0.5, 6.0, dt)
+    for fn in ["logpmf", "pmf", "cdf"]:
+        c.add(f"poisson.{fn}", call_all("poisson", fn), [k, mu, np.zeros(4, dt)],
+              wrt=[1] if fn != "cdf" else [], grad=None if fn != "cdf" else False)
+    c.add("poisson.entropy", call_all("poisson", "entropy"),
+          [np.array([0.0, 0.5, 3.0, 9.9, 10.0, 42.0, 99.0, 100.0, 1e4], dt), np.zeros(9, dt)],
+          wrt=[0], check_grads=False)
+    p = c.uniform((4,), 0.1, 0.9, dt)
+    kb = np.array([[0, 1, 1, 0], [1, 0, 2, -1], [0, 0, 1, 1]], dt)
+    for fn in ["logpmf", "pmf"]:
+        c.add(f"bernoulli.{fn}", call_all("bernoulli", fn), [kb, p, np.zeros(4, dt)], wrt=[1])
+    c.add("bernoulli.cdf", call_all("bernoulli", "cdf"),
+          [np.array([-1.0, 0.0, 0.5, 1.0, 2.0, np.nan], dt), np.array([0.3, 0.3, 0.3, 0.3, 1.5, 0.3], dt)],
+          grad=False)
+    c.add("bernoulli.ppf", call_all("bernoulli", "ppf"),
+          [np.array([0.0, 0.5, 0.69, 0.71, 1.0, 1.2], dt), np.array([0.3, 0.3, 0.3, 0.3, 0.3, 0.3], dt)],
+          grad=False)
+    n = np.array([5.0, 10.0, 3.0, 0.0], dt)
+    kn = np.array([[0, 3, 3, 0], [5, 10, 1, 1], [2, 11, 0, 0]], dt)
+    for fn in ["logpmf", "pmf"]:
+        c.add(f"binom.{fn}", call_all("binom", fn), [kn, n, p, np.zeros(4, dt)], wrt=[2])
+    alpha = np.array([0.8, 2.0, 3.5], dt)
+    xs = np.array([[0.2, 0.5, 0.3], [0.6, 0.1, 0.3]], dt).T.copy()
+    for fn in ["logpdf", "pdf"]:
+        # Finite differences leave the simplex (where the density is 0): no numerical check.
+        c.add(f"dirichlet.{fn}", call_all("dirichlet", fn), [xs, alpha], vmap=False,
+              check_grads=False)
+        c.add(f"dirichlet.{fn}", call_all("dirichlet", fn), [xs[:2].copy(), alpha], vmap=False,
+              grad=False, name=f"dirichlet.{fn}/{dt}/implied")
+    mean = np.array([0.5, -1.0, 2.0], dt)
+    cov = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 0.5]], dt)
+    xm = c.uniform((4, 3), -2.0, 3.0, dt)
+    for fn in ["logpdf", "pdf"]:
+        c.add(f"multivariate_normal.{fn}", call_all("multivariate_normal", fn), [xm, mean, cov],
+              wrt=[0, 1], vmap_axes=[0, None, None])
+        c.add(f"multivariate_normal.{fn}", call_all("multivariate_normal", fn),
+              [xm, mean, np.array(0.7, dt)], wrt=[0, 1], vmap_axes=[0, None, None],
+              name=f"multivariate_normal.{fn}/{dt}/scalar_cov")
+
 c.save()

@@ -10,7 +10,7 @@ use crate::core::ir::Jaxpr;
 use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Primitive};
 use crate::core::trace::{bind, trace_to_jaxpr, Operand};
-use crate::interpreters::ad::zeros_like_aval;
+use crate::interpreters::ad::{linearize_jaxpr, zeros_like_aval};
 use crate::interpreters::batching::{
     batch_eval, batch_jaxpr, bound_array, jaxpr_uses_named_axis, move_bdim, moveaxis,
 };
@@ -124,16 +124,18 @@ impl Primitive for CustomJvpCall {
             }
             jvp(args.clone(), tangents)
         };
-        let (_, pullback) = crate::transforms::grad::vjp(linear, &point);
-        let out_cts: Vec<Array> = cts
+        let avals: Vec<Aval> = point.iter().map(|t| t.aval().clone()).collect();
+        let traced = trace_to_jaxpr(&avals, linear);
+        let (_, linearized) = linearize_jaxpr(traced.jaxpr, &traced.consts, &point);
+        let out_cts: Vec<Option<Array>> = cts
             .iter()
             .zip(outs)
-            .map(|(c, o)| c.clone().unwrap_or_else(|| zeros_like_aval(o.aval())))
+            .map(|(c, o)| Some(c.clone().unwrap_or_else(|| zeros_like_aval(o.aval()))))
             .collect();
-        let arg_cts = pullback.call(&out_cts);
+        let arg_cts = linearized.backward(&out_cts);
         let mut result = vec![None; p.len()];
-        for (i, ct) in inexact.into_iter().zip(arg_cts) {
-            result[self.num_consts + i] = Some(ct);
+        for ((i, ct), t) in inexact.into_iter().zip(arg_cts).zip(&point) {
+            result[self.num_consts + i] = Some(ct.unwrap_or_else(|| zeros_like_aval(t.aval())));
         }
         result
     }

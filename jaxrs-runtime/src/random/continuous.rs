@@ -371,7 +371,7 @@ pub fn double_sided_maxwell<'a, 'b>(
         move |key, p| {
             let [maxwell_key, sign_key] = split_n::<2>(key);
             let m = maxwell_traced(&maxwell_key, &shape, dtype);
-            let sign = super::discrete::rademacher_traced(&sign_key, &shape, dtype);
+            let sign = super::rademacher_traced(&sign_key, &shape, dtype);
             sign.mul(&m).mul(&p[1]).add(&p[0])
         },
     )

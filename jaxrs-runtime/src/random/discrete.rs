@@ -4,8 +4,8 @@
 
 use super::continuous::{gumbel_traced, inexact, GumbelMode};
 use super::{
-    bits32, check_key, compiled, float_dtype, hash_counters, param, randint_traced, sample_shape,
-    sampler, shuffle, shuffled_iota, uniform,
+    bits32, check_key, compiled, float_dtype, hash_counters, param, rademacher_traced,
+    randint_traced, sample_shape, sampler, shuffle, shuffled_iota, uniform,
 };
 use crate::aval::{broadcast_shapes, normalize_axis};
 use crate::core::array::Array;
@@ -97,11 +97,6 @@ pub fn rademacher(key: &Array, shape: &[usize], dtype: DType) -> Array {
     sampler("rademacher", statics, key, vec![], move |key, _| {
         rademacher_traced(key, &shape, dtype)
     })
-}
-
-pub(super) fn rademacher_traced(key: &Array, shape: &[usize], dtype: DType) -> Array {
-    let coin = uniform(key, shape, DType::F32).lt(0.5).astype(dtype);
-    coin.mul(2).sub(1).astype(dtype)
 }
 
 /// The number of trials up to the first success, each succeeding with probability `p`

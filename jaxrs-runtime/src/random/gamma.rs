@@ -6,8 +6,9 @@
 //! binomials). Every loop, split and constant is JAX 0.10.2's, so the draws are JAX's.
 
 use super::continuous::{exponential_traced, inexact, reciprocal};
-use super::discrete::rademacher_traced;
-use super::{float_dtype, normal, param, sample_shape, sampler, split, split_n, uniform};
+use super::{
+    float_dtype, normal, param, rademacher_traced, sample_shape, sampler, split, split_n, uniform,
+};
 use crate::core::array::Array;
 use crate::dtype::DType;
 use crate::ops::{where_, IntoArg};
