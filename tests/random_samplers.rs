@@ -497,3 +497,63 @@ fn wrapping_data_of_the_wrong_shape_is_refused() {
 fn choice_without_replacement_refuses_too_many_draws() {
     random::choice(&random::key(0), 5, &[6], false, None, 0);
 }
+
+/// The derivatives of the Gamma family in its parameters, `d/dp sum(w * sampler(key, p))`
+/// with `w = 1, 2, ...`, against `jax.grad` (JAX's implicit reparameterization through
+/// `random_gamma_grad`), under `jit` and eagerly.
+#[test]
+fn gamma_family_derivatives_match_jax() {
+    let path = format!(
+        "{}/tests/golden/random_samplers.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let cases = doc["grads"].as_array().expect("grads");
+    assert!(!cases.is_empty());
+    for c in cases {
+        let name = c["name"].as_str().unwrap().to_string();
+        let fn_name = c["fn"].as_str().unwrap().to_string();
+        let key = random::key(c["seed"].as_u64().unwrap());
+        let value: Vec<f32> = c["value"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap() as f32)
+            .collect();
+        let want: Vec<f64> = c["grad"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        let n = value.len();
+        let p = Array::from_vec(value, &[n]);
+        let loss = move |p: Array| {
+            let f32_ = DType::F32;
+            let x = match fn_name.as_str() {
+                "gamma" => random::gamma(&key, &p, None, f32_),
+                "loggamma" => random::loggamma(&key, &p, None, f32_),
+                "beta" => random::beta(&key, &p, 2.0, None, f32_),
+                "dirichlet" => random::dirichlet(&key, &p, Some(&[2]), f32_),
+                "chisquare" => random::chisquare(&key, &p, None, f32_),
+                "t" => random::t(&key, &p, None, f32_),
+                other => panic!("unknown sampler {other}"),
+            };
+            let w = Array::arange(1.0, x.size() as f64 + 1.0, 1.0, DType::F32).reshape(x.shape());
+            (&x * &w).sum(None, false)
+        };
+        let jitted = {
+            let loss = loss.clone();
+            jit(move |p: Array| grad(loss.clone())(p)).call(p.clone())
+        };
+        for (how, got) in [("jit", jitted), ("eager", grad(loss)(p))] {
+            let got = got.astype(DType::F64).to_vec::<f64>();
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!(
+                    (g - w).abs() <= 1e-4 * w.abs().max(1.0),
+                    "{name} ({how}) [{i}]: {g} vs JAX's {w}"
+                );
+            }
+        }
+    }
+}

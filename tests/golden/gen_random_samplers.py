@@ -294,7 +294,30 @@ def main():
              {"mean": mean, "cov": cov, "shape": [4], "dtype": "float32", "method": method},
              seeds=(36,), rtol=1e-4)
 
-    out = {"jax_version": jax.__version__, "cases": CASES}
+    # Derivatives of the Gamma family in its parameters (JAX's implicit reparameterization):
+    # d/dp sum(w * sampler(key, p)) at fixed keys (w = 1, 2, ...), as floats compared to a
+    # tolerance.
+    grads = []
+    for fn, name, value, extra in [
+            ("gamma", "a", [0.5, 2.0, 7.0], {}),
+            ("loggamma", "a", [0.3, 3.0], {}),
+            ("beta", "a", [0.5, 2.0, 4.0], {"b": 2.0}),
+            ("dirichlet", "alpha", [0.7, 1.5, 3.0], {"shape": [2]}),
+            ("chisquare", "df", [1.0, 4.0], {}),
+            ("t", "df", [3.0, 10.0], {})]:
+        for seed in (0, 5):
+            def loss(p, fn=fn, name=name, extra=extra):
+                args = dict(extra, dtype="float32")
+                args[name] = p
+                x = draw(fn, args, R.PRNGKey(seed))
+                # Weighted, so that the sum of a Dirichlet draw is not constant.
+                return jnp.sum(x * jnp.arange(1, x.size + 1, dtype=x.dtype).reshape(x.shape))
+            p = jnp.asarray(np.array(value, np.float32))
+            g = np.asarray(jax.jit(jax.grad(loss))(p))
+            grads.append({"name": f"{fn}/d{name}/{seed}", "fn": fn, "param": name, "seed": seed,
+                          "value": value, "args": extra, "grad": g.astype(np.float64).tolist()})
+
+    out = {"jax_version": jax.__version__, "cases": CASES, "grads": grads}
     path = os.path.join(os.path.dirname(__file__), "random_samplers.json")
     with open(path, "w") as fh:
         json.dump(out, fh, separators=(",", ":"))

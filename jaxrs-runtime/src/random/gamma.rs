@@ -81,9 +81,47 @@ fn gamma_one(key: &Array, alpha: &Array, log_space: bool) -> Array {
     }
 }
 
-/// Gamma draws for `a` of the sample's shape and dtype (`random_gamma_p`'s implementation):
-/// one key per element, split from `key`, and `gamma_one` vmapped over the elements.
+/// Gamma draws for `a` of the sample's shape and dtype (`random_gamma_p`): the draws of
+/// [`gamma_draws`], differentiable in `a` by JAX's implicit reparameterization (the
+/// derivative of a sample in `a` at fixed uniform noise, `random_gamma_grad`), so that
+/// `grad` of a loss through `gamma`, `beta`, `dirichlet`, `chisquare`, `f` or `t` draws is
+/// JAX's.
 fn gamma_traced(key: &Array, a: &Array, log_space: bool) -> Array {
+    // The key is an argument, not a capture: the rule runs in the backward pass too, where a
+    // value captured from the forward trace would be a leaked tracer. Its tangent (an
+    // integer's) is zero.
+    crate::transforms::grad::custom_jvp(
+        "random_gamma",
+        move |(key, a): (Array, Array)| gamma_draws(&key, &a, log_space),
+        move |(key, a): (Array, Array), (_, da): (Array, Array)| {
+            let sample = gamma_draws(&key, &a, log_space);
+            let slope = gamma_sample_derivative(&sample, &a, log_space);
+            (sample, da.mul(slope))
+        },
+    )
+    .call((key.clone(), a.clone()))
+}
+
+/// `_gamma_grad`: the derivative of a Gamma(a) sample in `a`; for log-space samples, of the
+/// log (a sample that underflowed to 0 counts as the smallest normal float).
+fn gamma_sample_derivative(sample: &Array, a: &Array, log_space: bool) -> Array {
+    if log_space {
+        let samples = sample.exp();
+        let tiny = Array::full(
+            samples.shape(),
+            super::finfo(samples.dtype()).tiny,
+            samples.dtype(),
+        );
+        let samples = where_(samples.eq(0.0), &tiny, &samples);
+        crate::higher_order::special::random_gamma_grad(a, &samples).div(&samples)
+    } else {
+        crate::higher_order::special::random_gamma_grad(a, sample)
+    }
+}
+
+/// The draws themselves: one key per element, split from `key`, and `gamma_one` vmapped over
+/// the elements.
+fn gamma_draws(key: &Array, a: &Array, log_space: bool) -> Array {
     let count = a.size();
     if count == 0 {
         return a.clone();

@@ -561,9 +561,11 @@ pub struct CustomJvp<F, J> {
 /// which is the transpose of that linear map. A rule that is not linear in the tangents gives
 /// wrong gradients (in JAX it fails to transpose).
 ///
-/// JAX's `nondiff_argnums` are the closures' captures here: values `fun` and `jvp` capture
-/// get no tangent. Differentiating with respect to a captured value is an error that says to
-/// pass it as an argument.
+/// JAX's `nondiff_argnums` are the closures' captures here: values `fun` captures get no
+/// tangent, and differentiating with respect to one is an error that says to pass it as an
+/// argument. The rule `jvp` must not capture traced values (it also runs in the backward
+/// pass, outside the trace that made them): pass them as arguments, an integer's tangent
+/// being zeros.
 ///
 /// ```
 /// use jaxrs::prelude::*;
