@@ -4,6 +4,9 @@
 //! eagerly and inside `jit`; the `vmap` cases map over a batch of keys (`u32[n, 2]`), under
 //! `jit` too.
 
+mod common;
+
+use common::bits_of;
 use jaxrs::prelude::*;
 use jaxrs::random;
 use serde_json::Value;
@@ -102,38 +105,6 @@ fn sampler(c: &Case) -> impl Fn(&Array) -> Array + Clone + 'static {
             ),
             other => panic!("unknown function {other}"),
         }
-    }
-}
-
-/// The output's bit patterns, in the golden file's encoding.
-fn bits_of(x: &Array) -> Vec<i64> {
-    match x.dtype() {
-        DType::F64 => x
-            .to_vec::<f64>()
-            .iter()
-            .map(|v| v.to_bits() as i64)
-            .collect(),
-        DType::F32 => x
-            .to_vec::<f32>()
-            .iter()
-            .map(|v| v.to_bits() as i64)
-            .collect(),
-        DType::BF16 => x
-            .to_vec::<half::bf16>()
-            .iter()
-            .map(|v| v.to_bits() as i64)
-            .collect(),
-        DType::F16 => x
-            .to_vec::<half::f16>()
-            .iter()
-            .map(|v| v.to_bits() as i64)
-            .collect(),
-        DType::U32 => x.to_vec::<u32>().iter().map(|&v| v as i64).collect(),
-        DType::I32 => x.to_vec::<i32>().iter().map(|&v| v as i64).collect(),
-        DType::U8 => x.to_vec::<u8>().iter().map(|&v| v as i64).collect(),
-        DType::I8 => x.to_vec::<i8>().iter().map(|&v| v as i64).collect(),
-        DType::Bool => x.to_vec::<bool>().iter().map(|&v| v as i64).collect(),
-        other => panic!("unexpected dtype {other:?}"),
     }
 }
 

@@ -5,6 +5,9 @@
 //! from JAX's; `orthogonal` and `multivariate_normal` factor matrices with jaxrs's kernels,
 //! not LAPACK, so they are compared to a relative tolerance.
 
+mod common;
+
+use common::bits_of;
 use jaxrs::prelude::*;
 use jaxrs::random::{self, CategoricalOptions, CovFactor, GumbelMode};
 use jaxrs::IntoArg;
@@ -244,39 +247,6 @@ fn sampler(c: &Case) -> impl Fn(&Array) -> Array + Clone + 'static {
             }
             other => panic!("unknown sampler {other}"),
         }
-    }
-}
-
-/// The output's bit patterns, in the golden file's encoding.
-fn bits_of(x: &Array) -> Vec<i64> {
-    match x.dtype() {
-        DType::F64 => x
-            .to_vec::<f64>()
-            .iter()
-            .map(|v| v.to_bits() as i64)
-            .collect(),
-        DType::F32 => x
-            .to_vec::<f32>()
-            .iter()
-            .map(|v| v.to_bits() as i64)
-            .collect(),
-        DType::BF16 => x
-            .to_vec::<half::bf16>()
-            .iter()
-            .map(|v| v.to_bits() as i64)
-            .collect(),
-        DType::F16 => x
-            .to_vec::<half::f16>()
-            .iter()
-            .map(|v| v.to_bits() as i64)
-            .collect(),
-        DType::U64 => x.to_vec::<u64>().iter().map(|&v| v as i64).collect(),
-        DType::U32 => x.to_vec::<u32>().iter().map(|&v| v as i64).collect(),
-        DType::U16 => x.to_vec::<u16>().iter().map(|&v| v as i64).collect(),
-        DType::U8 => x.to_vec::<u8>().iter().map(|&v| v as i64).collect(),
-        DType::I32 => x.to_vec::<i32>().iter().map(|&v| v as i64).collect(),
-        DType::Bool => x.to_vec::<bool>().iter().map(|&v| v as i64).collect(),
-        other => panic!("unexpected dtype {other:?}"),
     }
 }
 

@@ -12,3 +12,40 @@ pub fn panic_message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
         .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
         .unwrap_or_default()
 }
+
+/// An array's elements as the golden files of `jax.random` store them: floats as the
+/// integers of their bit patterns, integers and bools as integers (u64 wrapped to i64).
+#[allow(dead_code)]
+pub fn bits_of(x: &jaxrs::Array) -> Vec<i64> {
+    use jaxrs::DType;
+    match x.dtype() {
+        DType::F64 => x
+            .to_vec::<f64>()
+            .iter()
+            .map(|v| v.to_bits() as i64)
+            .collect(),
+        DType::F32 => x
+            .to_vec::<f32>()
+            .iter()
+            .map(|v| v.to_bits() as i64)
+            .collect(),
+        DType::BF16 => x
+            .to_vec::<half::bf16>()
+            .iter()
+            .map(|v| v.to_bits() as i64)
+            .collect(),
+        DType::F16 => x
+            .to_vec::<half::f16>()
+            .iter()
+            .map(|v| v.to_bits() as i64)
+            .collect(),
+        DType::U64 => x.to_vec::<u64>().iter().map(|&v| v as i64).collect(),
+        DType::U32 => x.to_vec::<u32>().iter().map(|&v| v as i64).collect(),
+        DType::U16 => x.to_vec::<u16>().iter().map(|&v| v as i64).collect(),
+        DType::U8 => x.to_vec::<u8>().iter().map(|&v| v as i64).collect(),
+        DType::I32 => x.to_vec::<i32>().iter().map(|&v| v as i64).collect(),
+        DType::I8 => x.to_vec::<i8>().iter().map(|&v| v as i64).collect(),
+        DType::Bool => x.to_vec::<bool>().iter().map(|&v| v as i64).collect(),
+        other => panic!("unexpected dtype {other:?}"),
+    }
+}
