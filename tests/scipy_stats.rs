@@ -9,8 +9,8 @@ use common::cases::{a, check_file};
 use common::golden::In;
 use jaxrs::prelude::*;
 use jaxrs::scipy::stats::{
-    bernoulli, beta, binom, cauchy, chi2, dirichlet, expon, gamma, laplace, logistic,
-    multivariate_normal, norm, poisson, t, uniform,
+    bernoulli, beta, binom, cauchy, chi2, dirichlet, expon, gamma, geom, laplace, logistic,
+    multivariate_normal, norm, pareto, poisson, t, uniform,
 };
 use serde_json::Value;
 
@@ -99,6 +99,15 @@ fn apply_shaped<'a>(op: &str, arity: usize, n: &dyn Fn(usize) -> &'a Array) -> O
         ("dirichlet.pdf", _) => dirichlet::pdf(n(0), n(1)),
         ("multivariate_normal.logpdf", _) => multivariate_normal::logpdf(n(0), n(1), n(2)),
         ("multivariate_normal.pdf", _) => multivariate_normal::pdf(n(0), n(1), n(2)),
+        ("pareto.logpdf", _) => pareto::logpdf(n(0), n(1), n(2), n(3)),
+        ("pareto.pdf", _) => pareto::pdf(n(0), n(1), n(2), n(3)),
+        ("pareto.cdf", _) => pareto::cdf(n(0), n(1), n(2), n(3)),
+        ("pareto.logcdf", _) => pareto::logcdf(n(0), n(1), n(2), n(3)),
+        ("pareto.sf", _) => pareto::sf(n(0), n(1), n(2), n(3)),
+        ("pareto.logsf", _) => pareto::logsf(n(0), n(1), n(2), n(3)),
+        ("pareto.ppf", _) => pareto::ppf(n(0), n(1), n(2), n(3)),
+        ("geom.logpmf", _) => geom::logpmf(n(0), n(1), n(2)),
+        ("geom.pmf", _) => geom::pmf(n(0), n(1), n(2)),
         _ => return None,
     })
 }

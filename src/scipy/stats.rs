@@ -15,8 +15,8 @@
 //! ```
 //!
 //! Here: `norm`, `expon`, `laplace`, `logistic`, `cauchy`, `uniform`, `beta`, `gamma`,
-//! `chi2`, `t`, `poisson`, `bernoulli`, `binom`, `dirichlet` and `multivariate_normal`
-//! (the functions JAX has for each); API.md lists the rest as not yet. Shape parameters come
+//! `chi2`, `t`, `poisson`, `bernoulli`, `binom`, `dirichlet`, `multivariate_normal`, `pareto`
+//! and `geom` (the functions JAX has for each); API.md lists the rest as not yet. Shape parameters come
 //! before `loc` and `scale`, as in JAX's signatures (`gamma::logpdf(&x, a, loc, scale)`).
 
 use crate::scipy::special::{betainc, betaln, entr, gammainc, gammaincc, gammaln, xlog1py, xlogy};
@@ -1023,5 +1023,130 @@ pub mod multivariate_normal {
     #[track_caller]
     pub fn pdf(x: &Array, mean: &Array, cov: &Array) -> Array {
         logpdf(x, mean, cov).exp()
+    }
+}
+
+/// The Pareto distribution of shape `b` (`jax.scipy.stats.pareto`), supported on
+/// `x >= loc + scale`.
+pub mod pareto {
+    use super::*;
+
+    /// `log Pareto(x; b)`, `-inf` below the support.
+    #[track_caller]
+    pub fn logpdf<'a>(
+        x: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let [x, b, loc, scale] = promote4("pareto.logpdf", x, b, loc, scale);
+        let scaled = standardized(&x, &loc, &scale);
+        let normalize = (&scale / &b).log();
+        let log_probs = -(&normalize + &(&(&b + 1.0) * &scaled.log()));
+        where_(x.lt(&(&loc + &scale)), f64::NEG_INFINITY, &log_probs)
+    }
+
+    /// `Pareto(x; b)`.
+    #[track_caller]
+    pub fn pdf<'a>(
+        x: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        logpdf(x, b, loc, scale).exp()
+    }
+
+    /// `P(X ≤ x) = 1 - y^(-b)`, 0 below the support.
+    #[track_caller]
+    pub fn cdf<'a>(
+        x: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let [x, b, loc, scale] = promote4("pareto.cdf", x, b, loc, scale);
+        let scaled = standardized(&x, &loc, &scale);
+        let value = 1.0 - &scaled.pow(-&b);
+        let zero = Array::zeros(&[], x.dtype());
+        where_(x.lt(&(&loc + &scale)), &zero, &value)
+    }
+
+    /// `log P(X ≤ x)`, through `log1p`.
+    #[track_caller]
+    pub fn logcdf<'a>(
+        x: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let [x, b, loc, scale] = promote4("pareto.logcdf", x, b, loc, scale);
+        let scaled = standardized(&x, &loc, &scale);
+        let value = (-scaled.pow(-&b)).log1p();
+        where_(x.lt(&(&loc + &scale)), f64::NEG_INFINITY, &value)
+    }
+
+    /// `log P(X > x) = -b log y`, 0 below the support.
+    #[track_caller]
+    pub fn logsf<'a>(
+        x: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let [x, b, loc, scale] = promote4("pareto.logsf", x, b, loc, scale);
+        let scaled = standardized(&x, &loc, &scale);
+        let value = -(&b * &scaled.log());
+        let zero = Array::zeros(&[], x.dtype());
+        where_(x.lt(&(&loc + &scale)), &zero, &value)
+    }
+
+    /// `P(X > x)`.
+    #[track_caller]
+    pub fn sf<'a>(
+        x: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        logsf(x, b, loc, scale).exp()
+    }
+
+    /// The quantile function `loc + scale (1 - q)^(-1/b)`, NaN outside `[0, 1]`.
+    #[track_caller]
+    pub fn ppf<'a>(
+        q: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let [q, b, loc, scale] = promote4("pareto.ppf", q, b, loc, scale);
+        let inv_b: Array = 1.0 / &b;
+        let exponent = -inv_b;
+        let complement: Array = 1.0 - &q;
+        let value = &loc + &(&scale * &complement.pow(&exponent));
+        nan_outside_unit(&q, value)
+    }
+}
+
+/// The geometric distribution of success probability `p` on `1, 2, ...`
+/// (`jax.scipy.stats.geom`).
+pub mod geom {
+    use super::*;
+
+    /// `log P(K = k) = (k - 1) log(1 - p) + log p`, `-inf` for `k - loc <= 0`.
+    #[track_caller]
+    pub fn logpmf<'a>(k: impl IntoArg<'a>, p: impl IntoArg<'a>, loc: impl IntoArg<'a>) -> Array {
+        let v = promote_all("geom.logpmf", vec![arg(k), arg(p), arg(loc)]);
+        let (k, p, loc) = (&v[0], &v[1], &v[2]);
+        let x = k - loc;
+        let log_probs = &xlog1py(&(&x - 1.0), &-p) + &p.log();
+        where_(x.le(0.0), f64::NEG_INFINITY, &log_probs)
+    }
+
+    /// `P(K = k)`.
+    #[track_caller]
+    pub fn pmf<'a>(k: impl IntoArg<'a>, p: impl IntoArg<'a>, loc: impl IntoArg<'a>) -> Array {
+        logpmf(k, p, loc).exp()
     }
 }

@@ -146,4 +146,24 @@ for dt in ("float32", "float64"):
               [xm, mean, np.array(0.7, dt)], wrt=[0, 1], vmap_axes=[0, None, None],
               name=f"multivariate_normal.{fn}/{dt}/scalar_cov")
 
+# pareto above loc + scale (and below it, values only), and geom on 1, 2, ...
+for dt in ("float32", "float64"):
+    loc, scale = params(dt)
+    b = c.uniform((4,), 0.8, 4.0, dt)
+    above = (loc + scale * c.uniform((3, 4), 1.05, 5.0, dt)).astype(dt)
+    for fn in ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]:
+        c.add(f"pareto.{fn}", call_all("pareto", fn), [above, b, loc, scale])
+    c.add("pareto.ppf", call_all("pareto", "ppf"), [c.uniform((3, 4), 0.05, 0.95, dt), b, loc, scale])
+    p = c.uniform((4,), 0.1, 0.9, dt)
+    kg = np.array([[1, 2, 3, 0], [5, 1, 7, 2], [2, 2, -1, 9]], dt)
+    for fn in ["logpmf", "pmf"]:
+        c.add(f"geom.{fn}", call_all("geom", fn), [kg, p, np.zeros(4, dt)], wrt=[1])
+for fn in ["logpdf", "cdf", "logcdf", "logsf"]:
+    c.add(f"pareto.{fn}", call_all("pareto", fn),
+          [np.array([0.5, 1.0, 2.0], np.float64), np.full(3, 2.0), np.zeros(3), np.ones(3)],
+          grad=False, name=f"pareto.{fn}/edges")
+c.add("pareto.ppf", call_all("pareto", "ppf"),
+      [np.array([-0.1, 0.0, 0.5, 1.1, np.nan], np.float64), np.full(5, 2.0), np.zeros(5), np.ones(5)],
+      grad=False, name="pareto.ppf/outside")
+
 c.save()
