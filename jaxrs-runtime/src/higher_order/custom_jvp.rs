@@ -12,7 +12,7 @@ use crate::core::primitive::{as_any, Primitive};
 use crate::core::trace::{bind, trace_to_jaxpr, Operand};
 use crate::interpreters::ad::{linearize_jaxpr, zeros_like_aval};
 use crate::interpreters::batching::{
-    batch_eval, batch_jaxpr, bound_array, jaxpr_uses_named_axis, move_bdim, moveaxis,
+    batch_body_at_front, batch_jaxpr, jaxpr_uses_named_axis, move_bdim,
 };
 use std::fmt;
 use std::sync::Arc;
@@ -165,24 +165,7 @@ fn custom_jvp_batched(
     dims: &[Option<usize>],
     axis_size: usize,
 ) -> (Vec<Array>, Vec<Option<usize>>) {
-    let ops: Vec<Array> = args
-        .iter()
-        .zip(dims)
-        .map(|(a, d)| match d {
-            Some(d) => moveaxis(&bound_array(a), *d, 0),
-            None => bound_array(a).into_owned(),
-        })
-        .collect();
-    let in_dims: Vec<Option<usize>> = dims.iter().map(|d| d.map(|_| 0)).collect();
-    let avals: Vec<Aval> = ops.iter().map(|o| o.aval().clone()).collect();
-    let fun = call.fun.clone();
-    let closed = trace_to_jaxpr(&avals, |tracers| {
-        let (outs, out_dims) = batch_eval(&fun, &tracers, &in_dims, axis_size);
-        outs.iter()
-            .zip(out_dims)
-            .map(|(o, d)| move_bdim(&Operand::from(o), d, 0, axis_size))
-            .collect()
-    });
+    let (ops, in_dims, closed) = batch_body_at_front(&call.fun, args, dims, axis_size);
     let nc = call.num_consts;
     let per_example: Vec<Aval> = call
         .fun

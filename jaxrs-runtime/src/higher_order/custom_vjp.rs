@@ -7,7 +7,7 @@ use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Primitive};
 use crate::core::trace::{bind, trace_to_jaxpr, Operand};
 use crate::interpreters::batching::{
-    batch_eval, batch_jaxpr, bound_array, jaxpr_uses_named_axis, move_bdim, moveaxis,
+    batch_body_at_front, batch_jaxpr, jaxpr_uses_named_axis, move_bdim,
 };
 use std::fmt;
 use std::sync::Arc;
@@ -140,24 +140,7 @@ fn custom_vjp_batched(
     dims: &[Option<usize>],
     axis_size: usize,
 ) -> (Vec<Array>, Vec<Option<usize>>) {
-    let ops: Vec<Array> = args
-        .iter()
-        .zip(dims)
-        .map(|(a, d)| match d {
-            Some(d) => moveaxis(&bound_array(a), *d, 0),
-            None => bound_array(a).into_owned(),
-        })
-        .collect();
-    let in_dims: Vec<Option<usize>> = dims.iter().map(|d| d.map(|_| 0)).collect();
-    let avals: Vec<Aval> = ops.iter().map(|o| o.aval().clone()).collect();
-    let fwd = call.fwd.clone();
-    let closed = trace_to_jaxpr(&avals, |tracers| {
-        let (outs, out_dims) = batch_eval(&fwd, &tracers, &in_dims, axis_size);
-        outs.iter()
-            .zip(out_dims)
-            .map(|(o, d)| move_bdim(&Operand::from(o), d, 0, axis_size))
-            .collect()
-    });
+    let (ops, in_dims, closed) = batch_body_at_front(&call.fwd, args, dims, axis_size);
     let (nc, num_outputs) = (call.num_consts, call.num_outputs);
     let per_example_outs = call.fwd.out_avals();
     let mut bwd_avals = per_example_outs[num_outputs..].to_vec();

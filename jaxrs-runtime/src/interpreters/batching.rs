@@ -16,9 +16,9 @@
 
 use crate::aval::Aval;
 use crate::core::array::Array;
-use crate::core::ir::{Atom, Env, Jaxpr};
+use crate::core::ir::{Atom, ClosedJaxpr, Env, Jaxpr};
 use crate::core::primitive::Primitive;
-use crate::core::trace::{bind, bind1, bind_at, with_location, Operand};
+use crate::core::trace::{bind, bind1, bind_at, trace_to_jaxpr, with_location, Operand};
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -84,6 +84,35 @@ pub fn axis_name() -> Option<String> {
 /// [`Primitive::uses_named_axis`] of primitives holding jaxprs)?
 pub fn jaxpr_uses_named_axis(jaxpr: &Jaxpr, name: &str) -> bool {
     jaxpr.eqns.iter().any(|e| e.prim.uses_named_axis(name))
+}
+
+/// The batching rule's first half for a primitive that holds a jaxpr and binds a new one on
+/// the batch (custom_jvp, custom_vjp): the operands with their batch dims moved to 0, those
+/// dims, and `body` traced on them with every output batched along 0.
+pub fn batch_body_at_front(
+    body: &Jaxpr,
+    args: &[Operand],
+    dims: &[Option<usize>],
+    axis_size: usize,
+) -> (Vec<Array>, Vec<Option<usize>>, ClosedJaxpr) {
+    let ops: Vec<Array> = args
+        .iter()
+        .zip(dims)
+        .map(|(a, d)| match d {
+            Some(d) => moveaxis(&bound_array(a), *d, 0),
+            None => bound_array(a).into_owned(),
+        })
+        .collect();
+    let in_dims: Vec<Option<usize>> = dims.iter().map(|d| d.map(|_| 0)).collect();
+    let avals: Vec<Aval> = ops.iter().map(|o| o.aval().clone()).collect();
+    let closed = trace_to_jaxpr(&avals, |tracers| {
+        let (outs, out_dims) = batch_eval(body, &tracers, &in_dims, axis_size);
+        outs.iter()
+            .zip(out_dims)
+            .map(|(o, d)| move_bdim(&Operand::from(o), d, 0, axis_size))
+            .collect()
+    });
+    (ops, in_dims, closed)
 }
 
 /// [`batch_jaxpr`] with a batch dim for every input, constants (first) included.
