@@ -118,3 +118,324 @@ fn scalars_are_static_and_a_traced_scalar_is_a_weak_leaf() {
     let back: (Array, Array) = tree_unflatten(&def, leaves);
     assert_eq!((back.0.item::<f64>(), back.1.item::<i64>()), (2.5, 3));
 }
+
+// JAX's tree utilities (`jax.tree`, `jax.tree_util`). The expected values are what JAX
+// 0.10.2 gives for the same trees; the cases with ints are the examples of JAX's own
+// docstrings, written as `TreeOf`s of ints.
+
+use jaxrs::tree::{self as jtree, KeyEntry, TreeOf};
+use jaxrs::tree_util;
+
+fn leaf() -> TreeDef {
+    TreeDef::Leaf
+}
+
+fn tuple(c: Vec<TreeDef>) -> TreeDef {
+    TreeDef::Tuple(c)
+}
+
+fn map_def(entries: &[(&str, TreeDef)]) -> TreeDef {
+    TreeDef::Map(
+        entries
+            .iter()
+            .map(|(k, d)| (k.to_string(), d.clone()))
+            .collect(),
+    )
+}
+
+#[test]
+fn flatten_structure_leaves_and_unflatten_as_jax() {
+    let m = model();
+    let (leaves, def) = jtree::flatten(&m);
+    assert_eq!(leaves.len(), 7);
+    assert_eq!(def, jtree::structure(&m));
+    assert_eq!(jtree::leaves(&m).len(), 7);
+    let back: Model = jtree::unflatten(&def, leaves.clone());
+    assert_eq!(back.extra["a"].to_vec::<f32>(), vec![7.0, 8.0]);
+    // Unflattening into any leaf type, and back into the typed tree.
+    let counts = TreeOf::new(def.clone(), (0..7).collect::<Vec<u32>>());
+    assert_eq!(counts.leaves()[6], 6);
+    let again: Model = TreeOf::new(def, leaves).into_tree();
+    assert_eq!(again.layers[1].w.to_vec::<f32>(), vec![3.0, 4.0]);
+    // The tree_util names are the same functions.
+    assert_eq!(tree_util::tree_leaves(&m).len(), 7);
+    assert_eq!(tree_util::tree_structure(&m), jtree::structure(&m));
+    let (l, d) = tree_util::tree_flatten(&m);
+    let rebuilt: Model = tree_unflatten(&d, l);
+    assert_eq!(rebuilt.layers[0].b.to_vec::<f32>(), vec![2.0, 3.0]);
+    let wrong = catch_unwind(|| TreeOf::new(tuple(vec![leaf(), leaf()]), vec![1]));
+    let msg = panic_text(wrong.expect_err("two leaves, one value"));
+    assert!(msg.contains("has 2 leaves, 1 were given"), "{msg}");
+}
+
+fn panic_text(err: Box<dyn std::any::Any + Send>) -> String {
+    err.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+#[test]
+fn map_to_any_leaf_type_and_is_leaf() {
+    let m = model();
+    // jax.tree.map(lambda x: x.shape, m)
+    let shapes = jtree::map_to(&m, |x| x.shape().to_vec());
+    assert_eq!(shapes.leaves().len(), 7);
+    assert!(shapes
+        .to_string()
+        .starts_with("Model { layers: vec![Layer { w: [2], b: [2] }"));
+    // jax.tree.map(f, tree, is_leaf=lambda n: isinstance(n, Layer)) sees each layer whole.
+    let is_layer =
+        |node: &TreeOf<Array>| matches!(node.structure(), TreeDef::Struct { name: "Layer", .. });
+    let norms = jtree::map_is_leaf(&m.layers, is_layer, |layer| {
+        let l: Layer<Array> = layer.clone().into_tree();
+        (&l.w + &l.b).sum(None, false).item::<f32>()
+    });
+    assert_eq!(norms.leaves(), &[8.0, 16.0]);
+    assert_eq!(norms.structure(), &TreeDef::List(vec![leaf(), leaf()]));
+    // A leaf is a leaf whatever is_leaf says, and is_leaf sees the nodes from the root down.
+    let mut seen = Vec::new();
+    let cut = jtree::with_is_leaf(&m.layers, |node| {
+        seen.push(node.structure().to_string());
+        false
+    });
+    assert_eq!(
+        seen,
+        [
+            "vec![Layer { w: *, b: * }, Layer { w: *, b: * }]",
+            "Layer { w: *, b: * }",
+            "Layer { w: *, b: * }"
+        ]
+    );
+    assert_eq!(cut.leaves().len(), 4);
+    assert!(cut.leaves().iter().all(|sub| sub.as_leaf().is_some()));
+}
+
+#[test]
+fn key_paths_are_jax_key_paths() {
+    let m = model();
+    let (with_paths, def) = jtree::flatten_with_path(&m);
+    assert_eq!(def.num_leaves(), with_paths.len());
+    let paths: Vec<String> = with_paths
+        .iter()
+        .map(|(p, _)| tree_util::keystr(p))
+        .collect();
+    // `Some` adds no key; maps are dict keys in Python's quotes; struct fields are attributes.
+    assert_eq!(
+        paths,
+        [
+            ".layers[0].w",
+            ".layers[0].b",
+            ".layers[1].w",
+            ".layers[1].b",
+            ".scale",
+            ".extra['a']",
+            ".extra['z']",
+        ]
+    );
+    assert_eq!(
+        with_paths[5].0,
+        vec![KeyEntry::GetAttr("extra"), KeyEntry::Dict("a".into())]
+    );
+    let simple: Vec<String> = jtree::leaves_with_path(&m)
+        .iter()
+        .map(|(p, _)| tree_util::keystr_simple(p, "/"))
+        .collect();
+    assert_eq!(simple[1], "layers/0/b");
+    assert_eq!(tree_util::tree_leaves_with_path(&m).len(), 7);
+    assert_eq!(tree_util::tree_flatten_with_path(&m).1, def);
+    // JAX's docstring example of keystr: {'foo': {'bar': {'baz': 1, 'bat': [2, 3]}}}.
+    let def = map_def(&[(
+        "foo",
+        map_def(&[(
+            "bar",
+            map_def(&[
+                ("bat", TreeDef::List(vec![leaf(), leaf()])),
+                ("baz", leaf()),
+            ]),
+        )]),
+    )]);
+    let paths: Vec<String> = tree_util::leaf_key_paths(&def)
+        .iter()
+        .map(|p| tree_util::keystr(p))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "['foo']['bar']['bat'][0]",
+            "['foo']['bar']['bat'][1]",
+            "['foo']['bar']['baz']"
+        ]
+    );
+    assert_eq!(KeyEntry::FlattenedIndex(3).to_string(), "[3]");
+    assert_eq!(KeyEntry::Dict("it's".into()).to_string(), "[\"it's\"]");
+    // map_with_path sees the path of each leaf.
+    let decayed = jtree::map_with_path(&m, |path, x| match path.first() {
+        Some(KeyEntry::GetAttr("layers")) => x * 0.0,
+        _ => x.clone(),
+    });
+    assert_eq!(decayed.layers[1].b.to_vec::<f32>(), vec![0.0, 0.0]);
+    assert_eq!(decayed.scale.unwrap().to_vec::<f32>(), vec![5.0, 6.0]);
+    let same = tree_util::tree_map_with_path(&m, |_, x| x.clone());
+    assert_eq!(same.extra["z"].to_vec::<f32>(), vec![9.0, 10.0]);
+}
+
+#[test]
+fn reduce_and_reduce_associative_fold_the_leaves() {
+    // jax.tree.reduce(lambda a, x: a + x.size, m, 0)
+    let m = model();
+    assert_eq!(jtree::reduce(|n, x: &Array| n + x.size(), &m, 0), 14);
+    let total = jtree::reduce(
+        |acc: f32, x: &Array| acc + x.sum(None, false).item::<f32>(),
+        &m,
+        0.0,
+    );
+    assert_eq!(total, 3.0 + 5.0 + 7.0 + 9.0 + 11.0 + 15.0 + 19.0);
+    assert_eq!(tree_util::tree_reduce(|n, _: &Array| n + 1, &m, 0), 7);
+    // JAX's docstring: reduce_associative(operator.add, [1, (2, 3), [4, 5, 6]]) == 21.
+    let def = TreeDef::List(vec![
+        leaf(),
+        tuple(vec![leaf(), leaf()]),
+        TreeDef::List(vec![leaf(); 3]),
+    ]);
+    let ints = TreeOf::new(def, vec![1, 2, 3, 4, 5, 6]);
+    assert_eq!(jtree::reduce_associative(|a, b| a + b, &ints, None), 21);
+    // Pairs first: ((1 2) (3 4)) (5 6), a balanced order.
+    let order = jtree::reduce_associative(
+        |a: String, b: String| format!("({a} {b})"),
+        &ints.map(|i| i.to_string()),
+        None,
+    );
+    assert_eq!(order, "(((1 2) (3 4)) (5 6))");
+    // An empty tree needs the identity, as in JAX.
+    let empty = TreeOf::<i32>::new(tuple(vec![]), vec![]);
+    assert_eq!(
+        tree_util::tree_reduce_associative(|a, b| a * b, &empty, Some(1)),
+        1
+    );
+    let err = catch_unwind(|| jtree::reduce_associative(|a, b| a + b, &empty, None));
+    assert!(panic_text(err.expect_err("no identity")).contains("give an identity"));
+    // Arrays reduce to arrays.
+    let sum = jtree::reduce_associative(|a, b| &a + &b, &m, None);
+    assert_eq!(sum.to_vec::<f32>(), vec![31.0, 38.0]);
+}
+
+#[test]
+fn all_asks_every_leaf() {
+    // JAX's docstring: all([True, {'a': True, 'b': (True, True)}]) and all([False, (True, False)]).
+    let def = TreeDef::List(vec![
+        leaf(),
+        map_def(&[("a", leaf()), ("b", tuple(vec![leaf(), leaf()]))]),
+    ]);
+    assert!(jtree::all(&TreeOf::new(def, vec![true; 4])));
+    let def = TreeDef::List(vec![leaf(), tuple(vec![leaf(), leaf()])]);
+    assert!(!tree_util::tree_all(&TreeOf::new(
+        def,
+        vec![false, true, false]
+    )));
+    // Arrays of one element have a truth value; NaN is true, 0 is false, as bool(jnp.array(x)).
+    let s = |x: f32| Array::scalar(x);
+    assert!(jtree::all(&(
+        s(1.0),
+        s(f32::NAN),
+        vec![Array::scalar(true)]
+    )));
+    assert!(!jtree::all(&(s(1.0), s(0.0))));
+    assert!(jtree::all(&()));
+    let err = catch_unwind(|| jtree::all(&(v(1.0),)));
+    assert!(panic_text(err.expect_err("two elements")).contains("ambiguous"));
+}
+
+#[test]
+fn broadcast_repeats_a_prefix_over_the_full_tree() {
+    // JAX's docstring: broadcast((1, 2, 3), (0, {'a': 0, 'b': 0}, (0, 0))) == (1, {'a': 2, 'b': 2}, (3, 3)).
+    let prefix = TreeOf::new(tuple(vec![leaf(); 3]), vec![1, 2, 3]);
+    let full_def = tuple(vec![
+        leaf(),
+        map_def(&[("a", leaf()), ("b", leaf())]),
+        tuple(vec![leaf(), leaf()]),
+    ]);
+    let full = TreeOf::new(full_def.clone(), vec![0; 5]);
+    let out = jtree::broadcast(&prefix, &full);
+    assert_eq!(out.structure(), &full_def);
+    assert_eq!(out.leaves(), &[1, 2, 2, 3, 3]);
+    assert_eq!(out.to_string(), "(1, {\"a\": 2, \"b\": 2}, (3, 3))");
+    // Over a typed tree: one value per layer onto each layer's parameters.
+    let m = model();
+    let per_layer = TreeOf::new(TreeDef::List(vec![leaf(), leaf()]), vec![0.1f32, 0.2]);
+    let lrs = tree_util::tree_broadcast(&per_layer, &m.layers);
+    assert_eq!(lrs.leaves(), &[0.1, 0.1, 0.2, 0.2]);
+    // Arrays broadcast too, and come back as the full tree's type.
+    let scales = jtree::broadcast(&vec![v(1.0), v(2.0)], &m.layers);
+    let as_layers: Vec<Layer<Array>> = scales.into_tree();
+    assert_eq!(as_layers[1].b.to_vec::<f32>(), vec![2.0, 3.0]);
+    // Not a prefix: the message names the place.
+    let err = catch_unwind(|| {
+        jtree::broadcast(&prefix, &TreeOf::new(tuple(vec![leaf(); 2]), vec![0, 0]))
+    });
+    let msg = panic_text(err.expect_err("not a prefix"));
+    assert!(
+        msg.contains("not a prefix") && msg.contains("(*, *)"),
+        "{msg}"
+    );
+    let wrong_key = TreeOf::new(map_def(&[("a", leaf()), ("c", leaf())]), vec![0, 0]);
+    let right_key = TreeOf::new(map_def(&[("a", leaf()), ("b", leaf())]), vec![1, 1]);
+    let err = catch_unwind(|| jtree::broadcast(&right_key, &wrong_key));
+    assert!(panic_text(err.expect_err("other keys")).contains("at the root"));
+}
+
+#[test]
+fn transpose_swaps_outer_and_inner_structures() {
+    // JAX's docstring: transpose(structure(['*', '*']), structure(('*', '*', '*')),
+    // [(1, 2, 3), (4, 5, 6)]) == ([1, 4], [2, 5], [3, 6]).
+    let outer = TreeDef::List(vec![leaf(); 2]);
+    let inner = tuple(vec![leaf(); 3]);
+    let tree = TreeOf::new(outer.compose(&inner), vec![1, 2, 3, 4, 5, 6]);
+    let t = jtree::transpose(&outer, Some(&inner), &tree);
+    assert_eq!(t.structure(), &inner.compose(&outer));
+    assert_eq!(t.leaves(), &[1, 4, 2, 5, 3, 6]);
+    assert_eq!(t.to_string(), "(vec![1, 4], vec![2, 5], vec![3, 6])");
+    // The inner structure inferred, as with inner_treedef=None.
+    assert_eq!(tree_util::tree_transpose(&outer, None, &tree), t);
+    // Typed: a Vec of layers into a layer of Vecs.
+    let m = model();
+    let stacked: Layer<Vec<Array>> =
+        jtree::transpose(&TreeDef::List(vec![leaf(); 2]), None, &m.layers).into_tree();
+    assert_eq!(stacked.w[1].to_vec::<f32>(), vec![3.0, 4.0]);
+    assert_eq!(stacked.b[0].to_vec::<f32>(), vec![2.0, 3.0]);
+    let err = catch_unwind(|| jtree::transpose(&outer, Some(&tuple(vec![leaf(); 2])), &tree));
+    assert!(panic_text(err.expect_err("wrong inner")).contains("tree structure mismatch"));
+}
+
+#[test]
+fn treedef_helpers_and_one_level_flattening() {
+    let m = model();
+    let def = jtree::structure(&m);
+    let children = tree_util::treedef_children(&def);
+    assert_eq!(children.len(), 3);
+    assert_eq!(children[1], TreeDef::Some(Box::new(leaf())));
+    assert!(tree_util::treedef_is_leaf(&leaf()));
+    // As in JAX, a node without children is a one-node tree too.
+    assert!(tree_util::treedef_is_leaf(&TreeDef::None));
+    assert!(tree_util::treedef_is_leaf(&tuple(vec![])));
+    assert!(!tree_util::treedef_is_leaf(&def));
+    let pair = tree_util::treedef_tuple([leaf(), def.clone()]);
+    assert_eq!(pair, tuple(vec![leaf(), def]));
+    let level = tree_util::flatten_one_level_with_keys(&m);
+    let keys: Vec<Option<KeyEntry>> = level.iter().map(|(k, _)| k.clone()).collect();
+    assert_eq!(
+        keys,
+        [
+            Some(KeyEntry::GetAttr("layers")),
+            Some(KeyEntry::GetAttr("scale")),
+            Some(KeyEntry::GetAttr("extra"))
+        ]
+    );
+    let subtrees = tree_util::flatten_one_level(&m);
+    assert_eq!(subtrees[0].leaves().len(), 4);
+    assert_eq!(subtrees[2].leaves()[1].to_vec::<f32>(), vec![9.0, 10.0]);
+    let err = catch_unwind(|| tree_util::flatten_one_level(&v(1.0)));
+    assert!(panic_text(err.expect_err("a leaf")).contains("has no children"));
+    assert!(tree_util::all_leaves(&[v(1.0), v(2.0)]));
+    assert!(!tree_util::all_leaves(&[(v(1.0),)]));
+}

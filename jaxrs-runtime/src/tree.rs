@@ -35,6 +35,20 @@ use crate::dtype::DType;
 use std::collections::BTreeMap;
 use std::fmt;
 
+mod generic;
+mod keys;
+
+pub use generic::{
+    all, all_leaves, broadcast, flatten, flatten_one_level, flatten_one_level_with_keys,
+    flatten_up_to, leaves, map_is_leaf, map_to, reduce, reduce_associative, structure, transpose,
+    tree_of, treedef_children, treedef_is_leaf, treedef_tuple, with_is_leaf, Leaves, TreeOf,
+    Truthy,
+};
+pub use keys::{
+    flatten_with_path, keystr, keystr_simple, leaf_key_paths, leaves_with_path, map_with_path,
+    KeyEntry, KeyPath,
+};
+
 /// The structure of a tree, without its leaves.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum TreeDef {
@@ -80,51 +94,82 @@ impl TreeDef {
     }
 }
 
-impl fmt::Display for TreeDef {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fn list(f: &mut fmt::Formatter<'_>, open: &str, c: &[TreeDef], close: &str) -> fmt::Result {
-            f.write_str(open)?;
-            for (i, t) in c.iter().enumerate() {
-                if i > 0 {
-                    f.write_str(", ")?;
-                }
-                write!(f, "{t}")?;
-            }
-            if open == "(" && c.len() == 1 {
-                f.write_str(",")?;
-            }
-            f.write_str(close)
-        }
+impl TreeDef {
+    /// Whether this is a leaf: an [`Array`] or a traced scalar.
+    pub fn is_leaf(&self) -> bool {
+        matches!(self, TreeDef::Leaf | TreeDef::Scalar(_))
+    }
+
+    /// The same node with each child replaced by `f(child)`; a leaf or a node without
+    /// children as it is.
+    pub fn map_children(&self, f: &mut dyn FnMut(&TreeDef) -> TreeDef) -> TreeDef {
+        let list = |c: &[TreeDef], f: &mut dyn FnMut(&TreeDef) -> TreeDef| -> Vec<TreeDef> {
+            c.iter().map(&mut *f).collect()
+        };
         match self {
-            TreeDef::Leaf => f.write_str("*"),
-            TreeDef::Scalar(d) => write!(f, "{}", d.name()),
-            TreeDef::Static(v) => write!(f, "{v}"),
-            TreeDef::Tuple(c) => list(f, "(", c, ")"),
-            TreeDef::List(c) => list(f, "vec![", c, "]"),
-            TreeDef::FixedArray(c) => list(f, "[", c, "]"),
-            TreeDef::None => f.write_str("None"),
-            TreeDef::Some(t) => write!(f, "Some({t})"),
+            TreeDef::Leaf | TreeDef::Scalar(_) | TreeDef::Static(_) | TreeDef::None => self.clone(),
+            TreeDef::Some(t) => TreeDef::Some(Box::new(f(t))),
+            TreeDef::Tuple(c) => TreeDef::Tuple(list(c, f)),
+            TreeDef::List(c) => TreeDef::List(list(c, f)),
+            TreeDef::FixedArray(c) => TreeDef::FixedArray(list(c, f)),
+            TreeDef::Map(c) => TreeDef::Map(c.iter().map(|(k, t)| (k.clone(), f(t))).collect()),
+            TreeDef::Struct { name, fields } => TreeDef::Struct {
+                name,
+                fields: fields.iter().map(|(k, t)| (*k, f(t))).collect(),
+            },
+        }
+    }
+
+    /// This structure with `inner` in place of each of its leaves, as JAX's
+    /// `PyTreeDef.compose`: the structure of a tree of this shape whose leaves are trees of
+    /// `inner`'s.
+    pub fn compose(&self, inner: &TreeDef) -> TreeDef {
+        if self.is_leaf() {
+            return inner.clone();
+        }
+        self.map_children(&mut |child| child.compose(inner))
+    }
+
+    /// The structure written out, with `leaf(node)` in place of each leaf.
+    pub(crate) fn render(&self, leaf: &mut dyn FnMut(&TreeDef) -> String) -> String {
+        let list =
+            |open: &str, c: &[TreeDef], close: &str, leaf: &mut dyn FnMut(&TreeDef) -> String| {
+                let items: Vec<String> = c.iter().map(|t| t.render(leaf)).collect();
+                let comma = if open == "(" && c.len() == 1 { "," } else { "" };
+                format!("{open}{}{comma}{close}", items.join(", "))
+            };
+        match self {
+            TreeDef::Leaf | TreeDef::Scalar(_) => leaf(self),
+            TreeDef::Static(v) => v.to_string(),
+            TreeDef::Tuple(c) => list("(", c, ")", leaf),
+            TreeDef::List(c) => list("vec![", c, "]", leaf),
+            TreeDef::FixedArray(c) => list("[", c, "]", leaf),
+            TreeDef::None => "None".to_string(),
+            TreeDef::Some(t) => format!("Some({})", t.render(leaf)),
             TreeDef::Map(c) => {
-                f.write_str("{")?;
-                for (i, (k, t)) in c.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{k:?}: {t}")?;
-                }
-                f.write_str("}")
+                let items: Vec<String> = c
+                    .iter()
+                    .map(|(k, t)| format!("{k:?}: {}", t.render(leaf)))
+                    .collect();
+                format!("{{{}}}", items.join(", "))
             }
             TreeDef::Struct { name, fields } => {
-                write!(f, "{name} {{ ")?;
-                for (i, (k, t)) in fields.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{k}: {t}")?;
-                }
-                f.write_str(" }")
+                let items: Vec<String> = fields
+                    .iter()
+                    .map(|(k, t)| format!("{k}: {}", t.render(leaf)))
+                    .collect();
+                format!("{name} {{ {} }}", items.join(", "))
             }
         }
+    }
+}
+
+impl fmt::Display for TreeDef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render(&mut |leaf| match leaf {
+            TreeDef::Scalar(d) => d.name().to_string(),
+            _ => "*".to_string(),
+        }))
     }
 }
 
@@ -652,6 +697,26 @@ pub fn try_tree_unflatten<T: Tree>(def: &TreeDef, leaves: Vec<Array>) -> Result<
 pub fn tree_map<T: Tree>(tree: &T, mut f: impl FnMut(&Array) -> Array) -> T {
     let (leaves, def) = tree.flatten();
     tree_unflatten(&def, leaves.iter().map(&mut f).collect())
+}
+
+/// Waits until every leaf of `tree` is computed and returns the tree, as JAX's
+/// `jax.block_until_ready(tree)` (dispatch is asynchronous). A failure of a computation that
+/// made a leaf is the environment's: a panic that [`crate::try_run`] returns as its `Error`.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let x = Array::ones(&[3], DType::F32);
+/// let (y, z) = jaxrs::block_until_ready((&x * 2.0, vec![&x + 1.0]));
+/// assert_eq!(y.to_vec::<f32>(), vec![2.0; 3]);
+/// assert_eq!(z[0].to_vec::<f32>(), vec![2.0; 3]);
+/// ```
+#[track_caller]
+pub fn block_until_ready<T: Tree>(tree: T) -> T {
+    for leaf in tree_leaves(&tree) {
+        leaf.block_until_ready();
+    }
+    tree
 }
 
 /// Applies `f` to the leaves of two trees of the same structure, pairwise.
