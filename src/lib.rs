@@ -72,7 +72,9 @@
 //!   reverse, length, unroll), [`fori_loop`], [`while_loop`], [`cond`], [`switch`].
 //! - **Memory**: [`macro@remat`] and [`fn@remat`] with a [`RematPolicy`], [`checkpoint_name`].
 //! - **Pytrees**: [`Tree`] and `#[derive(Tree)]`, [`tree_map`], [`tree_map2`],
-//!   [`tree_map_n`], [`tree_paths`], [`tree_leaves`], [`tree_unflatten`], [`TreeDef`].
+//!   [`tree_map_n`], [`tree_paths`], [`tree_leaves`], [`tree_unflatten`], [`TreeDef`]; the
+//!   rest of JAX's tree utilities in [`tree`] (`jax.tree`) and [`tree_util`]
+//!   (`jax.tree_util`), over trees with leaves of any type ([`tree::TreeOf`]).
 //! - **Devices**: [`devices`], [`local_device_count`], [`set_cpu_device_count`] (or
 //!   `JAXRS_CPU_DEVICES`), [`Device`]; lay arrays out with [`device_put`] /
 //!   [`try_device_put`] and a [`Sharding`] ([`Mesh`] + [`PartitionSpec`], written [`P!`] =
@@ -133,6 +135,10 @@ pub use jaxrs_runtime::{
     Padding,
 };
 pub use jaxrs_runtime::{
+    block_until_ready, checkpoint_name, clear_caches, disable_jit, eval_shape, linearize,
+    make_jaxpr, stablehlo, AbstractLeaf, ClosedJaxpr, Jaxpr, Linear, ShapeDtypeStruct,
+};
+pub use jaxrs_runtime::{
     // Transformations.
     check_grads,
     check_grads_with,
@@ -178,7 +184,6 @@ pub use jaxrs_runtime::{
     StaticArgs,
     TupleArgs,
 };
-pub use jaxrs_runtime::{checkpoint_name, make_jaxpr, stablehlo, ClosedJaxpr, Jaxpr};
 pub use jaxrs_runtime::{compile_cache_stats, CompileCacheStats};
 pub use jaxrs_runtime::{
     // Arrays.
@@ -260,6 +265,8 @@ pub mod nn;
 pub mod numpy;
 pub mod optim;
 pub mod scipy;
+pub mod tree;
+pub mod tree_util;
 
 /// Everything a typical program needs, and everything the README uses:
 /// `use jaxrs::prelude::*;`.

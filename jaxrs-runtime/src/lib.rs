@@ -125,11 +125,12 @@ pub mod distributed {
 // Transformations.
 pub use transforms::check_grads::{check_grads, check_grads_with, Modes};
 pub use transforms::grad::{
-    custom_jvp, custom_vjp, grad, grad_holomorphic, jvp, value_and_grad, value_and_grad_argnums,
-    value_and_grad_aux, vjp, Argnum, Argnums, CustomJvp, CustomVjp, Pullback, TupleArgs,
+    custom_jvp, custom_vjp, grad, grad_holomorphic, jvp, linearize, value_and_grad,
+    value_and_grad_argnums, value_and_grad_aux, vjp, Argnum, Argnums, CustomJvp, CustomVjp, Linear,
+    Pullback, TupleArgs,
 };
 pub use transforms::jacobian::{hessian, jacfwd, jacobian, jacrev};
-pub use transforms::jit::{jit, JitSite, Jitted, StaticArgs};
+pub use transforms::jit::{clear_caches, disable_jit, jit, JitSite, Jitted, StaticArgs};
 pub use transforms::loops::{cond, fori_loop, scan, scan_with, switch, while_loop, ScanOptions};
 pub use transforms::pmap::{pmap, PmapSite, Pmapped};
 pub use transforms::remat::{checkpoint_name, remat, Remat, RematPolicy};
@@ -145,13 +146,24 @@ pub use prims::rng::{rng_bit_generator, RandomAlgorithm};
 
 // Pytrees.
 pub use tree::{
-    tree_leaves, tree_map, tree_map2, tree_map_n, tree_paths, tree_unflatten, try_tree_unflatten,
-    StaticValue, Tree, TreeDef, TreeMismatch,
+    block_until_ready, tree_leaves, tree_map, tree_map2, tree_map_n, tree_paths, tree_unflatten,
+    try_tree_unflatten, StaticValue, Tree, TreeDef, TreeMismatch,
 };
+
+/// JAX's tree utilities over any leaf type, the facade's `jaxrs::tree` and `jaxrs::tree_util`.
+pub mod tree_utils {
+    pub use crate::tree::{
+        all, all_leaves, broadcast, flatten, flatten_one_level, flatten_one_level_with_keys,
+        flatten_up_to, flatten_with_path, keystr, keystr_simple, leaf_key_paths, leaves,
+        leaves_with_path, map_is_leaf, map_to, map_with_path, reduce, reduce_associative,
+        structure, transpose, tree_of, treedef_children, treedef_is_leaf, treedef_tuple,
+        with_is_leaf, KeyEntry, KeyPath, Leaves, TreeOf, Truthy,
+    };
+}
 
 // Looking inside: the IR and the StableHLO of a function.
 pub use crate::core::ir::{ClosedJaxpr, Jaxpr};
-pub use transforms::inspect::{make_jaxpr, stablehlo};
+pub use transforms::inspect::{eval_shape, make_jaxpr, stablehlo, AbstractLeaf, ShapeDtypeStruct};
 
 // Environmental failures.
 pub use crate::core::client::try_run;

@@ -4,3 +4,4 @@
 
 pub mod ad;
 pub mod batching;
+pub mod partial_eval;

@@ -4,8 +4,11 @@
 
 use crate::aval::Aval;
 use crate::core::array::Array;
+use crate::core::ir::ClosedJaxpr;
 use crate::core::trace::At;
+use crate::core::trace::{eval_jaxpr, trace_to_jaxpr_for};
 use crate::interpreters::ad::{jvp_jaxpr, linearize_jaxpr, Linearized};
+use crate::interpreters::partial_eval::{partial_eval_jaxpr, PartialEval};
 use crate::transforms::traced::{avals_of, rebuild, trace_tree, Unnamed};
 use crate::tree::{Tree, TreeDef};
 use std::panic::Location;
@@ -15,7 +18,7 @@ fn trace<A: Tree, R: Tree>(
     f: impl FnOnce(A) -> R,
     args: &A,
     what: &str,
-) -> (crate::core::ir::ClosedJaxpr, Vec<Array>, TreeDef, TreeDef) {
+) -> (ClosedJaxpr, Vec<Array>, TreeDef, TreeDef) {
     let (leaves, def) = args.flatten();
     let (closed, out_def) = trace_tree(what, &def, &avals_of(&leaves), f);
     (closed, leaves, def, out_def)
@@ -37,18 +40,7 @@ fn trace<A: Tree, R: Tree>(
 pub fn jvp<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, primals: &A, tangents: &A) -> (R, R) {
     let (closed, leaves, def, out_def) = trace(f, primals, "jvp");
     let (t_leaves, t_def) = tangents.flatten();
-    if t_def != def {
-        panic!("jvp: tangents {t_def} do not match primals {def}");
-    }
-    for (p, t) in leaves.iter().zip(&t_leaves) {
-        if !p.aval().same_type(t.aval()) {
-            panic!(
-                "jvp: a tangent is {} but its primal is {}",
-                t.aval(),
-                p.aval()
-            );
-        }
-    }
+    check_tangents("jvp", &def, &avals_of(&leaves), &t_def, &t_leaves);
     let tangents: Vec<Option<Array>> = t_leaves.into_iter().map(Some).collect();
     let (outs, out_t) = jvp_jaxpr(&closed.jaxpr, &closed.consts, &leaves, &tangents);
     let out_t: Vec<Array> = out_t
@@ -60,6 +52,113 @@ pub fn jvp<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, primals: &A, tangents: &A) 
         rebuild(Unnamed, &out_def, outs),
         rebuild(Unnamed, &out_def, out_t),
     )
+}
+
+/// The linear map [`linearize`] returns: the JVP of a function at fixed primals, as a
+/// function of the tangents alone (JAX's `f_jvp`).
+pub struct Linear<A, R> {
+    /// The tangent part of the JVP, its primal part evaluated away (the residuals are its
+    /// constants).
+    staged: ClosedJaxpr,
+    /// Each tangent output that does not depend on the tangents (a zero), and `None` for
+    /// the staged outputs, in order.
+    known: Vec<Option<Array>>,
+    in_def: TreeDef,
+    in_avals: Vec<Aval>,
+    out_def: TreeDef,
+    _types: std::marker::PhantomData<fn(A) -> R>,
+}
+
+impl<A: Tree, R: Tree> Linear<A, R> {
+    /// The output tangent along `tangents`, a tree shaped like the primals: JAX's
+    /// `f_jvp(tangents)`. The primal computation is not run again.
+    #[track_caller]
+    pub fn call(&self, tangents: &A) -> R {
+        let (t_leaves, t_def) = tangents.flatten();
+        check_tangents("linearize", &self.in_def, &self.in_avals, &t_def, &t_leaves);
+        let mut staged = eval_jaxpr(&self.staged.jaxpr, &self.staged.consts, &t_leaves).into_iter();
+        let outs = self
+            .known
+            .iter()
+            .map(|k| match k {
+                Some(zero) => zero.clone(),
+                None => staged
+                    .next()
+                    .expect("one staged output per unknown tangent"),
+            })
+            .collect();
+        rebuild(Unnamed, &self.out_def, outs)
+    }
+}
+
+/// `f(primals)` and its JVP at `primals` as a linear function of the tangents, like
+/// `jax.linearize`: the JVP is traced once and partially evaluated (JAX's partial
+/// evaluation), so the primal part runs now, once, and [`Linear::call`] runs only the
+/// tangent part on the saved residuals. Equal to [`jvp`] along every tangent.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let x = Array::from_vec(vec![0.0f32, 1.0, 2.0], &[3]);
+/// let (y, f_jvp) = jaxrs::linearize(|x: Array| x.sin() * 2.0, &x);
+/// assert_eq!(y.to_vec::<f32>(), (x.sin() * 2.0).to_vec::<f32>());
+/// let dy = f_jvp.call(&Array::ones(&[3], DType::F32));
+/// assert_eq!(dy.to_vec::<f32>(), (x.cos() * 2.0).to_vec::<f32>());
+/// ```
+#[track_caller]
+pub fn linearize<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, primals: &A) -> (R, Linear<A, R>) {
+    let (closed, leaves, in_def, out_def) = trace(f, primals, "linearize");
+    let in_avals = avals_of(&leaves);
+    let n_in = leaves.len();
+    let both: Vec<Aval> = in_avals.iter().chain(&in_avals).cloned().collect();
+    let jvp_program = trace_to_jaxpr_for(Some("linearize".into()), &both, |xs| {
+        let (p, t) = xs.split_at(n_in);
+        let tangents: Vec<Option<Array>> = t.iter().cloned().map(Some).collect();
+        let (outs, out_t) = jvp_jaxpr(&closed.jaxpr, &closed.consts, p, &tangents);
+        let out_t: Vec<Array> = out_t
+            .into_iter()
+            .zip(&outs)
+            .map(|(t, o)| t.unwrap_or_else(|| crate::interpreters::ad::zeros_like_aval(o.aval())))
+            .collect();
+        outs.into_iter().chain(out_t).collect()
+    });
+    let known: Vec<Option<Array>> = leaves
+        .iter()
+        .cloned()
+        .map(Some)
+        .chain((0..n_in).map(|_| None))
+        .collect();
+    let PartialEval { known_outs, staged } =
+        partial_eval_jaxpr(&jvp_program.jaxpr, &jvp_program.consts, &known);
+    let n_out = known_outs.len() / 2;
+    let mut known_outs = known_outs.into_iter();
+    let outs: Vec<Array> = known_outs
+        .by_ref()
+        .take(n_out)
+        .map(|o| o.expect("a primal output does not depend on the tangents"))
+        .collect();
+    let linear = Linear {
+        staged,
+        known: known_outs.collect(),
+        in_def,
+        in_avals,
+        out_def: out_def.clone(),
+        _types: std::marker::PhantomData,
+    };
+    (rebuild(Unnamed, &out_def, outs), linear)
+}
+
+/// Checks that `tangents` (leaves `t_leaves`, structure `t_def`) match the primals.
+#[track_caller]
+fn check_tangents(what: &str, def: &TreeDef, avals: &[Aval], t_def: &TreeDef, t_leaves: &[Array]) {
+    if t_def != def {
+        panic!("{what}: tangents {t_def} do not match primals {def}");
+    }
+    for (p, t) in avals.iter().zip(t_leaves) {
+        if !p.same_type(t.aval()) {
+            panic!("{what}: a tangent is {} but its primal is {p}", t.aval());
+        }
+    }
 }
 
 /// The pullback of [`vjp`]: maps a cotangent of the output to one of the input.

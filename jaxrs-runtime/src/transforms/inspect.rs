@@ -1,9 +1,11 @@
 //! Inspecting programs: the IR and the StableHLO of any function over trees.
 
+use crate::aval::Aval;
+use crate::core::array::Array;
 use crate::core::ir::ClosedJaxpr;
 use crate::core::lower::{lower_jaxpr, LowerOptions};
 use crate::transforms::traced::{avals_of, trace_tree};
-use crate::tree::Tree;
+use crate::tree::{Leaves, Tree, TreeOf};
 
 /// Traces `f` on abstract values shaped like `example` and returns its jaxpr.
 ///
@@ -50,4 +52,68 @@ pub fn stablehlo<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, example: &A) -> Strin
             ..Default::default()
         },
     )
+}
+
+/// The abstract value of an array: its shape, dtype and weak type, as JAX's
+/// `jax.ShapeDtypeStruct` (the sharding is not part of it yet). It is jaxrs's [`Aval`], the
+/// type tracing works with.
+///
+/// ```
+/// use jaxrs::{DType, ShapeDtypeStruct};
+///
+/// let x = ShapeDtypeStruct::new([2, 3], DType::F32);
+/// assert_eq!(x.to_string(), "f32[2,3]");
+/// ```
+pub type ShapeDtypeStruct = Aval;
+
+/// A leaf [`eval_shape`] can take: an [`Array`] or its abstract value.
+pub trait AbstractLeaf: Clone {
+    /// The shape, dtype and weak type.
+    fn abstract_value(&self) -> Aval;
+}
+
+impl AbstractLeaf for Array {
+    fn abstract_value(&self) -> Aval {
+        self.aval().clone()
+    }
+}
+
+impl AbstractLeaf for Aval {
+    fn abstract_value(&self) -> Aval {
+        self.clone()
+    }
+}
+
+/// The shapes and dtypes of `f`'s outputs, found by tracing it, without compiling or
+/// running anything: JAX's `jax.eval_shape`. `args` is the argument tree (arrays), or its
+/// structure with a [`ShapeDtypeStruct`] per leaf (a [`TreeOf`], as
+/// `jaxrs::tree::map_to(&params, |x| x.aval().clone())` makes), so that no array of that
+/// size need exist.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::tree::TreeOf;
+/// use jaxrs::{ShapeDtypeStruct, TreeDef};
+///
+/// // A 1e6 x 1e6 matmul: nothing is allocated.
+/// let big = ShapeDtypeStruct::new([1_000_000, 1_000_000], DType::F32);
+/// let args = TreeOf::new(TreeDef::Tuple(vec![TreeDef::Leaf; 2]), vec![big.clone(), big]);
+/// let out = jaxrs::eval_shape(|(a, b): (Array, Array)| a.matmul(&b).sum(1, false), &args);
+/// assert_eq!(out.leaves(), &[ShapeDtypeStruct::new([1_000_000], DType::F32)]);
+/// ```
+#[track_caller]
+pub fn eval_shape<A: Tree, R: Tree, S: Leaves>(f: impl FnOnce(A) -> R, args: &S) -> TreeOf<Aval>
+where
+    S::Leaf: AbstractLeaf,
+{
+    let (leaves, def) = args.leaves_and_structure();
+    let avals: Vec<Aval> = leaves.iter().map(AbstractLeaf::abstract_value).collect();
+    let (closed, out_def) = trace_tree("eval_shape", &def, &avals, f);
+    let out_avals = closed
+        .jaxpr
+        .outvars
+        .iter()
+        .map(|a| closed.jaxpr.atom_aval(a))
+        .collect();
+    TreeOf::new(out_def, out_avals)
 }

@@ -541,6 +541,75 @@ struct Layout {
     out: Shardings,
 }
 
+/// Bumped by [`clear_caches`]: a site cache whose specialisations are of an older generation
+/// drops them at its next call.
+static CACHE_GENERATION: AtomicU64 = AtomicU64::new(0);
+
+/// Drops every compiled program of every jitted and pmapped function, as JAX's
+/// `jax.clear_caches()`: the next call of each traces and compiles again (answered by the
+/// persistent compile cache when it is on, which this leaves alone, as JAX does). The cache
+/// counters ([`JitSite::cache_misses`]) keep counting.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// #[jit]
+/// fn double(x: &Array) -> Array {
+///     x * 2.0
+/// }
+///
+/// let x = Array::ones(&[2], DType::F32);
+/// double(&x);
+/// double(&x);
+/// assert_eq!(double::jit_site().cache_misses(), 1);
+/// jaxrs::clear_caches();
+/// double(&x);
+/// assert_eq!(double::jit_site().cache_misses(), 2);
+/// ```
+pub fn clear_caches() {
+    CACHE_GENERATION.fetch_add(1, Ordering::AcqRel);
+}
+
+thread_local! {
+    static JIT_DISABLED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn jit_disabled() -> bool {
+    JIT_DISABLED.with(std::cell::Cell::get)
+}
+
+/// Runs `f` with jit turned off on this thread, as JAX's `with jax.disable_jit():`: a jitted
+/// function called inside runs its body op by op, eagerly, so that `println!` and reads of
+/// values (`x.to_vec()`) work in it, for debugging. Donation and the compile cache are not
+/// used; `grad`, `vmap` and the loops work as they do outside jit. Restored when `f`
+/// returns or panics.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// #[jit]
+/// fn step(x: &Array) -> Array {
+///     // Reading a value needs a concrete array: only under disable_jit.
+///     assert!(x.is_concrete());
+///     println!("x = {:?}", x.to_vec::<f32>());
+///     x * 2.0
+/// }
+///
+/// let y = jaxrs::disable_jit(|| step(&Array::ones(&[2], DType::F32)));
+/// assert_eq!(y.to_vec::<f32>(), vec![2.0, 2.0]);
+/// assert_eq!(step::jit_site().cache_misses(), 0);
+/// ```
+pub fn disable_jit<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            JIT_DISABLED.with(|d| d.set(self.0));
+        }
+    }
+    let _restore = Restore(JIT_DISABLED.with(|d| d.replace(true)));
+    f()
+}
+
 /// The state behind a [`JitSite`].
 type JitCache = SiteCache<Entry>;
 
@@ -559,7 +628,10 @@ pub(crate) trait CompiledEntry {
 /// [`crate::transforms::pmap::PmapSite`]: its specialisations, newest last, and the record of
 /// its misses.
 pub(crate) struct SiteCache<E> {
-    pub(crate) entries: RwLock<Vec<Arc<E>>>,
+    /// Read through [`SiteCache::entries`], which drops them after [`clear_caches`].
+    specialisations: RwLock<Vec<Arc<E>>>,
+    /// The [`clear_caches`] generation the specialisations belong to.
+    generation: AtomicU64,
     pub(crate) compiling: Mutex<()>,
     misses: AtomicU64,
     /// Compiles the persistent compile cache answered from disk, and compiles it did not.
@@ -574,7 +646,8 @@ pub(crate) struct SiteCache<E> {
 impl<E> Default for SiteCache<E> {
     fn default() -> Self {
         SiteCache {
-            entries: RwLock::default(),
+            specialisations: RwLock::default(),
+            generation: AtomicU64::new(CACHE_GENERATION.load(Ordering::Acquire)),
             compiling: Mutex::default(),
             misses: AtomicU64::default(),
             disk_hits: AtomicU64::default(),
@@ -586,12 +659,25 @@ impl<E> Default for SiteCache<E> {
 }
 
 impl<E: CompiledEntry> SiteCache<E> {
+    /// The compiled specialisations, newest last; none once [`clear_caches`] ran after they
+    /// were compiled.
+    pub(crate) fn entries(&self) -> RwLockReadGuard<'_, Vec<Arc<E>>> {
+        let now = CACHE_GENERATION.load(Ordering::Acquire);
+        if self.generation.load(Ordering::Acquire) != now {
+            let mut entries = write(&self.specialisations);
+            if self.generation.swap(now, Ordering::AcqRel) != now {
+                entries.clear();
+            }
+        }
+        read(&self.specialisations)
+    }
+
     pub(crate) fn misses(&self) -> u64 {
         self.misses.load(Ordering::Relaxed)
     }
 
     pub(crate) fn size(&self) -> usize {
-        read(&self.entries).len()
+        self.entries().len()
     }
 
     pub(crate) fn disk_hits(&self) -> u64 {
@@ -616,11 +702,11 @@ impl<E: CompiledEntry> SiteCache<E> {
     }
 
     pub(crate) fn last_entry(&self) -> Option<Arc<E>> {
-        read(&self.entries).last().cloned()
+        self.entries().last().cloned()
     }
 
     pub(crate) fn last_compiled_memory_stats(&self) -> Option<crate::pjrt::MemoryStats> {
-        read(&self.entries)
+        self.entries()
             .last()
             .and_then(|e| e.exe().compiled_memory_stats().ok())
     }
@@ -636,7 +722,9 @@ impl<E: CompiledEntry> SiteCache<E> {
         }
         lock(&self.explanations).push(explanation);
         let entry = Arc::new(entry);
-        write(&self.entries).push(entry.clone());
+        // Brings the generation up to date first, so that the new entry is not dropped.
+        drop(self.entries());
+        write(&self.specialisations).push(entry.clone());
         entry
     }
 }
@@ -677,8 +765,8 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
     drop(donated);
     drop(kept);
 
-    if is_tracing() || leaves.iter().any(|l| !l.is_concrete()) {
-        // Inside another transformation: run the body on its tracers (it is inlined into the
+    if is_tracing() || jit_disabled() || leaves.iter().any(|l| !l.is_concrete()) {
+        // Under `disable_jit`, the body runs op by op, eagerly. Inside another transformation: run the body on its tracers (it is inlined into the
         // enclosing trace, which is compiled as a whole). Its shardings become sharding
         // constraints on its arguments and results, as JAX's nested jit does.
         let leaves = match shardings {
@@ -1040,7 +1128,7 @@ fn lookup<S: StaticArgs>(
     statics: &S,
     layout: &Option<Layout>,
 ) -> Option<Arc<Entry>> {
-    let entries = read(&cache.entries);
+    let entries = cache.entries();
     // Most recent first: a training loop hits the entry it just added.
     entries
         .iter()
@@ -1208,7 +1296,7 @@ fn explain_miss<S: StaticArgs>(
         site.name(),
         site.location()
     );
-    let entries = read(&cache.entries);
+    let entries = cache.entries();
     let Some(prev) = entries.last() else {
         return format!("{head} for the first time");
     };

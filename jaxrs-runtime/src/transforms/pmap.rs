@@ -28,7 +28,7 @@ use crate::core::trace::{is_tracing, At};
 use crate::error::Error;
 use crate::pjrt::{Buffer, CompileOptions, Device, LoadedExecutable};
 use crate::transforms::jit::{
-    donated_twice, lock, named_leaf_paths, read, static_changes, structure_changes, CompiledEntry,
+    donated_twice, lock, named_leaf_paths, static_changes, structure_changes, CompiledEntry,
     JitParams, SiteCache, StaticArgs, StaticKey,
 };
 use crate::transforms::traced::{rebuild, trace_leaves, worded};
@@ -580,7 +580,8 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
 }
 
 fn lookup<S: StaticArgs>(cache: &PmapCache, key: &Key<'_, S>) -> Option<Arc<Entry>> {
-    read(&cache.entries)
+    cache
+        .entries()
         .iter()
         .rev()
         .find(|e| e.matches(key))
@@ -776,7 +777,7 @@ fn explain_miss<S: StaticArgs>(site: &PmapSite, cache: &PmapCache, key: &Key<'_,
         "pmap `{}` ({}): tracing and compiling",
         site.name, site.location
     );
-    let entries = read(&cache.entries);
+    let entries = cache.entries();
     let Some(prev) = entries.last() else {
         return format!("{head} for the first time");
     };
