@@ -19,13 +19,20 @@ fn disable_jit_runs_the_body_eagerly_and_is_restored() {
     let before = scaled::jit_site().cache_misses();
     let y = jaxrs::disable_jit(|| scaled(&x, 3.0));
     assert_eq!(y.to_vec::<f32>(), vec![3.0, 6.0]);
-    assert_eq!(scaled::jit_site().cache_misses(), before, "nothing compiled");
+    assert_eq!(
+        scaled::jit_site().cache_misses(),
+        before,
+        "nothing compiled"
+    );
     // Restored after a panic inside, too.
     let caught = std::panic::catch_unwind(|| jaxrs::disable_jit(|| panic!("inside")));
     assert!(caught.is_err());
     let y = scaled(&x, 3.0);
     assert_eq!(y.to_vec::<f32>(), vec![3.0, 6.0]);
-    assert!(scaled::jit_site().cache_misses() > before, "jit is on again");
+    assert!(
+        scaled::jit_site().cache_misses() > before,
+        "jit is on again"
+    );
     // grad inside disable_jit: the jitted body is differentiated eagerly.
     let g = jaxrs::disable_jit(|| grad(|x: Array| scaled(&x, 3.0).sum(None, false))(x.clone()));
     assert_eq!(g.to_vec::<f32>(), vec![3.0, 3.0]);
@@ -42,10 +49,17 @@ fn clear_caches_makes_every_jitted_function_compile_again() {
     assert_eq!(cubed(&x).to_vec::<f32>(), vec![8.0]);
     let jitted = jit(|x: Array| &x + 1.0);
     assert_eq!(jitted.call(x.clone()).to_vec::<f32>(), vec![3.0]);
-    let (m1, j1) = (cubed::jit_site().cache_misses(), jitted.site().cache_misses());
+    let (m1, j1) = (
+        cubed::jit_site().cache_misses(),
+        jitted.site().cache_misses(),
+    );
     cubed(&x);
     jitted.call(x.clone());
-    assert_eq!(cubed::jit_site().cache_misses(), m1, "a hit before clearing");
+    assert_eq!(
+        cubed::jit_site().cache_misses(),
+        m1,
+        "a hit before clearing"
+    );
     jaxrs::clear_caches();
     assert_eq!(cubed(&x).to_vec::<f32>(), vec![8.0]);
     assert_eq!(jitted.call(x.clone()).to_vec::<f32>(), vec![3.0]);

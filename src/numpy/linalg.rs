@@ -362,7 +362,9 @@ fn check_matrices(op: &str, a: &Array, square: bool) {
 /// `a` and `b` in their common inexact dtype, each keeping its own shape.
 pub(crate) fn promote_inexact(a: &Array, b: &Array) -> (Array, Array) {
     let (dtype, _) = jaxrs_runtime::result_type(&[(a.dtype(), false), (b.dtype(), false)]);
-    let dtype = if dtype.is_float() {
+    // Complex stays complex: the decompositions refuse it by name rather than drop the
+    // imaginary part.
+    let dtype = if dtype.is_float() || dtype.is_complex() {
         dtype
     } else if dtype == DType::I64 {
         DType::F64
@@ -583,6 +585,106 @@ pub fn inv(a: &Array) -> Array {
         &a,
         &super::eye(n, None, 0, Some(a.dtype())).broadcast_to(a.shape()),
     )
+}
+
+/// The inverse of `a` as a tensor (`jnp.linalg.tensorinv(a, ind)`): `a`'s first `ind` axes
+/// are the rows and the rest the columns of a square matrix, whose inverse comes back with
+/// shape `a.shape[ind:] + a.shape[:ind]`, so that `tensordot(tensorinv(a), a, ind)` is the
+/// identity over `a.shape[ind:]`.
+///
+/// Panics when the rows and columns do not make a square matrix, naming both.
+///
+/// ```
+/// use jaxrs::numpy as jnp;
+/// use jaxrs::prelude::*;
+///
+/// let a = jnp::eye(6, None, 0, Some(DType::F64)).reshape(vec![6usize, 2, 3]) * 2.0;
+/// let ainv = jnp::linalg::tensorinv(&a, 1);
+/// assert_eq!(ainv.shape(), &[2, 3, 6]);
+/// assert_eq!(ainv.to_vec::<f64>()[0], 0.5);
+/// ```
+#[track_caller]
+pub fn tensorinv(a: &Array, ind: usize) -> Array {
+    let a = inexact(a);
+    let shape = a.shape().to_vec();
+    assert!(
+        ind > 0 && ind <= shape.len(),
+        "tensorinv: ind must be in 1..={} for an array of shape {shape:?}, got {ind} at {}",
+        shape.len(),
+        Location::caller()
+    );
+    let (rows, cols) = shape.split_at(ind);
+    let (m, n) = (
+        rows.iter().product::<usize>(),
+        cols.iter().product::<usize>(),
+    );
+    assert_eq!(
+        m,
+        n,
+        "tensorinv: a.shape[:ind] = {rows:?} and a.shape[ind:] = {cols:?} must have equal \
+         products (a square matrix) at {}",
+        Location::caller()
+    );
+    let out_shape: Vec<usize> = cols.iter().chain(rows).copied().collect();
+    inv(&a.reshape(vec![m, n])).reshape(out_shape)
+}
+
+/// Solves `tensordot(a, x, x.ndim) = b` for `x` (`jnp.linalg.tensorsolve(a, b, axes)`):
+/// `x` has shape `a.shape[b.ndim:]`. `axes` names axes of `a` to move to the end first.
+///
+/// Panics when `a`'s axes do not split into `b`'s shape and a square system.
+///
+/// ```
+/// use jaxrs::numpy as jnp;
+/// use jaxrs::prelude::*;
+///
+/// let a = jnp::eye(6, None, 0, Some(DType::F64)).reshape(vec![2usize, 3, 2, 3]) * 4.0;
+/// let b = Array::ones(&[2, 3], DType::F64);
+/// let x = jnp::linalg::tensorsolve(&a, &b, None);
+/// assert_eq!(x.shape(), &[2, 3]);
+/// assert_eq!(x.to_vec::<f64>(), vec![0.25; 6]);
+/// ```
+#[track_caller]
+pub fn tensorsolve(a: &Array, b: &Array, axes: Option<&[i64]>) -> Array {
+    // Promoted to one inexact dtype, but not broadcast: the shapes are a system's.
+    let dtype = inexact(&Array::zeros(
+        &[],
+        jaxrs_runtime::result_type(&[(a.dtype(), a.is_weak()), (b.dtype(), b.is_weak())]).0,
+    ))
+    .dtype();
+    let (a, b) = (a.astype(dtype), b.astype(dtype));
+    let rank = a.rank();
+    let a = match axes {
+        Some(axes) => {
+            let moved: Vec<usize> = axes
+                .iter()
+                .map(|&k| norm_axis("tensorsolve", k, a.shape()))
+                .collect();
+            let mut perm: Vec<usize> = (0..rank).filter(|k| !moved.contains(k)).collect();
+            perm.extend(&moved);
+            a.transpose(perm)
+        }
+        None => a,
+    };
+    assert!(
+        b.rank() <= rank,
+        "tensorsolve: b ({}) has more axes than a ({}) at {}",
+        b.aval(),
+        a.aval(),
+        Location::caller()
+    );
+    let x_shape = a.shape()[b.rank()..].to_vec();
+    let n: usize = x_shape.iter().product();
+    let m: usize = a.shape()[..b.rank()].iter().product();
+    assert!(
+        m == n && b.size() == m,
+        "tensorsolve: a must have prod(a.shape[:b.ndim]) == prod(a.shape[b.ndim:]) and b that \
+         many elements; got a {} and b {} at {}",
+        a.aval(),
+        b.aval(),
+        Location::caller()
+    );
+    solve(&a.reshape(vec![m, n]), &b.reshape(vec![m])).reshape(x_shape)
 }
 
 /// `(sign, log|det|)` from an LU factorisation: the diagonal's signs and the pivots'

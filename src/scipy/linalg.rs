@@ -16,8 +16,8 @@
 
 use crate::lax::linalg::{self as lax_linalg, TriangularSolveOptions};
 use crate::numpy as jnp;
-use crate::{Array, DType};
-use jaxrs_runtime::decompositions::mt;
+use crate::{where_, Array, DType};
+use jaxrs_runtime::decompositions::{broadcast_batch, mt};
 use std::panic::Location;
 
 /// Float operands stay as they are; integers compute in float, as JAX's.
@@ -170,8 +170,8 @@ pub fn lu_pivots_to_permutation(pivots: &Array, permutation_size: usize) -> Arra
             let p = at(&pivots, &i.reshape(vec![1usize]));
             let perm_i = at(&perm, &i.reshape(vec![1usize]));
             let perm_p = at(&perm, &p);
-            let swapped = crate::where_(positions.eq(&p), &perm_i, &perm);
-            crate::where_(positions.eq(i), &perm_p, &swapped)
+            let swapped = where_(positions.eq(&p), &perm_i, &perm);
+            where_(positions.eq(i), &perm_p, &swapped)
         },
         init,
     )
@@ -360,4 +360,561 @@ pub fn toeplitz(c: &Array, r: Option<&Array>) -> Array {
     let j = Array::iota(DType::I32, &[m, n], 1);
     let idx = (j - i) + (m as i32 - 1);
     vals.take(&idx.reshape(vec![m * n]), 0).reshape(vec![m, n])
+}
+
+// ---- Special matrices, as `jax.scipy.linalg` builds them (SciPy's constructors). The ones
+// that take arrays map over leading batch dimensions, as JAX's `vectorize`d versions do.
+
+/// Row and column indices `(i, j)` of an `[n, m]` matrix, as int32.
+fn grid(n: usize, m: usize) -> (Array, Array) {
+    (
+        Array::iota(DType::I32, &[n, m], 0),
+        Array::iota(DType::I32, &[n, m], 1),
+    )
+}
+
+/// `x` with at least one axis.
+fn atleast_1d(x: &Array) -> Array {
+    if x.rank() == 0 {
+        x.reshape(vec![1usize])
+    } else {
+        x.clone()
+    }
+}
+
+/// The elements of `v`'s last axis at the flat `[n, m]` indices `idx`: shape
+/// `v.shape[:-1] + [n, m]`.
+fn gather_last(v: &Array, idx: &Array) -> Array {
+    let (n, m) = (idx.shape()[0], idx.shape()[1]);
+    let mut shape = v.shape()[..v.rank() - 1].to_vec();
+    shape.extend([n, m]);
+    v.take(&idx.reshape(vec![n * m]), -1).reshape(shape)
+}
+
+/// `jax.scipy.linalg.circulant(c)`: the matrix whose first column is `c`, each column the one
+/// before rolled down by one (entry `(i, j)` is `c[(i - j) mod n]`).
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::scipy::linalg;
+///
+/// let c = linalg::circulant(&Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3]));
+/// assert_eq!(c.to_vec::<f32>(), vec![1.0, 3.0, 2.0, 2.0, 1.0, 3.0, 3.0, 2.0, 1.0]);
+/// ```
+#[track_caller]
+pub fn circulant(c: &Array) -> Array {
+    let c = atleast_1d(c);
+    let n = c.shape()[c.rank() - 1];
+    let (i, j) = grid(n, n);
+    gather_last(&c, &jnp::remainder(&(i - j), n as i32))
+}
+
+/// `jax.scipy.linalg.hankel(c, r=None)`: the Hankel matrix with first column `c` and last row
+/// `r` (`r[0]` ignored; zeros without `r`): entry `(i, j)` is `[c, r[1:]][i + j]`.
+#[track_caller]
+pub fn hankel(c: &Array, r: Option<&Array>) -> Array {
+    let loc = Location::caller();
+    let r = r.cloned().unwrap_or_else(|| Array::zeros_like(c));
+    assert!(
+        c.rank() > 0 && r.rank() > 0,
+        "hankel: c and r must be at least 1-dimensional, got {} and {} at {loc}",
+        c.aval(),
+        r.aval()
+    );
+    let dtype = jaxrs_runtime::result_type(&[(c.dtype(), c.is_weak()), (r.dtype(), r.is_weak())]).0;
+    let (m, n) = (c.shape()[c.rank() - 1], r.shape()[r.rank() - 1]);
+    let batch = broadcast_batch(&c.shape()[..c.rank() - 1], &r.shape()[..r.rank() - 1]);
+    let full = |x: &Array, len: usize| {
+        let mut shape = batch.clone();
+        shape.push(len);
+        x.astype(dtype).broadcast_to(&shape)
+    };
+    let v = Array::concatenate(&[full(c, m), full(&r, n).slice_axis(-1, 1.min(n), n)], -1);
+    let (i, j) = grid(m, n);
+    gather_last(&v, &(i + j))
+}
+
+/// `jax.scipy.linalg.fiedler(a)`: `|a[i] - a[j]|`, the symmetric Fiedler matrix.
+#[track_caller]
+pub fn fiedler(a: &Array) -> Array {
+    let a = atleast_1d(a);
+    jnp::abs(&(&a.expand_dims(-1) - &a.expand_dims(-2)))
+}
+
+/// The length of `a`'s last axis, checked to be at least `min` for `op`.
+#[track_caller]
+fn last_len(op: &str, a: &Array, min: usize) -> usize {
+    let n = a.shape()[a.rank() - 1];
+    assert!(
+        n >= min,
+        "{op}: the length of the last axis must be at least {min}; got {} at {}",
+        a.aval(),
+        Location::caller()
+    );
+    n
+}
+
+/// `jax.scipy.linalg.companion(a)`: the companion matrix of the polynomial with coefficients
+/// `a` (highest degree first): `-a[1:] / a[0]` in the first row, ones below the diagonal.
+#[track_caller]
+pub fn companion(a: &Array) -> Array {
+    let a = jnp::inexact(&atleast_1d(a));
+    let m = last_len("companion", &a, 2) - 1;
+    let first_row = -(&a.slice_axis(-1, 1, m + 1) / &a.slice_axis(-1, 0, 1));
+    let (i, j) = grid(m, m);
+    let row = gather_last(&first_row, &j);
+    let sub = (j + 1).eq(&i).astype(a.dtype());
+    where_(i.eq(0), &row, &sub)
+}
+
+/// `jax.scipy.linalg.leslie(f, s)`: the Leslie matrix of fecundities `f` (the first row) and
+/// survival rates `s` (below the diagonal).
+#[track_caller]
+pub fn leslie(f: &Array, s: &Array) -> Array {
+    let loc = Location::caller();
+    let (f, s) = (atleast_1d(f), atleast_1d(s));
+    let n = last_len("leslie", &f, 2);
+    assert_eq!(
+        s.shape()[s.rank() - 1],
+        n - 1,
+        "leslie: s must be one shorter than f along the last axis; got f {} and s {} at {loc}",
+        f.aval(),
+        s.aval()
+    );
+    let dtype = jaxrs_runtime::result_type(&[(f.dtype(), f.is_weak()), (s.dtype(), s.is_weak())]).0;
+    let (i, j) = grid(n, n);
+    let row = gather_last(&f.astype(dtype), &j);
+    let below = gather_last(&s.astype(dtype), &jnp::minimum(&j, (n - 2) as i32));
+    let below = where_((&j + 1).eq(&i), &below, 0.0).astype(dtype);
+    where_(i.eq(0), &row, &below)
+}
+
+/// `jax.scipy.linalg.fiedler_companion(a)`: the Fiedler companion matrix of the polynomial
+/// with coefficients `a` (a pentadiagonal matrix with `a`'s characteristic polynomial).
+#[track_caller]
+pub fn fiedler_companion(a: &Array) -> Array {
+    let a = jnp::inexact(&atleast_1d(a));
+    let n = last_len("fiedler_companion", &a, 1) - 1;
+    let dtype = a.dtype();
+    let mut batch = a.shape()[..a.rank() - 1].to_vec();
+    if n == 0 {
+        batch.extend([0, 0]);
+        return Array::zeros(&batch, dtype);
+    }
+    let a = &a / &a.slice_axis(-1, 0, 1);
+    if n == 1 {
+        batch.extend([1, 1]);
+        return (-a.slice_axis(-1, 1, 2)).reshape(batch);
+    }
+    let (i, j) = grid(n, n);
+    let at = |idx: &Array| -gather_last(&a, idx);
+    let super_val = at(&jnp::minimum(&(&i + 2), n as i32));
+    let sub_val = at(&jnp::minimum(&(&i + 1), n as i32));
+    let a1 = at(&Array::full(&[n, n], 1.0, DType::I32));
+    let even = jnp::remainder(&i, 2).eq(0);
+    let odd = even.logical_not();
+    let (one, zero) = (Array::ones(&[], dtype), Array::zeros(&[], dtype));
+    let conditions = [
+        i.eq(0).bitwise_and(j.eq(0)),
+        i.eq(1).bitwise_and(j.eq(0)),
+        j.eq(&(&i + 1)).bitwise_and(&even),
+        j.eq(&(&i + 2)).bitwise_and(&even),
+        j.eq(&(&i - 1)).bitwise_and(&even).bitwise_and(i.ge(2)),
+        j.eq(&(&i - 2)).bitwise_and(&odd).bitwise_and(i.ge(3)),
+    ];
+    let conditions: Vec<&Array> = conditions.iter().collect();
+    jnp::select(
+        &conditions,
+        &[&a1, &one, &super_val, &one, &sub_val, &one],
+        &zero,
+    )
+}
+
+/// `jax.scipy.linalg.convolution_matrix(a, n, mode)`: the Toeplitz matrix `A` with
+/// `A @ v == jnp.convolve(a, v, mode)` for `v` of length `n` (`mode` `"full"`, `"valid"` or
+/// `"same"`). `a` is one-dimensional here.
+#[track_caller]
+pub fn convolution_matrix(a: &Array, n: usize, mode: &str) -> Array {
+    let loc = Location::caller();
+    assert!(
+        n > 0,
+        "convolution_matrix: n must be positive; got {n} at {loc}"
+    );
+    assert_eq!(
+        a.rank(),
+        1,
+        "convolution_matrix: a must be one-dimensional here (a batch is not yet supported); got {} at {loc}",
+        a.aval()
+    );
+    let m = a.size();
+    assert!(m >= 1, "convolution_matrix: a must not be empty at {loc}");
+    let (tb, te) = match mode {
+        "full" => (0, 0),
+        "valid" => (n.min(m) - 1, n.min(m) - 1),
+        "same" => {
+            let trim = n.min(m) - 1;
+            (trim / 2, trim - trim / 2)
+        }
+        other => panic!(
+            "convolution_matrix: mode must be one of 'full', 'valid', 'same'; got {other:?} at {loc}"
+        ),
+    };
+    let az = a.pad(&[0], &[(n - 1) as i64], &[], 0.0);
+    let raz = a.flip(vec![0usize]).pad(&[0], &[(n - 1) as i64], &[], 0.0);
+    let len = m + n - 1;
+    let col0 = az.slice_axis(0, tb, len - te);
+    let row0 = raz.slice_axis(0, len - n - tb, len - tb);
+    toeplitz(&col0, Some(&row0))
+}
+
+/// `jax.scipy.linalg.hilbert(n)`: `1 / (i + j + 1)`, in float64 (JAX's default float).
+pub fn hilbert(n: usize) -> Array {
+    let a = Array::iota(DType::F64, &[n, 1], 0);
+    jnp::reciprocal(&(&a + &a.transpose(vec![1usize, 0]) + 1.0))
+}
+
+/// `jax.scipy.linalg.invhilbert(n)`: the inverse of [`hilbert`]`(n)` by its closed form, in
+/// float64.
+pub fn invhilbert(n: usize) -> Array {
+    use crate::scipy::special::comb;
+    let a = Array::arange(0.0, n as f64, 1.0, DType::F64);
+    let (i, j) = (a.expand_dims(1), a.expand_dims(0));
+    let s = &i + &j;
+    let nf = n as f64;
+    let sign = jnp::pow(-1.0, &s);
+    let c1 = comb(&(&i + nf), &(-(&j - nf) - 1.0), false);
+    let c2 = comb(&(&j + nf), &(-(&i - nf) - 1.0), false);
+    let c3 = comb(&s, &i, false);
+    &(&(&(&sign * &(&s + 1.0)) * &c1) * &c2) * &(&c3 * &c3)
+}
+
+/// The binomial coefficient through `lgamma`, as JAX's pascal matrices compute it.
+fn binom(n: &Array, k: &Array) -> Array {
+    let lg = |x: Array| crate::lax::lgamma(&x);
+    (&(&lg(n + 1.0) - &lg(&(n - k) + 1.0)) - &lg(k + 1.0)).exp()
+}
+
+/// The triangle of `kind` (`None` is `"symmetric"`), checked for `op`.
+#[track_caller]
+fn pascal_kind<'a>(op: &str, kind: Option<&'a str>) -> &'a str {
+    let kind = kind.unwrap_or("symmetric");
+    assert!(
+        matches!(kind, "symmetric" | "lower" | "upper"),
+        "{op}: kind must be one of 'symmetric', 'lower', 'upper'; got {kind:?} at {}",
+        Location::caller()
+    );
+    kind
+}
+
+/// `jax.scipy.linalg.pascal(n, kind)`: the Pascal matrix (`"symmetric"`, `"lower"` or
+/// `"upper"`), in float32 as JAX builds it.
+#[track_caller]
+pub fn pascal(n: usize, kind: Option<&str>) -> Array {
+    let kind = pascal_kind("pascal", kind);
+    let a = Array::arange(0.0, n as f64, 1.0, DType::F32);
+    let lower = binom(&a.expand_dims(1), &a.expand_dims(0));
+    match kind {
+        "lower" => lower,
+        "upper" => lower.transpose(vec![1usize, 0]),
+        _ => lower.matmul(&lower.transpose(vec![1usize, 0])),
+    }
+}
+
+/// `jax.scipy.linalg.invpascal(n, kind)`: the inverse of [`pascal`]`(n, kind)`, in float64.
+#[track_caller]
+pub fn invpascal(n: usize, kind: Option<&str>) -> Array {
+    let kind = pascal_kind("invpascal", kind);
+    let a = Array::arange(0.0, n as f64, 1.0, DType::F64);
+    let (i, j) = (a.expand_dims(1), a.expand_dims(0));
+    let lower = &jnp::pow(-1.0, &(&i - &j)) * &binom(&i, &j);
+    match kind {
+        "lower" => lower,
+        "upper" => lower.transpose(vec![1usize, 0]),
+        _ => lower.transpose(vec![1usize, 0]).matmul(&lower),
+    }
+}
+
+/// `jax.scipy.linalg.helmert(n, full)`: the Helmert matrix, `n - 1` orthonormal rows
+/// orthogonal to the ones vector (with it first, normalised, when `full`), in float64.
+#[track_caller]
+pub fn helmert(n: usize, full: bool) -> Array {
+    assert!(
+        n >= 1,
+        "helmert: n must be positive; got {n} at {}",
+        Location::caller()
+    );
+    let (i, j) = grid(n - 1, n);
+    let k = (&i + 1).astype(DType::F64);
+    let denom = (&k * &(&k + 1.0)).sqrt();
+    let below = where_((&i + 1).eq(&j), &(-(&k / &denom)), 0.0);
+    let h = where_(j.le(&i), jnp::reciprocal(&denom), &below);
+    if !full {
+        return h;
+    }
+    let first = Array::full(&[1, n], 1.0 / (n as f64).sqrt(), DType::F64);
+    Array::concatenate(&[first, h], 0)
+}
+
+/// `jax.scipy.linalg.hadamard(n, dtype)`: the Sylvester Hadamard matrix of order `n` (a
+/// power of two) of ±1; `dtype` `None` is int64 (JAX's default int).
+#[track_caller]
+pub fn hadamard(n: usize, dtype: Option<DType>) -> Array {
+    assert!(
+        n >= 1 && n.is_power_of_two(),
+        "hadamard: n must be a positive power of 2; got {n} at {}",
+        Location::caller()
+    );
+    let mut h = Array::ones(&[1, 1], dtype.unwrap_or(DType::I64));
+    while h.shape()[0] < n {
+        let neg = -&h;
+        h = jnp::block(&[vec![&h, &h], vec![&h, &neg]]);
+    }
+    h
+}
+
+/// `jax.scipy.linalg.dft(n, scale, dtype)`: the discrete Fourier transform matrix
+/// `exp(-2πi jk / n)`, scaled by `1/√n` (`"sqrtn"`) or `1/n` (`"n"`); `dtype` `None` is
+/// complex128.
+#[track_caller]
+pub fn dft(n: usize, scale: Option<&str>, dtype: Option<DType>) -> Array {
+    let loc = Location::caller();
+    let dtype = dtype.unwrap_or(DType::C128);
+    assert!(
+        dtype.is_complex(),
+        "dft: dtype must be a complex floating-point type; got {} at {loc}",
+        dtype.name()
+    );
+    let a = Array::arange(0.0, n as f64, 1.0, dtype);
+    let minus_two_pi_i =
+        Array::scalar(crate::C128::new(-0.0, -2.0 * std::f64::consts::PI)).astype(dtype);
+    let omegas = (&(&a.expand_dims(1) * &minus_two_pi_i) * &a.expand_dims(0)) / n as f64;
+    let omegas = omegas.exp();
+    match scale {
+        None => omegas,
+        Some("sqrtn") => omegas / (n as f64).sqrt(),
+        Some("n") => omegas / n as f64,
+        Some(other) => panic!("dft: scale must be None, 'sqrtn' or 'n'; got {other:?} at {loc}"),
+    }
+}
+
+/// `jax.scipy.linalg.polar(a, side, method="svd")`: `a = u p` (`side` `"right"`) or `a = p u`
+/// (`"left"`), `u` unitary and `p` positive semidefinite, from the SVD. JAX's default
+/// method, QDWH, converges to the same factors; they agree to rounding.
+#[track_caller]
+pub fn polar(a: &Array, side: &str) -> (Array, Array) {
+    let loc = Location::caller();
+    let a = jnp::inexact(a);
+    let (u, s, vh) = jnp::linalg::svd(&a, false);
+    let unitary = u.matmul(&vh);
+    let scaled = |x: &Array| x * &s.expand_dims(-2);
+    let posdef = match side {
+        "right" => scaled(&mt(&vh).conj()).matmul(&vh),
+        "left" => scaled(&u).matmul(&mt(&u).conj()),
+        other => panic!("polar: side must be 'right' or 'left'; got {other:?} at {loc}"),
+    };
+    (unitary, posdef)
+}
+
+/// `jax.scipy.linalg.expm(a, upper_triangular, max_squarings)`: the matrix exponential, by
+/// JAX's scaling and squaring with a Padé approximant (degree 3 to 13 in float64 and
+/// complex128, 3 to 7 in float32 and complex64, picked by `a`'s 1-norm), batched over leading
+/// dims and differentiable. NaN where more than `max_squarings` (JAX's default: 16) squarings
+/// would be needed. `upper_triangular` solves the Padé system with a triangular solve.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::scipy::linalg;
+///
+/// // exp of a rotation generator is a rotation.
+/// let t = 0.5f64;
+/// let a = Array::from_vec(vec![0.0, -t, t, 0.0], &[2, 2]);
+/// let r = linalg::expm(&a, false, 16).to_vec::<f64>();
+/// assert!((r[0] - t.cos()).abs() < 1e-14 && (r[2] - t.sin()).abs() < 1e-14);
+/// ```
+#[track_caller]
+pub fn expm(a: &Array, upper_triangular: bool, max_squarings: usize) -> Array {
+    let a = jnp::inexact(a);
+    let rank = a.rank();
+    assert!(
+        rank >= 2 && a.shape()[rank - 1] == a.shape()[rank - 2],
+        "expm: expected a (batched) square matrix, got {} at {}",
+        a.aval(),
+        Location::caller()
+    );
+    if rank > 2 {
+        let n = a.shape()[rank - 1];
+        let flat = a.reshape(vec![a.size() / (n * n), n, n]);
+        let out = crate::vmap(
+            move |m: Array| expm(&m, upper_triangular, max_squarings),
+            0,
+            0,
+        )(flat);
+        return out.reshape(a.shape().to_vec());
+    }
+    let (p, q, n_squarings) = pade_p_q(&a);
+    let compute = |(p, q): (Array, Array)| {
+        let r = if upper_triangular {
+            solve_triangular(&q, &p, 0, false, false)
+        } else {
+            jnp::linalg::solve(&q, &p)
+        };
+        let steps = Array::arange(0.0, max_squarings as f64, 1.0, n_squarings.dtype());
+        crate::scan(
+            |r: Array, i: Array| {
+                let squared = crate::cond(&i.lt(&n_squarings), |r: Array| r.matmul(&r), |r| r, r);
+                (squared, ())
+            },
+            r,
+            steps,
+        )
+        .0
+    };
+    let nan = |(p, _): (Array, Array)| Array::full(p.shape(), f64::NAN, p.dtype());
+    crate::cond(&n_squarings.gt(max_squarings as f64), nan, compute, (p, q))
+}
+
+/// The Padé numerator and denominator of `exp(a / 2^s)` and the number of squarings `s`, as
+/// JAX's `_calc_P_Q`.
+#[track_caller]
+fn pade_p_q(a: &Array) -> (Array, Array, Array) {
+    let a_l1 = jnp::linalg::norm(a, Some(jnp::linalg::NormOrd::P(1.0)), None, false);
+    let wide = matches!(a.dtype(), DType::F64 | DType::C128);
+    let narrow = matches!(a.dtype(), DType::F32 | DType::C64);
+    assert!(
+        wide || narrow,
+        "expm: a.dtype={} is not supported (float32, float64, complex64 or complex128) at {}",
+        a.dtype().name(),
+        Location::caller()
+    );
+    let (maxnorm, conds): (f64, &[f64]) = if wide {
+        (
+            5.371920351148152,
+            &[
+                0.01495585217958292,
+                0.253939833006323,
+                0.9504178996162932,
+                2.097847961257068,
+            ],
+        )
+    } else {
+        (3.92572478313866, &[0.4258730016922831, 1.880152677804762])
+    };
+    let n_squarings = jnp::maximum(0, jnp::floor(&jnp::log2(&(&a_l1 / maxnorm))));
+    let a = a / &jnp::pow(2, n_squarings.astype(a.dtype()));
+    let bins = Array::from_vec(conds.to_vec(), &[conds.len()]).astype(a_l1.dtype());
+    let idx = jnp::digitize(&a_l1, &bins, false);
+    let degrees: &[&dyn Fn(Array) -> (Array, Array)] = if wide {
+        &[&pade3, &pade5, &pade7, &pade9, &pade13]
+    } else {
+        &[&pade3, &pade5, &pade7]
+    };
+    let (u, v) = crate::switch(&idx, degrees, a);
+    (&u + &v, &v - &u, n_squarings)
+}
+
+/// The odd part `U` and the even part `V` of the degree-`b.len() - 1` Padé approximant (3, 5,
+/// 7 or 9), as JAX's `_pade3` ... `_pade9`.
+fn pade_u_v(a: &Array, b: &[f64]) -> (Array, Array) {
+    let n = a.shape()[0];
+    let eye = jnp::eye(n, None, 0, Some(a.dtype()));
+    let a2 = a.matmul(a);
+    let mut powers = vec![a2.clone()];
+    for _ in 1..(b.len() / 2 - 1) {
+        let next = powers.last().expect("a2").matmul(&a2);
+        powers.push(next);
+    }
+    // b[1] I + b[3] A2 + b[5] A4 ..., highest power first as JAX adds them.
+    let odd: Vec<(f64, &Array)> = powers
+        .iter()
+        .enumerate()
+        .map(|(k, p)| (b[2 * k + 3], p))
+        .rev()
+        .collect();
+    let even: Vec<(f64, &Array)> = powers
+        .iter()
+        .enumerate()
+        .map(|(k, p)| (b[2 * k + 2], p))
+        .rev()
+        .collect();
+    let u = a.matmul(&highest_first(&odd, b[1], &eye));
+    let v = highest_first(&even, b[0], &eye);
+    (u, v)
+}
+
+/// `c_1 P_1 + c_2 P_2 + ...`, summed left to right as JAX's expressions are.
+fn lin_comb(terms: &[(f64, &Array)]) -> Array {
+    let (c, p) = terms[0];
+    terms[1..]
+        .iter()
+        .fold(p * c, |acc, (c, p)| &acc + &(*p * *c))
+}
+
+/// `c_1 P_1 + c_2 P_2 + ... + c0 I`.
+fn highest_first(terms: &[(f64, &Array)], c0: f64, eye: &Array) -> Array {
+    &lin_comb(terms) + &(eye * c0)
+}
+
+fn pade3(a: Array) -> (Array, Array) {
+    pade_u_v(&a, &[120.0, 60.0, 12.0, 1.0])
+}
+
+fn pade5(a: Array) -> (Array, Array) {
+    pade_u_v(&a, &[30240.0, 15120.0, 3360.0, 420.0, 30.0, 1.0])
+}
+
+fn pade7(a: Array) -> (Array, Array) {
+    pade_u_v(
+        &a,
+        &[
+            17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0, 1.0,
+        ],
+    )
+}
+
+fn pade9(a: Array) -> (Array, Array) {
+    pade_u_v(
+        &a,
+        &[
+            17643225600.0,
+            8821612800.0,
+            2075673600.0,
+            302702400.0,
+            30270240.0,
+            2162160.0,
+            110880.0,
+            3960.0,
+            90.0,
+            1.0,
+        ],
+    )
+}
+
+/// Degree 13, which JAX evaluates with `A6` factored out of the high powers.
+fn pade13(a: Array) -> (Array, Array) {
+    let b = [
+        6.476475253248e16,
+        3.238237626624e16,
+        7771770303897600.0,
+        1187353796428800.0,
+        129060195264000.0,
+        10559470521600.0,
+        670442572800.0,
+        33522128640.0,
+        1323241920.0,
+        40840800.0,
+        960960.0,
+        16380.0,
+        182.0,
+        1.0,
+    ];
+    let eye = jnp::eye(a.shape()[0], None, 0, Some(a.dtype()));
+    let a2 = a.matmul(&a);
+    let a4 = a2.matmul(&a2);
+    let a6 = a4.matmul(&a2);
+    let high_u = a6.matmul(&lin_comb(&[(b[13], &a6), (b[11], &a4), (b[9], &a2)]));
+    let low_u = highest_first(&[(b[7], &a6), (b[5], &a4), (b[3], &a2)], b[1], &eye);
+    let u = a.matmul(&(&high_u + &low_u));
+    let high_v = a6.matmul(&lin_comb(&[(b[12], &a6), (b[10], &a4), (b[8], &a2)]));
+    let v = &high_v + &highest_first(&[(b[6], &a6), (b[4], &a4), (b[2], &a2)], b[0], &eye);
+    (u, v)
 }
