@@ -9,8 +9,9 @@ use common::cases::{a, check_file};
 use common::golden::In;
 use jaxrs::prelude::*;
 use jaxrs::scipy::stats::{
-    bernoulli, beta, binom, cauchy, chi2, dirichlet, expon, gamma, geom, laplace, logistic,
-    multivariate_normal, norm, pareto, poisson, t, uniform,
+    bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon, gamma, gennorm, geom,
+    gumbel_l, gumbel_r, laplace, logistic, multivariate_normal, nbinom, norm, pareto, poisson, t,
+    uniform, wrapcauchy,
 };
 use serde_json::Value;
 
@@ -22,6 +23,20 @@ fn apply(op: &str, _params: &Value, x: &[In]) -> Vec<Array> {
     let (v, loc, scale) = (a(x, 0), a(x, 1), a(x, 2));
     vec![match op {
         "norm.logpdf" => norm::logpdf(v, loc, scale),
+        "gumbel_l.logpdf" => gumbel_l::logpdf(v, loc, scale),
+        "gumbel_l.pdf" => gumbel_l::pdf(v, loc, scale),
+        "gumbel_l.cdf" => gumbel_l::cdf(v, loc, scale),
+        "gumbel_l.logcdf" => gumbel_l::logcdf(v, loc, scale),
+        "gumbel_l.sf" => gumbel_l::sf(v, loc, scale),
+        "gumbel_l.logsf" => gumbel_l::logsf(v, loc, scale),
+        "gumbel_l.ppf" => gumbel_l::ppf(v, loc, scale),
+        "gumbel_r.logpdf" => gumbel_r::logpdf(v, loc, scale),
+        "gumbel_r.pdf" => gumbel_r::pdf(v, loc, scale),
+        "gumbel_r.cdf" => gumbel_r::cdf(v, loc, scale),
+        "gumbel_r.logcdf" => gumbel_r::logcdf(v, loc, scale),
+        "gumbel_r.sf" => gumbel_r::sf(v, loc, scale),
+        "gumbel_r.logsf" => gumbel_r::logsf(v, loc, scale),
+        "gumbel_r.ppf" => gumbel_r::ppf(v, loc, scale),
         "norm.pdf" => norm::pdf(v, loc, scale),
         "norm.cdf" => norm::cdf(v, loc, scale),
         "norm.sf" => norm::sf(v, loc, scale),
@@ -108,6 +123,15 @@ fn apply_shaped<'a>(op: &str, arity: usize, n: &dyn Fn(usize) -> &'a Array) -> O
         ("pareto.ppf", _) => pareto::ppf(n(0), n(1), n(2), n(3)),
         ("geom.logpmf", _) => geom::logpmf(n(0), n(1), n(2)),
         ("geom.pmf", _) => geom::pmf(n(0), n(1), n(2)),
+        ("wrapcauchy.logpdf", _) => wrapcauchy::logpdf(n(0), n(1)),
+        ("wrapcauchy.pdf", _) => wrapcauchy::pdf(n(0), n(1)),
+        ("nbinom.logpmf", _) => nbinom::logpmf(n(0), n(1), n(2), n(3)),
+        ("nbinom.pmf", _) => nbinom::pmf(n(0), n(1), n(2), n(3)),
+        ("betabinom.logpmf", _) => betabinom::logpmf(n(0), n(1), n(2), n(3), n(4)),
+        ("betabinom.pmf", _) => betabinom::pmf(n(0), n(1), n(2), n(3), n(4)),
+        ("gennorm.logpdf", _) => gennorm::logpdf(n(0), n(1)),
+        ("gennorm.pdf", _) => gennorm::pdf(n(0), n(1)),
+        ("gennorm.cdf", _) => gennorm::cdf(n(0), n(1)),
         _ => return None,
     })
 }

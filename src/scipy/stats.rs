@@ -1150,3 +1150,277 @@ pub mod geom {
         logpmf(k, p, loc).exp()
     }
 }
+
+/// `(x, loc, scale)` promoted, `z = (x - loc) / scale`, and whether `scale > 0`: the start of
+/// every Gumbel function.
+#[track_caller]
+fn gumbel_z<'a>(
+    op: &str,
+    x: impl IntoArg<'a>,
+    loc: impl IntoArg<'a>,
+    scale: impl IntoArg<'a>,
+) -> (Array, Array, Array, Array) {
+    let (x, loc, scale) = promote3(op, x, loc, scale);
+    let z = standardized(&x, &loc, &scale);
+    let ok = scale.gt(0.0);
+    (x, scale, z, ok)
+}
+
+/// NaN where `ok` is false, as JAX's distributions answer a non-positive scale.
+fn nan_unless(ok: &Array, value: &Array) -> Array {
+    where_(ok, value, f64::NAN)
+}
+
+/// The left-skewed Gumbel distribution (`jax.scipy.stats.gumbel_l`), the law of `-X` for a
+/// Gumbel `X`. Both Gumbel modules differentiate `logpdf` in `scale` and `ppf` in `p`, where
+/// JAX 0.10.2 raises (its `xlogy(-1, ·)` has an integer `-1`, whose float0 tangent its rule
+/// multiplies); the values are JAX's.
+pub mod gumbel_l {
+    use super::*;
+
+    /// `log f(x) = -log scale + z - exp(z)`.
+    #[track_caller]
+    pub fn logpdf<'a>(
+        x: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let (_, scale, z, ok) = gumbel_z("gumbel_l.logpdf", x, loc, scale);
+        nan_unless(&ok, &(&-scale.log() + &(&z - &z.exp())))
+    }
+
+    /// `f(x)`.
+    #[track_caller]
+    pub fn pdf<'a>(x: impl IntoArg<'a>, loc: impl IntoArg<'a>, scale: impl IntoArg<'a>) -> Array {
+        logpdf(x, loc, scale).exp()
+    }
+
+    /// `log P(X ≤ x) = log(1 - exp(-exp(z)))`.
+    #[track_caller]
+    pub fn logcdf<'a>(
+        x: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let (_, _, z, ok) = gumbel_z("gumbel_l.logcdf", x, loc, scale);
+        nan_unless(&ok, &(-(-z.exp()).expm1()).log())
+    }
+
+    /// `P(X ≤ x)`.
+    #[track_caller]
+    pub fn cdf<'a>(x: impl IntoArg<'a>, loc: impl IntoArg<'a>, scale: impl IntoArg<'a>) -> Array {
+        logcdf(x, loc, scale).exp()
+    }
+
+    /// `log P(X > x) = -exp(z)`.
+    #[track_caller]
+    pub fn logsf<'a>(x: impl IntoArg<'a>, loc: impl IntoArg<'a>, scale: impl IntoArg<'a>) -> Array {
+        let (_, _, z, ok) = gumbel_z("gumbel_l.logsf", x, loc, scale);
+        nan_unless(&ok, &-z.exp())
+    }
+
+    /// `P(X > x)`.
+    #[track_caller]
+    pub fn sf<'a>(x: impl IntoArg<'a>, loc: impl IntoArg<'a>, scale: impl IntoArg<'a>) -> Array {
+        logsf(x, loc, scale).exp()
+    }
+
+    /// The quantile `loc + scale log(-log(1 - p))`, NaN outside `0 < p < 1`.
+    #[track_caller]
+    pub fn ppf<'a>(p: impl IntoArg<'a>, loc: impl IntoArg<'a>, scale: impl IntoArg<'a>) -> Array {
+        let (p, loc, scale) = promote3("gumbel_l.ppf", p, loc, scale);
+        let ok = p.gt(0.0).bitwise_and(p.lt(1.0));
+        let t = &scale * &(-(-&p).log1p()).log();
+        nan_unless(&ok, &(&loc + &t))
+    }
+}
+
+/// The right-skewed Gumbel distribution (`jax.scipy.stats.gumbel_r`), the extreme-value law.
+pub mod gumbel_r {
+    use super::*;
+
+    /// `log f(x) = -log scale - (z + exp(-z))`.
+    #[track_caller]
+    pub fn logpdf<'a>(
+        x: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let (_, scale, z, ok) = gumbel_z("gumbel_r.logpdf", x, loc, scale);
+        nan_unless(&ok, &(&-scale.log() + &-(&z + &(-&z).exp())))
+    }
+
+    /// `f(x)`.
+    #[track_caller]
+    pub fn pdf<'a>(x: impl IntoArg<'a>, loc: impl IntoArg<'a>, scale: impl IntoArg<'a>) -> Array {
+        logpdf(x, loc, scale).exp()
+    }
+
+    /// `log P(X ≤ x) = -exp(-z)`.
+    #[track_caller]
+    pub fn logcdf<'a>(
+        x: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let (_, _, z, ok) = gumbel_z("gumbel_r.logcdf", x, loc, scale);
+        nan_unless(&ok, &-(-&z).exp())
+    }
+
+    /// `P(X ≤ x)`.
+    #[track_caller]
+    pub fn cdf<'a>(x: impl IntoArg<'a>, loc: impl IntoArg<'a>, scale: impl IntoArg<'a>) -> Array {
+        logcdf(x, loc, scale).exp()
+    }
+
+    /// `P(X > x) = 1 - exp(-exp(-z))`.
+    #[track_caller]
+    pub fn sf<'a>(x: impl IntoArg<'a>, loc: impl IntoArg<'a>, scale: impl IntoArg<'a>) -> Array {
+        let (x, loc, scale) = promote3("gumbel_r.sf", x, loc, scale);
+        let neg_z = &(&loc - &x) / &scale;
+        nan_unless(&scale.gt(0.0), &(1.0 - &(-neg_z.exp()).exp()))
+    }
+
+    /// `log P(X > x) = log1mexp(exp(-z))`.
+    #[track_caller]
+    pub fn logsf<'a>(x: impl IntoArg<'a>, loc: impl IntoArg<'a>, scale: impl IntoArg<'a>) -> Array {
+        let (x, loc, scale) = promote3("gumbel_r.logsf", x, loc, scale);
+        let neg_z = &(&loc - &x) / &scale;
+        nan_unless(&scale.gt(0.0), &crate::nn::log1mexp(&neg_z.exp()))
+    }
+
+    /// The quantile `loc - scale log(-log p)`, NaN outside `0 < p < 1`.
+    #[track_caller]
+    pub fn ppf<'a>(p: impl IntoArg<'a>, loc: impl IntoArg<'a>, scale: impl IntoArg<'a>) -> Array {
+        let (p, loc, scale) = promote3("gumbel_r.ppf", p, loc, scale);
+        let ok = p.gt(0.0).bitwise_and(p.lt(1.0));
+        let t = &scale * &(-p.log()).log();
+        nan_unless(&ok, &(&loc - &t))
+    }
+}
+
+/// The wrapped Cauchy distribution on `[0, 2π]` (`jax.scipy.stats.wrapcauchy`).
+pub mod wrapcauchy {
+    use super::*;
+
+    /// `log((1 - c²) / (2π (1 + c² - 2c cos x)))`; `-inf` outside `[0, 2π]`, NaN unless
+    /// `0 < c < 1`.
+    #[track_caller]
+    pub fn logpdf<'a>(x: impl IntoArg<'a>, c: impl IntoArg<'a>) -> Array {
+        let (x, c) = promote_args_inexact("wrapcauchy.logpdf", x, c);
+        let two_pi = 2.0 * std::f64::consts::PI;
+        let cc = &c * &c;
+        let value = &(&(1.0f64 - &cc).log() - two_pi.ln())
+            - &(&(1.0f64 + &cc) - &(&(&c * 2.0) * &x.cos())).log();
+        let inside = x.ge(0.0).bitwise_and(x.le(two_pi));
+        let value = where_(&inside, &value, f64::NEG_INFINITY);
+        nan_unless(&c.gt(0.0).bitwise_and(c.lt(1.0)), &value)
+    }
+
+    /// The density.
+    #[track_caller]
+    pub fn pdf<'a>(x: impl IntoArg<'a>, c: impl IntoArg<'a>) -> Array {
+        logpdf(x, c).exp()
+    }
+}
+
+/// The negative binomial distribution of `n` successes with probability `p`
+/// (`jax.scipy.stats.nbinom`).
+pub mod nbinom {
+    use super::*;
+
+    /// `log P(K = k)`, `-inf` below `loc`.
+    #[track_caller]
+    pub fn logpmf<'a>(
+        k: impl IntoArg<'a>,
+        n: impl IntoArg<'a>,
+        p: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+    ) -> Array {
+        let [k, n, p, loc] = promote4("nbinom.logpmf", k, n, p, loc);
+        let y = &k - &loc;
+        let comb = &(&gammaln(&(&y + &n)) - &gammaln(&n)) - &gammaln(&(&y + 1.0));
+        let linear = &xlogy(&n, &p) + &xlogy(&y, &(1.0 - &p));
+        where_(k.lt(&loc), f64::NEG_INFINITY, &(&comb + &linear))
+    }
+
+    /// `P(K = k)`.
+    #[track_caller]
+    pub fn pmf<'a>(
+        k: impl IntoArg<'a>,
+        n: impl IntoArg<'a>,
+        p: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+    ) -> Array {
+        logpmf(k, n, p, loc).exp()
+    }
+}
+
+/// The beta-binomial distribution (`jax.scipy.stats.betabinom`).
+pub mod betabinom {
+    use super::*;
+
+    /// `log P(K = k)` for `n` trials with a Beta(`a`, `b`) success probability; `-inf` off the
+    /// support, NaN for `n < 0`, `a <= 0` or `b <= 0`.
+    #[track_caller]
+    pub fn logpmf<'a>(
+        k: impl IntoArg<'a>,
+        n: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+    ) -> Array {
+        let v = promote_all(
+            "betabinom.logpmf",
+            vec![arg(k), arg(n), arg(a), arg(b), arg(loc)],
+        );
+        let (k, n, a, b, loc) = (&v[0], &v[1], &v[2], &v[3], &v[4]);
+        let y = &k.floor() - loc;
+        let combiln = -(&n.log1p() + &betaln(&(&(n - &y) + 1.0), &(&y + 1.0)));
+        let beta_lns = &betaln(&(&y + a), &(&(n - &y) + b)) - &betaln(a, b);
+        let log_probs = &combiln + &beta_lns;
+        let log_probs = where_(y.eq(0.0).bitwise_and(n.eq(0.0)), 0.0, &log_probs);
+        let off = y.lt(&-loc).logical_or(y.gt(n)).logical_or((&y + a).le(0.0));
+        let log_probs = where_(&off, f64::NEG_INFINITY, &log_probs);
+        let bad = n.lt(0.0).logical_or(a.le(0.0)).logical_or(b.le(0.0));
+        where_(&bad, f64::NAN, &log_probs)
+    }
+
+    /// `P(K = k)`.
+    #[track_caller]
+    pub fn pmf<'a>(
+        k: impl IntoArg<'a>,
+        n: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+    ) -> Array {
+        logpmf(k, n, a, b, loc).exp()
+    }
+}
+
+/// The generalized normal distribution of shape `beta` (`jax.scipy.stats.gennorm`).
+pub mod gennorm {
+    use super::*;
+
+    /// `log(beta / 2) - lgamma(1 / beta) - |x|^beta`.
+    #[track_caller]
+    pub fn logpdf<'a>(x: impl IntoArg<'a>, beta: impl IntoArg<'a>) -> Array {
+        let (x, beta) = promote_args_inexact("gennorm.logpdf", x, beta);
+        &(&(&beta * 0.5).log() - &lax::lgamma(&(1.0 / &beta))) - &x.abs().pow(&beta)
+    }
+
+    /// The density.
+    #[track_caller]
+    pub fn pdf<'a>(x: impl IntoArg<'a>, beta: impl IntoArg<'a>) -> Array {
+        logpdf(x, beta).exp()
+    }
+
+    /// `P(X ≤ x) = (1 + sign(x) P(1/beta, |x|^beta)) / 2`.
+    #[track_caller]
+    pub fn cdf<'a>(x: impl IntoArg<'a>, beta: impl IntoArg<'a>) -> Array {
+        let (x, beta) = promote_args_inexact("gennorm.cdf", x, beta);
+        let p = lax::igamma(&(1.0 / &beta), &x.abs().pow(&beta));
+        &(1.0 + &(&x.sign() * &p)) * 0.5
+    }
+}
