@@ -840,21 +840,20 @@ pub fn tree_paths<T: Tree>(tree: &T) -> Vec<String> {
 }
 
 /// The children of a node with the suffix each adds to a readable path: `.w` for a struct
-/// field, `[2]` for an element, `["k"]` for a map entry; none for a leaf or static value.
+/// field, `[2]` for an element, `["k"]` for a map entry (Rust's quotes); none for a leaf or
+/// static value.
 fn children(def: &TreeDef) -> Vec<(String, &TreeDef)> {
-    match def {
-        TreeDef::Leaf | TreeDef::Scalar(_) | TreeDef::Static(_) | TreeDef::None => Vec::new(),
-        TreeDef::Some(t) => vec![(String::new(), &**t)],
-        TreeDef::Tuple(c) | TreeDef::List(c) | TreeDef::FixedArray(c) => c
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (format!("[{i}]"), t))
-            .collect(),
-        TreeDef::Map(c) => c.iter().map(|(k, t)| (format!("[{k:?}]"), t)).collect(),
-        TreeDef::Struct { fields, .. } => {
-            fields.iter().map(|(k, t)| (format!(".{k}"), t)).collect()
-        }
-    }
+    keys::keyed_children(def)
+        .into_iter()
+        .map(|(key, child)| {
+            let suffix = match key {
+                None => String::new(),
+                Some(KeyEntry::Dict(k)) => format!("[{k:?}]"),
+                Some(other) => other.to_string(),
+            };
+            (suffix, child)
+        })
+        .collect()
 }
 
 /// A readable path for each leaf: `arg[1].w`, `donated[0][2]`.

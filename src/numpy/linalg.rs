@@ -647,12 +647,7 @@ pub fn tensorinv(a: &Array, ind: usize) -> Array {
 #[track_caller]
 pub fn tensorsolve(a: &Array, b: &Array, axes: Option<&[i64]>) -> Array {
     // Promoted to one inexact dtype, but not broadcast: the shapes are a system's.
-    let dtype = inexact(&Array::zeros(
-        &[],
-        jaxrs_runtime::result_type(&[(a.dtype(), a.is_weak()), (b.dtype(), b.is_weak())]).0,
-    ))
-    .dtype();
-    let (a, b) = (a.astype(dtype), b.astype(dtype));
+    let (a, b) = promote_inexact(a, b);
     let rank = a.rank();
     let a = match axes {
         Some(axes) => {

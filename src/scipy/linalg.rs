@@ -836,8 +836,8 @@ fn pade_u_v(a: &Array, b: &[f64]) -> (Array, Array) {
         .map(|(k, p)| (b[2 * k + 2], p))
         .rev()
         .collect();
-    let u = a.matmul(&highest_first(&odd, b[1], &eye));
-    let v = highest_first(&even, b[0], &eye);
+    let u = a.matmul(&plus_identity(&odd, b[1], &eye));
+    let v = plus_identity(&even, b[0], &eye);
     (u, v)
 }
 
@@ -850,7 +850,7 @@ fn lin_comb(terms: &[(f64, &Array)]) -> Array {
 }
 
 /// `c_1 P_1 + c_2 P_2 + ... + c0 I`.
-fn highest_first(terms: &[(f64, &Array)], c0: f64, eye: &Array) -> Array {
+fn plus_identity(terms: &[(f64, &Array)], c0: f64, eye: &Array) -> Array {
     &lin_comb(terms) + &(eye * c0)
 }
 
@@ -912,9 +912,9 @@ fn pade13(a: Array) -> (Array, Array) {
     let a4 = a2.matmul(&a2);
     let a6 = a4.matmul(&a2);
     let high_u = a6.matmul(&lin_comb(&[(b[13], &a6), (b[11], &a4), (b[9], &a2)]));
-    let low_u = highest_first(&[(b[7], &a6), (b[5], &a4), (b[3], &a2)], b[1], &eye);
+    let low_u = plus_identity(&[(b[7], &a6), (b[5], &a4), (b[3], &a2)], b[1], &eye);
     let u = a.matmul(&(&high_u + &low_u));
     let high_v = a6.matmul(&lin_comb(&[(b[12], &a6), (b[10], &a4), (b[8], &a2)]));
-    let v = &high_v + &highest_first(&[(b[6], &a6), (b[4], &a4), (b[2], &a2)], b[0], &eye);
+    let v = &high_v + &plus_identity(&[(b[6], &a6), (b[4], &a4), (b[2], &a2)], b[0], &eye);
     (u, v)
 }
