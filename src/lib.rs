@@ -135,8 +135,9 @@ pub use jaxrs_runtime::{
     Padding,
 };
 pub use jaxrs_runtime::{
-    block_until_ready, checkpoint_name, clear_caches, disable_jit, eval_shape, linearize,
-    make_jaxpr, stablehlo, AbstractLeaf, ClosedJaxpr, Jaxpr, Linear, ShapeDtypeStruct,
+    block_until_ready, checkpoint_name, clear_caches, device_get, disable_jit, eval_shape,
+    linearize, make_jaxpr, named_call, named_scope, stablehlo, try_device_get, AbstractLeaf,
+    ClosedJaxpr, HostArray, Jaxpr, Linear, ShapeDtypeStruct,
 };
 pub use jaxrs_runtime::{
     // Transformations.

@@ -40,7 +40,7 @@ mod transforms;
 mod tree;
 
 // Arrays and their element types.
-pub use crate::core::array::Array;
+pub use crate::core::array::{Array, HostArray};
 pub use aval::{Aval, MAX_ARRAY_BYTES};
 pub use dtype::{result_type, DType, DTypeKind, Element, C128, C64};
 pub use ops::{
@@ -146,8 +146,8 @@ pub use prims::rng::{rng_bit_generator, RandomAlgorithm};
 
 // Pytrees.
 pub use tree::{
-    block_until_ready, tree_leaves, tree_map, tree_map2, tree_map_n, tree_paths, tree_unflatten,
-    try_tree_unflatten, StaticValue, Tree, TreeDef, TreeMismatch,
+    block_until_ready, device_get, tree_leaves, tree_map, tree_map2, tree_map_n, tree_paths,
+    tree_unflatten, try_device_get, try_tree_unflatten, StaticValue, Tree, TreeDef, TreeMismatch,
 };
 
 /// JAX's tree utilities over any leaf type, the facade's `jaxrs::tree` and `jaxrs::tree_util`.
@@ -163,6 +163,7 @@ pub mod tree_utils {
 
 // Looking inside: the IR and the StableHLO of a function.
 pub use crate::core::ir::{ClosedJaxpr, Jaxpr};
+pub use crate::core::trace::{named_call, named_scope};
 pub use transforms::inspect::{eval_shape, make_jaxpr, stablehlo, AbstractLeaf, ShapeDtypeStruct};
 
 // Environmental failures.

@@ -29,7 +29,7 @@
 //! assert_eq!(doubled.b.item::<f32>(), 1.0);
 //! ```
 
-use crate::core::array::Array;
+use crate::core::array::{Array, HostArray};
 use crate::core::ir::{LitValue, Literal};
 use crate::dtype::DType;
 use std::collections::BTreeMap;
@@ -717,6 +717,35 @@ pub fn block_until_ready<T: Tree>(tree: T) -> T {
         leaf.block_until_ready();
     }
     tree
+}
+
+/// Copies every leaf of `tree` to host memory, as JAX's `jax.device_get(tree)`: the same
+/// structure with a [`HostArray`] in each leaf's place. Panics as [`Array::to_host`] does;
+/// [`try_device_get`] returns device failures instead.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let params = (Array::ones(&[2], DType::F32), vec![Array::scalar(3i32)]);
+/// let host = jaxrs::device_get(&params);
+/// assert_eq!(host.leaves()[0].to_vec::<f32>(), vec![1.0, 1.0]);
+/// assert_eq!(host.leaves()[1].to_vec::<i32>(), vec![3]);
+/// assert_eq!(host.structure(), &jaxrs::tree::structure(&params));
+/// ```
+#[track_caller]
+pub fn device_get<T: Tree>(tree: &T) -> TreeOf<HostArray> {
+    map_to(tree, Array::to_host)
+}
+
+/// [`device_get`], returning the first device failure as an error.
+#[track_caller]
+pub fn try_device_get<T: Tree>(tree: &T) -> crate::error::Result<TreeOf<HostArray>> {
+    let (leaves, def) = flatten(tree);
+    let host = leaves
+        .iter()
+        .map(Array::try_to_host)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(TreeOf::new(def, host))
 }
 
 /// Applies `f` to the leaves of two trees of the same structure, pairwise.

@@ -529,6 +529,85 @@ fn host_bytes_of(lit: Literal) -> Vec<u8> {
     }
 }
 
+/// An array's value copied to host memory: what [`crate::device_get`] gives for each leaf,
+/// as JAX's `jax.device_get` gives NumPy arrays. It holds its elements as row-major
+/// little-endian bytes of its dtype.
+///
+/// ```
+/// # use jaxrs_runtime::{Array, DType};
+/// let host = Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3]).to_host();
+/// assert_eq!((host.shape(), host.dtype()), (&[3usize][..], DType::F32));
+/// assert_eq!(host.to_vec::<f32>(), vec![1.0, 2.0, 3.0]);
+/// assert_eq!(host.to_array().to_vec::<f32>(), vec![1.0, 2.0, 3.0]);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostArray {
+    shape: Vec<usize>,
+    dtype: DType,
+    bytes: Vec<u8>,
+}
+
+impl HostArray {
+    /// The shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// The elements as row-major little-endian bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The elements, in row-major order.
+    ///
+    /// Panics when `T` is not the dtype.
+    #[track_caller]
+    pub fn to_vec<T: Element>(&self) -> Vec<T> {
+        if T::DTYPE != self.dtype {
+            panic!(
+                "HostArray::to_vec: the array is {} but {} was asked for {}",
+                self.dtype.name(),
+                T::DTYPE.name(),
+                At::line(std::panic::Location::caller())
+            );
+        }
+        bytes_to_vec(&self.bytes)
+    }
+
+    /// The value on the default device again (`jax.device_put`).
+    #[track_caller]
+    pub fn to_array(&self) -> Array {
+        Array::from_le_bytes(&self.bytes, &self.shape, self.dtype)
+    }
+}
+
+impl Array {
+    /// The value copied to host memory (gathered from the shards of a sharded array).
+    ///
+    /// Panics when the array is traced; a device failure is the environment's, as for
+    /// [`Array::to_vec`] ([`Array::try_to_host`] returns it).
+    #[track_caller]
+    pub fn to_host(&self) -> HostArray {
+        self.try_to_host().unwrap_or_else(|e| fail(e))
+    }
+
+    /// [`Array::to_host`], returning device failures as errors.
+    #[track_caller]
+    pub fn try_to_host(&self) -> Result<HostArray> {
+        let c = self.concrete("to_host");
+        Ok(HostArray {
+            shape: c.aval.shape.clone(),
+            dtype: c.aval.dtype,
+            bytes: self.host_bytes()?,
+        })
+    }
+}
+
 fn bytes_to_vec<T: Element>(bytes: &[u8]) -> Vec<T> {
     let size = size_of::<T>();
     if T::DTYPE == DType::Bool {

@@ -191,6 +191,8 @@ fn one_op_jaxpr(prim: &Prim, in_avals: &[Aval], out_avals: &[Aval]) -> Jaxpr {
         inputs,
         outputs,
         loc: Location::caller(),
+        // One-operation programs are cached by primitive and types, so they carry no scope.
+        scope: None,
     });
     jaxpr
 }

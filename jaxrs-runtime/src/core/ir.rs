@@ -10,6 +10,7 @@ use crate::core::trace::Operand;
 use crate::dtype::{DType, DTypeKind, Element};
 use std::fmt;
 use std::panic::Location;
+use std::sync::Arc;
 
 /// A variable of a jaxpr: an index into its table of avals.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -238,6 +239,9 @@ pub struct Eqn {
     pub inputs: Vec<Atom>,
     pub outputs: Vec<Var>,
     pub loc: &'static Location<'static>,
+    /// The `named_scope`s the equation was bound in, relative to its jaxpr's trace
+    /// (`"block/attention"`), or `None` outside any.
+    pub scope: Option<Arc<str>>,
 }
 
 /// A typed program: inputs, constants (captured arrays lifted into inputs), equations and

@@ -4,11 +4,12 @@
 //! source line (`loc("src/main.rs":12:9)`), so XLA's errors and profiles point back to it.
 
 use crate::aval::Aval;
-use crate::core::ir::{Atom, Jaxpr, LitValue, Literal};
+use crate::core::ir::{Atom, Eqn, Jaxpr, LitValue, Literal};
 use crate::core::sharding::{Mesh, PartitionDim, PartitionSpec};
 use crate::dtype::DType;
 use crate::pjrt::CompileOptions;
 use std::fmt::Write;
+use std::sync::Arc;
 
 /// How every program lowered here is compiled. XLA's CPU backend defaults to "fast" min/max,
 /// which may return the other operand when one is NaN; `maximum`/`minimum` (and relu and
@@ -298,8 +299,31 @@ pub struct LowerCtx {
     indent: usize,
     with_locations: bool,
     loc: String,
+    /// The full `named_scope` of the equation being lowered: the bodies it lowers (a loop's,
+    /// a call's) name their operations inside it.
+    scope: Option<Arc<str>>,
     mesh: Option<Mesh>,
     bf16_dots_in_f32: bool,
+}
+
+/// An equation's MLIR location: its source line, inside a name location
+/// (`"scope/prim"`) when it was bound in a `named_scope`. XLA turns the name into the HLO
+/// instruction's `op_name`, which its dumps and profiles show.
+fn equation_location(e: &Eqn, scope: Option<&str>) -> String {
+    let quoted = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
+    let file = format!(
+        "{}:{}:{}",
+        quoted(e.loc.file()),
+        e.loc.line(),
+        e.loc.column()
+    );
+    match scope {
+        Some(scope) => format!(
+            " loc({}({file}))",
+            quoted(&format!("{scope}/{}", e.prim.name()))
+        ),
+        None => format!(" loc({file})"),
+    }
 }
 
 impl LowerCtx {
@@ -311,6 +335,7 @@ impl LowerCtx {
             indent: 4,
             with_locations,
             loc: String::new(),
+            scope: None,
             mesh: None,
             bf16_dots_in_f32: false,
         }
@@ -349,20 +374,21 @@ impl LowerCtx {
             }
         }
         for e in &jaxpr.eqns {
+            let scope = match (&self.scope, &e.scope) {
+                (Some(outer), Some(inner)) => Some(Arc::from(format!("{outer}/{inner}"))),
+                (outer, inner) => inner.clone().or_else(|| outer.clone()),
+            };
             self.loc = if self.with_locations {
-                format!(
-                    " loc(\"{}\":{}:{})",
-                    e.loc.file().replace('\\', "\\\\").replace('"', "\\\""),
-                    e.loc.line(),
-                    e.loc.column()
-                )
+                equation_location(e, scope.as_deref())
             } else {
                 String::new()
             };
+            let outer_scope = std::mem::replace(&mut self.scope, scope);
             let ins: Vec<String> = e.inputs.iter().map(|a| self.atom(a)).collect();
             let in_avals: Vec<Aval> = e.inputs.iter().map(|a| jaxpr.atom_aval(a)).collect();
             let out_avals: Vec<Aval> = e.outputs.iter().map(|v| jaxpr.aval(*v).clone()).collect();
             let outs = e.prim.lower(self, &ins, &in_avals, &out_avals);
+            self.scope = outer_scope;
             debug_assert_eq!(outs.len(), e.outputs.len(), "{} lowering", e.prim.name());
             for (v, n) in e.outputs.iter().zip(outs) {
                 self.bind(*v, n);

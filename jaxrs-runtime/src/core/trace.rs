@@ -74,6 +74,9 @@ struct Frame {
     jaxpr: Jaxpr,
     consts: Vec<Array>,
     const_vars: HashMap<usize, Var>,
+    /// How many `named_scope`s were open when the trace began: its equations record only
+    /// the scopes opened inside it, so a traced jaxpr reads the same wherever it is reused.
+    scope_base: usize,
 }
 
 thread_local! {
@@ -229,11 +232,13 @@ fn record(
             .iter()
             .map(|a| frame.jaxpr.new_var(a.clone()))
             .collect();
+        let scope = scope_since(frame.scope_base);
         frame.jaxpr.eqns.push(Eqn {
             prim,
             inputs: atoms,
             outputs: outputs.clone(),
             loc,
+            scope,
         });
         let id = frame.id;
         outputs
@@ -350,6 +355,7 @@ pub fn trace_to_jaxpr_for(
             jaxpr,
             consts: vec![],
             const_vars: HashMap::new(),
+            scope_base: NAME_STACK.with(|n| n.borrow().len()),
         })
     });
     let mut guard = FrameGuard { id, popped: false };
@@ -398,7 +404,7 @@ pub fn eval_jaxpr(jaxpr: &Jaxpr, consts: &[Array], args: &[Array]) -> Vec<Array>
     }
     for e in &jaxpr.eqns {
         let ops: Vec<Operand> = e.inputs.iter().map(|a| env.operand(a)).collect();
-        let outs = bind_at(e.prim.clone(), &ops, e.loc);
+        let outs = in_scope_of(e, || bind_at(e.prim.clone(), &ops, e.loc));
         drop(ops);
         for (v, o) in e.outputs.iter().zip(outs) {
             env.set(*v, o);
@@ -424,6 +430,76 @@ pub fn with_location<R>(loc: &'static Location<'static>, f: impl FnOnce() -> R) 
     }
     let _restore = Restore(LOCATION.with(|l| l.replace(Some(loc))));
     f()
+}
+
+thread_local! {
+    /// The names of the open [`named_scope`]s, outermost first.
+    static NAME_STACK: RefCell<Vec<Arc<str>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with every operation it binds named `name`, after the scopes already open
+/// (`jax.named_scope`). The names reach the lowered StableHLO as name locations
+/// (`loc("outer/inner/mul"("src/model.rs":12:9))`), which XLA keeps as each HLO
+/// instruction's `op_name`, so they show in XLA's dumps and profiles. Operations that a
+/// transformation derives from a named one (its JVP, its transpose, its batched form) keep
+/// the name. Two differences from JAX's names, both in what is added around the user's:
+/// there is no `jit(f)/` root, and derived operations are not wrapped as `jvp(..)` or
+/// `transpose(..)`.
+///
+/// ```
+/// # use jaxrs_runtime::{jit, named_scope, Array};
+/// let f = jit(|x: Array| named_scope("affine", || &x * 2.0 + 1.0));
+/// assert_eq!(f.call(Array::scalar(1.0f32)).item::<f32>(), 3.0);
+/// ```
+pub fn named_scope<R>(name: &str, f: impl FnOnce() -> R) -> R {
+    with_scope_pushed(Arc::from(name), f)
+}
+
+/// `f` with every call's operations named `name` (`jax.named_call`): [`named_scope`]
+/// around each call.
+///
+/// ```
+/// # use jaxrs_runtime::{jit, named_call, Array};
+/// let double = named_call("double", |x: Array| &x * 2.0);
+/// let f = jit(move |x: Array| double(x));
+/// assert_eq!(f.call(Array::scalar(2.0f32)).item::<f32>(), 4.0);
+/// ```
+pub fn named_call<A, R>(name: &str, f: impl Fn(A) -> R) -> impl Fn(A) -> R {
+    let name: Arc<str> = Arc::from(name);
+    move |args| with_scope_pushed(name.clone(), || f(args))
+}
+
+/// Runs `f` inside the scopes an equation was bound in: a transformation re-binding `e`, or
+/// binding what its rule derives from `e`, names those operations as `e` was named.
+pub fn in_scope_of<R>(e: &Eqn, f: impl FnOnce() -> R) -> R {
+    match &e.scope {
+        Some(scope) => with_scope_pushed(scope.clone(), f),
+        None => f(),
+    }
+}
+
+fn with_scope_pushed<R>(name: Arc<str>, f: impl FnOnce() -> R) -> R {
+    struct Pop(usize);
+    impl Drop for Pop {
+        fn drop(&mut self) {
+            let _ = NAME_STACK.try_with(|n| n.borrow_mut().truncate(self.0));
+        }
+    }
+    let _pop = Pop(NAME_STACK.with(|n| {
+        let mut stack = n.borrow_mut();
+        stack.push(name);
+        stack.len() - 1
+    }));
+    f()
+}
+
+/// The scopes opened after the first `base`, joined by `/`; `None` if there are none.
+fn scope_since(base: usize) -> Option<Arc<str>> {
+    NAME_STACK.with(|n| {
+        let stack = n.borrow();
+        let inner = stack.get(base..).filter(|names| !names.is_empty())?;
+        Some(Arc::from(inner.join("/")))
+    })
 }
 
 /// The location an operation is attributed to: the one [`with_location`] set, else `caller`.

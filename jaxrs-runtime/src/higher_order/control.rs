@@ -7,7 +7,7 @@ use crate::core::array::Array;
 use crate::core::ir::{Atom, Env, Jaxpr};
 use crate::core::lower::{i64_array, LowerCtx};
 use crate::core::primitive::{as_any, Backward, Primitive};
-use crate::core::trace::{bind, bind1, bind_at, eval_jaxpr, trace_to_jaxpr, Operand};
+use crate::core::trace::{bind, bind1, bind_at, eval_jaxpr, in_scope_of, trace_to_jaxpr, Operand};
 use crate::dtype::DType;
 use crate::interpreters::ad::{jvp_jaxpr, linearize_jaxpr, or_zeros, zeros_like_aval};
 use crate::interpreters::batching::{
@@ -541,7 +541,7 @@ fn eval_invariant(
             continue;
         }
         let ops: Vec<Operand> = e.inputs.iter().map(|a| env.operand(a)).collect();
-        let outs = bind_at(e.prim.clone(), &ops, e.loc);
+        let outs = in_scope_of(e, || bind_at(e.prim.clone(), &ops, e.loc));
         drop(ops);
         for (v, o) in e.outputs.iter().zip(outs) {
             env.set(*v, o);

@@ -16,7 +16,7 @@ use crate::core::array::Array;
 use crate::core::ir::{Env, Eqn, Jaxpr};
 use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Backward, Primitive};
-use crate::core::trace::{bind, bind_at, trace_to_jaxpr, Operand};
+use crate::core::trace::{bind, bind_at, in_scope_of, trace_to_jaxpr, Operand};
 use crate::interpreters::ad::{jvp_jaxpr, linearize_jaxpr, linearize_jaxpr_reusing};
 use crate::interpreters::batching::{
     batched_avals, batched_outputs, eval_at_0, jaxpr_uses_named_axis, operands_at_0,
@@ -213,7 +213,7 @@ impl RematCall {
         let mut saved = vec![None; jaxpr.eqns.len()];
         for (i, e) in jaxpr.eqns.iter().enumerate() {
             let ops: Vec<Operand> = e.inputs.iter().map(|a| env.operand(a)).collect();
-            let outs = bind_at(e.prim.clone(), &ops, e.loc);
+            let outs = in_scope_of(e, || bind_at(e.prim.clone(), &ops, e.loc));
             drop(ops);
             if self.saves(e) {
                 saved[i] = Some(outs.clone());

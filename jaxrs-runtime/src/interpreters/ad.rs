@@ -14,7 +14,7 @@ use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::ir::{Atom, Env, Jaxpr, Literal, Var};
 use crate::core::primitive::Backward;
-use crate::core::trace::{bind_at, Operand};
+use crate::core::trace::{bind_at, in_scope_of, Operand};
 
 /// An array of `aval` filled with `value`, built from a literal so that, under a trace, it
 /// is computed on the device rather than captured as a constant.
@@ -63,7 +63,7 @@ pub fn jvp_jaxpr(
     }
     for e in &jaxpr.eqns {
         let args: Vec<Operand> = e.inputs.iter().map(|a| env.operand(a)).collect();
-        let outs = bind_at(e.prim.clone(), &args, e.loc);
+        let outs = in_scope_of(e, || bind_at(e.prim.clone(), &args, e.loc));
         let in_tangents: Vec<Option<Array>> = e
             .inputs
             .iter()
@@ -75,7 +75,7 @@ pub fn jvp_jaxpr(
         let out_tangents = if in_tangents.iter().all(Option::is_none) {
             vec![None; outs.len()]
         } else {
-            e.prim.jvp(&args, &in_tangents, &outs)
+            in_scope_of(e, || e.prim.jvp(&args, &in_tangents, &outs))
         };
         drop(args);
         for ((v, o), t) in e.outputs.iter().zip(outs).zip(out_tangents) {
@@ -154,10 +154,10 @@ pub fn linearize_jaxpr_reusing(
             continue;
         }
         let args: Vec<Operand> = e.inputs.iter().map(|a| env.operand(a)).collect();
-        let (outs, backward) = match e.prim.linearize(&args) {
+        let (outs, backward) = in_scope_of(e, || match e.prim.linearize(&args) {
             Some((outs, backward)) => (outs, Some(backward)),
             None => (bind_at(e.prim.clone(), &args, e.loc), None),
-        };
+        });
         custom.push(backward);
         drop(args);
         for (v, o) in e.outputs.iter().zip(outs) {
@@ -199,7 +199,7 @@ impl Linearized {
             if out_cts.iter().all(Option::is_none) || !wanted.iter().any(|&w| w) {
                 continue;
             }
-            let in_cts = match custom {
+            let in_cts = in_scope_of(e, || match custom {
                 Some(backward) => backward(&out_cts, &wanted),
                 None => {
                     let args: Vec<Operand> = e.inputs.iter().map(|a| self.env.operand(a)).collect();
@@ -207,7 +207,7 @@ impl Linearized {
                         e.outputs.iter().map(|v| self.env.get(*v).clone()).collect();
                     e.prim.vjp(&args, &outs, &out_cts, &wanted)
                 }
-            };
+            });
             for ((a, c), &w) in e.inputs.iter().zip(in_cts).zip(&wanted) {
                 if let (Atom::Var(v), Some(c)) = (a, c) {
                     if w {

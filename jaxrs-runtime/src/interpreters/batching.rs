@@ -18,7 +18,9 @@ use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::ir::{Atom, ClosedJaxpr, Env, Jaxpr};
 use crate::core::primitive::Primitive;
-use crate::core::trace::{bind, bind1, bind_at, trace_to_jaxpr, with_location, Operand};
+use crate::core::trace::{
+    bind, bind1, bind_at, in_scope_of, trace_to_jaxpr, with_location, Operand,
+};
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -160,11 +162,13 @@ pub fn batch_eval(
             .as_deref()
             .is_some_and(|name| e.prim.uses_named_axis(name));
         let (outs, out_dims) = if in_dims.iter().all(Option::is_none) && !over_this_axis {
-            let outs = bind_at(e.prim.clone(), &args, e.loc);
+            let outs = in_scope_of(e, || bind_at(e.prim.clone(), &args, e.loc));
             let n = outs.len();
             (outs, vec![None; n])
         } else {
-            with_location(e.loc, || e.prim.batch(&args, &in_dims, axis_size))
+            in_scope_of(e, || {
+                with_location(e.loc, || e.prim.batch(&args, &in_dims, axis_size))
+            })
         };
         drop(args);
         assert_eq!(

@@ -3,7 +3,7 @@
 
 use crate::core::array::Array;
 use crate::core::ir::{Atom, ClosedJaxpr, Env, Jaxpr, Var};
-use crate::core::trace::{bind_at, Operand};
+use crate::core::trace::{bind_at, in_scope_of, Operand};
 
 /// What [`partial_eval_jaxpr`] gives: the outputs known now, and the program of the rest.
 pub struct PartialEval {
@@ -45,7 +45,7 @@ pub fn partial_eval_jaxpr(jaxpr: &Jaxpr, consts: &[Array], known: &[Option<Array
     for e in &jaxpr.eqns {
         if e.inputs.iter().all(|a| is_known(&env, a)) {
             let ops: Vec<Operand> = e.inputs.iter().map(|a| env.operand(a)).collect();
-            let outs = bind_at(e.prim.clone(), &ops, e.loc);
+            let outs = in_scope_of(e, || bind_at(e.prim.clone(), &ops, e.loc));
             drop(ops);
             for (v, o) in e.outputs.iter().zip(outs) {
                 env.set(*v, o);
