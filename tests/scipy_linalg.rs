@@ -22,6 +22,8 @@ fn apply(op: &str, params: &Value, x: &[In]) -> Vec<Array> {
         "circulant" => vec![sl::circulant(x0())],
         "hankel" => vec![sl::hankel(x0(), Some(a(x, 1)))],
         "hankel/no_r" => vec![sl::hankel(x0(), None)],
+        "toeplitz" => vec![sl::toeplitz(x0(), Some(a(x, 1)))],
+        "toeplitz/no_r" => vec![sl::toeplitz(x0(), None)],
         "fiedler" => vec![sl::fiedler(x0())],
         "companion" => vec![sl::companion(x0())],
         "leslie" => vec![sl::leslie(x0(), a(x, 1))],
@@ -61,7 +63,7 @@ fn apply(op: &str, params: &Value, x: &[In]) -> Vec<Array> {
 #[test]
 fn special_matrices_polar_and_tensor_solves_match_jax() {
     let n = check_file("scipy_linalg", apply);
-    assert_eq!(n, 111);
+    assert_eq!(n, 121);
 }
 
 fn panic_message(f: impl FnOnce() -> Array) -> String {

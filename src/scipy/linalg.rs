@@ -347,19 +347,33 @@ pub fn block_diag(arrs: &[&Array]) -> Array {
 }
 
 /// `jax.scipy.linalg.toeplitz(c, r=None)`: the Toeplitz matrix with first column `c` and first
-/// row `r` (`r[0]` ignored); without `r`, the symmetric one (`r = c`).
+/// row `r` (`r[0]` ignored): entry `(i, j)` is `c[i - j]` for `i >= j`, else `r[j - i]`.
+/// Without `r` it is `conj(c)`, so a real `c` gives a symmetric matrix and a complex one a
+/// Hermitian matrix when `c[0]` is real. Leading dimensions of `c` and `r` broadcast
+/// together: a batch of matrices `[..., m, n]`.
 #[track_caller]
 pub fn toeplitz(c: &Array, r: Option<&Array>) -> Array {
-    let c = c.reshape(vec![c.size()]);
-    let r = r.map_or_else(|| c.clone(), |r| r.reshape(vec![r.size()]));
-    let (m, n) = (c.size(), r.size());
-    // Entry (i, j) is c[i - j] below the diagonal and r[j - i] on and above it: one gather
-    // from [c reversed, r[1:]] at index (m - 1) - i + j.
-    let vals = Array::concatenate(&[c.flip(vec![0usize]), r.slice_axis(0, 1.min(n), n)], 0);
-    let i = Array::iota(DType::I32, &[m, n], 0);
-    let j = Array::iota(DType::I32, &[m, n], 1);
-    let idx = (j - i) + (m as i32 - 1);
-    vals.take(&idx.reshape(vec![m * n]), 0).reshape(vec![m, n])
+    let c = atleast_1d(c);
+    let r = r.map_or_else(|| c.conj(), atleast_1d);
+    let (c, r) = column_and_row(&c, &r);
+    let (m, n) = (c.shape()[c.rank() - 1], r.shape()[r.rank() - 1]);
+    // One gather from [c reversed, r[1:]] at index (m - 1) - i + j.
+    let v = Array::concatenate(&[c.flip(vec![c.rank() - 1]), r.slice_axis(-1, 1.min(n), n)], -1);
+    let (i, j) = grid(m, n);
+    gather_last(&v, &((j - i) + (m as i32 - 1)))
+}
+
+/// A first column `[..., m]` and a first or last row `[..., n]`, promoted to one dtype and
+/// broadcast over their leading dimensions, as JAX's vectorized constructors take them.
+fn column_and_row(c: &Array, r: &Array) -> (Array, Array) {
+    let dtype = jaxrs_runtime::result_type(&[(c.dtype(), c.is_weak()), (r.dtype(), r.is_weak())]).0;
+    let batch = broadcast_batch(&c.shape()[..c.rank() - 1], &r.shape()[..r.rank() - 1]);
+    let full = |x: &Array| {
+        let mut shape = batch.clone();
+        shape.push(x.shape()[x.rank() - 1]);
+        x.astype(dtype).broadcast_to(&shape)
+    };
+    (full(c), full(r))
 }
 
 // ---- Special matrices, as `jax.scipy.linalg` builds them (SciPy's constructors). The ones
@@ -421,15 +435,9 @@ pub fn hankel(c: &Array, r: Option<&Array>) -> Array {
         c.aval(),
         r.aval()
     );
-    let dtype = jaxrs_runtime::result_type(&[(c.dtype(), c.is_weak()), (r.dtype(), r.is_weak())]).0;
+    let (c, r) = column_and_row(c, &r);
     let (m, n) = (c.shape()[c.rank() - 1], r.shape()[r.rank() - 1]);
-    let batch = broadcast_batch(&c.shape()[..c.rank() - 1], &r.shape()[..r.rank() - 1]);
-    let full = |x: &Array, len: usize| {
-        let mut shape = batch.clone();
-        shape.push(len);
-        x.astype(dtype).broadcast_to(&shape)
-    };
-    let v = Array::concatenate(&[full(c, m), full(&r, n).slice_axis(-1, 1.min(n), n)], -1);
+    let v = Array::concatenate(&[c, r.slice_axis(-1, 1.min(n), n)], -1);
     let (i, j) = grid(m, n);
     gather_last(&v, &(i + j))
 }

@@ -91,4 +91,14 @@ for n in (1, 3, 6):
 for n in (1, 2, 8):
     const("hadamard", lambda n=n: sl.hadamard(n), [], params={"n": n})
     const("hadamard/f32", lambda n=n: sl.hadamard(n, jnp.float32), [], params={"n": n})
+# toeplitz over leading dimensions (c and r broadcast together), and its complex default
+# r = conj(c); the unbatched real cases are in gen_linalg.py.
+for dt in ("float32", "float64"):
+    c.add("toeplitz", lambda x, y: sl.toeplitz(x, y), [c.normal((2, 3), dt), c.normal((4,), dt)])
+    c.add("toeplitz", lambda x, y: sl.toeplitz(x, y),
+          [c.normal((3,), dt), c.normal((2, 1, 4), dt)], vmap=False)
+    c.add("toeplitz/no_r", lambda x: sl.toeplitz(x), [c.normal((2, 3), dt)])
+for dt in ("complex64", "complex128"):
+    c.add("toeplitz/no_r", lambda x: sl.toeplitz(x), [c.normal((3,), dt)])
+    c.add("toeplitz", lambda x, y: sl.toeplitz(x, y), [c.normal((3,), dt), c.normal((2,), dt)])
 c.save()
