@@ -62,6 +62,13 @@ pub struct TriangularSolveOptions {
 /// ```
 #[track_caller]
 pub fn triangular_solve(a: &Array, b: &Array, options: TriangularSolveOptions) -> Array {
+    let conjugated;
+    let a = if options.conjugate_a && a.dtype().is_complex() {
+        conjugated = a.conj();
+        &conjugated
+    } else {
+        a
+    };
     d::triangular_solve(
         a,
         b,
@@ -98,6 +105,32 @@ pub fn eigh(x: &Array, lower: bool, symmetrize_input: bool) -> (Array, Array) {
         d::mt(x)
     };
     d::eigh(&x)
+}
+
+/// `lax.linalg.eig(x, compute_left_eigenvectors=False, compute_right_eigenvectors)`: `[w]`,
+/// or `[w, v]` with the right eigenvectors as `v`'s columns (unit norm, the largest component
+/// real and positive), complex whatever `x`'s dtype, in the kernel's order. Left eigenvectors
+/// are not offered (`compute_left_eigenvectors=True` has no counterpart yet). As in JAX, the
+/// eigenvalues are differentiable and the eigenvectors are not (JAX's
+/// `enable_eigvec_derivs` opt-in is not offered).
+///
+/// ```
+/// use jaxrs::lax;
+/// use jaxrs::prelude::*;
+///
+/// // A rotation by 90°: eigenvalues ±i.
+/// let a = Array::from_vec(vec![0.0f64, -1.0, 1.0, 0.0], &[2, 2]);
+/// let w = lax::linalg::eig(&a, false).remove(0).to_vec::<jaxrs::C128>();
+/// assert!(w.iter().all(|z| z.re.abs() < 1e-12 && (z.im.abs() - 1.0).abs() < 1e-12));
+/// ```
+#[track_caller]
+pub fn eig(x: &Array, compute_right_eigenvectors: bool) -> Vec<Array> {
+    if compute_right_eigenvectors {
+        let (w, v) = d::eig(x);
+        vec![w, v]
+    } else {
+        vec![d::eigvals(x)]
+    }
 }
 
 /// `lax.linalg.svd(x, full_matrices=True, compute_uv=True)`: `(u, s, vh)`, the singular

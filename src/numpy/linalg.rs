@@ -18,7 +18,7 @@ use super::manip::norm_axis;
 use super::math::inexact;
 use crate::lax::linalg as lax_linalg;
 use crate::{Array, Axes, DType};
-use jaxrs_runtime::decompositions::{broadcast_batch, mt};
+use jaxrs_runtime::decompositions::mt;
 use std::panic::Location;
 
 /// The `ord` of [`norm`], [`vector_norm`] and [`matrix_norm`]: a number (`P(1.0)`, or
@@ -525,54 +525,54 @@ pub(crate) fn lu_solve_factored(
     b: &Array,
     transpose: bool,
 ) -> Array {
-    use lax_linalg::TriangularSolveOptions as Opts;
     let (lu, _, perm) = factors;
-    let batch = broadcast_batch(&lu.shape()[..lu.rank() - 2], &b.shape()[..b.rank() - 2]);
-    let full = |x: &Array, tail: &[usize]| {
-        let mut s = batch.clone();
-        s.extend_from_slice(tail);
-        x.broadcast_to(&s)
-    };
-    let lu = full(lu, &lu.shape()[lu.rank() - 2..]);
-    let perm = full(perm, &perm.shape()[perm.rank() - 1..]);
-    let b = full(b, &b.shape()[b.rank() - 2..]);
-    let lower = Opts {
-        left_side: true,
-        lower: true,
-        unit_diagonal: true,
-        ..Default::default()
-    };
-    let upper = Opts {
-        left_side: true,
-        ..Default::default()
-    };
-    if !transpose {
-        let idx = perm.expand_dims(-1).broadcast_to(b.shape());
-        let pb = b.take_along_axis(&idx, -2);
-        let y = lax_linalg::triangular_solve(&lu, &pb, lower);
-        lax_linalg::triangular_solve(&lu, &y, upper)
-    } else {
-        // aᵀ = Uᵀ Lᵀ P: solve Uᵀ y = b, Lᵀ z = y, then x = Pᵀ z.
-        let y = lax_linalg::triangular_solve(
-            &lu,
-            &b,
-            Opts {
-                transpose_a: true,
-                ..upper
-            },
-        );
-        let z = lax_linalg::triangular_solve(
-            &lu,
-            &y,
-            Opts {
-                transpose_a: true,
-                ..lower
-            },
-        );
-        let inverse = perm.argsort(-1);
-        let idx = inverse.expand_dims(-1).broadcast_to(z.shape());
-        z.take_along_axis(&idx, -2)
-    }
+    jaxrs_runtime::decompositions::lu_solve(lu, perm, b, transpose)
+}
+
+/// The eigenvalues and right eigenvectors of general square matrices (`jnp.linalg.eig`):
+/// `(w, v)` with `a v = v diag(w)`, complex whatever `a`'s dtype. Each eigenvector (a column
+/// of `v`) has unit norm and its largest component real and positive; the order of the
+/// eigenvalues is the kernel's (LAPACK's, in JAX, is its own too), so compare them as a set.
+/// Differentiating the eigenvectors stops with a message, as JAX's does; see [`eigvals`].
+///
+/// ```
+/// use jaxrs::numpy as jnp;
+/// use jaxrs::prelude::*;
+///
+/// let a = Array::from_vec(vec![2.0f64, 1.0, 0.0, 3.0], &[2, 2]);
+/// let (w, v) = jnp::linalg::eig(&a);
+/// // a v = v diag(w), in complex arithmetic.
+/// let av = a.astype(DType::C128).matmul(&v);
+/// let vw = &v * &w.expand_dims(0);
+/// let gap = jnp::abs(&(&av - &vw)).max(None, false).item::<f64>();
+/// assert!(gap < 1e-12);
+/// ```
+#[track_caller]
+pub fn eig(a: &Array) -> (Array, Array) {
+    let a = inexact(a);
+    check_matrices("eig", &a, true);
+    let mut outs = lax_linalg::eig(&a, true);
+    let v = outs.pop().expect("two results");
+    (outs.pop().expect("two results"), v)
+}
+
+/// The eigenvalues of general square matrices (`jnp.linalg.eigvals`), complex, in the
+/// kernel's order; differentiable, as JAX's: `ẇ = diag(V⁻¹ ȧ V)`.
+///
+/// ```
+/// use jaxrs::numpy as jnp;
+/// use jaxrs::prelude::*;
+///
+/// let a = Array::from_vec(vec![1.0f32, 2.0, 0.0, 3.0], &[2, 2]);
+/// let mut w: Vec<f32> = jnp::linalg::eigvals(&a).to_vec::<jaxrs::C64>().iter().map(|z| z.re).collect();
+/// w.sort_by(f32::total_cmp);
+/// assert!((w[0] - 1.0).abs() < 1e-6 && (w[1] - 3.0).abs() < 1e-6);
+/// ```
+#[track_caller]
+pub fn eigvals(a: &Array) -> Array {
+    let a = inexact(a);
+    check_matrices("eigvals", &a, true);
+    lax_linalg::eig(&a, false).remove(0)
 }
 
 /// The inverse (`jnp.linalg.inv`): `solve(a, I)`.
@@ -686,7 +686,21 @@ pub fn tensorsolve(a: &Array, b: &Array, axes: Option<&[i64]>) -> Array {
 /// parity; `sign` 0 where a pivot is 0.
 fn lu_sign_logdet(lu: &Array, pivots: &Array) -> (Array, Array) {
     let diag = super::diagonal(lu, 0, -2, -1);
-    let sign = diag.sign().prod(-1i64, false) * parity_sign(pivots, lu.dtype());
+    let unit = if diag.dtype().is_complex() {
+        // z / |z|, written out so that it differentiates (a complex determinant's sign
+        // moves with the matrix, as JAX's rule has it); 0 where z is 0.
+        let size = diag.abs();
+        let zero = size.eq(0.0);
+        let safe = super::where_(&zero, Array::ones(&[], size.dtype()), &size);
+        super::where_(
+            &zero,
+            Array::zeros(&[], diag.dtype()),
+            &diag / &safe.astype(diag.dtype()),
+        )
+    } else {
+        diag.sign()
+    };
+    let sign = unit.prod(-1i64, false) * parity_sign(pivots, lu.dtype());
     let logdet = diag.abs().log().sum(-1i64, false);
     (sign, logdet)
 }

@@ -20,18 +20,8 @@ use crate::{where_, Array, DType};
 use jaxrs_runtime::decompositions::{broadcast_batch, mt};
 use std::panic::Location;
 
-/// Float operands stay as they are; integers compute in float, as JAX's.
-fn inexact(x: &Array) -> Array {
-    if x.dtype().is_float() {
-        x.clone()
-    } else {
-        x.astype(if x.dtype() == DType::I64 {
-            DType::F64
-        } else {
-            DType::F32
-        })
-    }
-}
+// Float and complex operands stay as they are; integers compute in float, as JAX's.
+use crate::numpy::inexact;
 
 /// `b` as a batch of matrices (a vector becomes one column), and whether it was a vector.
 fn as_columns(b: &Array) -> (Array, bool) {
@@ -177,8 +167,8 @@ pub fn lu_pivots_to_permutation(pivots: &Array, permutation_size: usize) -> Arra
     )
 }
 
-/// `jax.scipy.linalg.lu_solve((lu, piv), b, trans=0)`: `a x = b` (`trans` 0) or `aᵀ x = b`
-/// (1 or 2, the same for real matrices).
+/// `jax.scipy.linalg.lu_solve((lu, piv), b, trans=0)`: `a x = b` (`trans` 0), `aᵀ x = b` (1)
+/// or `aᴴ x = b` (2, the same as 1 for real matrices).
 #[track_caller]
 pub fn lu_solve(factor: &LuFactor, b: &Array, trans: u8) -> Array {
     let (lu, b) = jnp::linalg::promote_inexact(&factor.lu, b);
@@ -191,7 +181,13 @@ pub fn lu_solve(factor: &LuFactor, b: &Array, trans: u8) -> Array {
     let m = lu.shape()[lu.rank() - 2];
     let perm = lu_pivots_to_permutation(&factor.piv, m);
     let (b, vector) = as_columns(&b);
-    let x = jnp::linalg::lu_solve_factored(&(lu, factor.piv.clone(), perm), &b, trans != 0);
+    let factors = (lu, factor.piv.clone(), perm);
+    let x = if trans == 2 && b.dtype().is_complex() {
+        // aᴴ x = b is aᵀ conj(x) = conj(b).
+        jnp::linalg::lu_solve_factored(&factors, &b.conj(), true).conj()
+    } else {
+        jnp::linalg::lu_solve_factored(&factors, &b, trans != 0)
+    };
     back_from_columns(x, vector)
 }
 
@@ -358,7 +354,10 @@ pub fn toeplitz(c: &Array, r: Option<&Array>) -> Array {
     let (c, r) = column_and_row(&c, &r);
     let (m, n) = (c.shape()[c.rank() - 1], r.shape()[r.rank() - 1]);
     // One gather from [c reversed, r[1:]] at index (m - 1) - i + j.
-    let v = Array::concatenate(&[c.flip(vec![c.rank() - 1]), r.slice_axis(-1, 1.min(n), n)], -1);
+    let v = Array::concatenate(
+        &[c.flip(vec![c.rank() - 1]), r.slice_axis(-1, 1.min(n), n)],
+        -1,
+    );
     let (i, j) = grid(m, n);
     gather_last(&v, &((j - i) + (m as i32 - 1)))
 }
@@ -466,7 +465,7 @@ fn last_len(op: &str, a: &Array, min: usize) -> usize {
 /// `a` (highest degree first): `-a[1:] / a[0]` in the first row, ones below the diagonal.
 #[track_caller]
 pub fn companion(a: &Array) -> Array {
-    let a = jnp::inexact(&atleast_1d(a));
+    let a = inexact(&atleast_1d(a));
     let m = last_len("companion", &a, 2) - 1;
     let first_row = -(&a.slice_axis(-1, 1, m + 1) / &a.slice_axis(-1, 0, 1));
     let (i, j) = grid(m, m);
@@ -501,7 +500,7 @@ pub fn leslie(f: &Array, s: &Array) -> Array {
 /// with coefficients `a` (a pentadiagonal matrix with `a`'s characteristic polynomial).
 #[track_caller]
 pub fn fiedler_companion(a: &Array) -> Array {
-    let a = jnp::inexact(&atleast_1d(a));
+    let a = inexact(&atleast_1d(a));
     let n = last_len("fiedler_companion", &a, 1) - 1;
     let dtype = a.dtype();
     let mut batch = a.shape()[..a.rank() - 1].to_vec();
@@ -711,7 +710,7 @@ pub fn dft(n: usize, scale: Option<&str>, dtype: Option<DType>) -> Array {
 #[track_caller]
 pub fn polar(a: &Array, side: &str) -> (Array, Array) {
     let loc = Location::caller();
-    let a = jnp::inexact(a);
+    let a = inexact(a);
     let (u, s, vh) = jnp::linalg::svd(&a, false);
     let unitary = u.matmul(&vh);
     let scaled = |x: &Array| x * &s.expand_dims(-2);
@@ -741,7 +740,7 @@ pub fn polar(a: &Array, side: &str) -> (Array, Array) {
 /// ```
 #[track_caller]
 pub fn expm(a: &Array, upper_triangular: bool, max_squarings: usize) -> Array {
-    let a = jnp::inexact(a);
+    let a = inexact(a);
     let rank = a.rank();
     assert!(
         rank >= 2 && a.shape()[rank - 1] == a.shape()[rank - 2],

@@ -155,10 +155,11 @@ impl Primitive for Scan {
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         let (nc, nk, nx) = (self.num_consts, self.num_carry, self.num_xs());
         let avals: Vec<Aval> = p.iter().map(Operand::aval).collect();
-        // Tangents go with the float consts and xs that have one, and with every float carry
-        // (a carry's tangent may become nonzero after a step even if it starts at zero).
+        // Tangents go with the inexact (float or complex) consts and xs that have one, and
+        // with every inexact carry (a carry's tangent may become nonzero after a step even if
+        // it starts at zero).
         let has_t: Vec<bool> = (0..p.len())
-            .map(|i| avals[i].dtype.is_float() && (t[i].is_some() || (nc..nc + nk).contains(&i)))
+            .map(|i| avals[i].dtype.is_inexact() && (t[i].is_some() || (nc..nc + nk).contains(&i)))
             .collect();
         let ct_idx: Vec<usize> = (0..nc).filter(|&i| has_t[i]).collect();
         let kt_idx: Vec<usize> = (nc..nc + nk).filter(|&i| has_t[i]).collect();
@@ -176,9 +177,9 @@ impl Primitive for Scan {
             .chain(xt_idx.iter().map(|&i| (i, true)))
             .collect();
         let in_avals: Vec<Aval> = order.iter().map(|&(i, _)| body_avals[i].clone()).collect();
-        let y_float: Vec<bool> = body.out_avals()[nk..]
+        let y_inexact: Vec<bool> = body.out_avals()[nk..]
             .iter()
-            .map(|a| a.dtype.is_float())
+            .map(|a| a.dtype.is_inexact())
             .collect();
         let closed = trace_to_jaxpr(&in_avals, |vals| {
             let mut primals: Vec<Option<Array>> = vec![None; p.len()];
@@ -197,7 +198,7 @@ impl Primitive for Scan {
                 result.push(or_zeros(&out_t[i - nc], outs[i - nc].aval()));
             }
             result.extend(outs[nk..].iter().cloned());
-            for (j, f) in y_float.iter().enumerate() {
+            for (j, f) in y_inexact.iter().enumerate() {
                 if *f {
                     result.push(or_zeros(&out_t[nk + j], outs[nk + j].aval()));
                 }
@@ -215,14 +216,14 @@ impl Primitive for Scan {
         }
         let num_consts = closed.consts.len() + nc + ct_idx.len();
         let outs = self.bind_like(jaxpr, num_consts, nk + kt_idx.len(), self.reverse, &ops);
-        // Map back: carry tangents, then y tangents for float ys.
-        let mut result: Vec<Option<Array>> = vec![None; nk + y_float.len()];
+        // Map back: carry tangents, then y tangents for inexact ys.
+        let mut result: Vec<Option<Array>> = vec![None; nk + y_inexact.len()];
         for (j, &i) in kt_idx.iter().enumerate() {
             result[i - nc] = Some(outs[nk + j].clone());
         }
-        let ys_t = &outs[nk + kt_idx.len() + y_float.len()..];
+        let ys_t = &outs[nk + kt_idx.len() + y_inexact.len()..];
         let mut k = 0;
-        for (j, f) in y_float.iter().enumerate() {
+        for (j, f) in y_inexact.iter().enumerate() {
             if *f {
                 result[nk + j] = Some(ys_t[k].clone());
                 k += 1;
@@ -424,12 +425,12 @@ fn scan_linearize(s: &Scan, args: &[Array]) -> (Vec<Array>, Backward) {
         let invariant: Vec<Array> = invariant_values.iter().flatten().cloned().collect();
         let nv = varying_stacks.len();
         let ni = invariant.len();
-        // Cotangents are accumulated only for the float constants that need one, and
+        // Cotangents are accumulated only for the inexact constants that need one, and
         // stacked only for the xs that need one; the loop computes nothing for the others.
-        let float_const: Vec<bool> = body_avals[..nc]
+        let inexact_const: Vec<bool> = body_avals[..nc]
             .iter()
             .zip(wanted)
-            .map(|(a, &w)| w && a.dtype.is_float())
+            .map(|(a, &w)| w && a.dtype.is_inexact())
             .collect();
         let x_wanted: Vec<bool> = wanted[nc + nk..nc + nk + nx].to_vec();
         // Step: (invariant residuals; ct carry, const-ct accumulators; varying residuals, ct y)
@@ -439,7 +440,7 @@ fn scan_linearize(s: &Scan, args: &[Array]) -> (Vec<Array>, Backward) {
         step_avals.extend(
             body_avals[..nc]
                 .iter()
-                .zip(&float_const)
+                .zip(&inexact_const)
                 .filter(|(_, &f)| f)
                 .map(|(a, _)| a.clone()),
         );
@@ -449,7 +450,7 @@ fn scan_linearize(s: &Scan, args: &[Array]) -> (Vec<Array>, Backward) {
                 .map(|r| r.aval().with_shape(r.shape()[1..].to_vec())),
         );
         step_avals.extend(out_avals[nk..].iter().cloned());
-        let n_acc = float_const.iter().filter(|&&f| f).count();
+        let n_acc = inexact_const.iter().filter(|&&f| f).count();
         let step = trace_to_jaxpr(&step_avals, |vals| {
             let (inv, rest) = vals.split_at(ni);
             let (ct_carry, rest) = rest.split_at(nk);
@@ -469,7 +470,7 @@ fn scan_linearize(s: &Scan, args: &[Array]) -> (Vec<Array>, Backward) {
             let in_cts = eval_jaxpr(&bwd, &residuals, &ct_outs);
             let mut result: Vec<Array> = in_cts[nc..nc + nk].to_vec();
             let mut a = acc.iter();
-            for (i, &f) in float_const.iter().enumerate() {
+            for (i, &f) in inexact_const.iter().enumerate() {
                 if f {
                     result.push(a.next().expect("accumulator") + &in_cts[i]);
                 }
@@ -492,7 +493,7 @@ fn scan_linearize(s: &Scan, args: &[Array]) -> (Vec<Array>, Backward) {
         }
         for (a, _) in body_avals[..nc]
             .iter()
-            .zip(&float_const)
+            .zip(&inexact_const)
             .filter(|(_, &f)| f)
         {
             ops.push(zeros_like_aval(a));
@@ -510,7 +511,7 @@ fn scan_linearize(s: &Scan, args: &[Array]) -> (Vec<Array>, Backward) {
         );
         let mut result: Vec<Option<Array>> = Vec::with_capacity(nc + nk + nx);
         let mut acc = outs[nk..nk + n_acc].iter();
-        for &f in &float_const {
+        for &f in &inexact_const {
             result.push(if f { acc.next().cloned() } else { None });
         }
         result.extend(outs[..nk].iter().cloned().map(Some));
@@ -743,14 +744,14 @@ impl Primitive for While {
         let (cc, bc) = (self.cond_consts, self.body_consts);
         let avals: Vec<Aval> = p.iter().map(Operand::aval).collect();
         let nk = p.len() - cc - bc;
-        let float_carry: Vec<bool> = avals[cc + bc..]
+        let inexact_carry: Vec<bool> = avals[cc + bc..]
             .iter()
-            .map(|a| a.dtype.is_float())
+            .map(|a| a.dtype.is_inexact())
             .collect();
         let bct: Vec<usize> = (cc..cc + bc)
-            .filter(|&i| avals[i].dtype.is_float() && t[i].is_some())
+            .filter(|&i| avals[i].dtype.is_inexact() && t[i].is_some())
             .collect();
-        let nkt = float_carry.iter().filter(|&&f| f).count();
+        let nkt = inexact_carry.iter().filter(|&&f| f).count();
         // Body over (body consts, their tangents, carry, carry tangents).
         let body = self.body.clone();
         let mut in_avals: Vec<Aval> = avals[cc..cc + bc].to_vec();
@@ -759,7 +760,7 @@ impl Primitive for While {
         in_avals.extend(
             avals[cc + bc..]
                 .iter()
-                .zip(&float_carry)
+                .zip(&inexact_carry)
                 .filter(|(_, &f)| f)
                 .map(|(a, _)| a.clone()),
         );
@@ -772,7 +773,7 @@ impl Primitive for While {
                 tangents[i - cc] = Some(ctan[j].clone());
             }
             let mut kt = ktan.iter();
-            for (k, &f) in float_carry.iter().enumerate() {
+            for (k, &f) in inexact_carry.iter().enumerate() {
                 if f {
                     tangents[bc + k] = kt.next().cloned();
                 }
@@ -780,7 +781,7 @@ impl Primitive for While {
             let primals: Vec<Array> = consts.iter().chain(carry).cloned().collect();
             let (outs, out_t) = jvp_jaxpr(&body, &[], &primals, &tangents);
             let mut result = outs.clone();
-            for (k, &f) in float_carry.iter().enumerate() {
+            for (k, &f) in inexact_carry.iter().enumerate() {
                 if f {
                     result.push(or_zeros(&out_t[k], outs[k].aval()));
                 }
@@ -794,7 +795,7 @@ impl Primitive for While {
         cond_avals.extend(
             avals[cc + bc..]
                 .iter()
-                .zip(&float_carry)
+                .zip(&inexact_carry)
                 .filter(|(_, &f)| f)
                 .map(|(a, _)| a.clone()),
         );
@@ -805,7 +806,7 @@ impl Primitive for While {
         ops.extend(Operand::to_arrays(&p[cc..cc + bc]));
         ops.extend(bct.iter().map(|&i| t[i].clone().expect("tangent")));
         ops.extend(Operand::to_arrays(&p[cc + bc..]));
-        for (k, &f) in float_carry.iter().enumerate() {
+        for (k, &f) in inexact_carry.iter().enumerate() {
             if f {
                 ops.push(or_zeros(&t[cc + bc + k], &avals[cc + bc + k]));
             }
@@ -819,7 +820,7 @@ impl Primitive for While {
         let outs = bind_at(Arc::new(prim), &operands(&ops), Location::caller());
         debug_assert_eq!(outs.len(), nk + nkt);
         let mut tangents = outs[nk..].iter();
-        float_carry
+        inexact_carry
             .iter()
             .map(|&f| if f { tangents.next().cloned() } else { None })
             .collect()
@@ -1089,16 +1090,16 @@ impl Primitive for Cond {
         let index = &all[0];
         let ops = &all[1 + total..];
         let op_avals: Vec<Aval> = ops.iter().map(|a| a.aval().clone()).collect();
-        let float_ops: Vec<bool> = op_avals.iter().map(|a| a.dtype.is_float()).collect();
+        let inexact_ops: Vec<bool> = op_avals.iter().map(|a| a.dtype.is_inexact()).collect();
         let out_avals = self.branches[0].out_avals();
-        let float_outs: Vec<bool> = out_avals.iter().map(|a| a.dtype.is_float()).collect();
+        let inexact_outs: Vec<bool> = out_avals.iter().map(|a| a.dtype.is_inexact()).collect();
         // Branches over (operands, their tangents) -> (outputs, their tangents); constants'
         // tangents are zero here unless given, so they join as extra constants.
         let mut in_avals = op_avals.clone();
         in_avals.extend(
             op_avals
                 .iter()
-                .zip(&float_ops)
+                .zip(&inexact_ops)
                 .filter(|(_, &f)| f)
                 .map(|(a, _)| a.clone()),
         );
@@ -1115,13 +1116,13 @@ impl Primitive for Cond {
                     let (prim, tans) = vals.split_at(ops.len());
                     let mut tangents: Vec<Option<Array>> = const_t.clone();
                     let mut tv = tans.iter();
-                    for &f in &float_ops {
+                    for &f in &inexact_ops {
                         tangents.push(if f { tv.next().cloned() } else { None });
                     }
                     let primals: Vec<Array> = consts.iter().chain(prim).cloned().collect();
                     let (outs, out_t) = jvp_jaxpr(b, &[], &primals, &tangents);
                     let mut result = outs.clone();
-                    for (k, &f) in float_outs.iter().enumerate() {
+                    for (k, &f) in inexact_outs.iter().enumerate() {
                         if f {
                             result.push(or_zeros(&out_t[k], &out_avals[k]));
                         }
@@ -1131,14 +1132,14 @@ impl Primitive for Cond {
             })
             .collect();
         let mut operands: Vec<Array> = ops.to_vec();
-        for (k, &f) in float_ops.iter().enumerate() {
+        for (k, &f) in inexact_ops.iter().enumerate() {
             if f {
                 operands.push(or_zeros(&t[1 + total + k], &op_avals[k]));
             }
         }
         let outs = Cond::bind_branches(index, branches, &operands);
         let mut tangents = outs[out_avals.len()..].iter();
-        float_outs
+        inexact_outs
             .iter()
             .map(|&f| if f { tangents.next().cloned() } else { None })
             .collect()
@@ -1197,7 +1198,7 @@ impl Primitive for Cond {
             in_cts
                 .into_iter()
                 .zip(all[1..].iter())
-                .map(|(c, a)| a.dtype().is_float().then_some(c)),
+                .map(|(c, a)| a.dtype().is_inexact().then_some(c)),
         );
         result
     }

@@ -1,5 +1,5 @@
 //! Dense linear algebra on the host, backed by `faer`: the kernels behind the Cholesky,
-//! triangular-solve, LU, QR, symmetric-eigen and SVD primitives (`prims::decompositions`).
+//! triangular-solve, LU, QR, symmetric-eigen, SVD and general-eigen primitives (`prims::decompositions`).
 //!
 //! Every operand is a batch of row-major matrices (leading dims are the batch), viewed in
 //! place with faer's strided views; results are written in place. The layouts and
@@ -13,12 +13,16 @@
 //! | `jaxrs_qr` | `a [.., m, n]` | `q [.., m, m or k]`, `r [.., m or k, n]` |
 //! | `jaxrs_eigh` | `a [.., n, n]` (lower triangle read) | `v [.., n, n]` (columns), `w [.., n]` ascending |
 //! | `jaxrs_svd` | `a [.., m, n]` | `s [.., k]` descending, then `u`, `vt` when `compute_uv` |
+//! | `jaxrs_eig` | `a [.., n, n]` | `w [.., n]` complex, then `v [.., n, n]` complex (columns) when `compute_vectors` |
+//!
+//! LU, the triangular solve and `eig` take complex matrices as well; the others are real.
 //!
 //! A factorisation that fails (a matrix that is not positive definite, an eigen or SVD
 //! iteration that does not converge) leaves that matrix's results NaN, as jaxlib's kernels do.
 
-use crate::dtype::DType;
+use crate::dtype::{DType, C128, C64};
 use crate::pjrt::ffi::{HostArg, HostRet};
+use faer::traits::ComplexField;
 use faer::{Mat, MatMut, MatRef, Par, Side};
 
 type KernelResult = Result<(), String>;
@@ -104,14 +108,159 @@ pub fn use_sequential_faer() {
     faer::set_global_parallelism(Par::Seq);
 }
 
+/// The solve of each matrix of a batch, for every element type (real and complex): `x` with
+/// `op(a) x = b` or `x op(a) = b`.
+fn triangular_solve_of<T: ComplexField + Copy>(
+    attrs: &[(&str, &str)],
+    args: &[HostArg<'_>],
+    rets: &mut [HostRet<'_>],
+) -> KernelResult {
+    let left = flag(attrs, "left_side");
+    let lower = flag(attrs, "lower");
+    let transpose = flag(attrs, "transpose_a");
+    let unit = flag(attrs, "unit_diagonal");
+    let (batch, n, _) = matrix_dims(args[0].dims)?;
+    let (_, m, k) = matrix_dims(args[1].dims)?;
+    let a = elems::<T>(args[0].bytes)?;
+    let b = elems::<T>(args[1].bytes)?;
+    let x = elems_mut::<T>(rets[0].bytes)?;
+    x.copy_from_slice(b);
+    for i in 0..batch {
+        // `x op(a) = b` is `op(a)ᵀ xᵀ = bᵀ`: solve on the left with views.
+        let mut tri = view(a, i, n, n);
+        // Transposed when exactly one of `transpose_a` and the right side holds.
+        let flipped = transpose == left;
+        if flipped {
+            tri = tri.transpose();
+        }
+        let tri_is_lower = lower != flipped;
+        let mut rhs = view_mut(x, i, m, k);
+        if !left {
+            rhs = rhs.transpose_mut();
+        }
+        let par = Par::Seq;
+        use faer::linalg::triangular_solve as ts;
+        match (tri_is_lower, unit) {
+            (true, false) => ts::solve_lower_triangular_in_place(tri, rhs, par),
+            (true, true) => ts::solve_unit_lower_triangular_in_place(tri, rhs, par),
+            (false, false) => ts::solve_upper_triangular_in_place(tri, rhs, par),
+            (false, true) => ts::solve_unit_upper_triangular_in_place(tri, rhs, par),
+        }
+    }
+    Ok(())
+}
+
+/// The partial-pivoting LU of each matrix of a batch, for every element type.
+fn lu_of<T: ComplexField + Copy>(args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult {
+    let (batch, m, n) = matrix_dims(args[0].dims)?;
+    let steps = m.min(n);
+    let a = elems::<T>(args[0].bytes)?;
+    let [lu_ret, piv_ret, perm_ret] = rets else {
+        return Err("lu: three results expected".into());
+    };
+    let lu = elems_mut::<T>(lu_ret.bytes)?;
+    let pivots = elems_mut::<i32>(piv_ret.bytes)?;
+    let permutation = elems_mut::<i32>(perm_ret.bytes)?;
+    for i in 0..batch {
+        let f = faer::linalg::solvers::PartialPivLu::new(view(a, i, m, n));
+        let (l, u) = (f.L(), f.U());
+        let mut out = view_mut(lu, i, m, n);
+        for r in 0..m {
+            for c in 0..n {
+                out[(r, c)] = if r > c { l[(r, c)] } else { u[(r, c)] };
+            }
+        }
+        let perm: Vec<usize> = f.P().arrays().0.to_vec();
+        for (dst, &p) in permutation[i * m..(i + 1) * m].iter_mut().zip(&perm) {
+            *dst = p as i32;
+        }
+        pivots[i * steps..(i + 1) * steps].copy_from_slice(&pivots_of_permutation(&perm, steps));
+    }
+    Ok(())
+}
+
+/// The eigendecomposition of each general (non-symmetric) matrix of a batch, for element type
+/// `$t` (real or complex) with real part `$r`: eigenvalues `w [.., n]` and, with
+/// `compute_vectors`, right eigenvectors in the columns of `v [.., n, n]`, both complex. Each
+/// eigenvector is scaled to unit 2-norm with its largest-magnitude component real and
+/// positive (LAPACK's `geev` makes that component real and leaves its sign to the
+/// algorithm). The order of the eigenvalues is the kernel's, as LAPACK's is its own.
+macro_rules! eig_kernel {
+    ($name:ident, $t:ty, $r:ty) => {
+        fn $name(
+            attrs: &[(&str, &str)],
+            args: &[HostArg<'_>],
+            rets: &mut [HostRet<'_>],
+        ) -> KernelResult {
+            type Out = num_complex::Complex<$r>;
+            let vectors = flag(attrs, "compute_vectors");
+            let (batch, n, _) = matrix_dims(args[0].dims)?;
+            let a = elems::<$t>(args[0].bytes)?;
+            let (w_ret, v_rets) = rets.split_first_mut().ok_or("eig: no results")?;
+            let w = elems_mut::<Out>(w_ret.bytes)?;
+            let nan = Out::new(<$r>::NAN, <$r>::NAN);
+            if !vectors {
+                for i in 0..batch {
+                    let values = &mut w[i * n..(i + 1) * n];
+                    match view(a, i, n, n).eigenvalues() {
+                        Ok(ev) => values.copy_from_slice(&ev),
+                        Err(_) => values.fill(nan),
+                    }
+                }
+                return Ok(());
+            }
+            let [v_ret] = v_rets else {
+                return Err("eig: the eigenvectors' result expected".into());
+            };
+            let v = elems_mut::<Out>(v_ret.bytes)?;
+            for i in 0..batch {
+                let values = &mut w[i * n..(i + 1) * n];
+                let mut out = view_mut(v, i, n, n);
+                let Ok(f) = view(a, i, n, n).to_owned().eigen() else {
+                    values.fill(nan);
+                    out.fill(nan);
+                    continue;
+                };
+                for (dst, src) in values.iter_mut().zip(f.S().column_vector().iter()) {
+                    *dst = *src;
+                }
+                let u = f.U();
+                for c in 0..n {
+                    let col: Vec<Out> = (0..n).map(|r| u[(r, c)]).collect();
+                    let largest = col
+                        .iter()
+                        .copied()
+                        .max_by(|x, y| x.norm().total_cmp(&y.norm()))
+                        .unwrap_or(Out::new(1.0, 0.0));
+                    let length = col.iter().map(|z| z.norm_sqr()).sum::<$r>().sqrt();
+                    let scale = if largest.norm() > 0.0 && length > 0.0 {
+                        largest.conj() / (largest.norm() * length)
+                    } else {
+                        Out::new(1.0, 0.0)
+                    };
+                    for (r, z) in col.iter().enumerate() {
+                        out[(r, c)] = z * scale;
+                    }
+                }
+            }
+            Ok(())
+        }
+    };
+}
+
+eig_kernel!(eig_f32, f32, f32);
+eig_kernel!(eig_f64, f64, f64);
+eig_kernel!(eig_c64, num_complex::Complex<f32>, f32);
+eig_kernel!(eig_c128, num_complex::Complex<f64>, f64);
+
 macro_rules! real_kernels {
     ($t:ty, $m:ident) => {
         mod $m {
             // The nested module's `super` named by its full path (the layer check reads
             // `super::` in this file as the folder's `mod.rs`).
             use crate::kernels::linalg::{
-                elems, elems_mut, flag, matrix_dims, pivots_of_permutation, view, view_mut,
-                HostArg, HostRet, KernelResult, Mat, Par, Side,
+                elems, elems_mut, flag, matrix_dims, view, view_mut, HostArg, HostRet,
+                KernelResult, Mat, Side,
             };
             use rayon::prelude::*;
 
@@ -138,73 +287,6 @@ macro_rules! real_kernels {
                         }
                     }
                 });
-                Ok(())
-            }
-
-            pub fn triangular_solve(
-                attrs: &[(&str, &str)],
-                args: &[HostArg<'_>],
-                rets: &mut [HostRet<'_>],
-            ) -> KernelResult {
-                let left = flag(attrs, "left_side");
-                let lower = flag(attrs, "lower");
-                let transpose = flag(attrs, "transpose_a");
-                let unit = flag(attrs, "unit_diagonal");
-                let (batch, n, _) = matrix_dims(args[0].dims)?;
-                let (_, m, k) = matrix_dims(args[1].dims)?;
-                let a = elems::<$t>(args[0].bytes)?;
-                let b = elems::<$t>(args[1].bytes)?;
-                let x = elems_mut::<$t>(rets[0].bytes)?;
-                x.copy_from_slice(b);
-                for i in 0..batch {
-                    // `x op(a) = b` is `op(a)ᵀ xᵀ = bᵀ`: solve on the left with views.
-                    let mut tri = view(a, i, n, n);
-                    if transpose != !left {
-                        tri = tri.transpose();
-                    }
-                    let tri_is_lower = lower != (transpose != !left);
-                    let mut rhs = view_mut(x, i, m, k);
-                    if !left {
-                        rhs = rhs.transpose_mut();
-                    }
-                    let par = Par::Seq;
-                    use faer::linalg::triangular_solve as ts;
-                    match (tri_is_lower, unit) {
-                        (true, false) => ts::solve_lower_triangular_in_place(tri, rhs, par),
-                        (true, true) => ts::solve_unit_lower_triangular_in_place(tri, rhs, par),
-                        (false, false) => ts::solve_upper_triangular_in_place(tri, rhs, par),
-                        (false, true) => ts::solve_unit_upper_triangular_in_place(tri, rhs, par),
-                    }
-                }
-                Ok(())
-            }
-
-            pub fn lu(args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult {
-                let (batch, m, n) = matrix_dims(args[0].dims)?;
-                let steps = m.min(n);
-                let a = elems::<$t>(args[0].bytes)?;
-                let [lu_ret, piv_ret, perm_ret] = rets else {
-                    return Err("lu: three results expected".into());
-                };
-                let lu = elems_mut::<$t>(lu_ret.bytes)?;
-                let pivots = elems_mut::<i32>(piv_ret.bytes)?;
-                let permutation = elems_mut::<i32>(perm_ret.bytes)?;
-                for i in 0..batch {
-                    let f = faer::linalg::solvers::PartialPivLu::new(view(a, i, m, n));
-                    let (l, u) = (f.L(), f.U());
-                    let mut out = view_mut(lu, i, m, n);
-                    for r in 0..m {
-                        for c in 0..n {
-                            out[(r, c)] = if r > c { l[(r, c)] } else { u[(r, c)] };
-                        }
-                    }
-                    let perm: Vec<usize> = f.P().arrays().0.to_vec();
-                    for (dst, &p) in permutation[i * m..(i + 1) * m].iter_mut().zip(&perm) {
-                        *dst = p as i32;
-                    }
-                    pivots[i * steps..(i + 1) * steps]
-                        .copy_from_slice(&pivots_of_permutation(&perm, steps));
-                }
                 Ok(())
             }
 
@@ -363,12 +445,35 @@ pub fn triangular_solve(
     args: &[HostArg<'_>],
     rets: &mut [HostRet<'_>],
 ) -> KernelResult {
-    by_dtype!(args, triangular_solve(attrs, args, rets))
+    match args[0].dtype {
+        DType::F32 => triangular_solve_of::<f32>(attrs, args, rets),
+        DType::F64 => triangular_solve_of::<f64>(attrs, args, rets),
+        DType::C64 => triangular_solve_of::<C64>(attrs, args, rets),
+        DType::C128 => triangular_solve_of::<C128>(attrs, args, rets),
+        other => Err(format!("triangular_solve has no kernel for {other:?}")),
+    }
 }
 
 /// `jaxrs_lu` (see the module docs).
 pub fn lu(_: &[(&str, &str)], args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult {
-    by_dtype!(args, lu(args, rets))
+    match args[0].dtype {
+        DType::F32 => lu_of::<f32>(args, rets),
+        DType::F64 => lu_of::<f64>(args, rets),
+        DType::C64 => lu_of::<C64>(args, rets),
+        DType::C128 => lu_of::<C128>(args, rets),
+        other => Err(format!("lu has no kernel for {other:?}")),
+    }
+}
+
+/// `jaxrs_eig`: attribute `compute_vectors` (see [`eig_kernel`]).
+pub fn eig(attrs: &[(&str, &str)], args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult {
+    match args[0].dtype {
+        DType::F32 => eig_f32(attrs, args, rets),
+        DType::F64 => eig_f64(attrs, args, rets),
+        DType::C64 => eig_c64(attrs, args, rets),
+        DType::C128 => eig_c128(attrs, args, rets),
+        other => Err(format!("eig has no kernel for {other:?}")),
+    }
 }
 
 /// `jaxrs_qr`: attribute `full_matrices`.

@@ -45,6 +45,7 @@ kernel_table! {
     "jaxrs_qr" => qr_entry: linalg::qr,
     "jaxrs_eigh" => eigh_entry: linalg::eigh,
     "jaxrs_svd" => svd_entry: linalg::svd,
+    "jaxrs_eig" => eig_entry: linalg::eig,
 }
 
 /// Registers every kernel with `api`'s plugin for the host platform, once per process (the

@@ -213,10 +213,12 @@ struct Frame<'a> {
     rets: Vec<HostRet<'a>>,
 }
 
-/// XLA's PrimitiveType numbering, which PJRT's shares up to F64.
+/// XLA's PrimitiveType numbering (`XLA_FFI_DataType`), which PJRT's shares up to F64.
 fn ffi_dtype(code: c_int) -> Option<DType> {
     match code {
+        15 => Some(DType::C64),
         16 => Some(DType::BF16),
+        18 => Some(DType::C128),
         code @ 1..=12 => DType::from_pjrt_element_type(code),
         _ => None,
     }
@@ -347,6 +349,7 @@ pub unsafe fn kernel_entry(frame: *mut XLA_FFI_CallFrame, kernel: HostKernel) ->
         return std::ptr::null_mut();
     };
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ieee = GradualUnderflow::enter();
         kernel(&frame.attrs, &frame.args, &mut frame.rets)
     }));
     if !matches!(outcome, Ok(Ok(()))) {
@@ -357,15 +360,82 @@ pub unsafe fn kernel_entry(frame: *mut XLA_FFI_CallFrame, kernel: HostKernel) ->
     std::ptr::null_mut()
 }
 
+/// IEEE gradual underflow on this thread while the guard lives, and the caller's mode after.
+///
+/// XLA's CPU runtime runs with subnormals flushed to zero (x86's FTZ and DAZ, Arm's FZ); the
+/// kernels' library (faer) assumes IEEE arithmetic and goes wrong without it: the complex
+/// eigensolver's back-substitution gave a wrong eigenvector for a well-conditioned 4x4
+/// complex64 matrix under flush-to-zero (`tests/linalg_complex.rs`), as LAPACK, which
+/// rescales to stay clear of subnormals, does not.
+struct GradualUnderflow {
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(dead_code)
+    )]
+    saved: u64,
+}
+
+impl GradualUnderflow {
+    #[cfg(target_arch = "x86_64")]
+    fn enter() -> GradualUnderflow {
+        // MXCSR bit 15 is flush-to-zero, bit 6 denormals-are-zero.
+        const FLUSH: u32 = (1 << 15) | (1 << 6);
+        let mut csr: u32 = 0;
+        // SAFETY: reads and writes this thread's MXCSR, clearing only the two flush bits.
+        unsafe {
+            std::arch::asm!("stmxcsr [{}]", in(reg) &mut csr, options(nostack));
+            let ieee = csr & !FLUSH;
+            std::arch::asm!("ldmxcsr [{}]", in(reg) &ieee, options(nostack, readonly));
+        }
+        GradualUnderflow {
+            saved: u64::from(csr),
+        }
+    }
+
+    #[cfg(target_arch = "aarch64")]
+    fn enter() -> GradualUnderflow {
+        // FPCR bit 24 is flush-to-zero.
+        let fpcr: u64;
+        // SAFETY: reads and writes this thread's FPCR, clearing only the flush bit.
+        unsafe {
+            std::arch::asm!("mrs {}, fpcr", out(reg) fpcr, options(nomem, nostack));
+            std::arch::asm!("msr fpcr, {}", in(reg) fpcr & !(1 << 24), options(nomem, nostack));
+        }
+        GradualUnderflow { saved: fpcr }
+    }
+
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    fn enter() -> GradualUnderflow {
+        GradualUnderflow { saved: 0 }
+    }
+}
+
+impl Drop for GradualUnderflow {
+    fn drop(&mut self) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let csr = self.saved as u32;
+            // SAFETY: restores the MXCSR value read in `enter`.
+            unsafe { std::arch::asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack, readonly)) };
+        }
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: restores the FPCR value read in `enter`.
+        unsafe {
+            std::arch::asm!("msr fpcr, {}", in(reg) self.saved, options(nomem, nostack))
+        };
+    }
+}
+
 /// Sets every element of a floating-point result to NaN (other dtypes are left as written).
 pub fn fill_nan(ret: &mut HostRet<'_>) {
     match ret.dtype {
-        DType::F32 => {
+        // A complex element is two floats: both NaN.
+        DType::F32 | DType::C64 => {
             for c in ret.bytes.chunks_exact_mut(4) {
                 c.copy_from_slice(&f32::NAN.to_ne_bytes());
             }
         }
-        DType::F64 => {
+        DType::F64 | DType::C128 => {
             for c in ret.bytes.chunks_exact_mut(8) {
                 c.copy_from_slice(&f64::NAN.to_ne_bytes());
             }

@@ -1,6 +1,8 @@
 //! The matrix decompositions, as `jax.lax.linalg` has them: `cholesky`, `triangular_solve`,
-//! `lu`, `qr`, `eigh` and `svd`, each over a batch of matrices (the last two dims; leading dims
-//! are the batch), with JAX's forward and reverse rules and a batching rule.
+//! `lu`, `qr`, `eigh`, `svd` and `eig`, each over a batch of matrices (the last two dims;
+//! leading dims are the batch), with JAX's forward and reverse rules and a batching rule.
+//! LU, the triangular solve and `eig` take complex matrices too, with the same rules (JAX's
+//! transposes are linear, never conjugating); the others refuse complex by name.
 //!
 //! How they run: XLA's CPU compiler has no expansion for LU or SVD and a slow one for the
 //! rest, so every decomposition lowers to a custom call of a host kernel (`kernels::linalg`,
@@ -18,6 +20,8 @@
 //! - qr (m ≥ n, reduced or square): JAX's rule; reverse mode by transposing it.
 //! - eigh: `ẇ = diag(Vᵀ ȧ V)`, `V̇ = V (F ∘ Vᵀ ȧ V)` with `F_ij = 1/(w_j - w_i)`.
 //! - svd: JAX's rule (with the `m ≠ n` terms); reverse mode by transposing it.
+//! - eig: the eigenvalues' `ẇ = diag(V⁻¹ ȧ V)`, reverse `ā = V⁻ᵀ diag(w̄) Vᵀ`; none for the
+//!   eigenvectors, as JAX has none without an opt-in.
 //!
 //! Batching moves the batch dim to the front: the kernels take leading batch dims natively.
 
@@ -33,16 +37,29 @@ use crate::interpreters::batching::move_bdim;
 use crate::kernels;
 use std::sync::Arc;
 
-/// Checks that `a` is a batch of matrices of a dtype the kernels take; returns (rows, cols).
+/// Checks that `a` is a batch of real matrices (the kernels of Cholesky, QR, eigh and SVD
+/// are real); returns (rows, cols).
 fn matrix_operand(a: &Aval, what: &str) -> Result<(usize, usize), String> {
+    if a.rank() >= 2 && a.dtype.is_complex() {
+        return Err(format!(
+            "{what} must be float32 or float64, got {} (complex is not supported yet)",
+            a.dtype.name()
+        ));
+    }
+    field_matrix_operand(a, what)
+}
+
+/// Checks that `a` is a batch of real or complex matrices (LU, the triangular solve and eig
+/// take both); returns (rows, cols).
+fn field_matrix_operand(a: &Aval, what: &str) -> Result<(usize, usize), String> {
     if a.rank() < 2 {
         return Err(format!(
             "{what} must have at least 2 dimensions (a batch of matrices)"
         ));
     }
-    if !matches!(a.dtype, DType::F32 | DType::F64) {
+    if !matches!(a.dtype, DType::F32 | DType::F64 | DType::C64 | DType::C128) {
         return Err(format!(
-            "{what} must be float32 or float64, got {} (complex is not supported yet)",
+            "{what} must be float32, float64, complex64 or complex128, got {}",
             a.dtype.name()
         ));
     }
@@ -311,8 +328,8 @@ impl Primitive for TriangularSolve {
     }
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 2)?;
-        let (m, n) = matrix_operand(&inputs[0], "a")?;
-        let (bm, bn) = matrix_operand(&inputs[1], "b")?;
+        let (m, n) = field_matrix_operand(&inputs[0], "a")?;
+        let (bm, bn) = field_matrix_operand(&inputs[1], "b")?;
         if m != n {
             return Err(format!("a must be square, got {m}x{n}"));
         }
@@ -430,7 +447,7 @@ impl Primitive for Lu {
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 1)?;
         let a = &inputs[0];
-        let (m, n) = matrix_operand(a, "the operand")?;
+        let (m, n) = field_matrix_operand(a, "the operand")?;
         let batch = with_matrix_dims(a, &[]);
         let ints = |len: usize| {
             let mut s = batch.clone();
@@ -497,6 +514,36 @@ fn square_or_panic(x: &Array, what: &str) -> usize {
         panic!("{what} is implemented for square matrices only, got {m}x{n}");
     }
     n
+}
+
+/// Solves with LU factors `(lu, permutation)` of [`lu`]: `a x = b`, or `aᵀ x = b` when
+/// `transpose`. `b` is `[.., n, k]`, broadcast against the factors' batch.
+#[track_caller]
+pub fn lu_solve(lu: &Array, permutation: &Array, b: &Array, transpose: bool) -> Array {
+    let batch = broadcast_batch(&lu.shape()[..lu.rank() - 2], &b.shape()[..b.rank() - 2]);
+    let full = |x: &Array, tail: &[usize]| {
+        let mut s = batch.clone();
+        s.extend_from_slice(tail);
+        x.broadcast_to(&s)
+    };
+    let lu = full(lu, &lu.shape()[lu.rank() - 2..]);
+    let perm = full(permutation, &permutation.shape()[permutation.rank() - 1..]);
+    let b = full(b, &b.shape()[b.rank() - 2..]);
+    if !transpose {
+        let y = triangular_solve(&lu, &take_rows(&b, &perm), true, true, false, true);
+        triangular_solve(&lu, &y, true, false, false, false)
+    } else {
+        // aᵀ = Uᵀ Lᵀ P: solve Uᵀ y = b, Lᵀ z = y, then x = Pᵀ z.
+        let y = triangular_solve(&lu, &b, true, false, true, false);
+        let z = triangular_solve(&lu, &y, true, true, true, true);
+        take_rows(&z, &perm.argsort(-1))
+    }
+}
+
+/// `a⁻¹ b` for a batch of square matrices, by LU.
+fn solve(a: &Array, b: &Array) -> Array {
+    let (lu_factor, _, permutation) = lu(a);
+    lu_solve(&lu_factor, &permutation, b, false)
 }
 
 // ------------------------------------------------------------------ qr
@@ -875,6 +922,129 @@ impl Primitive for Svd {
             ("compute_uv", self.compute_uv),
         ];
         lower_kernel(cx, "jaxrs_svd", &flags, ins, ia, oa)
+    }
+    fn batch(
+        &self,
+        args: &[Operand],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        batch_at_front(Arc::new(self.clone()), args, dims, axis_size)
+    }
+    as_any!();
+}
+
+// ------------------------------------------------------------------ eig
+
+/// `lax.linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=vectors)`:
+/// `[w]` or `[w, v]`, the eigenvalues and the right eigenvectors (columns, unit norm) of a
+/// general square matrix, complex whatever `a`'s dtype. Their order is the kernel's.
+///
+/// Derivatives, as JAX's: the eigenvalues' `ẇ = diag(V⁻¹ ȧ V)`; the eigenvectors' stop with
+/// a message, as JAX's do unless its `enable_eigvec_derivs` opt-in is given (they are only
+/// right under assumptions no one can check).
+#[derive(Debug, Clone)]
+pub struct Eig {
+    pub vectors: bool,
+}
+
+/// Binds [`Eig`] with eigenvectors: `(w, v)` as `jnp.linalg.eig` returns them.
+#[track_caller]
+pub fn eig(a: &Array) -> (Array, Array) {
+    let mut outs = bind(Arc::new(Eig { vectors: true }), &[Operand::from(a)]);
+    let v = outs.pop().expect("two results");
+    (outs.pop().expect("two results"), v)
+}
+
+/// Binds [`Eig`] without eigenvectors: the eigenvalues (`jnp.linalg.eigvals`).
+#[track_caller]
+pub fn eigvals(a: &Array) -> Array {
+    bind(Arc::new(Eig { vectors: false }), &[Operand::from(a)]).remove(0)
+}
+
+impl Eig {
+    #[track_caller]
+    fn refuse_vector_derivatives(&self) {
+        if self.vectors {
+            panic!(
+                "eig: derivatives of non-symmetric eigenvectors are not implemented, as in \
+                 JAX without its enable_eigvec_derivs opt-in (they are only valid under \
+                 assumptions on the input that cannot be checked); differentiate eigvals, or \
+                 eigh for a symmetric matrix"
+            );
+        }
+    }
+}
+
+impl Primitive for Eig {
+    fn name(&self) -> &'static str {
+        "eig"
+    }
+    fn params_string(&self) -> String {
+        format!("compute_right_eigenvectors={}", self.vectors)
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        let a = &inputs[0];
+        let (m, n) = field_matrix_operand(a, "the operand")?;
+        if m != n {
+            return Err(format!("the matrices must be square, got {m}x{n}"));
+        }
+        let complex = a.dtype.to_complex();
+        let w = Aval::new(with_matrix_dims(a, &[n]), complex);
+        Ok(if self.vectors {
+            vec![w, Aval::new(a.shape.clone(), complex)]
+        } else {
+            vec![w]
+        })
+    }
+    fn jvp(
+        &self,
+        primals: &[Operand],
+        tangents: &[Option<Array>],
+        _: &[Array],
+    ) -> Vec<Option<Array>> {
+        let Some(a_dot) = &tangents[0] else {
+            return vec![None; 1 + usize::from(self.vectors)];
+        };
+        self.refuse_vector_derivatives();
+        let (_, v) = eig(&primals[0].to_array());
+        let a_dot = a_dot.astype(v.dtype());
+        vec![Some((solve(&v, &a_dot) * mt(&v)).sum(-1i64, false))]
+    }
+    fn vjp(
+        &self,
+        primals: &[Operand],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _: &[bool],
+    ) -> Vec<Option<Array>> {
+        if cts.iter().all(Option::is_none) {
+            return vec![None];
+        }
+        self.refuse_vector_derivatives();
+        let w_bar = cts[0].as_ref().expect("eigvals has one result");
+        let a = primals[0].to_array();
+        let (_, v) = eig(&a);
+        // The transpose of ȧ -> diag(V⁻¹ ȧ V): V⁻ᵀ diag(w̄) Vᵀ; its real part for a real
+        // matrix (the transpose of the cast to complex).
+        let vt = mt(&v);
+        let a_bar = solve(&vt, &diag_matrix(w_bar).matmul(&vt));
+        vec![Some(if a.dtype().is_complex() {
+            a_bar
+        } else {
+            a_bar.real()
+        })]
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], ia: &[Aval], oa: &[Aval]) -> Vec<String> {
+        lower_kernel(
+            cx,
+            "jaxrs_eig",
+            &[("compute_vectors", self.vectors)],
+            ins,
+            ia,
+            oa,
+        )
     }
     fn batch(
         &self,
