@@ -1,5 +1,5 @@
 //! Complex linear algebra (`solve`, `inv`, `det`, `slogdet`, LU, triangular and LU solves,
-//! `expm`)
+//! `expm`, Cholesky, `eigh`, SVD, QR, `pinv`, `polar`)
 //! and the general eigendecomposition (`jnp.linalg.eig`, `eigvals`, real and complex), against
 //! JAX 0.10.2 (`tests/golden/linalg_complex.json` and `linalg_eig.json`, written by
 //! `tests/golden/gen_linalg_complex.py`): values eagerly and under `jit`, JVP and VJP, and
@@ -37,13 +37,39 @@ fn apply(op: &str, params: &Value, x: &[In]) -> Vec<Array> {
         "lu_solve" => vec![sl::lu_solve(&sl::lu_factor(a(x, 0)), a(x, 1), trans())],
         "eigvals" => sorted_parts(&jnp::linalg::eigvals(a(x, 0))),
         "expm" => vec![sl::expm(a(x, 0), false, 16)],
+        "cholesky" => vec![jnp::linalg::cholesky(a(x, 0), false)],
+        "cholesky/upper" => vec![jnp::linalg::cholesky(a(x, 0), true)],
+        "scipy.cholesky" => vec![sl::cholesky(a(x, 0), false)],
+        "eigvalsh" => vec![jnp::linalg::eigvalsh(a(x, 0), None)],
+        "eigh/projectors" => {
+            let (w, v) = jnp::linalg::eigh(a(x, 0), None, true);
+            let vt = v.swap_axes(-1, -2);
+            vec![w, vt.expand_dims(-1) * vt.conj().expand_dims(-2)]
+        }
+        "svdvals" => vec![jnp::linalg::svdvals(a(x, 0))],
+        "svd/products" => {
+            let (u, s, vh) = jnp::linalg::svd(a(x, 0), false);
+            let scaled = &u * &s.astype(u.dtype()).expand_dims(-2);
+            let uh = u.swap_axes(-1, -2).conj();
+            let v = vh.swap_axes(-1, -2).conj();
+            vec![s, scaled.matmul(&vh), u.matmul(&uh), v.matmul(&vh)]
+        }
+        "pinv" => vec![jnp::linalg::pinv(a(x, 0), None)],
+        "qr/product" => {
+            let (q, r) = jnp::linalg::qr(a(x, 0), "reduced");
+            let q = q.expect("reduced mode has q");
+            let qh = q.swap_axes(-1, -2).conj();
+            vec![q.matmul(&r), qh.matmul(&q), jnp::abs(&r)]
+        }
+        "qr/r_abs" => vec![jnp::abs(&jnp::linalg::qr(a(x, 0), "reduced").1)],
+        "polar" => vec![sl::polar(a(x, 0), "right").0],
         other => panic!("no such op {other}"),
     }
 }
 
 #[test]
 fn complex_solves_and_eigenvalues_match_jax() {
-    assert_eq!(check_file("linalg_complex", apply), 50);
+    assert_eq!(check_file("linalg_complex", apply), 88);
 }
 
 /// A batch of `[.., rows, cols]` complex values as (re, im) pairs per matrix.
@@ -171,10 +197,4 @@ fn eig_batches_under_vmap_and_its_vectors_refuse_derivatives() {
         msg.contains("derivatives of non-symmetric eigenvectors are not implemented"),
         "{msg}"
     );
-    // Nor do the decompositions whose rules conjugate (still real-only), by name.
-    let z = x.astype(DType::C128);
-    let msg = common::panic_message(|| {
-        jnp::linalg::cholesky(&z, false);
-    });
-    assert!(msg.contains("complex is not supported yet"), "{msg}");
 }

@@ -98,15 +98,3 @@ fn bad_arguments_are_refused_as_jax_refuses_them() {
     );
 }
 
-/// The decompositions take float32 and float64 only: a complex matrix is refused by name,
-/// never solved with its imaginary part dropped.
-#[test]
-fn complex_matrices_are_refused_not_truncated() {
-    // LU-based solves take complex matrices (tests/linalg_complex.rs); the decompositions
-    // whose rules conjugate refuse them by name.
-    let a = Array::eye(2, DType::F32).astype(DType::C64);
-    let msg = panic_message(|| sl::cholesky(&a, true));
-    assert!(msg.contains("complex is not supported yet"), "{msg}");
-    let msg = panic_message(|| sl::polar(&a, "right").0);
-    assert!(msg.contains("complex is not supported yet"), "{msg}");
-}

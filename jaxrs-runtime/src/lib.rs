@@ -70,7 +70,7 @@ pub use ops::{
 /// `jaxrs::scipy::linalg` give them JAX's signatures.
 pub mod decompositions {
     pub use crate::prims::decompositions::{
-        broadcast_batch, cholesky, eig, eigh, eigvals, eye, lu, lu_solve, mt, qr, svd, svdvals,
+        broadcast_batch, cholesky, eig, eigh, eigvals, eye, lu, lu_solve, mh, mt, qr, svd, svdvals,
         triangular_solve,
     };
 }

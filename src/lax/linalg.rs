@@ -30,7 +30,7 @@ pub fn cholesky(x: &Array, symmetrize_input: bool) -> Array {
 /// `(x + xᵀ) / 2`, as JAX's `symmetrize`.
 #[track_caller]
 pub fn symmetrize(x: &Array) -> Array {
-    (x + d::mt(x)) * 0.5
+    (x + d::mh(x)) * 0.5
 }
 
 /// The options of [`triangular_solve`], JAX's keyword arguments (all `false` by default).
@@ -102,7 +102,7 @@ pub fn eigh(x: &Array, lower: bool, symmetrize_input: bool) -> (Array, Array) {
     } else if lower {
         x.clone()
     } else {
-        d::mt(x)
+        d::mh(x)
     };
     d::eigh(&x)
 }

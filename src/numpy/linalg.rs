@@ -18,7 +18,7 @@ use super::manip::norm_axis;
 use super::math::inexact;
 use crate::lax::linalg as lax_linalg;
 use crate::{Array, Axes, DType};
-use jaxrs_runtime::decompositions::mt;
+use jaxrs_runtime::decompositions::mh;
 use std::panic::Location;
 
 /// The `ord` of [`norm`], [`vector_norm`] and [`matrix_norm`]: a number (`P(1.0)`, or
@@ -376,7 +376,7 @@ pub(crate) fn promote_inexact(a: &Array, b: &Array) -> (Array, Array) {
 
 /// The machine epsilon of a float dtype.
 fn eps(dtype: DType) -> f64 {
-    match dtype {
+    match dtype.real_dtype() {
         DType::F64 => f64::EPSILON,
         DType::F16 => 9.765625e-4,
         DType::BF16 => 0.0078125,
@@ -402,7 +402,7 @@ pub fn cholesky(a: &Array, upper: bool) -> Array {
     check_matrices("cholesky", &a, true);
     let l = lax_linalg::cholesky(&a, true);
     if upper {
-        mt(&l)
+        mh(&l)
     } else {
         l
     }
@@ -769,7 +769,7 @@ pub fn pinv(a: &Array, rtol: Option<f64>) -> Array {
         &(Array::ones(&[], s.dtype()) / &crate::where_(&keep, &s, 1.0)),
         0.0,
     );
-    (mt(&vh) * s_inv.expand_dims(-2)).matmul(&mt(&u))
+    (mh(&vh) * s_inv.expand_dims(-2).astype(vh.dtype())).matmul(&mh(&u))
 }
 
 /// The rank (`jnp.linalg.matrix_rank(M, rtol)`): singular values above
@@ -839,7 +839,7 @@ pub fn lstsq(a: &Array, b: &Array, rcond: Option<f64>) -> (Array, Array, Array, 
     );
     let vector = b.rank() == 1;
     let b2 = if vector { b.expand_dims(-1) } else { b.clone() };
-    let x = mt(&vh).matmul(&(s_inv.expand_dims(-1) * mt(&u).matmul(&b2)));
+    let x = mh(&vh).matmul(&(s_inv.expand_dims(-1).astype(vh.dtype()) * mh(&u).matmul(&b2)));
     // JAX returns the residuals always (numpy's empty array for rank-deficient or wide `a`
     // would give a shape that depends on values, which `jit` cannot have).
     let r = &b2 - a.matmul(&x);

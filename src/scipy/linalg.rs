@@ -17,7 +17,7 @@
 use crate::lax::linalg::{self as lax_linalg, TriangularSolveOptions};
 use crate::numpy as jnp;
 use crate::{where_, Array, DType};
-use jaxrs_runtime::decompositions::{broadcast_batch, mt};
+use jaxrs_runtime::decompositions::{broadcast_batch, mh, mt};
 use std::panic::Location;
 
 // Float and complex operands stay as they are; integers compute in float, as JAX's.
@@ -50,7 +50,7 @@ pub fn cholesky(a: &Array, lower: bool) -> Array {
     if lower {
         lax_linalg::cholesky(&a, false)
     } else {
-        mt(&lax_linalg::cholesky(&mt(&a), false))
+        mh(&lax_linalg::cholesky(&mh(&a), false))
     }
 }
 

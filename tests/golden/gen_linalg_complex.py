@@ -51,6 +51,31 @@ for dt in ("complex64", "complex128"):
     c.add("expm", sl.expm, [c.normal((2, 3, 3), dt)], params={"batched": True}, tol=tol,
           grad=False)
 
+# The decompositions whose rules conjugate, on Hermitian positive definite, square and
+# rectangular complex matrices; outputs that fix the free phases (a QR's, the eigenvectors',
+# the singular vectors') are compared through products that do not depend on them.
+for dt in ("complex64", "complex128"):
+    g = c.normal((3, 3), dt)
+    hpd = g @ g.conj().T + 3.0 * np.eye(3, dtype=dt)
+    c.add("cholesky", jnp.linalg.cholesky, [hpd])
+    c.add("cholesky/upper", lambda x: jnp.linalg.cholesky(x, upper=True), [hpd])
+    c.add("scipy.cholesky", lambda x: sl.cholesky(x, lower=False), [hpd])
+    herm = (g + g.conj().T) / 2
+    c.add("eigvalsh", jnp.linalg.eigvalsh, [herm])
+    # The projector on each eigenvector, v v^H, is phase-free.
+    c.add("eigh/projectors", lambda x: (lambda w, v: (w, jnp.einsum("...ik,...jk->...kij", v, v.conj())))(*jnp.linalg.eigh(x)), [herm])
+    for shape in ((3, 3), (4, 2), (2, 4)):
+        x = c.normal(shape, dt)
+        c.add("svdvals", jnp.linalg.svdvals, [x])
+        c.add("svd/products", lambda m: (lambda u, s, vh: (s, u @ jnp.diag(s).astype(u.dtype) @ vh, u @ u.conj().T, vh.conj().T @ vh))(*jnp.linalg.svd(m, full_matrices=False)), [x], grad=False)
+        c.add("pinv", jnp.linalg.pinv, [x])
+    for shape in ((3, 3), (4, 2)):
+        x = c.normal(shape, dt)
+        c.add("qr/product", lambda m: (lambda q, r: (q @ r, q.conj().T @ q, jnp.abs(r)))(*jnp.linalg.qr(m)), [x], grad=False)
+        # R's diagonal is real (LAPACK's phases); Q R = a with any phases, so check both.
+        c.add("qr/r_abs", lambda m: jnp.abs(jnp.linalg.qr(m)[1]), [x])
+    c.add("polar", lambda x: sl.polar(x, method="svd")[0], [c.normal((3, 3), dt) + 3.0 * np.eye(3, dtype=dt)])
+
 for dt in ("float32", "float64", "complex64", "complex128"):
     for shape in ((4, 4), (2, 3, 3), (1, 1)):
         x = c.normal(shape, dt)

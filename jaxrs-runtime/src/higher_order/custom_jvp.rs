@@ -10,7 +10,7 @@ use crate::core::ir::Jaxpr;
 use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Primitive};
 use crate::core::trace::{bind, trace_to_jaxpr, Operand};
-use crate::interpreters::ad::{linearize_jaxpr, zeros_like_aval};
+use crate::interpreters::ad::{transpose_linear, zeros_like_aval};
 use crate::interpreters::batching::{
     batch_body_at_front, batch_jaxpr, jaxpr_uses_named_axis, move_bdim,
 };
@@ -101,7 +101,7 @@ impl Primitive for CustomJvpCall {
     fn vjp(
         &self,
         p: &[Operand],
-        outs: &[Array],
+        _: &[Array],
         cts: &[Option<Array>],
         wanted: &[bool],
     ) -> Vec<Option<Array>> {
@@ -110,10 +110,6 @@ impl Primitive for CustomJvpCall {
         // Only float arguments have tangents to transpose; the others stay zero.
         let inexact: Vec<usize> = (0..primals.len())
             .filter(|&i| primals[i].dtype().is_inexact())
-            .collect();
-        let point: Vec<Array> = inexact
-            .iter()
-            .map(|&i| zeros_like_aval(primals[i].aval()))
             .collect();
         let (jvp, args) = (self.jvp.clone(), primals.clone());
         let positions = inexact.clone();
@@ -124,18 +120,11 @@ impl Primitive for CustomJvpCall {
             }
             jvp(args.clone(), tangents)
         };
-        let avals: Vec<Aval> = point.iter().map(|t| t.aval().clone()).collect();
-        let traced = trace_to_jaxpr(&avals, linear);
-        let (_, linearized) = linearize_jaxpr(traced.jaxpr, &traced.consts, &point);
-        let out_cts: Vec<Option<Array>> = cts
-            .iter()
-            .zip(outs)
-            .map(|(c, o)| Some(c.clone().unwrap_or_else(|| zeros_like_aval(o.aval()))))
-            .collect();
-        let arg_cts = linearized.backward(&out_cts);
+        let avals: Vec<Aval> = inexact.iter().map(|&i| primals[i].aval().clone()).collect();
+        let arg_cts = transpose_linear(&avals, linear, cts);
         let mut result = vec![None; p.len()];
-        for ((i, ct), t) in inexact.into_iter().zip(arg_cts).zip(&point) {
-            result[self.num_consts + i] = Some(ct.unwrap_or_else(|| zeros_like_aval(t.aval())));
+        for (i, ct) in inexact.into_iter().zip(arg_cts) {
+            result[self.num_consts + i] = Some(ct);
         }
         result
     }

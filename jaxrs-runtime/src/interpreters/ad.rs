@@ -14,7 +14,7 @@ use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::ir::{Atom, Env, Jaxpr, Literal, Var};
 use crate::core::primitive::Backward;
-use crate::core::trace::{bind_at, in_scope_of, Operand};
+use crate::core::trace::{bind_at, in_scope_of, trace_to_jaxpr, Operand};
 
 /// An array of `aval` filled with `value`, built from a literal so that, under a trace, it
 /// is computed on the device rather than captured as a constant.
@@ -27,6 +27,32 @@ pub fn full_like_aval(aval: &Aval, value: f64) -> Array {
 #[track_caller]
 pub fn zeros_like_aval(aval: &Aval) -> Array {
     full_like_aval(aval, 0.0)
+}
+
+/// Reverse mode from forward mode, as JAX derives it: the cotangents of the inputs of the
+/// linear map `linear` (input tangents of `in_avals` to output tangents) given those of its
+/// outputs (`None` = zero). The map is traced and run backward, so it must be linear in its
+/// arguments; what it closes over (the primal point) is a constant.
+pub fn transpose_linear(
+    in_avals: &[Aval],
+    linear: impl FnOnce(Vec<Array>) -> Vec<Array>,
+    out_cts: &[Option<Array>],
+) -> Vec<Array> {
+    let point: Vec<Array> = in_avals.iter().map(zeros_like_aval).collect();
+    let traced = trace_to_jaxpr(in_avals, linear);
+    let out_avals = traced.jaxpr.out_avals();
+    let (_, linearized) = linearize_jaxpr(traced.jaxpr, &traced.consts, &point);
+    let cts: Vec<Option<Array>> = out_cts
+        .iter()
+        .zip(&out_avals)
+        .map(|(c, aval)| Some(or_zeros(c, aval)))
+        .collect();
+    linearized
+        .backward(&cts)
+        .into_iter()
+        .zip(in_avals)
+        .map(|(ct, aval)| or_zeros(&ct, aval))
+        .collect()
 }
 
 /// The tangent, or zeros of `aval` when it is a symbolic zero.

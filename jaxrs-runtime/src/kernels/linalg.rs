@@ -15,14 +15,17 @@
 //! | `jaxrs_svd` | `a [.., m, n]` | `s [.., k]` descending, then `u`, `vt` when `compute_uv` |
 //! | `jaxrs_eig` | `a [.., n, n]` | `w [.., n]` complex, then `v [.., n, n]` complex (columns) when `compute_vectors` |
 //!
-//! LU, the triangular solve and `eig` take complex matrices as well; the others are real.
+//! Every kernel takes real and complex matrices (Hermitian for Cholesky and `eigh`, whose
+//! eigenvalues, like SVD's singular values, are real).
 //!
 //! A factorisation that fails (a matrix that is not positive definite, an eigen or SVD
 //! iteration that does not converge) leaves that matrix's results NaN, as jaxlib's kernels do.
 
 use crate::dtype::{DType, C128, C64};
 use crate::pjrt::ffi::{HostArg, HostRet};
+use faer::traits::math_utils::{nan, real, zero};
 use faer::traits::ComplexField;
+use rayon::prelude::*;
 use faer::{Mat, MatMut, MatRef, Par, Side};
 
 type KernelResult = Result<(), String>;
@@ -253,178 +256,175 @@ eig_kernel!(eig_f64, f64, f64);
 eig_kernel!(eig_c64, num_complex::Complex<f32>, f32);
 eig_kernel!(eig_c128, num_complex::Complex<f64>, f64);
 
-macro_rules! real_kernels {
-    ($t:ty, $m:ident) => {
-        mod $m {
-            // The nested module's `super` named by its full path (the layer check reads
-            // `super::` in this file as the folder's `mod.rs`).
-            use crate::kernels::linalg::{
-                elems, elems_mut, flag, matrix_dims, view, view_mut, HostArg, HostRet,
-                KernelResult, Mat, Side,
-            };
-            use rayon::prelude::*;
-
-            pub fn cholesky(args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult {
-                let (_, n, _) = matrix_dims(args[0].dims)?;
-                let a = elems::<$t>(args[0].bytes)?;
-                let l = elems_mut::<$t>(rets[0].bytes)?;
-                if n == 0 {
-                    return Ok(());
-                }
-                // The matrices of a batch are independent: one rayon task each.
-                l.par_chunks_mut(n * n).enumerate().for_each(|(i, block)| {
-                    let mut out = view_mut(block, 0, n, n);
-                    let factor = faer::linalg::solvers::Llt::new(view(a, i, n, n), Side::Lower);
-                    for r in 0..n {
-                        for c in 0..n {
-                            out[(r, c)] = match (&factor, c <= r) {
-                                (_, false) => 0.0,
-                                (Ok(f), true) => f.L()[(r, c)],
-                                // NaN in the factor's triangle, as jaxlib's (which zeroes
-                                // the rest).
-                                (Err(_), true) => <$t>::NAN,
-                            };
-                        }
-                    }
-                });
-                Ok(())
-            }
-
-            pub fn qr(
-                attrs: &[(&str, &str)],
-                args: &[HostArg<'_>],
-                rets: &mut [HostRet<'_>],
-            ) -> KernelResult {
-                let full = flag(attrs, "full_matrices");
-                let (batch, m, n) = matrix_dims(args[0].dims)?;
-                let k = if full { m } else { m.min(n) };
-                let a = elems::<$t>(args[0].bytes)?;
-                let [q_ret, r_ret] = rets else {
-                    return Err("qr: two results expected".into());
+/// The Cholesky factor of each matrix of a batch (Hermitian: its lower triangle read), zeros
+/// above the diagonal; NaN in the triangle where a matrix is not positive definite, as
+/// jaxlib's (which zeroes the rest).
+fn cholesky_of<T: ComplexField + Copy + Send + Sync>(
+    args: &[HostArg<'_>],
+    rets: &mut [HostRet<'_>],
+) -> KernelResult {
+    let (_, n, _) = matrix_dims(args[0].dims)?;
+    let a = elems::<T>(args[0].bytes)?;
+    let l = elems_mut::<T>(rets[0].bytes)?;
+    if n == 0 {
+        return Ok(());
+    }
+    // The matrices of a batch are independent: one rayon task each.
+    l.par_chunks_mut(n * n).enumerate().for_each(|(i, block)| {
+        let mut out = view_mut(block, 0, n, n);
+        let factor = faer::linalg::solvers::Llt::new(view(a, i, n, n), Side::Lower);
+        for r in 0..n {
+            for c in 0..n {
+                out[(r, c)] = match (&factor, c <= r) {
+                    (_, false) => zero::<T>(),
+                    (Ok(f), true) => f.L()[(r, c)],
+                    (Err(_), true) => nan::<T>(),
                 };
-                let q = elems_mut::<$t>(q_ret.bytes)?;
-                let r = elems_mut::<$t>(r_ret.bytes)?;
-                for i in 0..batch {
-                    let f = faer::linalg::solvers::Qr::new(view(a, i, m, n));
-                    let factor_q: Mat<$t> = if full {
-                        f.compute_Q()
-                    } else {
-                        f.compute_thin_Q()
-                    };
-                    view_mut(q, i, m, k).copy_from(&factor_q);
-                    let factor_r = f.R();
-                    let mut out = view_mut(r, i, k, n);
-                    for row in 0..k {
-                        for c in 0..n {
-                            out[(row, c)] = if row <= c && row < factor_r.nrows() {
-                                factor_r[(row, c)]
-                            } else {
-                                0.0
-                            };
-                        }
-                    }
-                }
-                Ok(())
-            }
-
-            pub fn eigh(args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult {
-                let (batch, n, _) = matrix_dims(args[0].dims)?;
-                let a = elems::<$t>(args[0].bytes)?;
-                let [v_ret, w_ret] = rets else {
-                    return Err("eigh: two results expected".into());
-                };
-                let v = elems_mut::<$t>(v_ret.bytes)?;
-                let w = elems_mut::<$t>(w_ret.bytes)?;
-                for i in 0..batch {
-                    let values = &mut w[i * n..(i + 1) * n];
-                    let mut vectors = view_mut(v, i, n, n);
-                    match faer::linalg::solvers::SelfAdjointEigen::new(
-                        view(a, i, n, n),
-                        Side::Lower,
-                    ) {
-                        Ok(f) => {
-                            vectors.copy_from(f.U());
-                            for (dst, src) in values.iter_mut().zip(f.S().column_vector().iter()) {
-                                *dst = *src;
-                            }
-                        }
-                        Err(_) => {
-                            vectors.fill(<$t>::NAN);
-                            values.fill(<$t>::NAN);
-                        }
-                    }
-                }
-                Ok(())
-            }
-
-            pub fn svd(
-                attrs: &[(&str, &str)],
-                args: &[HostArg<'_>],
-                rets: &mut [HostRet<'_>],
-            ) -> KernelResult {
-                let full = flag(attrs, "full_matrices");
-                let compute_uv = flag(attrs, "compute_uv");
-                let (batch, m, n) = matrix_dims(args[0].dims)?;
-                let k = m.min(n);
-                let a = elems::<$t>(args[0].bytes)?;
-                let (s_ret, uv_rets) = rets.split_first_mut().ok_or("svd: no results")?;
-                let s = elems_mut::<$t>(s_ret.bytes)?;
-                if !compute_uv {
-                    for i in 0..batch {
-                        let values = &mut s[i * k..(i + 1) * k];
-                        match view(a, i, m, n).singular_values() {
-                            Ok(sv) => values.copy_from_slice(&sv),
-                            Err(_) => values.fill(<$t>::NAN),
-                        }
-                    }
-                    return Ok(());
-                }
-                let [u_ret, vt_ret] = uv_rets else {
-                    return Err("svd: u and vt results expected".into());
-                };
-                let (ku, kv) = if full { (m, n) } else { (k, k) };
-                let u = elems_mut::<$t>(u_ret.bytes)?;
-                let vt = elems_mut::<$t>(vt_ret.bytes)?;
-                for i in 0..batch {
-                    let values = &mut s[i * k..(i + 1) * k];
-                    let mut u_out = view_mut(u, i, m, ku);
-                    let mut vt_out = view_mut(vt, i, kv, n);
-                    let a_i = view(a, i, m, n);
-                    let f = if full {
-                        faer::linalg::solvers::Svd::new(a_i)
-                    } else {
-                        faer::linalg::solvers::Svd::new_thin(a_i)
-                    };
-                    match f {
-                        Ok(f) => {
-                            u_out.copy_from(f.U());
-                            vt_out.copy_from(f.V().transpose());
-                            for (dst, src) in values.iter_mut().zip(f.S().column_vector().iter()) {
-                                *dst = *src;
-                            }
-                        }
-                        Err(_) => {
-                            values.fill(<$t>::NAN);
-                            u_out.fill(<$t>::NAN);
-                            vt_out.fill(<$t>::NAN);
-                        }
-                    }
-                }
-                Ok(())
             }
         }
-    };
+    });
+    Ok(())
 }
 
-real_kernels!(f32, f32_kernels);
-real_kernels!(f64, f64_kernels);
+/// The QR factorisation of each matrix of a batch: `q [.., m, m or k]`, `r [.., m or k, n]`.
+fn qr_of<T: ComplexField + Copy>(
+    attrs: &[(&str, &str)],
+    args: &[HostArg<'_>],
+    rets: &mut [HostRet<'_>],
+) -> KernelResult {
+    let full = flag(attrs, "full_matrices");
+    let (batch, m, n) = matrix_dims(args[0].dims)?;
+    let k = if full { m } else { m.min(n) };
+    let a = elems::<T>(args[0].bytes)?;
+    let [q_ret, r_ret] = rets else {
+        return Err("qr: two results expected".into());
+    };
+    let q = elems_mut::<T>(q_ret.bytes)?;
+    let r = elems_mut::<T>(r_ret.bytes)?;
+    for i in 0..batch {
+        let f = faer::linalg::solvers::Qr::new(view(a, i, m, n));
+        let factor_q: Mat<T> = if full {
+            f.compute_Q()
+        } else {
+            f.compute_thin_Q()
+        };
+        view_mut(q, i, m, k).copy_from(&factor_q);
+        let factor_r = f.R();
+        let mut out = view_mut(r, i, k, n);
+        for row in 0..k {
+            for c in 0..n {
+                out[(row, c)] = if row <= c && row < factor_r.nrows() {
+                    factor_r[(row, c)]
+                } else {
+                    zero::<T>()
+                };
+            }
+        }
+    }
+    Ok(())
+}
 
-/// Runs the f32 or the f64 instance of a kernel, by the first operand's dtype.
+/// The eigendecomposition of each symmetric (Hermitian) matrix of a batch, its lower
+/// triangle read: eigenvectors in `v`'s columns, real eigenvalues `w` ascending.
+fn eigh_of<T: ComplexField + Copy>(args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult
+where
+    T::Real: Copy,
+{
+    let (batch, n, _) = matrix_dims(args[0].dims)?;
+    let a = elems::<T>(args[0].bytes)?;
+    let [v_ret, w_ret] = rets else {
+        return Err("eigh: two results expected".into());
+    };
+    let v = elems_mut::<T>(v_ret.bytes)?;
+    let w = elems_mut::<T::Real>(w_ret.bytes)?;
+    for i in 0..batch {
+        let values = &mut w[i * n..(i + 1) * n];
+        let mut vectors = view_mut(v, i, n, n);
+        match faer::linalg::solvers::SelfAdjointEigen::new(view(a, i, n, n), Side::Lower) {
+            Ok(f) => {
+                vectors.copy_from(f.U());
+                for (dst, src) in values.iter_mut().zip(f.S().column_vector().iter()) {
+                    *dst = real(src);
+                }
+            }
+            Err(_) => {
+                vectors.fill(nan::<T>());
+                values.fill(nan::<T::Real>());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The SVD of each matrix of a batch: real singular values `s [.., k]` descending, then (with
+/// `compute_uv`) `u` and `vh = Vᴴ`, reduced or full.
+fn svd_of<T: ComplexField + Copy>(
+    attrs: &[(&str, &str)],
+    args: &[HostArg<'_>],
+    rets: &mut [HostRet<'_>],
+) -> KernelResult
+where
+    T::Real: Copy,
+{
+    let full = flag(attrs, "full_matrices");
+    let compute_uv = flag(attrs, "compute_uv");
+    let (batch, m, n) = matrix_dims(args[0].dims)?;
+    let k = m.min(n);
+    let a = elems::<T>(args[0].bytes)?;
+    let (s_ret, uv_rets) = rets.split_first_mut().ok_or("svd: no results")?;
+    let s = elems_mut::<T::Real>(s_ret.bytes)?;
+    if !compute_uv {
+        for i in 0..batch {
+            let values = &mut s[i * k..(i + 1) * k];
+            match view(a, i, m, n).singular_values() {
+                Ok(sv) => values.copy_from_slice(&sv),
+                Err(_) => values.fill(nan::<T::Real>()),
+            }
+        }
+        return Ok(());
+    }
+    let [u_ret, vt_ret] = uv_rets else {
+        return Err("svd: u and vt results expected".into());
+    };
+    let (ku, kv) = if full { (m, n) } else { (k, k) };
+    let u = elems_mut::<T>(u_ret.bytes)?;
+    let vt = elems_mut::<T>(vt_ret.bytes)?;
+    for i in 0..batch {
+        let values = &mut s[i * k..(i + 1) * k];
+        let mut u_out = view_mut(u, i, m, ku);
+        let mut vt_out = view_mut(vt, i, kv, n);
+        let a_i = view(a, i, m, n);
+        let f = if full {
+            faer::linalg::solvers::Svd::new(a_i)
+        } else {
+            faer::linalg::solvers::Svd::new_thin(a_i)
+        };
+        match f {
+            Ok(f) => {
+                u_out.copy_from(f.U());
+                vt_out.copy_from(f.V().adjoint());
+                for (dst, src) in values.iter_mut().zip(f.S().column_vector().iter()) {
+                    *dst = real(src);
+                }
+            }
+            Err(_) => {
+                values.fill(nan::<T::Real>());
+                u_out.fill(nan::<T>());
+                vt_out.fill(nan::<T>());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs the instance of a generic kernel for the first operand's dtype.
 macro_rules! by_dtype {
     ($args:expr, $kernel:ident ($($arg:expr),*)) => {
         match $args[0].dtype {
-            DType::F32 => f32_kernels::$kernel($($arg),*),
-            DType::F64 => f64_kernels::$kernel($($arg),*),
+            DType::F32 => $kernel::<f32>($($arg),*),
+            DType::F64 => $kernel::<f64>($($arg),*),
+            DType::C64 => $kernel::<C64>($($arg),*),
+            DType::C128 => $kernel::<C128>($($arg),*),
             other => Err(format!("{} has no kernel for {other:?}", stringify!($kernel))),
         }
     };
@@ -436,7 +436,7 @@ pub fn cholesky(
     args: &[HostArg<'_>],
     rets: &mut [HostRet<'_>],
 ) -> KernelResult {
-    by_dtype!(args, cholesky(args, rets))
+    by_dtype!(args, cholesky_of(args, rets))
 }
 
 /// `jaxrs_triangular_solve`: attributes `left_side`, `lower`, `transpose_a`, `unit_diagonal`.
@@ -445,24 +445,12 @@ pub fn triangular_solve(
     args: &[HostArg<'_>],
     rets: &mut [HostRet<'_>],
 ) -> KernelResult {
-    match args[0].dtype {
-        DType::F32 => triangular_solve_of::<f32>(attrs, args, rets),
-        DType::F64 => triangular_solve_of::<f64>(attrs, args, rets),
-        DType::C64 => triangular_solve_of::<C64>(attrs, args, rets),
-        DType::C128 => triangular_solve_of::<C128>(attrs, args, rets),
-        other => Err(format!("triangular_solve has no kernel for {other:?}")),
-    }
+    by_dtype!(args, triangular_solve_of(attrs, args, rets))
 }
 
 /// `jaxrs_lu` (see the module docs).
 pub fn lu(_: &[(&str, &str)], args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult {
-    match args[0].dtype {
-        DType::F32 => lu_of::<f32>(args, rets),
-        DType::F64 => lu_of::<f64>(args, rets),
-        DType::C64 => lu_of::<C64>(args, rets),
-        DType::C128 => lu_of::<C128>(args, rets),
-        other => Err(format!("lu has no kernel for {other:?}")),
-    }
+    by_dtype!(args, lu_of(args, rets))
 }
 
 /// `jaxrs_eig`: attribute `compute_vectors` (see [`eig_kernel`]).
@@ -478,17 +466,17 @@ pub fn eig(attrs: &[(&str, &str)], args: &[HostArg<'_>], rets: &mut [HostRet<'_>
 
 /// `jaxrs_qr`: attribute `full_matrices`.
 pub fn qr(attrs: &[(&str, &str)], args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult {
-    by_dtype!(args, qr(attrs, args, rets))
+    by_dtype!(args, qr_of(attrs, args, rets))
 }
 
 /// `jaxrs_eigh` (see the module docs).
 pub fn eigh(_: &[(&str, &str)], args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult {
-    by_dtype!(args, eigh(args, rets))
+    by_dtype!(args, eigh_of(args, rets))
 }
 
 /// `jaxrs_svd`: attributes `full_matrices`, `compute_uv`.
 pub fn svd(attrs: &[(&str, &str)], args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult {
-    by_dtype!(args, svd(attrs, args, rets))
+    by_dtype!(args, svd_of(attrs, args, rets))
 }
 
 #[cfg(test)]

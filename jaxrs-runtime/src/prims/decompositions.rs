@@ -1,8 +1,10 @@
 //! The matrix decompositions, as `jax.lax.linalg` has them: `cholesky`, `triangular_solve`,
 //! `lu`, `qr`, `eigh`, `svd` and `eig`, each over a batch of matrices (the last two dims;
 //! leading dims are the batch), with JAX's forward and reverse rules and a batching rule.
-//! LU, the triangular solve and `eig` take complex matrices too, with the same rules (JAX's
-//! transposes are linear, never conjugating); the others refuse complex by name.
+//! Each takes complex matrices too (Hermitian for `cholesky` and `eigh`), with JAX's complex
+//! JVPs (conjugate transposes where the real rules transpose); LU's and the triangular
+//! solve's reverse rules hold as written (JAX's transposes are linear, never conjugating),
+//! and the others' reverse mode for complex matrices transposes their JVPs.
 //!
 //! How they run: XLA's CPU compiler has no expansion for LU or SVD and a slow one for the
 //! rest, so every decomposition lowers to a custom call of a host kernel (`kernels::linalg`,
@@ -33,25 +35,13 @@ use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Primitive};
 use crate::core::trace::{bind, Operand};
 use crate::dtype::DType;
+use crate::interpreters::ad::transpose_linear;
 use crate::interpreters::batching::move_bdim;
 use crate::kernels;
 use std::sync::Arc;
 
-/// Checks that `a` is a batch of real matrices (the kernels of Cholesky, QR, eigh and SVD
-/// are real); returns (rows, cols).
+/// Checks that `a` is a batch of real or complex matrices; returns (rows, cols).
 fn matrix_operand(a: &Aval, what: &str) -> Result<(usize, usize), String> {
-    if a.rank() >= 2 && a.dtype.is_complex() {
-        return Err(format!(
-            "{what} must be float32 or float64, got {} (complex is not supported yet)",
-            a.dtype.name()
-        ));
-    }
-    field_matrix_operand(a, what)
-}
-
-/// Checks that `a` is a batch of real or complex matrices (LU, the triangular solve and eig
-/// take both); returns (rows, cols).
-fn field_matrix_operand(a: &Aval, what: &str) -> Result<(usize, usize), String> {
     if a.rank() < 2 {
         return Err(format!(
             "{what} must have at least 2 dimensions (a batch of matrices)"
@@ -123,6 +113,34 @@ pub fn mt(x: &Array) -> Array {
     x.swap_axes(-1, -2)
 }
 
+/// The conjugate transpose of a batch (`x.mH`); the transpose of a real one.
+pub fn mh(x: &Array) -> Array {
+    mt(x).conj()
+}
+
+/// The VJP of a decomposition of a complex matrix: its JVP (`Primitive::jvp`), transposed.
+/// The real rules are transposed by hand (below each JVP); for complex matrices the JVPs
+/// conjugate, and transposing them mechanically is how JAX gets their reverse mode too.
+fn vjp_of_complex(
+    prim: &dyn Primitive,
+    primals: &[Operand],
+    outs: &[Array],
+    cts: &[Option<Array>],
+) -> Vec<Option<Array>> {
+    let a: Array = primals[0].to_array().into_owned();
+    let outs_owned: Vec<Array> = outs.to_vec();
+    let linear = |t: Vec<Array>| -> Vec<Array> {
+        let tangents = [Some(t[0].clone())];
+        prim.jvp(&[Operand::from(&a)], &tangents, &outs_owned)
+            .into_iter()
+            .zip(&outs_owned)
+            .map(|(t, o)| t.unwrap_or_else(|| Array::zeros(o.shape(), o.dtype())))
+            .collect()
+    };
+    let ct = transpose_linear(&[a.aval().clone()], linear, cts).remove(0);
+    vec![Some(ct)]
+}
+
 /// The `n x n` identity of `dtype`.
 pub fn eye(n: usize, dtype: DType) -> Array {
     Array::iota(DType::I32, &[n, n], 0)
@@ -182,14 +200,14 @@ impl Primitive for Cholesky {
             return vec![None];
         };
         let l = &outs[0];
-        // L⁻¹ Σ̇ L⁻ᵀ by two triangular solves.
-        let tmp = triangular_solve(l, sigma_dot, false, true, true, false);
+        // L⁻¹ Σ̇ L⁻ᴴ by two triangular solves (the first against conj(L), transposed).
+        let tmp = triangular_solve(&l.conj(), sigma_dot, false, true, true, false);
         let inner = triangular_solve(l, &tmp, true, true, false, false);
         vec![Some(l.matmul(&phi(&inner)))]
     }
     fn vjp(
         &self,
-        _: &[Operand],
+        primals: &[Operand],
         outs: &[Array],
         cts: &[Option<Array>],
         _: &[bool],
@@ -197,6 +215,9 @@ impl Primitive for Cholesky {
         let Some(l_bar) = &cts[0] else {
             return vec![None];
         };
+        if l_bar.dtype().is_complex() {
+            return vjp_of_complex(self, primals, outs, cts);
+        }
         let l = &outs[0];
         let p = phi(&mt(l).matmul(l_bar));
         // L⁻ᵀ P L⁻¹: solve Lᵀ Y = P, then Z L = Y.
@@ -328,8 +349,8 @@ impl Primitive for TriangularSolve {
     }
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 2)?;
-        let (m, n) = field_matrix_operand(&inputs[0], "a")?;
-        let (bm, bn) = field_matrix_operand(&inputs[1], "b")?;
+        let (m, n) = matrix_operand(&inputs[0], "a")?;
+        let (bm, bn) = matrix_operand(&inputs[1], "b")?;
         if m != n {
             return Err(format!("a must be square, got {m}x{n}"));
         }
@@ -447,7 +468,7 @@ impl Primitive for Lu {
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 1)?;
         let a = &inputs[0];
-        let (m, n) = field_matrix_operand(a, "the operand")?;
+        let (m, n) = matrix_operand(a, "the operand")?;
         let batch = with_matrix_dims(a, &[]);
         let ints = |len: usize| {
             let mut s = batch.clone();
@@ -602,9 +623,15 @@ impl Primitive for Qr {
         self.check_differentiable(a_dot.shape());
         let (q, r) = (&outs[0], &outs[1]);
         let x = triangular_solve(r, a_dot, false, false, false, false);
-        let c = mt(q).matmul(&x);
+        let c = mh(q).matmul(&x);
         let lower = c.tril(-1);
-        let omega = &lower - mt(&lower);
+        let mut omega = &lower - mh(&lower);
+        if c.dtype().is_complex() {
+            // The diagonal's imaginary part, which a complex Q's phases leave free (JAX's
+            // correction).
+            let n = c.shape()[c.rank() - 1];
+            omega = omega + eye(n, c.dtype()) * (&c - c.real().astype(c.dtype()));
+        }
         let q_dot = q.matmul(&(&omega - &c)) + &x;
         let r_dot = (&c - &omega).matmul(r);
         vec![Some(q_dot), Some(r_dot)]
@@ -617,6 +644,9 @@ impl Primitive for Qr {
         _: &[bool],
     ) -> Vec<Option<Array>> {
         self.check_differentiable(&primals[0].aval().shape);
+        if primals[0].aval().dtype.is_complex() {
+            return vjp_of_complex(self, primals, outs, cts);
+        }
         let (q, r) = (&outs[0], &outs[1]);
         let zeros = |x: &Array| Array::zeros(x.shape(), x.dtype());
         let q_bar = cts[0].clone().unwrap_or_else(|| zeros(q));
@@ -685,7 +715,8 @@ impl Primitive for Eigh {
         }
         Ok(vec![
             a.clone(),
-            Aval::new(with_matrix_dims(a, &[n]), a.dtype),
+            // Real eigenvalues, for a Hermitian matrix too.
+            Aval::new(with_matrix_dims(a, &[n]), a.dtype.real_dtype()),
         ])
     }
     fn jvp(&self, _: &[Operand], tangents: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
@@ -693,18 +724,21 @@ impl Primitive for Eigh {
             return vec![None, None];
         };
         let (v, w) = (&outs[0], &outs[1]);
-        let f = coupling(&(w.expand_dims(-2) - w.expand_dims(-1)));
-        let vt_a_v = mt(v).matmul(a_dot).matmul(v);
-        let v_dot = v.matmul(&(&f * &vt_a_v));
-        vec![Some(v_dot), Some(diag_of(&vt_a_v))]
+        let f = coupling(&(w.expand_dims(-2) - w.expand_dims(-1))).astype(v.dtype());
+        let vh_a_v = mh(v).matmul(a_dot).matmul(v);
+        let v_dot = v.matmul(&(&f * &vh_a_v));
+        vec![Some(v_dot), Some(diag_of(&vh_a_v).real())]
     }
     fn vjp(
         &self,
-        _: &[Operand],
+        primals: &[Operand],
         outs: &[Array],
         cts: &[Option<Array>],
         _: &[bool],
     ) -> Vec<Option<Array>> {
+        if outs[0].dtype().is_complex() {
+            return vjp_of_complex(self, primals, outs, cts);
+        }
         let (v, w) = (&outs[0], &outs[1]);
         let mut inner = match &cts[1] {
             Some(w_bar) => diag_matrix(w_bar),
@@ -766,28 +800,36 @@ pub fn svdvals(a: &Array) -> Array {
 impl Svd {
     /// The reduced decomposition's tangents, as JAX's `svd_jvp_rule`: `(ṡ, U̇, V̇)`.
     fn tangents(a_dot: &Array, s: &Array, u: &Array, v: &Array) -> (Array, Array, Array) {
-        let ds_mat = mt(u).matmul(a_dot).matmul(v);
+        let dtype = u.dtype();
+        let ds_mat = mh(u).matmul(a_dot).matmul(v);
         let s_row = s.expand_dims(-2);
         let s_col = s.expand_dims(-1);
-        let f = safe_coupling(&((&s_row + &s_col) * (&s_row - &s_col)));
-        let dss = &s_row * &ds_mat;
-        let sds = &s_col * &ds_mat;
-        let mut du = u.matmul(&(&f * (&dss + mt(&dss))));
-        let mut dv = v.matmul(&(&f * (&sds + mt(&sds))));
+        let f = safe_coupling(&((&s_row + &s_col) * (&s_row - &s_col))).astype(dtype);
+        let dss = s_row.astype(dtype) * &ds_mat;
+        let sds = s_col.astype(dtype) * &ds_mat;
+        let mut du_inner = &f * (&dss + mh(&dss));
+        let s_inv = safe_reciprocal(s).expand_dims(-2).astype(dtype);
+        if dtype.is_complex() {
+            // The imaginary diagonal of Uᴴ ȧ V, which the singular vectors' free phases take
+            // (zero for real matrices).
+            let k = s.shape()[s.rank() - 1];
+            du_inner = du_inner + (&ds_mat - mh(&ds_mat)) * 0.5 * (&s_inv * eye(k, dtype));
+        }
+        let mut du = u.matmul(&du_inner);
+        let mut dv = v.matmul(&(&f * (&sds + mh(&sds))));
         let (m, n) = (
             a_dot.shape()[a_dot.rank() - 2],
             a_dot.shape()[a_dot.rank() - 1],
         );
-        let s_inv = safe_reciprocal(s).expand_dims(-2);
         if m > n {
             let dav = a_dot.matmul(v);
-            du = du + (&dav - u.matmul(&mt(u).matmul(&dav))) * &s_inv;
+            du = du + (&dav - u.matmul(&mh(u).matmul(&dav))) * &s_inv;
         }
         if n > m {
-            let dahu = mt(a_dot).matmul(u);
-            dv = dv + (&dahu - v.matmul(&mt(v).matmul(&dahu))) * &s_inv;
+            let dahu = mh(a_dot).matmul(u);
+            dv = dv + (&dahu - v.matmul(&mh(v).matmul(&dahu))) * &s_inv;
         }
-        (diag_of(&ds_mat), du, dv)
+        (diag_of(&ds_mat).real(), du, dv)
     }
 }
 
@@ -817,7 +859,7 @@ impl Primitive for Svd {
         let a = &inputs[0];
         let (m, n) = matrix_operand(a, "the operand")?;
         let k = m.min(n);
-        let s = Aval::new(with_matrix_dims(a, &[k]), a.dtype);
+        let s = Aval::new(with_matrix_dims(a, &[k]), a.dtype.real_dtype());
         if !self.compute_uv {
             return Ok(vec![s]);
         }
@@ -848,9 +890,9 @@ impl Primitive for Svd {
         }
         let a = primals[0].to_array();
         let (u, s, vt) = svd(&a, false);
-        let (ds, du, dv) = Svd::tangents(a_dot, &s, &u, &mt(&vt));
+        let (ds, du, dv) = Svd::tangents(a_dot, &s, &u, &mh(&vt));
         if self.compute_uv {
-            vec![Some(ds), Some(du), Some(mt(&dv))]
+            vec![Some(ds), Some(du), Some(mh(&dv))]
         } else {
             vec![Some(ds)]
         }
@@ -866,6 +908,9 @@ impl Primitive for Svd {
         let (m, n) = (a.shape()[a.rank() - 2], a.shape()[a.rank() - 1]);
         if self.full_matrices && self.compute_uv && m != n {
             panic!("svd's derivative with full_matrices=true needs square matrices (as JAX's), got {m}x{n}");
+        }
+        if a.dtype().is_complex() {
+            return vjp_of_complex(self, primals, outs, cts);
         }
         // The reduced factors: the forward pass's own when it computed them (square full
         // matrices are reduced ones), else computed here.
@@ -986,7 +1031,7 @@ impl Primitive for Eig {
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 1)?;
         let a = &inputs[0];
-        let (m, n) = field_matrix_operand(a, "the operand")?;
+        let (m, n) = matrix_operand(a, "the operand")?;
         if m != n {
             return Err(format!("the matrices must be square, got {m}x{n}"));
         }
