@@ -15,6 +15,7 @@ use serde_json::Value;
 fn apply(op: &str, params: &Value, x: &[In]) -> Vec<Array> {
     let x0 = || a(x, 0);
     let n = || params["n"].as_u64().unwrap() as usize;
+    let n_of = |key: &str| params[key].as_u64().unwrap() as usize;
     let kind = || params["kind"].as_str();
     let scale = || params["scale"].as_str();
     let side = || params["side"].as_str().unwrap();
@@ -23,6 +24,19 @@ fn apply(op: &str, params: &Value, x: &[In]) -> Vec<Array> {
         "hankel" => vec![sl::hankel(x0(), Some(a(x, 1)))],
         "hankel/no_r" => vec![sl::hankel(x0(), None)],
         "toeplitz" => vec![sl::toeplitz(x0(), Some(a(x, 1)))],
+        "eigh_tridiagonal" => vec![sl::eigh_tridiagonal(x0(), a(x, 1), true, Default::default()).0],
+        "eigh_tridiagonal/select" => {
+            let range = sl::EigSelect::Indices(n_of("lo"), n_of("hi"));
+            vec![sl::eigh_tridiagonal(x0(), a(x, 1), true, range).0]
+        }
+        "eigh_tridiagonal/vectors_abs" => {
+            let (_, v) = sl::eigh_tridiagonal(x0(), a(x, 1), false, Default::default());
+            vec![jnp::abs(&v.expect("eigenvectors"))]
+        }
+        "expm_frechet" => {
+            let (e, l) = sl::expm_frechet(x0(), a(x, 1));
+            vec![e, l]
+        }
         "toeplitz/no_r" => vec![sl::toeplitz(x0(), None)],
         "fiedler" => vec![sl::fiedler(x0())],
         "companion" => vec![sl::companion(x0())],
@@ -63,7 +77,7 @@ fn apply(op: &str, params: &Value, x: &[In]) -> Vec<Array> {
 #[test]
 fn special_matrices_polar_and_tensor_solves_match_jax() {
     let n = check_file("scipy_linalg", apply);
-    assert_eq!(n, 121);
+    assert_eq!(n, 129);
 }
 
 fn panic_message(f: impl FnOnce() -> Array) -> String {
@@ -97,4 +111,3 @@ fn bad_arguments_are_refused_as_jax_refuses_them() {
         panic_message(|| sl::polar(&Array::eye(2, DType::F64), "up").0).contains("side must be")
     );
 }
-

@@ -279,6 +279,107 @@ pub fn eigvalsh(a: &Array, lower: bool) -> Array {
     eigh(a, lower).0
 }
 
+/// Which eigenvalues [`eigh_tridiagonal`] computes (SciPy's `select`, `select_range`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EigSelect {
+    /// All of them (`select='a'`).
+    #[default]
+    All,
+    /// Those with ascending indices `lo..=hi` (`select='i'`, `select_range=(lo, hi)`).
+    Indices(usize, usize),
+}
+
+/// `jax.scipy.linalg.eigh_tridiagonal(d, e, eigvals_only, select, select_range)`: the
+/// eigenvalues (ascending) of the real symmetric tridiagonal matrix with diagonal `d [n]` and
+/// off-diagonal `e [n-1]`, and, unless `eigvals_only`, its eigenvectors as columns
+/// (`[n, k]`, each up to sign, as JAX's inverse iteration leaves it).
+///
+/// Explicit differences from JAX: jaxrs solves the dense symmetric problem (`eigh`), so the
+/// eigenvalues are accurate to rounding and there is no `tol` (JAX bisects to `tol`) and no
+/// `key` (JAX seeds its inverse iteration with one); it differentiates too, where JAX's
+/// bisection does not. `select='v'` is not offered, as JAX does not implement it either.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::scipy::linalg::{eigh_tridiagonal, EigSelect};
+///
+/// let d = Array::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[4]);
+/// let e = Array::from_vec(vec![1.0f64, 1.0, 1.0], &[3]);
+/// let (w, _) = eigh_tridiagonal(&d, &e, true, EigSelect::Indices(0, 1));
+/// let w = w.to_vec::<f64>();
+/// assert!((w[0] - 0.2547188).abs() < 1e-6 && (w[1] - 1.8227171).abs() < 1e-6);
+/// ```
+#[track_caller]
+pub fn eigh_tridiagonal(
+    d: &Array,
+    e: &Array,
+    eigvals_only: bool,
+    select: EigSelect,
+) -> (Array, Option<Array>) {
+    let loc = Location::caller();
+    assert!(
+        d.rank() == 1 && e.rank() == 1 && e.size() + 1 == d.size().max(1),
+        "eigh_tridiagonal: d must be [n] and e [n - 1], got {} and {} at {loc}",
+        d.aval(),
+        e.aval()
+    );
+    assert!(
+        d.dtype() == e.dtype() && matches!(d.dtype(), DType::F32 | DType::F64),
+        "eigh_tridiagonal: d and e must have the same dtype, float32 or float64 (as JAX's), \
+         got {} and {} at {loc}",
+        d.dtype().name(),
+        e.dtype().name()
+    );
+    let n = d.size();
+    let (lo, hi) = match select {
+        EigSelect::All => (0, n.saturating_sub(1)),
+        EigSelect::Indices(lo, hi) => {
+            assert!(
+                lo <= hi && hi < n,
+                "eigh_tridiagonal: select_range ({lo}, {hi}) must be a non-empty range of \
+                 indices below {n} at {loc}"
+            );
+            (lo, hi)
+        }
+    };
+    let off = jnp::diag(e, 1) + jnp::diag(e, -1);
+    let t = jnp::diag(d, 0) + off;
+    let (w, v) = eigh(&t, true);
+    let w = w.slice_axis(0, lo, hi + 1);
+    (w, (!eigvals_only).then(|| v.slice_axis(1, lo, hi + 1)))
+}
+
+/// `jax.scipy.linalg.expm_frechet(A, E)`: `(expm(A), L(A, E))`, the matrix exponential and its
+/// Fréchet derivative in the direction `E`, as JAX computes them: the JVP of
+/// [`expm`] (`max_squarings=16`). JAX's `compute_expm=False` is the second element.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::scipy::linalg::expm_frechet;
+///
+/// // Commuting A and E: L(A, E) = E exp(A).
+/// let a = Array::eye(2, DType::F64) * 0.5;
+/// let e = Array::eye(2, DType::F64);
+/// let (exp_a, frechet) = expm_frechet(&a, &e);
+/// let want = 0.5f64.exp();
+/// assert!((exp_a.to_vec::<f64>()[0] - want).abs() < 1e-12);
+/// assert!((frechet.to_vec::<f64>()[0] - want).abs() < 1e-12);
+/// ```
+#[track_caller]
+pub fn expm_frechet(a: &Array, e: &Array) -> (Array, Array) {
+    let loc = Location::caller();
+    let square = |x: &Array| x.rank() >= 2 && x.shape()[x.rank() - 1] == x.shape()[x.rank() - 2];
+    assert!(
+        square(a) && a.shape() == e.shape(),
+        "expm_frechet: A and E must be (batched) square matrices of one shape, got {} and {} \
+         at {loc}",
+        a.aval(),
+        e.aval()
+    );
+    let (a, e) = jnp::linalg::promote_inexact(a, e);
+    crate::jvp(|x: Array| expm(&x, false, 16), &a, &e)
+}
+
 /// `jax.scipy.linalg.svd(a, full_matrices=True)`: `(u, s, vh)`.
 #[track_caller]
 pub fn svd(a: &Array, full_matrices: bool) -> (Array, Array, Array) {

@@ -98,6 +98,23 @@ for dt in ("float32", "float64"):
     c.add("toeplitz", lambda x, y: sl.toeplitz(x, y),
           [c.normal((3,), dt), c.normal((2, 1, 4), dt)], vmap=False)
     c.add("toeplitz/no_r", lambda x: sl.toeplitz(x), [c.normal((2, 3), dt)])
+# eigh_tridiagonal (JAX bisects; jaxrs solves the dense problem, equal to rounding) and
+# expm_frechet (the JVP of expm).
+for dt in ("float32", "float64"):
+    tol = (1e-5, 1e-5) if dt == "float32" else (1e-12, 1e-12)
+    d, e = c.normal((5,), dt), c.normal((4,), dt)
+    c.add("eigh_tridiagonal", lambda x, y: sl.eigh_tridiagonal(x, y, eigvals_only=True),
+          [d, e], tol=tol, grad=False, vmap=False)
+    c.add("eigh_tridiagonal/select", lambda x, y: sl.eigh_tridiagonal(
+        x, y, eigvals_only=True, select="i", select_range=(1, 3)), [d, e],
+        params={"lo": 1, "hi": 3}, tol=tol, grad=False, vmap=False)
+    # Eigenvectors up to sign: their absolute values.
+    c.add("eigh_tridiagonal/vectors_abs", lambda x, y: jnp.abs(sl.eigh_tridiagonal(x, y)[1]),
+          [d, e], tol=(2e-4, 2e-4) if dt == "float32" else (1e-9, 1e-9), grad=False,
+          vmap=False)
+    a, dir_ = c.normal((3, 3), dt), c.normal((3, 3), dt)
+    c.add("expm_frechet", lambda x, y: sl.expm_frechet(x, y), [a, dir_],
+          tol=(2e-5, 2e-5) if dt == "float32" else (1e-11, 1e-11), grad=False)
 for dt in ("complex64", "complex128"):
     c.add("toeplitz/no_r", lambda x: sl.toeplitz(x), [c.normal((3,), dt)])
     c.add("toeplitz", lambda x, y: sl.toeplitz(x, y), [c.normal((3,), dt), c.normal((2,), dt)])

@@ -25,8 +25,8 @@ use crate::dtype::{DType, C128, C64};
 use crate::pjrt::ffi::{HostArg, HostRet};
 use faer::traits::math_utils::{nan, real, zero};
 use faer::traits::ComplexField;
-use rayon::prelude::*;
 use faer::{Mat, MatMut, MatRef, Par, Side};
+use rayon::prelude::*;
 
 type KernelResult = Result<(), String>;
 
