@@ -33,6 +33,12 @@ fn apply(op: &str, params: &Value, x: &[In]) -> Vec<Array> {
             let (_, v) = sl::eigh_tridiagonal(x0(), a(x, 1), false, Default::default());
             vec![jnp::abs(&v.expect("eigenvectors"))]
         }
+        "qr_multiply" => {
+            let conj = params["conjugate"].as_bool().unwrap();
+            let (product, r) =
+                sl::qr_multiply(x0(), a(x, 1), params["mode"].as_str().unwrap(), conj);
+            vec![product, r]
+        }
         "expm_frechet" => {
             let (e, l) = sl::expm_frechet(x0(), a(x, 1));
             vec![e, l]
@@ -77,7 +83,7 @@ fn apply(op: &str, params: &Value, x: &[In]) -> Vec<Array> {
 #[test]
 fn special_matrices_polar_and_tensor_solves_match_jax() {
     let n = check_file("scipy_linalg", apply);
-    assert_eq!(n, 129);
+    assert_eq!(n, 145);
 }
 
 fn panic_message(f: impl FnOnce() -> Array) -> String {

@@ -206,6 +206,68 @@ pub fn qr(a: &Array, mode: &str) -> (Option<Array>, Array) {
     }
 }
 
+/// `jax.scipy.linalg.qr_multiply(a, c, mode="right", conjugate=False)`: `(c Q, R)` (mode
+/// `"right"`, `c [.., p, m]`, the product `[.., p, k]`) or `(Q c, R)` (`"left"`, `c [.., k,
+/// p]`), with the economic `Q [m, k]` and `R [k, n]` of `a`, `k = min(m, n)`, and `conj(Q)`
+/// when `conjugate`. A vector `c` comes back a vector. `pivoting=True` is not offered yet
+/// (column-pivoted QR).
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::scipy::linalg::qr_multiply;
+///
+/// let a = Array::from_vec(vec![3.0f64, 0.0, 4.0, 5.0], &[2, 2]);
+/// let (cq, r) = qr_multiply(&a, &Array::eye(2, DType::F64), "right", false);
+/// // c = I gives Q itself: Q R = a.
+/// let back = cq.matmul(&r).to_vec::<f64>();
+/// assert!(back.iter().zip([3.0, 0.0, 4.0, 5.0]).all(|(x, y)| (x - y).abs() < 1e-12));
+/// ```
+#[track_caller]
+pub fn qr_multiply(a: &Array, c: &Array, mode: &str, conjugate: bool) -> (Array, Array) {
+    let loc = Location::caller();
+    let (a, c) = jnp::linalg::promote_inexact(a, c);
+    let left = match mode {
+        "left" => true,
+        "right" => false,
+        other => panic!("qr_multiply: mode must be \"right\" or \"left\", got {other:?} at {loc}"),
+    };
+    assert!(
+        a.rank() >= 2,
+        "qr_multiply: a must be a (batched) matrix, got {} at {loc}",
+        a.aval()
+    );
+    let vector = c.rank() == 1;
+    let c = match (vector, left) {
+        (true, true) => c.expand_dims(-1),
+        (true, false) => c.expand_dims(0),
+        (false, _) => c,
+    };
+    let (m, n) = (a.shape()[a.rank() - 2], a.shape()[a.rank() - 1]);
+    let k = m.min(n);
+    let (want, got) = if left {
+        (k, c.shape()[c.rank() - 2])
+    } else {
+        (m, c.shape()[c.rank() - 1])
+    };
+    assert!(
+        c.rank() >= 2 && got == want,
+        "qr_multiply: a is {} so Q is {m}x{k}, but c is {} ({} must be {want}) at {loc}",
+        a.aval(),
+        c.aval(),
+        if left { "its rows" } else { "its columns" }
+    );
+    let (q, r) = jnp::linalg::qr(&a, "reduced");
+    let q = q.expect("reduced mode has q");
+    let q = if conjugate { q.conj() } else { q };
+    let product = if left { q.matmul(&c) } else { c.matmul(&q) };
+    let product = if vector {
+        product.reshape(vec![product.size()])
+    } else {
+        product
+    };
+    (product, r)
+}
+
 /// `jax.scipy.linalg.solve(a, b, lower=False, assume_a="gen")`: `"gen"` by LU, `"pos"` by
 /// Cholesky (of the triangle `lower` names; differentiated as the solve with all of `a`, as
 /// JAX's), `"sym"`/`"her"` by LU as well.

@@ -52,8 +52,8 @@ for dt in ("complex64", "complex128"):
           grad=False)
 
 # The decompositions whose rules conjugate, on Hermitian positive definite, square and
-# rectangular complex matrices; outputs that fix the free phases (a QR's, the eigenvectors',
-# the singular vectors') are compared through products that do not depend on them.
+# rectangular complex matrices; where a factor's phases are free (the eigenvectors', the
+# singular vectors') it is compared through products that do not depend on them.
 for dt in ("complex64", "complex128"):
     g = c.normal((3, 3), dt)
     hpd = g @ g.conj().T + 3.0 * np.eye(3, dtype=dt)
@@ -72,8 +72,9 @@ for dt in ("complex64", "complex128"):
     for shape in ((3, 3), (4, 2)):
         x = c.normal(shape, dt)
         c.add("qr/product", lambda m: (lambda q, r: (q @ r, q.conj().T @ q, jnp.abs(r)))(*jnp.linalg.qr(m)), [x], grad=False)
-        # R's diagonal is real (LAPACK's phases); Q R = a with any phases, so check both.
-        c.add("qr/r_abs", lambda m: jnp.abs(jnp.linalg.qr(m)[1]), [x])
+        # The factors themselves: jaxrs's complex QR takes LAPACK's phases (R's diagonal
+        # real), so they are JAX's, and so are their derivatives.
+        c.add("qr", lambda m: tuple(jnp.linalg.qr(m)), [x])
     c.add("polar", lambda x: sl.polar(x, method="svd")[0], [c.normal((3, 3), dt) + 3.0 * np.eye(3, dtype=dt)])
 
 for dt in ("float32", "float64", "complex64", "complex128"):

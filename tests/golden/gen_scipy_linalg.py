@@ -115,6 +115,13 @@ for dt in ("float32", "float64"):
     a, dir_ = c.normal((3, 3), dt), c.normal((3, 3), dt)
     c.add("expm_frechet", lambda x, y: sl.expm_frechet(x, y), [a, dir_],
           tol=(2e-5, 2e-5) if dt == "float32" else (1e-11, 1e-11), grad=False)
+for dt in ("float32", "float64", "complex64"):
+    for shape, mode, cshape in [((4, 3), "right", (2, 4)), ((4, 3), "left", (3, 2)),
+                                ((3, 4), "right", (3,)), ((3, 4), "left", (3,))]:
+        for conj in (False, True) if dt == "complex64" else (False,):
+            c.add("qr_multiply", lambda x, y, m=mode, cj=conj: sl.qr_multiply(x, y, mode=m, conjugate=cj),
+                  [c.normal(shape, dt), c.normal(cshape, dt)], params={"mode": mode, "conjugate": conj},
+                  grad=False, vmap=False)
 for dt in ("complex64", "complex128"):
     c.add("toeplitz/no_r", lambda x: sl.toeplitz(x), [c.normal((3,), dt)])
     c.add("toeplitz", lambda x, y: sl.toeplitz(x, y), [c.normal((3,), dt), c.normal((2,), dt)])

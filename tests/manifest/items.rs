@@ -774,6 +774,7 @@ use jaxrs::scipy::linalg::lu_solve as _;
 use jaxrs::scipy::linalg::pascal as _;
 use jaxrs::scipy::linalg::polar as _;
 use jaxrs::scipy::linalg::qr as _;
+use jaxrs::scipy::linalg::qr_multiply as _;
 use jaxrs::scipy::linalg::solve as _;
 use jaxrs::scipy::linalg::solve_triangular as _;
 use jaxrs::scipy::linalg::svd as _;

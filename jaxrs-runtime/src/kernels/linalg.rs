@@ -324,6 +324,126 @@ fn qr_of<T: ComplexField + Copy>(
     Ok(())
 }
 
+/// The QR factorisation of one complex matrix as LAPACK's `zgeqr2` and `zungqr` compute it,
+/// so that the factors' phases are LAPACK's (JAX's): R's diagonal is real, `-sign(Re α)`
+/// times the norm of the column each reflector reduces. faer's complex reflectors leave
+/// that entry complex, and the phases cannot be recovered from its factors afterwards (its
+/// real reflectors already agree with LAPACK's). Unblocked, `O(m n k)`.
+macro_rules! lapack_complex_qr {
+    ($name:ident, $r:ty) => {
+        fn $name(
+            a: MatRef<'_, num_complex::Complex<$r>>,
+            full: bool,
+        ) -> (Mat<num_complex::Complex<$r>>, Mat<num_complex::Complex<$r>>) {
+            type C = num_complex::Complex<$r>;
+            let (m, n) = (a.nrows(), a.ncols());
+            let k = m.min(n);
+            let mut work = a.to_owned();
+            let mut taus = vec![C::new(0.0, 0.0); k];
+            for i in 0..k {
+                let alpha = work[(i, i)];
+                let xnorm = (i + 1..m)
+                    .map(|r| work[(r, i)].norm_sqr())
+                    .sum::<$r>()
+                    .sqrt();
+                if xnorm == 0.0 && alpha.im == 0.0 {
+                    continue;
+                }
+                let norm = alpha.norm().hypot(xnorm);
+                let beta = if alpha.re >= 0.0 { -norm } else { norm };
+                taus[i] = C::new((beta - alpha.re) / beta, -alpha.im / beta);
+                let scale = C::new(1.0, 0.0) / (alpha - beta);
+                for r in i + 1..m {
+                    work[(r, i)] *= scale;
+                }
+                work[(i, i)] = C::new(beta, 0.0);
+                // A[i:, i+1:] -= conj(τ) v (vᴴ A[i:, i+1:]), v = [1, work[i+1:, i]].
+                let tau_conj = taus[i].conj();
+                for c in i + 1..n {
+                    let mut dot = work[(i, c)];
+                    for r in i + 1..m {
+                        dot += work[(r, i)].conj() * work[(r, c)];
+                    }
+                    let f = tau_conj * dot;
+                    work[(i, c)] -= f;
+                    for r in i + 1..m {
+                        let v = work[(r, i)];
+                        work[(r, c)] -= f * v;
+                    }
+                }
+            }
+            let q_cols = if full { m } else { k };
+            let r_rows = if full { m } else { k };
+            let r = Mat::from_fn(r_rows, n, |row, c| {
+                if row <= c && row < k {
+                    work[(row, c)]
+                } else {
+                    C::new(0.0, 0.0)
+                }
+            });
+            // Q = H_0 H_1 ... H_{k-1} applied to the identity's first q_cols columns.
+            let mut q = Mat::from_fn(m, q_cols, |row, c| {
+                if row == c {
+                    C::new(1.0, 0.0)
+                } else {
+                    C::new(0.0, 0.0)
+                }
+            });
+            for i in (0..k).rev() {
+                let tau = taus[i];
+                for c in 0..q_cols {
+                    let mut dot = q[(i, c)];
+                    for row in i + 1..m {
+                        dot += work[(row, i)].conj() * q[(row, c)];
+                    }
+                    let f = tau * dot;
+                    q[(i, c)] -= f;
+                    for row in i + 1..m {
+                        let v = work[(row, i)];
+                        q[(row, c)] -= f * v;
+                    }
+                }
+            }
+            (q, r)
+        }
+    };
+}
+
+lapack_complex_qr!(lapack_qr_c64, f32);
+lapack_complex_qr!(lapack_qr_c128, f64);
+
+/// `jaxrs_qr` for complex matrices (see [`lapack_complex_qr`]).
+fn complex_qr(
+    attrs: &[(&str, &str)],
+    args: &[HostArg<'_>],
+    rets: &mut [HostRet<'_>],
+) -> KernelResult {
+    let full = flag(attrs, "full_matrices");
+    let (batch, m, n) = matrix_dims(args[0].dims)?;
+    let k = if full { m } else { m.min(n) };
+    let [q_ret, r_ret] = rets else {
+        return Err("qr: two results expected".into());
+    };
+    macro_rules! run {
+        ($t:ty, $f:ident) => {{
+            let a = elems::<$t>(args[0].bytes)?;
+            let q = elems_mut::<$t>(q_ret.bytes)?;
+            let r = elems_mut::<$t>(r_ret.bytes)?;
+            for i in 0..batch {
+                let (fq, fr) = $f(view(a, i, m, n), full);
+                view_mut(q, i, m, k).copy_from(&fq);
+                view_mut(r, i, k, n).copy_from(&fr);
+            }
+        }};
+    }
+    match args[0].dtype {
+        DType::C64 => run!(C64, lapack_qr_c64),
+        DType::C128 => run!(C128, lapack_qr_c128),
+        other => return Err(format!("complex_qr has no kernel for {other:?}")),
+    }
+    Ok(())
+}
+
 /// The eigendecomposition of each symmetric (Hermitian) matrix of a batch, its lower
 /// triangle read: eigenvectors in `v`'s columns, real eigenvalues `w` ascending.
 fn eigh_of<T: ComplexField + Copy>(args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult
@@ -466,7 +586,10 @@ pub fn eig(attrs: &[(&str, &str)], args: &[HostArg<'_>], rets: &mut [HostRet<'_>
 
 /// `jaxrs_qr`: attribute `full_matrices`.
 pub fn qr(attrs: &[(&str, &str)], args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult {
-    by_dtype!(args, qr_of(attrs, args, rets))
+    match args[0].dtype {
+        DType::C64 | DType::C128 => complex_qr(attrs, args, rets),
+        _ => by_dtype!(args, qr_of(attrs, args, rets)),
+    }
 }
 
 /// `jaxrs_eigh` (see the module docs).
