@@ -15,8 +15,28 @@ use jaxrs::scipy::stats::{
 };
 use serde_json::Value;
 
-fn apply(op: &str, _params: &Value, x: &[In]) -> Vec<Array> {
+fn apply(op: &str, params: &Value, x: &[In]) -> Vec<Array> {
     let n = |i: usize| a(x, i);
+    let axis = params.get("axis").and_then(Value::as_i64);
+    match op {
+        "sem" => {
+            let ddof = params["ddof"].as_u64().unwrap() as usize;
+            let policy = params
+                .get("nan_policy")
+                .and_then(Value::as_str)
+                .unwrap_or("propagate");
+            let keepdims = params
+                .get("keepdims")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            return vec![jaxrs::scipy::stats::sem(n(0), axis, ddof, policy, keepdims)];
+        }
+        "rankdata" => {
+            let method = params["method"].as_str().unwrap();
+            return vec![jaxrs::scipy::stats::rankdata(n(0), method, axis)];
+        }
+        _ => {}
+    }
     if let Some(out) = apply_shaped(op, x.len(), &n) {
         return vec![out];
     }

@@ -59,7 +59,7 @@ fn result_dtype(xs: &[&Array]) -> DType {
 }
 
 #[track_caller]
-pub(super) fn norm_axis(op: &str, axis: i64, shape: &[usize]) -> usize {
+pub(crate) fn norm_axis(op: &str, axis: i64, shape: &[usize]) -> usize {
     let r = shape.len() as i64;
     if axis < -r || axis >= r {
         panic!("jnp.{op}: axis {axis} is out of bounds for an array of shape {shape:?}");

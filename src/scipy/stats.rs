@@ -1424,3 +1424,117 @@ pub mod gennorm {
         &(1.0 + &(&x.sign() * &p)) * 0.5
     }
 }
+
+/// `jax.scipy.stats.sem(a, axis=0, ddof=1, nan_policy)`: the standard error of the mean,
+/// `std(a, ddof) / sqrt(n)` over `axis` (every element when `None`). `nan_policy` is
+/// `"propagate"` (a NaN makes the result NaN) or `"omit"` (NaNs are left out of the standard
+/// deviation and the count).
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::scipy::stats;
+///
+/// let x = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[4]);
+/// let se = stats::sem(&x, Some(0), 1, "propagate", false).item::<f32>();
+/// assert!((se - 0.6454972).abs() < 1e-6);
+/// ```
+#[track_caller]
+pub fn sem(a: &Array, axis: Option<i64>, ddof: usize, nan_policy: &str, keepdims: bool) -> Array {
+    let b = crate::numpy::inexact(a);
+    match nan_policy {
+        "propagate" => {
+            let size = match axis {
+                None => b.size(),
+                Some(k) => b.shape()[crate::numpy::norm_axis("sem", k, b.shape())],
+            };
+            crate::numpy::std(&b, axis, keepdims, ddof) / (size as f64).sqrt()
+        }
+        "omit" => {
+            let count = crate::numpy::isnan(&b)
+                .logical_not()
+                .astype(b.dtype())
+                .sum(axis, keepdims);
+            crate::numpy::nanstd(&b, axis, keepdims, ddof) / count.sqrt()
+        }
+        other => panic!(
+            "sem: nan_policy must be \"propagate\" or \"omit\", got {other:?} at {}",
+            std::panic::Location::caller()
+        ),
+    }
+}
+
+/// `jax.scipy.stats.rankdata(a, method="average", axis=None)`: the ranks of the elements,
+/// from 1, with ties ranked by `method`: `"average"`, `"min"`, `"max"`, `"dense"` or
+/// `"ordinal"` (by position). Over `axis` each slice is ranked alone; without one, the
+/// flattened array. A slice holding a NaN ranks as all NaN. The ranks are float64, JAX's
+/// default float under x64 (as its goldens are made).
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::scipy::stats;
+///
+/// let x = Array::from_vec(vec![3.0f32, 1.0, 4.0, 1.0], &[4]);
+/// let r = stats::rankdata(&x, "average", None).to_vec::<f64>();
+/// assert_eq!(r, vec![3.0, 1.5, 4.0, 1.5]);
+/// ```
+#[track_caller]
+pub fn rankdata(a: &Array, method: &str, axis: Option<i64>) -> Array {
+    let loc = std::panic::Location::caller();
+    if !["average", "min", "max", "dense", "ordinal"].contains(&method) {
+        panic!("rankdata: unknown method {method:?} at {loc}");
+    }
+    let Some(axis) = axis else {
+        return rank_1d(&a.reshape(vec![a.size()]), method);
+    };
+    let k = crate::numpy::norm_axis("rankdata", axis, a.shape());
+    let moved = crate::numpy::moveaxis(a, k as i64, -1);
+    let n = a.shape()[k];
+    let rows = moved.reshape(vec![moved.size() / n.max(1), n]);
+    let method = method.to_string();
+    let ranked = crate::vmap(move |row: Array| rank_1d(&row, &method), 0, 0)(rows);
+    crate::numpy::moveaxis(&ranked.reshape(moved.shape().to_vec()), -1, k as i64)
+}
+
+/// [`rankdata`] of one vector, as JAX's `_rankdata`: sorted, then ranked by position, by the
+/// count of distinct values so far, or by the searchsorted ends of each run of ties.
+fn rank_1d(a: &Array, method: &str) -> Array {
+    use crate::numpy as jnp;
+    use crate::DType;
+    let n = a.size();
+    let out = DType::F64;
+    if n == 0 {
+        return Array::zeros(&[0], out);
+    }
+    let sorter = jnp::argsort(a, -1, Default::default());
+    let inverse = sorter.argsort(-1);
+    let ranks = match method {
+        "ordinal" => (inverse + 1i64).astype(out),
+        "dense" => {
+            let sorted = a.take(&sorter, 0);
+            let new_run = Array::concatenate(
+                &[
+                    Array::ones(&[1], DType::Bool),
+                    sorted
+                        .slice_axis(0, 1, n)
+                        .ne(sorted.slice_axis(0, 0, n - 1)),
+                ],
+                0,
+            );
+            jnp::cumsum(&new_run.astype(DType::I64), 0)
+                .take(&inverse, 0)
+                .astype(out)
+        }
+        _ => {
+            let sorted = a.take(&sorter, 0);
+            let below = jnp::searchsorted(&sorted, a, jnp::Side::Left).astype(out) + 1.0;
+            let through = jnp::searchsorted(&sorted, a, jnp::Side::Right).astype(out);
+            match method {
+                "min" => below,
+                "max" => through,
+                _ => (below + through) * 0.5,
+            }
+        }
+    };
+    let has_nan = jnp::any(&jnp::isnan(a), None, false);
+    where_(&has_nan, Array::full(&[n], f64::NAN, out), &ranks)
+}

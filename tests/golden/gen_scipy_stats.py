@@ -208,4 +208,28 @@ for dist in ("gumbel_l", "gumbel_r"):
           [np.array([0.0, 0.5, 1.0, -0.1]), np.zeros(4), np.array([1.0, -1.0, 1.0, 1.0])],
           grad=False, name=f"{dist}.ppf/outside")
 
+# sem and rankdata: over an axis, all elements, with ties and NaNs.
+for dt in ("float32", "float64"):
+    x = c.normal((5, 4), dt)
+    c.add("sem", lambda v: st.sem(v), [x], params={"axis": 0, "ddof": 1})
+    c.add("sem", lambda v: st.sem(v, axis=1, ddof=0, keepdims=True), [x],
+          params={"axis": 1, "ddof": 0, "keepdims": True})
+    c.add("sem", lambda v: st.sem(v, axis=None), [x], params={"ddof": 1})
+    holes = x.copy()
+    holes[1, 2] = holes[3, 0] = np.nan
+    for policy in ("propagate", "omit"):
+        c.add("sem", lambda v, p=policy: st.sem(v, nan_policy=p), [holes],
+              params={"axis": 0, "ddof": 1, "nan_policy": policy}, grad=False, vmap=False)
+ties = np.array([[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0],
+                 [2.0, 7.0, 1.0, 8.0, 2.0, 8.0, 1.0, 8.0, 2.0, 8.0]], dtype=np.float32)
+for method in ("average", "min", "max", "dense", "ordinal"):
+    c.add("rankdata", lambda v, m=method: st.rankdata(v, method=m), [ties],
+          params={"method": method}, grad=False, vmap=False)
+    c.add("rankdata", lambda v, m=method: st.rankdata(v, method=m, axis=1), [ties],
+          params={"method": method, "axis": 1}, grad=False, vmap=False)
+with_nan = ties.copy()
+with_nan[1, 3] = np.nan
+c.add("rankdata", lambda v: st.rankdata(v, axis=1), [with_nan],
+      params={"method": "average", "axis": 1}, grad=False, vmap=False)
+
 c.save()

@@ -916,6 +916,8 @@ use jaxrs::scipy::stats::poisson::cdf as _;
 use jaxrs::scipy::stats::poisson::entropy as _;
 use jaxrs::scipy::stats::poisson::logpmf as _;
 use jaxrs::scipy::stats::poisson::pmf as _;
+use jaxrs::scipy::stats::rankdata as _;
+use jaxrs::scipy::stats::sem as _;
 use jaxrs::scipy::stats::t::logpdf as _;
 use jaxrs::scipy::stats::t::pdf as _;
 use jaxrs::scipy::stats::uniform::cdf as _;
