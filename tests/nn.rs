@@ -437,6 +437,10 @@ fn initializers_give_jaxs_bits_for_the_same_key() {
         "variance_scaling_0.5_fan_avg_uniform" => {
             init::variance_scaling(0.5, FanMode::FanAvg, Distribution::Uniform)
         }
+        "zeros" => init::zeros(),
+        "ones" => init::ones(),
+        "constant_0.25" => init::constant(0.25),
+        "constant_-3" => init::constant(-3.0),
         "embed" => {
             init::variance_scaling(1.0, FanMode::FanIn, Distribution::Normal).with_axes(-2, 0)
         }
@@ -446,11 +450,17 @@ fn initializers_give_jaxs_bits_for_the_same_key() {
     for case in golden()["initializers"].as_array().expect("cases") {
         let name = case["name"].as_str().expect("name");
         let key = jaxrs::random::key(case["seed"].as_u64().expect("seed"));
-        if name == "orthogonal" {
+        if name == "orthogonal" || name == "delta_orthogonal" {
             let want = array(&case["value"]);
             let scale = case["scale"].as_f64().expect("scale");
-            let got = init::orthogonal(scale).init(&key, want.shape(), DType::F32);
-            close("orthogonal", &got, &case["value"], 1e-5, 1e-5);
+            let make = if name == "orthogonal" {
+                init::orthogonal
+            } else {
+                init::delta_orthogonal
+            };
+            let got = make(scale).init(&key, want.shape(), DType::F32);
+            close(name, &got, &case["value"], 1e-5, 1e-5);
+            checked += 1;
             continue;
         }
         let (shape, want) = bits(&case["value"]);
@@ -463,7 +473,7 @@ fn initializers_give_jaxs_bits_for_the_same_key() {
         assert_eq!(got, want, "{name} {shape:?}: not JAX's bits");
         checked += 1;
     }
-    assert_eq!(checked, 24);
+    assert_eq!(checked, 34);
 }
 
 #[test]

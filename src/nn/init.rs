@@ -97,6 +97,12 @@ pub enum Initializer {
         /// The multiplier.
         scale: f64,
     },
+    /// An orthogonal `[in, out]` matrix at the centre of a convolution kernel, zeros
+    /// elsewhere, as [`delta_orthogonal`].
+    DeltaOrthogonal {
+        /// The multiplier.
+        scale: f64,
+    },
 }
 
 /// All zeros (`jax.nn.initializers.zeros`).
@@ -335,6 +341,56 @@ pub fn orthogonal(scale: f64) -> Initializer {
     Initializer::Orthogonal { scale }
 }
 
+/// A convolution kernel `[k1, (k2, (k3,)) in, out]` that is zero but for an orthogonal
+/// `[in, out]` matrix (as [`orthogonal`] draws it from the key) at the centre of its spatial
+/// window, index `(k - 1) / 2` (`jax.nn.initializers.delta_orthogonal`, Xiao et al. 2018).
+/// The shape must be 3-, 4- or 5-D with `in <= out`.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let w = jaxrs::nn::init::delta_orthogonal(1.0).init(&jaxrs::random::key(0), &[3, 2, 2], DType::F32);
+/// let v = w.to_vec::<f32>();
+/// // Only the middle tap is set, and it is orthogonal.
+/// assert!(v[..4].iter().chain(&v[8..]).all(|&x| x == 0.0));
+/// let (a, b, c, d) = (v[4], v[5], v[6], v[7]);
+/// assert!((a * a + b * b - 1.0).abs() < 1e-5 && (a * c + b * d).abs() < 1e-5);
+/// ```
+pub fn delta_orthogonal(scale: f64) -> Initializer {
+    Initializer::DeltaOrthogonal { scale }
+}
+
+#[track_caller]
+fn delta_orthogonal_init(key: &Array, shape: &[usize], dtype: DType, scale: f64) -> Array {
+    let rank = shape.len();
+    assert!(
+        (3..=5).contains(&rank),
+        "delta_orthogonal: the shape must be 3-, 4- or 5-D, got {shape:?}"
+    );
+    let (fan_in, fan_out) = (shape[rank - 2], shape[rank - 1]);
+    assert!(
+        fan_in <= fan_out,
+        "delta_orthogonal: fan_in must be at most fan_out, got shape {shape:?}"
+    );
+    let ortho = orthogonal_init(key, &[fan_in, fan_out], dtype, scale);
+    let window = &shape[..rank - 2];
+    let mut taps = window.iter().map(|_| 1usize).collect::<Vec<_>>();
+    taps.extend([fan_in, fan_out]);
+    let before: Vec<i64> = window
+        .iter()
+        .map(|&k| ((k.max(1) - 1) / 2) as i64)
+        .collect();
+    let after: Vec<i64> = window
+        .iter()
+        .zip(&before)
+        .map(|(&k, &b)| k as i64 - 1 - b)
+        .collect();
+    let pad = |side: &[i64]| side.iter().copied().chain([0, 0]).collect::<Vec<i64>>();
+    ortho
+        .reshape(taps)
+        .pad(&pad(&before), &pad(&after), &[], 0.0)
+}
+
 /// `(fan_in, fan_out)` by JAX's `_compute_fans`.
 fn fans(shape: &[usize], in_axis: i64, out_axis: i64) -> (f64, f64) {
     let axis = |a: i64, what: &str| -> usize {
@@ -442,6 +498,9 @@ impl Initializer {
                 }
             }
             Initializer::Orthogonal { scale } => orthogonal_init(key, shape, dtype, scale),
+            Initializer::DeltaOrthogonal { scale } => {
+                delta_orthogonal_init(key, shape, dtype, scale)
+            }
         }
     }
 }

@@ -271,6 +271,13 @@ for seed, shape in [(0, (4, 6)), (7, (3, 3, 2, 8))]:
 for seed, scale, shape in [(3, 1.0, (5, 5)), (4, 2.0, (3, 6)), (5, 1.0, (6, 3))]:
     init_cases.append({"name": "orthogonal", "seed": seed, "scale": scale,
                        "value": enc(I.orthogonal(scale)(jax.random.PRNGKey(seed), shape, jnp.float32))})
+# delta_orthogonal: orthogonal at the kernel's centre; constant, ones and zeros by value.
+for seed, scale, shape in [(6, 1.0, (3, 4, 4)), (8, 2.0, (3, 2, 3, 5)), (9, 1.0, (2, 3, 1, 2, 2))]:
+    init_cases.append({"name": "delta_orthogonal", "seed": seed, "scale": scale,
+                       "value": enc(I.delta_orthogonal(scale)(jax.random.PRNGKey(seed), shape, jnp.float32))})
+for name, f in [("zeros", I.zeros), ("ones", I.ones), ("constant_0.25", I.constant(0.25)),
+                ("constant_-3", I.constant(-3.0))]:
+    init_cases.append({"name": name, "seed": 0, "value": bits(f(jax.random.PRNGKey(0), (2, 3), jnp.float32))})
 out["initializers"] = init_cases
 
 # dropout: flax's nn.Dropout body on a fixed key.
