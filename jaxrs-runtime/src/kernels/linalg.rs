@@ -336,6 +336,20 @@ macro_rules! lapack_complex_qr {
             full: bool,
         ) -> (Mat<num_complex::Complex<$r>>, Mat<num_complex::Complex<$r>>) {
             type C = num_complex::Complex<$r>;
+            /// `x[i.., cols] -= τ v (vᴴ x[i.., cols])` for the reflector `v = [1, tail..]`.
+            fn reflect(tail: &[C], tau: C, x: &mut Mat<C>, i: usize, cols: std::ops::Range<usize>) {
+                for c in cols {
+                    let mut dot = x[(i, c)];
+                    for (r, v) in tail.iter().enumerate() {
+                        dot += v.conj() * x[(i + 1 + r, c)];
+                    }
+                    let f = tau * dot;
+                    x[(i, c)] -= f;
+                    for (r, v) in tail.iter().enumerate() {
+                        x[(i + 1 + r, c)] -= f * v;
+                    }
+                }
+            }
             let (m, n) = (a.nrows(), a.ncols());
             let k = m.min(n);
             let mut work = a.to_owned();
@@ -357,20 +371,9 @@ macro_rules! lapack_complex_qr {
                     work[(r, i)] *= scale;
                 }
                 work[(i, i)] = C::new(beta, 0.0);
-                // A[i:, i+1:] -= conj(τ) v (vᴴ A[i:, i+1:]), v = [1, work[i+1:, i]].
-                let tau_conj = taus[i].conj();
-                for c in i + 1..n {
-                    let mut dot = work[(i, c)];
-                    for r in i + 1..m {
-                        dot += work[(r, i)].conj() * work[(r, c)];
-                    }
-                    let f = tau_conj * dot;
-                    work[(i, c)] -= f;
-                    for r in i + 1..m {
-                        let v = work[(r, i)];
-                        work[(r, c)] -= f * v;
-                    }
-                }
+                // Hᴴ applied to the columns right of i (zgeqr2 applies H(i)ᴴ).
+                let tail: Vec<C> = (i + 1..m).map(|r| work[(r, i)]).collect();
+                reflect(&tail, taus[i].conj(), &mut work, i, i + 1..n);
             }
             let q_cols = if full { m } else { k };
             let r_rows = if full { m } else { k };
@@ -390,19 +393,8 @@ macro_rules! lapack_complex_qr {
                 }
             });
             for i in (0..k).rev() {
-                let tau = taus[i];
-                for c in 0..q_cols {
-                    let mut dot = q[(i, c)];
-                    for row in i + 1..m {
-                        dot += work[(row, i)].conj() * q[(row, c)];
-                    }
-                    let f = tau * dot;
-                    q[(i, c)] -= f;
-                    for row in i + 1..m {
-                        let v = work[(row, i)];
-                        q[(row, c)] -= f * v;
-                    }
-                }
+                let tail: Vec<C> = (i + 1..m).map(|r| work[(r, i)]).collect();
+                reflect(&tail, taus[i], &mut q, i, 0..q_cols);
             }
             (q, r)
         }
