@@ -286,8 +286,9 @@ fn cholesky_of<T: ComplexField + Copy + Send + Sync>(
     Ok(())
 }
 
-/// The QR factorisation of each matrix of a batch: `q [.., m, m or k]`, `r [.., m or k, n]`.
-fn qr_of<T: ComplexField + Copy>(
+/// The QR factorisation of each matrix of a batch: `q [.., m, m or k]`, `r [.., m or k, n]`,
+/// with LAPACK's phases ([`QrFactors`]).
+fn qr_of<T: QrFactors + ComplexField + Copy>(
     attrs: &[(&str, &str)],
     args: &[HostArg<'_>],
     rets: &mut [HostRet<'_>],
@@ -302,26 +303,62 @@ fn qr_of<T: ComplexField + Copy>(
     let q = elems_mut::<T>(q_ret.bytes)?;
     let r = elems_mut::<T>(r_ret.bytes)?;
     for i in 0..batch {
-        let f = faer::linalg::solvers::Qr::new(view(a, i, m, n));
-        let factor_q: Mat<T> = if full {
-            f.compute_Q()
-        } else {
-            f.compute_thin_Q()
-        };
+        let (factor_q, factor_r) = T::qr_factors(view(a, i, m, n), full);
         view_mut(q, i, m, k).copy_from(&factor_q);
-        let factor_r = f.R();
-        let mut out = view_mut(r, i, k, n);
-        for row in 0..k {
-            for c in 0..n {
-                out[(row, c)] = if row <= c && row < factor_r.nrows() {
-                    factor_r[(row, c)]
-                } else {
-                    zero::<T>()
-                };
-            }
-        }
+        view_mut(r, i, k, n).copy_from(&factor_r);
     }
     Ok(())
+}
+
+/// One matrix's `(Q, R)`, full (`m x m`, `m x n`) or economic (`m x k`, `k x n`), R zero
+/// below its diagonal, the phases LAPACK's.
+trait QrFactors: Sized {
+    fn qr_factors(a: MatRef<'_, Self>, full: bool) -> (Mat<Self>, Mat<Self>);
+}
+
+/// faer's QR: its real reflectors are LAPACK's.
+fn faer_qr<T: ComplexField + Copy>(a: MatRef<'_, T>, full: bool) -> (Mat<T>, Mat<T>) {
+    let (m, n) = (a.nrows(), a.ncols());
+    let k = if full { m } else { m.min(n) };
+    let f = faer::linalg::solvers::Qr::new(a);
+    let q = if full {
+        f.compute_Q()
+    } else {
+        f.compute_thin_Q()
+    };
+    let factor_r = f.R();
+    let r = Mat::from_fn(k, n, |row, c| {
+        if row <= c && row < factor_r.nrows() {
+            factor_r[(row, c)]
+        } else {
+            zero::<T>()
+        }
+    });
+    (q, r)
+}
+
+impl QrFactors for f32 {
+    fn qr_factors(a: MatRef<'_, f32>, full: bool) -> (Mat<f32>, Mat<f32>) {
+        faer_qr(a, full)
+    }
+}
+
+impl QrFactors for f64 {
+    fn qr_factors(a: MatRef<'_, f64>, full: bool) -> (Mat<f64>, Mat<f64>) {
+        faer_qr(a, full)
+    }
+}
+
+impl QrFactors for C64 {
+    fn qr_factors(a: MatRef<'_, C64>, full: bool) -> (Mat<C64>, Mat<C64>) {
+        lapack_qr_c64(a, full)
+    }
+}
+
+impl QrFactors for C128 {
+    fn qr_factors(a: MatRef<'_, C128>, full: bool) -> (Mat<C128>, Mat<C128>) {
+        lapack_qr_c128(a, full)
+    }
 }
 
 /// The QR factorisation of one complex matrix as LAPACK's `zgeqr2` and `zungqr` compute it,
@@ -403,38 +440,6 @@ macro_rules! lapack_complex_qr {
 
 lapack_complex_qr!(lapack_qr_c64, f32);
 lapack_complex_qr!(lapack_qr_c128, f64);
-
-/// `jaxrs_qr` for complex matrices (see [`lapack_complex_qr`]).
-fn complex_qr(
-    attrs: &[(&str, &str)],
-    args: &[HostArg<'_>],
-    rets: &mut [HostRet<'_>],
-) -> KernelResult {
-    let full = flag(attrs, "full_matrices");
-    let (batch, m, n) = matrix_dims(args[0].dims)?;
-    let k = if full { m } else { m.min(n) };
-    let [q_ret, r_ret] = rets else {
-        return Err("qr: two results expected".into());
-    };
-    macro_rules! run {
-        ($t:ty, $f:ident) => {{
-            let a = elems::<$t>(args[0].bytes)?;
-            let q = elems_mut::<$t>(q_ret.bytes)?;
-            let r = elems_mut::<$t>(r_ret.bytes)?;
-            for i in 0..batch {
-                let (fq, fr) = $f(view(a, i, m, n), full);
-                view_mut(q, i, m, k).copy_from(&fq);
-                view_mut(r, i, k, n).copy_from(&fr);
-            }
-        }};
-    }
-    match args[0].dtype {
-        DType::C64 => run!(C64, lapack_qr_c64),
-        DType::C128 => run!(C128, lapack_qr_c128),
-        other => return Err(format!("complex_qr has no kernel for {other:?}")),
-    }
-    Ok(())
-}
 
 /// The eigendecomposition of each symmetric (Hermitian) matrix of a batch, its lower
 /// triangle read: eigenvectors in `v`'s columns, real eigenvalues `w` ascending.
@@ -578,10 +583,7 @@ pub fn eig(attrs: &[(&str, &str)], args: &[HostArg<'_>], rets: &mut [HostRet<'_>
 
 /// `jaxrs_qr`: attribute `full_matrices`.
 pub fn qr(attrs: &[(&str, &str)], args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult {
-    match args[0].dtype {
-        DType::C64 | DType::C128 => complex_qr(attrs, args, rets),
-        _ => by_dtype!(args, qr_of(attrs, args, rets)),
-    }
+    by_dtype!(args, qr_of(attrs, args, rets))
 }
 
 /// `jaxrs_eigh` (see the module docs).
