@@ -136,8 +136,8 @@ pub use jaxrs_runtime::{
 };
 pub use jaxrs_runtime::{
     block_until_ready, checkpoint_name, clear_caches, device_get, disable_jit, eval_shape,
-    linearize, make_jaxpr, named_call, named_scope, stablehlo, try_device_get, AbstractLeaf,
-    ClosedJaxpr, HostArray, Jaxpr, Linear, ShapeDtypeStruct,
+    linear_transpose, linearize, make_jaxpr, named_call, named_scope, stablehlo, try_device_get,
+    AbstractLeaf, ClosedJaxpr, HostArray, Jaxpr, Linear, LinearTranspose, ShapeDtypeStruct,
 };
 pub use jaxrs_runtime::{
     // Transformations.

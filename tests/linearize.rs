@@ -145,3 +145,49 @@ fn eval_shape_traces_without_running() {
     let out = eval_shape(|(a, b): (Array, Array)| &a + &b, &(x(), x()));
     assert_eq!(out.as_leaf(), Some(&ShapeDtypeStruct::new([3], DType::F64)));
 }
+
+/// `jax.linear_transpose` of a linear function of a tuple, through a matmul, a cumsum and a
+/// fori_loop, against JAX (x64):
+///
+/// ```text
+/// A = [[1, -2, 0.5], [3, 0.25, -1]]
+/// f = lambda args: (A @ args[0] - args[1][:2], jnp.cumsum(args[1]) * 2.0,
+///                   lax.fori_loop(0, 3, lambda i, c: c * 0.5 + args[0], args[0]))
+/// jax.linear_transpose(f, (zeros(3), zeros(4)))(([1, -2], [0.5, 1, -1, 2], [1, 2, 3]))
+/// ```
+#[test]
+fn linear_transpose_matches_jax() {
+    let a = f64s(&[1.0, -2.0, 0.5, 3.0, 0.25, -1.0], &[2, 3]);
+    let f = |(x, y): (Array, Array)| {
+        let looped = fori_loop(0, 3, |_, c: Array| &c * 0.5 + &x, x.clone());
+        (
+            a.matmul(&x) - y.slice_axis(0, 0, 2),
+            jaxrs::numpy::cumsum(&y, 0) * 2.0,
+            looped,
+        )
+    };
+    let example = (
+        Array::zeros(&[3], DType::F64),
+        Array::zeros(&[4], DType::F64),
+    );
+    let f_t = jaxrs::linear_transpose(f, &example);
+    let ct = (
+        f64s(&[1.0, -2.0], &[2]),
+        f64s(&[0.5, 1.0, -1.0, 2.0], &[4]),
+        f64s(&[1.0, 2.0, 3.0], &[3]),
+    );
+    let (gx, gy) = f_t.call(&ct);
+    close(&gx, &[-3.125, 1.25, 8.125]);
+    close(&gy, &[4.0, 6.0, 2.0, 4.0]);
+    // A cotangent not shaped like the output is refused, naming both.
+    let msg = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        f_t.call(&(
+            f64s(&[1.0, -2.0, 0.0], &[3]),
+            f64s(&[0.5, 1.0, -1.0, 2.0], &[4]),
+            f64s(&[1.0, 2.0, 3.0], &[3]),
+        ))
+    }))
+    .expect_err("a wrong cotangent shape");
+    let msg = msg.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(msg.contains("linear_transpose"), "{msg}");
+}

@@ -126,9 +126,9 @@ pub mod distributed {
 // Transformations.
 pub use transforms::check_grads::{check_grads, check_grads_with, Modes};
 pub use transforms::grad::{
-    custom_jvp, custom_vjp, grad, grad_holomorphic, jvp, linearize, value_and_grad,
-    value_and_grad_argnums, value_and_grad_aux, vjp, Argnum, Argnums, CustomJvp, CustomVjp, Linear,
-    Pullback, TupleArgs,
+    custom_jvp, custom_vjp, grad, grad_holomorphic, jvp, linear_transpose, linearize,
+    value_and_grad, value_and_grad_argnums, value_and_grad_aux, vjp, Argnum, Argnums, CustomJvp,
+    CustomVjp, Linear, LinearTranspose, Pullback, TupleArgs,
 };
 pub use transforms::jacobian::{hessian, jacfwd, jacobian, jacrev};
 pub use transforms::jit::{clear_caches, disable_jit, jit, JitSite, Jitted, StaticArgs};

@@ -244,6 +244,7 @@ use jaxrs::lax::transpose as _;
 use jaxrs::lax::unstack as _;
 use jaxrs::lax::while_loop as _;
 use jaxrs::lax::zeta as _;
+use jaxrs::linear_transpose as _;
 use jaxrs::linearize as _;
 use jaxrs::local_device_count as _;
 use jaxrs::make_jaxpr as _;

@@ -734,3 +734,68 @@ impl<F, J> CustomJvp<F, J> {
         rebuild(Unnamed, &out_def, outs)
     }
 }
+
+/// The transpose of the linear function `f` at arguments shaped like `primals`, like
+/// `jax.linear_transpose(f, *primals)`: [`LinearTranspose::call`] maps a cotangent of `f`'s
+/// output to the cotangent of its input (`v ↦ Aᵀ v` for `f(x) = A x`). `f` is traced once,
+/// at the primals' shapes and dtypes; their values are not used.
+///
+/// `f` must be linear, as JAX requires. Unlike JAX, jaxrs does not check it: the transpose
+/// of a nonlinear `f` is its VJP at zero, where JAX raises.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let a = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+/// let f_t = jaxrs::linear_transpose(|x: Array| a.matmul(&x), &Array::zeros(&[3], DType::F32));
+/// let ct = f_t.call(&Array::from_vec(vec![1.0f32, -1.0], &[2]));
+/// assert_eq!(ct.to_vec::<f32>(), vec![-3.0, -3.0, -3.0]);
+/// ```
+#[track_caller]
+pub fn linear_transpose<A: Tree, R: Tree>(
+    f: impl FnOnce(A) -> R,
+    primals: &A,
+) -> LinearTranspose<A, R> {
+    let (closed, leaves, in_def, out_def) = trace(f, primals, "linear_transpose");
+    LinearTranspose {
+        out_avals: closed.jaxpr.out_avals(),
+        in_avals: avals_of(&leaves),
+        closed,
+        in_def,
+        out_def,
+        _types: std::marker::PhantomData,
+    }
+}
+
+/// The transposed linear map [`linear_transpose`] returns.
+pub struct LinearTranspose<A, R> {
+    closed: ClosedJaxpr,
+    in_def: TreeDef,
+    in_avals: Vec<Aval>,
+    out_def: TreeDef,
+    out_avals: Vec<Aval>,
+    _types: std::marker::PhantomData<fn(R) -> A>,
+}
+
+impl<A: Tree, R: Tree> LinearTranspose<A, R> {
+    /// The input cotangent for the output cotangent `cotangent` (a tree shaped like `f`'s
+    /// output).
+    ///
+    /// Panics naming both when `cotangent` is not shaped like the output.
+    #[track_caller]
+    pub fn call(&self, cotangent: &R) -> A {
+        let (ct_leaves, ct_def) = cotangent.flatten();
+        check_tangents(
+            "linear_transpose",
+            &self.out_def,
+            &self.out_avals,
+            &ct_def,
+            &ct_leaves,
+        );
+        let (jaxpr, consts) = (&self.closed.jaxpr, &self.closed.consts);
+        let linear = |xs: Vec<Array>| eval_jaxpr(jaxpr, consts, &xs);
+        let cts: Vec<Option<Array>> = ct_leaves.into_iter().map(Some).collect();
+        let in_cts = crate::interpreters::ad::transpose_linear(&self.in_avals, linear, &cts);
+        rebuild(Unnamed, &self.in_def, in_cts)
+    }
+}
