@@ -35,7 +35,7 @@ use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Primitive};
 use crate::core::trace::{bind, Operand};
 use crate::dtype::DType;
-use crate::interpreters::ad::transpose_linear;
+use crate::interpreters::ad::{or_zeros, transpose_linear};
 use crate::interpreters::batching::move_bdim;
 use crate::kernels;
 use std::sync::Arc;
@@ -127,17 +127,14 @@ fn vjp_of_complex(
     outs: &[Array],
     cts: &[Option<Array>],
 ) -> Vec<Option<Array>> {
-    let a: Array = primals[0].to_array().into_owned();
-    let outs_owned: Vec<Array> = outs.to_vec();
     let linear = |t: Vec<Array>| -> Vec<Array> {
-        let tangents = [Some(t[0].clone())];
-        prim.jvp(&[Operand::from(&a)], &tangents, &outs_owned)
-            .into_iter()
-            .zip(&outs_owned)
-            .map(|(t, o)| t.unwrap_or_else(|| Array::zeros(o.shape(), o.dtype())))
+        prim.jvp(primals, &[t.into_iter().next()], outs)
+            .iter()
+            .zip(outs)
+            .map(|(t, o)| or_zeros(t, o.aval()))
             .collect()
     };
-    let ct = transpose_linear(&[a.aval().clone()], linear, cts).remove(0);
+    let ct = transpose_linear(&[primals[0].aval()], linear, cts).remove(0);
     vec![Some(ct)]
 }
 
