@@ -75,10 +75,14 @@
 //!   [`tree_map_n`], [`tree_paths`], [`tree_leaves`], [`tree_unflatten`], [`TreeDef`]; the
 //!   rest of JAX's tree utilities in [`tree`] (`jax.tree`) and [`tree_util`]
 //!   (`jax.tree_util`), over trees with leaves of any type ([`tree::TreeOf`]).
-//! - **Devices**: [`devices`], [`local_device_count`], [`set_cpu_device_count`] (or
-//!   `JAXRS_CPU_DEVICES`), [`Device`]; lay arrays out with [`device_put`] /
+//! - **Devices**: [`devices`], [`local_devices`], [`device_count`],
+//!   [`local_device_count`], [`process_index`], [`process_count`], [`set_cpu_device_count`]
+//!   (or `JAXRS_CPU_DEVICES`), [`Device`]; meshes by [`make_mesh`], scoped by [`set_mesh`] /
+//!   [`use_mesh`] ([`get_mesh`], [`get_abstract_mesh`]); lay arrays out with [`device_put`] /
 //!   [`try_device_put`] and a [`Sharding`] ([`Mesh`] + [`PartitionSpec`], written [`P!`] =
-//!   [`NamedSharding`]); read them back by [`Array::addressable_shards`] ([`Shard`]).
+//!   [`NamedSharding`]), or assemble them from pieces ([`make_array_from_callback`],
+//!   [`make_array_from_single_device_arrays`]); read them back by
+//!   [`Array::addressable_shards`] ([`Shard`]).
 //!   [`macro@pmap`] and [`fn@pmap`] ([`Pmapped`], [`PmapSite`]) map a function over devices
 //!   as one replica program, its results left split over them; inside, the collectives
 //!   ([`psum`], [`pmean`], [`all_gather`], [`ppermute`], [`axis_index`], ...) work over its
@@ -87,7 +91,7 @@
 //!   [`Jitted::out_shardings`] / [`Jitted::mesh`] ([`Shardings`], a prefix of the argument
 //!   tree) compile one SPMD program over a [`Mesh`] (Shardy annotations, one partition per
 //!   device, XLA's collectives); a jit given sharded arrays runs SPMD over their mesh. Bare
-//!   [`P!`] specs refer to the mesh in scope ([`Mesh::enter`], JAX's `with mesh:`);
+//!   [`P!`] specs refer to the mesh in scope ([`set_mesh`]; [`Mesh::enter`] is JAX's older `with mesh:`);
 //!   [`with_sharding_constraint`] pins a value's layout inside. An eager op on a sharded
 //!   array runs SPMD over its mesh too, its result staying sharded.
 //! - **Many processes**: [`distributed::initialize`] (as `jax.distributed.initialize`) and the
@@ -224,12 +228,28 @@ pub use jaxrs_runtime::{
 };
 pub use jaxrs_runtime::{
     // Devices and shardings.
+    device_count,
     device_put,
     devices,
+    get_abstract_mesh,
+    get_mesh,
     local_device_count,
+    local_devices,
+    make_array_from_callback,
+    make_array_from_process_local_data,
+    make_array_from_single_device_arrays,
+    make_mesh,
+    make_mesh_from,
+    make_single_device_sharding,
+    process_count,
+    process_index,
+    process_indices,
     set_cpu_device_count,
+    set_mesh,
     try_device_put,
+    use_mesh,
     with_sharding_constraint,
+    AbstractMesh,
     Device,
     Mesh,
     MeshGuard,

@@ -76,8 +76,16 @@ pub mod decompositions {
 }
 
 // Devices and how arrays lie on them.
-pub use crate::core::client::{devices, local_device_count, set_cpu_device_count};
+pub use crate::core::client::{
+    device_count, devices, local_device_count, local_devices, process_count, process_index,
+    set_cpu_device_count,
+};
 pub use crate::core::compile_cache::{compile_cache_stats, CompileCacheStats};
+pub use crate::core::mesh_api::{
+    get_abstract_mesh, get_mesh, make_array_from_callback, make_array_from_process_local_data,
+    make_array_from_single_device_arrays, make_mesh, make_mesh_from, make_single_device_sharding,
+    process_indices, set_mesh, use_mesh, AbstractMesh,
+};
 pub use crate::core::sharding::{
     device_put, try_device_put, Mesh, MeshGuard, NamedSharding, PartitionDim, PartitionSpec, Shard,
     Sharding, Shardings,

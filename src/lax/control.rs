@@ -322,7 +322,7 @@ pub fn platform_dependent<A, R>(
     default: Option<&dyn Fn(A) -> R>,
     per_platform: &[PlatformBranch<'_, A, R>],
 ) -> R {
-    let devices = crate::devices();
+    let devices = crate::local_devices();
     let platform = devices.first().map_or("cpu", |d| d.platform());
     match per_platform.iter().find(|(name, _)| *name == platform) {
         Some((_, branch)) => branch(args),

@@ -59,7 +59,9 @@ pub fn bf16_dots_in_f32() -> bool {
     *ON_CPU.get_or_init(|| client().platform_name() == "cpu")
 }
 
-/// The devices of this process, in the plugin's order (like `jax.devices()`). Creates the
+/// Every device of the run, in the plugin's order (like `jax.devices()`): in a
+/// multi-process run ([`crate::distributed`]) the other processes' devices too, which this
+/// process cannot put arrays on; in one process, the same as [`local_devices`]. Creates the
 /// client if it does not exist yet, which fixes the CPU device count.
 ///
 /// ```
@@ -67,8 +69,15 @@ pub fn bf16_dots_in_f32() -> bool {
 /// let devices = jaxrs::devices();
 /// assert_eq!(devices.len(), 4);
 /// assert_eq!(format!("{devices:?}"), "[CpuDevice(id=0), CpuDevice(id=1), CpuDevice(id=2), CpuDevice(id=3)]");
+/// assert_eq!(jaxrs::local_devices(), devices); // one process
 /// ```
 pub fn devices() -> Vec<Device> {
+    client().global_devices().to_vec()
+}
+
+/// The devices this process drives, in the plugin's order (like `jax.local_devices()`): the
+/// ones arrays of this process can live on.
+pub fn local_devices() -> Vec<Device> {
     client().devices().to_vec()
 }
 
@@ -77,10 +86,37 @@ pub fn devices() -> Vec<Device> {
 /// ```
 /// // Without `set_cpu_device_count` or `JAXRS_CPU_DEVICES`, the CPU plugin gives one device.
 /// assert!(jaxrs::local_device_count() >= 1);
-/// assert_eq!(jaxrs::local_device_count(), jaxrs::devices().len());
+/// assert_eq!(jaxrs::local_device_count(), jaxrs::local_devices().len());
 /// ```
 pub fn local_device_count() -> usize {
     client().devices().len()
+}
+
+/// How many devices the whole run has, over every process (like `jax.device_count()`).
+pub fn device_count() -> usize {
+    client().global_devices().len()
+}
+
+/// This process's index in a multi-process run, 0 in one process (like
+/// `jax.process_index()`).
+///
+/// ```
+/// assert_eq!(jaxrs::process_index(), 0);
+/// assert_eq!(jaxrs::process_count(), 1);
+/// ```
+pub fn process_index() -> usize {
+    usize::try_from(client().process_index()).unwrap_or(0)
+}
+
+/// How many processes the run has (like `jax.process_count()`): one more than the largest
+/// process index of any device.
+pub fn process_count() -> usize {
+    client()
+        .global_devices()
+        .iter()
+        .map(|d| usize::try_from(d.process_index()).unwrap_or(0) + 1)
+        .max()
+        .unwrap_or(1)
 }
 
 /// Chooses how many CPU devices the process-wide client exposes (the CPU plugin's

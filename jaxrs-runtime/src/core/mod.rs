@@ -1,7 +1,7 @@
 //! The kernel of the engine: the IR ([`ir`]), the primitive trait ([`primitive`]), tracing
 //! ([`trace`]), the one `Array` type ([`array`]), eager execution ([`eager`]), StableHLO
 //! lowering ([`lower`]), the process-wide PJRT client ([`client`]), how arrays lie on
-//! devices ([`sharding`]), the named axes in scope while tracing ([`axes`]) and the array
+//! devices ([`sharding`]) and JAX's mesh scopes and arrays made of pieces ([`mesh_api`]), the named axes in scope while tracing ([`axes`]) and the array
 //! printer (`print`).
 //!
 //! These modules import each other (an `Array` op binds a primitive, which records into the
@@ -16,6 +16,7 @@ pub mod debug_nans;
 pub mod eager;
 pub mod ir;
 pub mod lower;
+pub mod mesh_api;
 pub mod primitive;
 pub(crate) mod print;
 pub mod sharding;

@@ -945,6 +945,21 @@ impl Array {
         })))
     }
 
+    /// An array held as `buffers` (shared, not copied), one per device of `sharding` in its
+    /// order.
+    pub(crate) fn from_shared_shards(
+        buffers: Vec<Arc<Buffer>>,
+        aval: Aval,
+        sharding: Sharding,
+    ) -> Array {
+        Array(Arc::new(Repr::Concrete(Concrete {
+            aval,
+            buffers,
+            sharding,
+            literal: None,
+        })))
+    }
+
     /// Is this concrete array laid out exactly as `sharding` says?
     pub(crate) fn is_laid_out_as(&self, sharding: &NamedSharding) -> bool {
         matches!(&self.concrete("jit").sharding, Sharding::Named(n) if n == sharding)

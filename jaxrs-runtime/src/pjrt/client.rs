@@ -19,7 +19,11 @@ pub struct Client {
     api: Arc<Api>,
     raw: NonNull<sys::PJRT_Client>,
     platform_name: String,
+    /// The devices this process drives (addressable), in the plugin's order.
     devices: Vec<Device>,
+    /// Every device of every process, in the plugin's order (the addressable ones among them).
+    global_devices: Vec<Device>,
+    process_index: i32,
     me: Weak<Client>,
     /// The key-value store the plugin's callbacks reach; a field, so it is dropped after
     /// `Drop::drop` destroyed the client.
@@ -110,12 +114,16 @@ impl Client {
         };
         let platform_name = platform_name(&api, raw)?;
         let devices = addressable_devices(&api, raw, &platform_name)?;
+        let global_devices = global_devices(&api, raw, &platform_name, &devices)?;
+        let process_index = process_index(&api, raw)?;
         std::mem::forget(guard);
         Ok(Arc::new_cyclic(|me| Client {
             api,
             raw,
             platform_name,
             devices,
+            global_devices,
+            process_index,
             me: me.clone(),
             _kv: kv,
         }))
@@ -129,6 +137,18 @@ impl Client {
     /// The addressable devices, in the plugin's order.
     pub fn devices(&self) -> &[Device] {
         &self.devices
+    }
+
+    /// Every device of every process of a multi-process run, in the plugin's order (the
+    /// addressable ones in it are the same handles as [`Client::devices`]'); in one process,
+    /// the addressable devices.
+    pub fn global_devices(&self) -> &[Device] {
+        &self.global_devices
+    }
+
+    /// This process's index among the processes of a multi-process run (0 in one process).
+    pub fn process_index(&self) -> i32 {
+        self.process_index
     }
 
     /// The plugin this client runs on.
@@ -219,6 +239,48 @@ fn addressable_devices(
     raws.iter()
         .map(|&d| Device::describe(api, d, platform))
         .collect()
+}
+
+/// Every device of the client, addressable or not: the addressable ones are taken from
+/// `addressable` (so both lists hold the same handles), the others described afresh.
+fn global_devices(
+    api: &Api,
+    raw: NonNull<sys::PJRT_Client>,
+    platform_name: &str,
+    addressable: &[Device],
+) -> Result<Vec<Device>> {
+    let mut args = sys::PJRT_Client_Devices_Args {
+        struct_size: sys::PJRT_Client_Devices_Args_STRUCT_SIZE,
+        extension_start: ptr::null_mut(),
+        client: raw.as_ptr(),
+        devices: ptr::null(),
+        num_devices: 0,
+    };
+    // SAFETY: valid args on a live client.
+    let err = unsafe { (api.f.client_devices)(&mut args) };
+    api.check(err, "PJRT_Client_Devices")?;
+    // SAFETY: the plugin returns an array of `num_devices` device pointers.
+    let raws = unsafe { raw_slice(args.devices, args.num_devices) };
+    let platform = intern(platform_name.to_string());
+    raws.iter()
+        .map(|&d| match addressable.iter().find(|a| a.raw == d) {
+            Some(a) => Ok(*a),
+            None => Device::describe(api, d, platform),
+        })
+        .collect()
+}
+
+fn process_index(api: &Api, raw: NonNull<sys::PJRT_Client>) -> Result<i32> {
+    let mut args = sys::PJRT_Client_ProcessIndex_Args {
+        struct_size: sys::PJRT_Client_ProcessIndex_Args_STRUCT_SIZE,
+        extension_start: ptr::null_mut(),
+        client: raw.as_ptr(),
+        process_index: 0,
+    };
+    // SAFETY: valid args on a live client.
+    let err = unsafe { (api.f.client_process_index)(&mut args) };
+    api.check(err, "PJRT_Client_ProcessIndex")?;
+    Ok(args.process_index)
 }
 
 /// A device of a [`Client`]. A plain handle: copying it is free, and it stays meaningful only

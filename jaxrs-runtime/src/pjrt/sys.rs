@@ -308,6 +308,27 @@ pub const PJRT_Client_PlatformName_Args_STRUCT_SIZE: usize =
     struct_size!(PJRT_Client_PlatformName_Args, platform_name_size: usize);
 
 #[repr(C)]
+pub struct PJRT_Client_ProcessIndex_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub client: *mut PJRT_Client,
+    pub process_index: c_int,
+}
+pub const PJRT_Client_ProcessIndex_Args_STRUCT_SIZE: usize =
+    struct_size!(PJRT_Client_ProcessIndex_Args, process_index: c_int);
+
+#[repr(C)]
+pub struct PJRT_Client_Devices_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub client: *mut PJRT_Client,
+    pub devices: *const *mut PJRT_Device,
+    pub num_devices: usize,
+}
+pub const PJRT_Client_Devices_Args_STRUCT_SIZE: usize =
+    struct_size!(PJRT_Client_Devices_Args, num_devices: usize);
+
+#[repr(C)]
 pub struct PJRT_Client_AddressableDevices_Args {
     pub struct_size: usize,
     pub extension_start: *mut PJRT_Extension_Base,
@@ -787,9 +808,9 @@ pub struct PJRT_Api {
     pub PJRT_Client_Create: Fn<PJRT_Client_Create_Args>,
     pub PJRT_Client_Destroy: Fn<PJRT_Client_Destroy_Args>,
     pub PJRT_Client_PlatformName: Fn<PJRT_Client_PlatformName_Args>,
-    pub PJRT_Client_ProcessIndex: Unused,
+    pub PJRT_Client_ProcessIndex: Fn<PJRT_Client_ProcessIndex_Args>,
     pub PJRT_Client_PlatformVersion: Unused,
-    pub PJRT_Client_Devices: Unused,
+    pub PJRT_Client_Devices: Fn<PJRT_Client_Devices_Args>,
     pub PJRT_Client_AddressableDevices: Fn<PJRT_Client_AddressableDevices_Args>,
     pub PJRT_Client_LookupDevice: Unused,
     pub PJRT_Client_LookupAddressableDevice: Unused,
