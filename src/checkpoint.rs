@@ -8,6 +8,10 @@
 //! shape or dtype — is an error naming the first one. Files written by Python's
 //! `safetensors.numpy.save_file` or `safetensors.torch.save_file` load the same way.
 //!
+//! Sharded arrays are saved shard by shard, and restored onto the layout of the template's
+//! leaves, whatever the layout they were saved from ([`save`], [`load`]): the file is the
+//! same safetensors file either way.
+//!
 //! A tree's static fields (Rust scalars, `bool`s, `String`s: see [`Tree`]) are not tensors:
 //! they are not saved, and loading takes them from the template, as it takes the structure.
 //!
@@ -34,15 +38,15 @@
 //! # std::fs::remove_file(&path).unwrap();
 //! ```
 
-use crate::{tree_paths, try_tree_unflatten, Array, DType, Tree, C128, C64};
+use crate::{tree_paths, try_tree_unflatten, Array, DType, Sharding, Tree, C128, C64};
 use half::{bf16, f16};
-use jaxrs_runtime::fs_safety::{write_atomic, WithPath};
+use jaxrs_runtime::fs_safety::{AtomicFile, PathError, WithPath};
 use safetensors::tensor::{Dtype, Metadata as Header, TensorInfo, TensorView};
-use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::ops::Range;
 use std::path::Path;
 
 /// The largest safetensors header [`load`] reads: 16 MiB, room for about 100,000 tensors
@@ -238,6 +242,30 @@ fn leaf_bytes(x: &Array) -> Vec<u8> {
 /// assert_eq!(back.0.to_vec::<u32>(), vec![0, 42]);
 /// ```
 pub fn to_bytes<T: Tree>(tree: &T, metadata: &Metadata) -> Result<Vec<u8>, CheckpointError> {
+    let tensors = tensors_of(tree)?;
+    let bytes: Vec<Vec<u8>> = tensors.iter().map(|t| leaf_bytes(&t.leaf)).collect();
+    let views = tensors
+        .iter()
+        .zip(&bytes)
+        .map(|(t, data)| {
+            let view = TensorView::new(t.dtype, t.leaf.shape().to_vec(), data);
+            Ok((t.name.as_str(), view.map_err(format_error)?))
+        })
+        .collect::<Result<Vec<_>, CheckpointError>>()?;
+    safetensors::tensor::serialize(views, Some(metadata.to_header())).map_err(format_error)
+}
+
+/// A leaf to store: its tensor name (its path in the tree), the leaf and its safetensors
+/// dtype.
+struct Tensor {
+    name: String,
+    leaf: Array,
+    dtype: Dtype,
+}
+
+/// The tree's leaves as tensors, refusing two leaves of one path and dtypes safetensors
+/// lacks.
+fn tensors_of<T: Tree>(tree: &T) -> Result<Vec<Tensor>, CheckpointError> {
     let (leaves, _) = tree.flatten();
     let names = tree_paths(tree);
     let mut seen = HashSet::new();
@@ -246,25 +274,111 @@ pub fn to_bytes<T: Tree>(tree: &T, metadata: &Metadata) -> Result<Vec<u8>, Check
             "two leaves have the path `{dup}` (map keys with dots?)"
         )));
     }
-    let dtypes = leaves
-        .iter()
-        .map(|leaf| safetensors_dtype(leaf.dtype()))
-        .collect::<Result<Vec<_>, _>>()?;
-    let bytes: Vec<Vec<u8>> = leaves.iter().map(leaf_bytes).collect();
-    let views = names
-        .iter()
-        .zip(&leaves)
-        .zip(&bytes)
-        .zip(dtypes)
-        .map(|(((name, leaf), data), dtype)| {
-            let view = TensorView::new(dtype, leaf.shape().to_vec(), data);
-            Ok((name.as_str(), view.map_err(format_error)?))
+    names
+        .into_iter()
+        .zip(leaves)
+        .map(|(name, leaf)| {
+            let dtype = safetensors_dtype(leaf.dtype())?;
+            Ok(Tensor { name, leaf, dtype })
         })
-        .collect::<Result<Vec<_>, CheckpointError>>()?;
-    safetensors::tensor::serialize(views, Some(metadata.to_header())).map_err(format_error)
+        .collect()
+}
+
+/// The safetensors header of `tensors` (laid out in the order the `safetensors` crate lays
+/// them out: by descending dtype, then by name, so a file written piece by piece is the file
+/// [`to_bytes`] makes), as the bytes that start the file, and each tensor's data offset from
+/// the start of the file, in `tensors`' order.
+fn file_layout(
+    tensors: &[Tensor],
+    metadata: &Metadata,
+) -> Result<(Vec<u8>, Vec<u64>), CheckpointError> {
+    let mut order: Vec<usize> = (0..tensors.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&tensors[a], &tensors[b]);
+        b.dtype.cmp(&a.dtype).then(a.name.cmp(&b.name))
+    });
+    let mut offset = 0usize;
+    let mut offsets = vec![0usize; tensors.len()];
+    let mut infos = Vec::with_capacity(tensors.len());
+    for i in order {
+        let t = &tensors[i];
+        let len = t.leaf.size() * t.dtype.bitsize() / 8;
+        offsets[i] = offset;
+        infos.push((
+            t.name.clone(),
+            TensorInfo {
+                dtype: t.dtype,
+                shape: t.leaf.shape().to_vec(),
+                data_offsets: (offset, offset + len),
+            },
+        ));
+        offset += len;
+    }
+    let header = Header::new(Some(metadata.to_header()), infos).map_err(format_error)?;
+    let mut json = serde_json::to_string(&header)
+        .map_err(format_error)?
+        .into_bytes();
+    // safetensors pads the header with spaces to a multiple of 8 bytes.
+    json.resize(json.len().next_multiple_of(8), b' ');
+    if json.len() > MAX_HEADER_BYTES {
+        return Err(CheckpointError::Format(format!(
+            "the header would take {} bytes, more than the {MAX_HEADER_BYTES} a checkpoint \
+             header may have",
+            json.len()
+        )));
+    }
+    let data_start = (8 + json.len()) as u64;
+    let mut start = (json.len() as u64).to_le_bytes().to_vec();
+    start.extend(json);
+    Ok((
+        start,
+        offsets.into_iter().map(|o| data_start + o as u64).collect(),
+    ))
+}
+
+/// The contiguous runs, in elements, that the block `index` of a row-major array of `shape`
+/// occupies: `(offset in the array, offset in the block, length)`, in the block's order.
+fn runs(shape: &[usize], index: &[Range<usize>]) -> Vec<(usize, usize, usize)> {
+    let block: Vec<usize> = index.iter().map(|r| r.len()).collect();
+    if block.contains(&0) {
+        return Vec::new();
+    }
+    // Trailing dimensions the block covers whole join the run, and so does the first
+    // dimension before them.
+    let mut first = shape.len();
+    while first > 0 && block[first - 1] == shape[first - 1] {
+        first -= 1;
+    }
+    let first = first.saturating_sub(1);
+    let run: usize = block[first..].iter().product();
+    let outer = &block[..first];
+    let strides: Vec<usize> = (0..shape.len())
+        .map(|d| shape[d + 1..].iter().product())
+        .collect();
+    let count: usize = outer.iter().product();
+    (0..count)
+        .map(|n| {
+            let mut rest = n;
+            let mut offset = 0;
+            for d in (0..first).rev() {
+                offset += (index[d].start + rest % outer[d]) * strides[d];
+                rest /= outer[d];
+            }
+            for (d, r) in index.iter().enumerate().skip(first) {
+                offset += r.start * strides[d];
+            }
+            (offset, n * run, run)
+        })
+        .collect()
 }
 
 /// Writes the tree to a safetensors file at `path`, with `metadata` in its header.
+///
+/// The file is the one [`to_bytes`] makes, written piece by piece: each leaf's distinct
+/// shards ([`Array::addressable_shards`], replicas once) are copied to the host one at a time
+/// and written where their elements lie, so an array sharded over devices is never gathered
+/// into one host buffer (the host holds one shard at a time). [`load`] restores it onto any
+/// layout, and any safetensors reader reads it.
 ///
 /// ```
 /// use jaxrs::checkpoint::{self, Metadata};
@@ -280,9 +394,36 @@ pub fn save<T: Tree>(
     tree: &T,
     metadata: &Metadata,
 ) -> Result<(), CheckpointError> {
+    let path = path.as_ref();
+    let tensors = tensors_of(tree)?;
+    let (start, offsets) = file_layout(&tensors, metadata)?;
+    let io = |e: PathError| CheckpointError::Io(e.into());
     // A temp file beside the target, fsynced and renamed over it: a save killed at any
     // moment leaves the previous checkpoint whole.
-    write_atomic(path.as_ref(), &to_bytes(tree, metadata)?).map_err(std::io::Error::from)?;
+    let mut out = AtomicFile::create(path).map_err(io)?;
+    out.write_all(&start)?;
+    let temp = out.temp_path().to_path_buf();
+    let mut file = out.as_file();
+    for (tensor, &base) in tensors.iter().zip(&offsets) {
+        let element = (tensor.dtype.bitsize() / 8) as u64;
+        let shape = tensor.leaf.shape();
+        // Each distinct piece once (replicas skipped), copied to the host one at a time and
+        // written where its rows lie in the tensor: the array is never gathered.
+        for shard in tensor.leaf.addressable_shards() {
+            if shard.replica_id != 0 {
+                continue;
+            }
+            let bytes = leaf_bytes(&shard.data);
+            let element = element as usize;
+            for (at, from, len) in runs(shape, &shard.index) {
+                file.seek(SeekFrom::Start(base + (at * element) as u64))
+                    .and_then(|_| file.write_all(&bytes[from * element..(from + len) * element]))
+                    .at("write", &temp)
+                    .map_err(io)?;
+            }
+        }
+    }
+    out.commit().map_err(io)?;
     Ok(())
 }
 
@@ -309,10 +450,10 @@ pub fn from_bytes<T: Tree>(bytes: &[u8], template: &T) -> Result<(T, Metadata), 
     let header_len = header_length(prefix.try_into().unwrap(), bytes.len() as u64)?;
     let header = parse_header(&bytes[8..8 + header_len], bytes.len() as u64)?;
     let data = &bytes[8 + header_len..];
-    assemble(&header, template, |info| {
-        Ok(Cow::Borrowed(
-            &data[info.data_offsets.0..info.data_offsets.1],
-        ))
+    assemble(&header, template, |info, start, piece| {
+        let from = info.data_offsets.0 + start;
+        piece.copy_from_slice(&data[from..from + piece.len()]);
+        Ok(())
     })
 }
 
@@ -355,12 +496,14 @@ fn parse_header(json: &[u8], file_len: u64) -> Result<Header, CheckpointError> {
     Ok(header)
 }
 
-/// The template's tree from a parsed header, reading each tensor's bytes with `read` (a
-/// slice of the buffer, or a read of the file: one tensor held at a time).
-fn assemble<'d, T: Tree>(
+/// The template's tree from a parsed header. Each leaf is laid out as its template leaf is
+/// (one device, replicas, or shards over a mesh), and each device's piece is read on its own
+/// with `read(info, start, piece)` (fill `piece` with the tensor's bytes from byte `start`),
+/// so restoring onto a sharded template holds one shard on the host at a time.
+fn assemble<T: Tree>(
     header: &Header,
     template: &T,
-    mut read: impl FnMut(&TensorInfo) -> Result<Cow<'d, [u8]>, CheckpointError>,
+    mut read: impl FnMut(&TensorInfo, usize, &mut [u8]) -> Result<(), CheckpointError>,
 ) -> Result<(T, Metadata), CheckpointError> {
     let (template_leaves, def) = template.flatten();
     let names = tree_paths(template);
@@ -390,8 +533,7 @@ fn assemble<'d, T: Tree>(
                 want.shape()
             )));
         }
-        let data = read(info)?;
-        leaves.push(Array::from_le_bytes(&data, want.shape(), want.dtype()));
+        leaves.push(restore_leaf(info, want, &mut read)?);
     }
     let wanted: HashSet<&str> = names.iter().map(String::as_str).collect();
     let mut extra: Vec<String> = header
@@ -410,6 +552,39 @@ fn assemble<'d, T: Tree>(
     Ok((tree, Metadata::from_header(header.metadata().as_ref())))
 }
 
+/// The tensor `info` as an array laid out as `want` is, each device's piece read by itself.
+fn restore_leaf(
+    info: &TensorInfo,
+    want: &Array,
+    read: &mut impl FnMut(&TensorInfo, usize, &mut [u8]) -> Result<(), CheckpointError>,
+) -> Result<Array, CheckpointError> {
+    let (shape, dtype) = (want.shape(), want.dtype());
+    let element = dtype.size_in_bytes();
+    let sharding = want
+        .sharding()
+        .cloned()
+        .unwrap_or_else(|| Sharding::SingleDevice(crate::local_devices()[0]));
+    let mut failure = None;
+    let restored = crate::make_array_from_callback(shape, sharding, |index| {
+        let dims: Vec<usize> = index.iter().map(|r| r.len()).collect();
+        let mut piece = vec![0u8; dims.iter().product::<usize>() * element];
+        if failure.is_none() {
+            for (at, from, len) in runs(shape, index) {
+                let bytes = &mut piece[from * element..(from + len) * element];
+                if let Err(e) = read(info, at * element, bytes) {
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+        Array::from_le_bytes(&piece, &dims, dtype)
+    });
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(restored),
+    }
+}
+
 /// An open checkpoint file with its header read and parsed, and where its data starts.
 struct OpenFile {
     file: File,
@@ -419,7 +594,7 @@ struct OpenFile {
 
 impl OpenFile {
     fn open(path: &Path) -> Result<OpenFile, CheckpointError> {
-        let io = |e: jaxrs_runtime::fs_safety::PathError| CheckpointError::Io(e.into());
+        let io = |e: PathError| CheckpointError::Io(e.into());
         let mut file = File::open(path).at("open", path).map_err(io)?;
         let file_len = file
             .metadata()
@@ -452,6 +627,11 @@ impl OpenFile {
 /// Reads a tree of the structure, shapes and dtypes of `template` from the safetensors file
 /// at `path`, with the file's metadata; see [`from_bytes`] for what must match.
 ///
+/// Each leaf comes back laid out as the template's leaf is: on its device, replicated, or
+/// sharded over a mesh (Orbax's restore with target shardings). A checkpoint saved from one
+/// layout restores onto any other (a 2x4 mesh, 8x1, one device), and each device's piece is
+/// read from the file by itself, so the host holds one shard at a time.
+///
 /// ```
 /// use jaxrs::checkpoint::{self, Metadata};
 /// use jaxrs::prelude::*;
@@ -473,14 +653,12 @@ pub fn load<T: Tree>(
         header,
         data_start,
     } = OpenFile::open(path)?;
-    assemble(&header, template, |info| {
-        let (start, end) = info.data_offsets;
-        let mut data = vec![0u8; end - start];
-        file.seek(SeekFrom::Start(data_start + start as u64))
-            .and_then(|_| file.read_exact(&mut data))
+    assemble(&header, template, |info, start, piece| {
+        let at = data_start + (info.data_offsets.0 + start) as u64;
+        file.seek(SeekFrom::Start(at))
+            .and_then(|_| file.read_exact(piece))
             .at("read", path)
-            .map_err(|e| CheckpointError::Io(e.into()))?;
-        Ok(Cow::Owned(data))
+            .map_err(|e| CheckpointError::Io(e.into()))
     })
 }
 

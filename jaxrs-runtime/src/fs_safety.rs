@@ -122,6 +122,13 @@ impl AtomicFile {
         self.temp.path()
     }
 
+    /// The temp file itself, for writes at chosen offsets (`(&file).seek(..)` then
+    /// `write_all`) of a file written out of order, such as a checkpoint assembled from the
+    /// shards of its arrays.
+    pub fn as_file(&self) -> &File {
+        self.temp.as_file()
+    }
+
     /// Makes the written bytes durable and puts them at the target: fsync the file, rename it
     /// over the target, fsync the folder so the rename itself survives a power cut.
     pub fn commit(self) -> Result<(), PathError> {
