@@ -7,9 +7,9 @@
 //! cargo run --example distributed -- 127.0.0.1:12345 2 1
 //! ```
 //!
-//! Each process joins, prints the platform and its devices, publishes a value through the
-//! coordination store and reads every other process's, sums an array on its first device,
-//! and leaves.
+//! Each process joins, prints its index, its local devices and every device of the run with
+//! the process driving it, publishes a value through the coordination store and reads every
+//! other process's, sums an array on its first device, and leaves.
 
 use jaxrs::prelude::*;
 use std::time::Duration;
@@ -36,12 +36,20 @@ fn run() -> jaxrs::Result<()> {
         }
     };
     jaxrs::distributed::initialize(&address, num_processes, process_id)?;
-    let devices = jaxrs::devices();
+    let local = jaxrs::local_devices();
     println!(
-        "process {process_id} of {num_processes}: {} device(s) on {}: {devices:?}",
-        devices.len(),
-        devices[0].platform()
+        "process {} of {}: {} local device(s) of {} on {}: {local:?}",
+        jaxrs::process_index(),
+        jaxrs::process_count(),
+        local.len(),
+        jaxrs::device_count(),
+        local[0].platform()
     );
+    // Every device of the run, with the process that drives it: the global device ids XLA's
+    // plugin agreed on through the key-value store.
+    for d in jaxrs::devices() {
+        println!("  device {} of process {}", d.id(), d.process_index());
+    }
     let store = jaxrs::distributed::key_value_store().expect("initialized");
     store.put(format!("hello/{process_id}"), format!("from {process_id}"))?;
     for other in 0..num_processes {
