@@ -236,9 +236,7 @@ pub fn make_array_from_callback(
     let loc = std::panic::Location::caller();
     let op = "make_array_from_callback";
     let sharding = sharding.into();
-    let indices = sharding
-        .device_indices(shape)
-        .unwrap_or_else(|e| panic!("{op}: {} {}", message_of(e), At::line(loc)));
+    let indices = indices_or_panic(op, &sharding, shape, loc);
     let whole: Vec<Range<usize>> = shape.iter().map(|&n| 0..n).collect();
     let pieces: Vec<Array> = if indices.iter().all(|index| *index == whole) {
         // Fully replicated: one call makes every device's copy, as in JAX.
@@ -285,9 +283,7 @@ pub fn make_array_from_single_device_arrays(
     let loc = std::panic::Location::caller();
     let op = "make_array_from_single_device_arrays";
     let sharding = sharding.into();
-    let indices = sharding
-        .device_indices(shape)
-        .unwrap_or_else(|e| panic!("{op}: {} {}", message_of(e), At::line(loc)));
+    let indices = indices_or_panic(op, &sharding, shape, loc);
     let targets = sharding.devices();
     if arrays.len() != targets.len() {
         panic!(
@@ -377,11 +373,21 @@ pub fn make_array_from_process_local_data(
     }
 }
 
-fn message_of(e: Error) -> String {
-    match e {
-        Error::Sharding(m) => m,
-        other => other.to_string(),
-    }
+/// Each device's index ranges into an array of `shape` laid out as `sharding` says, or a
+/// panic at the user's line naming the op and why the sharding does not fit.
+fn indices_or_panic(
+    op: &str,
+    sharding: &Sharding,
+    shape: &[usize],
+    loc: &'static std::panic::Location<'static>,
+) -> Vec<Vec<Range<usize>>> {
+    sharding.device_indices(shape).unwrap_or_else(|e| {
+        let message = match e {
+            Error::Sharding(m) => m,
+            other => other.to_string(),
+        };
+        panic!("{op}: {message} {}", At::line(loc))
+    })
 }
 
 /// The array whose piece on each device of `sharding` is `pieces[i]` (moved to its device
