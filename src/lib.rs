@@ -246,6 +246,7 @@ pub use jaxrs_runtime::{
     process_indices,
     set_cpu_device_count,
     set_mesh,
+    shard_map,
     try_device_put,
     use_mesh,
     with_sharding_constraint,
@@ -257,6 +258,7 @@ pub use jaxrs_runtime::{
     PartitionDim,
     PartitionSpec,
     Shard,
+    ShardMap,
     Shardings,
     P,
 };

@@ -143,6 +143,7 @@ pub use transforms::jit::{clear_caches, disable_jit, jit, JitSite, Jitted, Stati
 pub use transforms::loops::{cond, fori_loop, scan, scan_with, switch, while_loop, ScanOptions};
 pub use transforms::pmap::{pmap, PmapSite, Pmapped};
 pub use transforms::remat::{checkpoint_name, remat, Remat, RematPolicy};
+pub use transforms::shard_map::{shard_map, ShardMap};
 pub use transforms::vmap::{vmap, vmap_named, vmap_sized, AxisSpec};
 
 // Collectives over named axes (vmap_named, pmap).

@@ -945,6 +945,7 @@ use jaxrs::scipy::stats::uniform::ppf as _;
 use jaxrs::scipy::stats::wrapcauchy::logpdf as _;
 use jaxrs::scipy::stats::wrapcauchy::pdf as _;
 use jaxrs::set_mesh as _;
+use jaxrs::shard_map as _;
 use jaxrs::tree::all as _;
 use jaxrs::tree::broadcast as _;
 use jaxrs::tree::flatten as _;

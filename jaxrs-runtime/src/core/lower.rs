@@ -116,7 +116,7 @@ impl LowerOptions {
 }
 
 /// `[{"dp"}, {}]`: the dimension shardings of `spec` for an array of `rank`, in Shardy's syntax.
-fn sdy_dims(spec: &PartitionSpec, rank: usize) -> String {
+pub fn sdy_dims(spec: &PartitionSpec, rank: usize) -> String {
     let dims: Vec<String> = (0..rank)
         .map(|d| match spec.dims().get(d) {
             Some(PartitionDim::Axes(axes)) => {
@@ -303,7 +303,24 @@ pub struct LowerCtx {
     /// a call's) name their operations inside it.
     scope: Option<Arc<str>>,
     mesh: Option<Mesh>,
+    /// The mesh axes the body being lowered runs manually over (inside a `shard_map`'s
+    /// `sdy.manual_computation`): collectives over them address devices by partition id.
+    manual_axes: Vec<String>,
+    /// The last channel handle given to a collective of an SPMD program.
+    channels: u32,
     bf16_dots_in_f32: bool,
+}
+
+/// How a collective over a manual mesh axis addresses the devices (see
+/// [`LowerCtx::manual_axis`]).
+pub struct ManualAxis {
+    /// The partition ids that communicate, one group per position on the other axes, each
+    /// ordered along the axis.
+    pub groups: Vec<Vec<usize>>,
+    /// How far apart two neighbours along the axis are in partition ids.
+    pub stride: usize,
+    /// The axis's size.
+    pub size: usize,
 }
 
 /// An equation's MLIR location: its source line, inside a name location
@@ -337,8 +354,50 @@ impl LowerCtx {
             loc: String::new(),
             scope: None,
             mesh: None,
+            manual_axes: Vec::new(),
+            channels: 0,
             bf16_dots_in_f32: false,
         }
+    }
+
+    /// Runs `f` with `axes` of the program's mesh manual (the body of a
+    /// `sdy.manual_computation`).
+    pub fn in_manual<R>(&mut self, axes: &[String], f: impl FnOnce(&mut LowerCtx) -> R) -> R {
+        let outer = std::mem::replace(&mut self.manual_axes, axes.to_vec());
+        let r = f(self);
+        self.manual_axes = outer;
+        r
+    }
+
+    /// The devices a collective over the mesh axis `name` runs across, when the body being
+    /// lowered is manual over it (in a `shard_map`); `None` otherwise (a pmap's replicas).
+    pub fn manual_axis(&self, name: &str) -> Option<ManualAxis> {
+        if !self.manual_axes.iter().any(|a| a == name) {
+            return None;
+        }
+        let mesh = self.mesh.as_ref()?;
+        let axis = mesh.axis_names().iter().position(|a| a == name)?;
+        let size = mesh.shape()[axis];
+        let stride: usize = mesh.shape()[axis + 1..].iter().product();
+        let groups = (0..mesh.size())
+            .filter(|p| (p / stride).is_multiple_of(size))
+            .map(|base| (0..size).map(|k| base + k * stride).collect())
+            .collect();
+        Some(ManualAxis {
+            groups,
+            stride,
+            size,
+        })
+    }
+
+    /// A fresh `channel_handle` attribute for a collective between partitions (type 1,
+    /// device to device), as JAX gives each collective of an SPMD program.
+    pub fn channel_handle(&mut self) -> String {
+        self.channels += 1;
+        format!(
+            "channel_handle = #stablehlo.channel_handle<handle = {}, type = 1>",
+            self.channels
+        )
     }
 
     fn bind(&mut self, v: crate::core::ir::Var, name: String) {
@@ -521,6 +580,17 @@ impl LowerCtx {
         arg_avals: &[Aval],
         body: impl FnOnce(&mut LowerCtx, &[String]) -> Vec<(String, Aval)>,
     ) -> String {
+        self.region_ending_with("stablehlo.return", arg_avals, body)
+    }
+
+    /// [`LowerCtx::region`] whose block ends with the op `terminator` (`sdy.return` for a
+    /// manual computation's body).
+    pub fn region_ending_with(
+        &mut self,
+        terminator: &str,
+        arg_avals: &[Aval],
+        body: impl FnOnce(&mut LowerCtx, &[String]) -> Vec<(String, Aval)>,
+    ) -> String {
         let saved_body = std::mem::take(&mut self.body);
         let saved_indent = self.indent;
         let saved_loc = self.loc.clone();
@@ -536,7 +606,7 @@ impl LowerCtx {
         let names: Vec<&str> = results.iter().map(|(n, _)| n.as_str()).collect();
         let types: Vec<String> = results.iter().map(|(_, a)| a.mlir_type()).collect();
         self.line(&format!(
-            "\"stablehlo.return\"({}) : ({}) -> ()",
+            "\"{terminator}\"({}) : ({}) -> ()",
             names.join(", "),
             types.join(", ")
         ));

@@ -7,4 +7,5 @@ pub mod control;
 pub mod custom_jvp;
 pub mod custom_vjp;
 pub mod remat;
+pub mod shard_map;
 pub mod special;

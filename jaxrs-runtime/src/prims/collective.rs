@@ -23,6 +23,7 @@ use super::reduce::{combiner_region, Reduce, ReduceOp};
 use crate::aval::{normalize_axis, Aval};
 use crate::core::array::Array;
 use crate::core::axes::{self, NamedAxis};
+use crate::core::ir::Literal;
 use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Primitive};
 use crate::core::trace::{bind1, with_location, At, Operand};
@@ -75,6 +76,36 @@ fn replica_groups(axis: &NamedAxis) -> String {
         "replica_groups = dense<[[{}]]> : tensor<1x{}xi64>",
         ids.join(", "),
         axis.size
+    )
+}
+
+/// The attributes saying which devices a collective over `axis` spans: inside a
+/// `shard_map` body (manual over that mesh axis), the partitions along it, addressed by global
+/// device ids (`with_global_ids`) over a channel of their own, as JAX lowers them; in a pmap's
+/// replica program, every replica.
+fn group_attrs(cx: &mut LowerCtx, axis: &NamedAxis, with_global_ids: bool) -> String {
+    let Some(manual) = cx.manual_axis(&axis.name) else {
+        return replica_groups(axis);
+    };
+    let rows: Vec<String> = manual
+        .groups
+        .iter()
+        .map(|g| {
+            let ids: Vec<String> = g.iter().map(usize::to_string).collect();
+            format!("[{}]", ids.join(", "))
+        })
+        .collect();
+    let ids = if with_global_ids {
+        ", use_global_device_ids"
+    } else {
+        ""
+    };
+    format!(
+        "{}, replica_groups = dense<[{}]> : tensor<{}x{}xi64>{ids}",
+        cx.channel_handle(),
+        rows.join(", "),
+        manual.groups.len(),
+        manual.size
     )
 }
 
@@ -157,11 +188,12 @@ impl Primitive for AllReduce {
         out: &[Aval],
     ) -> Vec<String> {
         let region = combiner_region(cx, self.op, in_avals[0].dtype);
+        let groups = group_attrs(cx, &self.axis, true);
         cx.op_with_regions(
             "stablehlo.all_reduce",
             &[&ins[0]],
             &[&in_avals[0]],
-            &replica_groups(&self.axis),
+            &groups,
             &[region],
             &[&out[0]],
         )
@@ -290,7 +322,7 @@ impl Primitive for AllGather {
         let props = format!(
             "all_gather_dim = {} : i64, {}",
             self.dim,
-            replica_groups(&self.axis)
+            group_attrs(cx, &self.axis, true)
         );
         vec![cx.op1("stablehlo.all_gather", &[&x], &[&x_aval], &props, &out[0])]
     }
@@ -415,7 +447,7 @@ impl Primitive for ReduceScatter {
         let block = a.with_shape(block_shape);
         let props = format!(
             "{}, scatter_dimension = {} : i64",
-            replica_groups(&self.axis),
+            group_attrs(cx, &self.axis, true),
             self.dim
         );
         let r = cx
@@ -532,15 +564,24 @@ impl Primitive for Ppermute {
         if self.perm.is_empty() {
             return vec![cx.splat(0.0, &out[0])];
         }
-        let pairs: Vec<String> = self
-            .perm
+        // Inside a shard_map, each group of partitions along the axis permutes the same way;
+        // in a pmap, the replicas are the members.
+        let (groups, channel) = match cx.manual_axis(&self.axis.name) {
+            Some(manual) => (manual.groups, format!("{}, ", cx.channel_handle())),
+            None => (vec![(0..self.axis.size).collect()], String::new()),
+        };
+        let pairs: Vec<String> = groups
             .iter()
-            .map(|(s, d)| format!("[{s}, {d}]"))
+            .flat_map(|g| {
+                self.perm
+                    .iter()
+                    .map(move |&(s, d)| format!("[{}, {}]", g[s], g[d]))
+            })
             .collect();
         let props = format!(
-            "source_target_pairs = dense<[{}]> : tensor<{}x2xi64>",
+            "{channel}source_target_pairs = dense<[{}]> : tensor<{}x2xi64>",
             pairs.join(", "),
-            self.perm.len()
+            pairs.len()
         );
         vec![cx.op1(
             "stablehlo.collective_permute",
@@ -622,10 +663,20 @@ impl Primitive for AxisIndex {
         vec![]
     }
     fn lower(&self, cx: &mut LowerCtx, _: &[String], _: &[Aval], out: &[Aval]) -> Vec<String> {
-        // One replica per member of the axis (pmap), so the replica id is the index.
         let id_aval = Aval::scalar(DType::U32);
-        let id = cx.op1("stablehlo.replica_id", &[], &[], "", &id_aval);
-        vec![cx.op1("stablehlo.convert", &[&id], &[&id_aval], "", &out[0])]
+        let Some(manual) = cx.manual_axis(&self.axis.name) else {
+            // One replica per member of the axis (pmap), so the replica id is the index.
+            let id = cx.op1("stablehlo.replica_id", &[], &[], "", &id_aval);
+            return vec![cx.op1("stablehlo.convert", &[&id], &[&id_aval], "", &out[0])];
+        };
+        // Inside a shard_map: the partition's position along the mesh axis.
+        let id = cx.op1("stablehlo.partition_id", &[], &[], "", &id_aval);
+        let stride = cx.literal(&Literal::from_f64(manual.stride as f64, DType::U32, false));
+        let size = cx.literal(&Literal::from_f64(manual.size as f64, DType::U32, false));
+        let avals = [&id_aval, &id_aval];
+        let row = cx.op1("stablehlo.divide", &[&id, &stride], &avals, "", &id_aval);
+        let index = cx.op1("stablehlo.remainder", &[&row, &size], &avals, "", &id_aval);
+        vec![cx.op1("stablehlo.convert", &[&index], &[&id_aval], "", &out[0])]
     }
     fn batch(
         &self,

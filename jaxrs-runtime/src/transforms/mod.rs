@@ -11,5 +11,6 @@ pub mod jit;
 pub mod loops;
 pub mod pmap;
 pub mod remat;
+pub mod shard_map;
 mod traced;
 pub mod vmap;

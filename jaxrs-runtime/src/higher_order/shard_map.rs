@@ -1,0 +1,291 @@
+//! The `shard_map` call primitive: a function traced on one device's pieces of its operands
+//! (local shapes), run on every device of a mesh at once inside the SPMD program, with the
+//! collectives in its body communicating over the mesh axes. Lowered as JAX lowers it, to an
+//! `sdy.manual_computation` whose body is manual over every mesh axis.
+//!
+//! Which mesh axes each value of the body varies over is inferred here
+//! ([`varying_axes`], JAX's `check_vma`): an input varies over the axes its spec splits it
+//! over, `axis_index(a)` and the collectives that leave per-device results (`all_gather`,
+//! `psum_scatter`, `ppermute`) over `a`, and `psum`/`pmax`/`pmin` over `a` make a value
+//! that no longer varies over `a`. An output whose spec says it is replicated over an axis it
+//! varies over is refused: the program would return one device's piece as if all agreed.
+
+use crate::aval::Aval;
+use crate::core::array::Array;
+use crate::core::ir::{Atom, Jaxpr};
+use crate::core::lower::{sdy_dims, LowerCtx};
+use crate::core::primitive::{as_any, Primitive};
+use crate::core::sharding::{device_put, Mesh, NamedSharding, PartitionDim, PartitionSpec};
+use crate::core::trace::{bind, Operand};
+use crate::prims::{AllGather, AllReduce, AxisIndex, Ppermute, ReduceScatter};
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::Arc;
+
+/// A call of a function mapped over the shards of its operands. Its jaxpr has no constants
+/// (the values the function captured are its leading inputs, replicated).
+#[derive(Clone)]
+pub struct ShardMapCall {
+    /// The body, over one device's pieces (local avals).
+    pub jaxpr: Arc<Jaxpr>,
+    pub mesh: Mesh,
+    /// How each operand (the captured values first) is split over the mesh.
+    pub in_specs: Vec<PartitionSpec>,
+    /// How each result is assembled from the devices' pieces.
+    pub out_specs: Vec<PartitionSpec>,
+}
+
+impl fmt::Debug for ShardMapCall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "shard_map[mesh={}]", self.mesh)
+    }
+}
+
+/// How many pieces `spec` splits each of `rank` dimensions into over `mesh`.
+pub fn pieces(mesh: &Mesh, spec: &PartitionSpec, rank: usize) -> Vec<usize> {
+    (0..rank)
+        .map(|d| match spec.dims().get(d) {
+            Some(PartitionDim::Axes(axes)) => axes
+                .iter()
+                .map(|a| mesh.axis_size(a).expect("specs name the mesh's axes"))
+                .product(),
+            _ => 1,
+        })
+        .collect()
+}
+
+/// The mesh axes a spec splits some dimension over.
+fn split_axes(spec: &PartitionSpec) -> BTreeSet<String> {
+    spec.dims()
+        .iter()
+        .flat_map(|d| match d {
+            PartitionDim::Axes(axes) => axes.clone(),
+            PartitionDim::Replicated => Vec::new(),
+        })
+        .collect()
+}
+
+/// The mesh axes each output of `jaxpr` varies over, given those of its inputs (JAX's
+/// varying-manual-axes inference). A higher-order equation (a loop, a branch) is taken to
+/// vary over its inputs' axes and every mesh axis its body communicates over, which may
+/// call a value varying that JAX proves invariant, never the other way round.
+pub fn varying_axes(
+    jaxpr: &Jaxpr,
+    inputs: &[BTreeSet<String>],
+    mesh_axes: &[String],
+) -> Vec<BTreeSet<String>> {
+    let mut of_var: Vec<BTreeSet<String>> = vec![BTreeSet::new(); jaxpr.avals.len()];
+    for (v, axes) in jaxpr.constvars.iter().chain(&jaxpr.invars).zip(inputs) {
+        of_var[v.0 as usize] = axes.clone();
+    }
+    let atom = |of_var: &[BTreeSet<String>], a: &Atom| match a {
+        Atom::Var(v) => of_var[v.0 as usize].clone(),
+        Atom::Lit(_) => BTreeSet::new(),
+    };
+    for e in &jaxpr.eqns {
+        let mut axes: BTreeSet<String> = e.inputs.iter().flat_map(|a| atom(&of_var, a)).collect();
+        let p = e.prim.as_any();
+        if let Some(r) = p.downcast_ref::<AllReduce>() {
+            axes.remove(&r.axis.name);
+        } else if let Some(i) = p.downcast_ref::<AxisIndex>() {
+            axes.insert(i.axis.name.clone());
+        } else if let Some(g) = p.downcast_ref::<AllGather>() {
+            axes.insert(g.axis.name.clone());
+        } else if let Some(s) = p.downcast_ref::<ReduceScatter>() {
+            axes.insert(s.axis.name.clone());
+        } else if let Some(q) = p.downcast_ref::<Ppermute>() {
+            axes.insert(q.axis.name.clone());
+        } else {
+            axes.extend(
+                mesh_axes
+                    .iter()
+                    .filter(|a| e.prim.uses_named_axis(a))
+                    .cloned(),
+            );
+        }
+        for v in &e.outputs {
+            of_var[v.0 as usize] = axes.clone();
+        }
+    }
+    jaxpr.outvars.iter().map(|a| atom(&of_var, a)).collect()
+}
+
+impl ShardMapCall {
+    /// The varying axes of the body's outputs that their specs do not split over: for each
+    /// output, the first such axis (JAX's `check_vma` failure).
+    pub fn unreplicated_outputs(&self) -> Vec<(usize, String)> {
+        let inputs: Vec<BTreeSet<String>> = self.in_specs.iter().map(split_axes).collect();
+        let axes = self.mesh.axis_names().to_vec();
+        varying_axes(&self.jaxpr, &inputs, &axes)
+            .iter()
+            .zip(&self.out_specs)
+            .enumerate()
+            .filter_map(|(i, (varying, spec))| {
+                let split = split_axes(spec);
+                varying
+                    .iter()
+                    .find(|a| !split.contains(*a))
+                    .map(|a| (i, a.clone()))
+            })
+            .collect()
+    }
+
+    fn sharding_list(&self, specs: &[PartitionSpec], avals: &[Aval]) -> String {
+        let items: Vec<String> = specs
+            .iter()
+            .zip(avals)
+            .map(|(s, a)| format!("<@mesh, {}>", sdy_dims(s, a.rank())))
+            .collect();
+        format!("#sdy.sharding_per_value<[{}]>", items.join(", "))
+    }
+}
+
+impl Primitive for ShardMapCall {
+    /// Its `Debug` leaves the body out: eager calls key on the lowered program.
+    fn eager_key(&self) -> Option<String> {
+        None
+    }
+    fn name(&self) -> &'static str {
+        "shard_map"
+    }
+    fn params_string(&self) -> String {
+        let specs = |s: &[PartitionSpec]| {
+            let items: Vec<String> = s.iter().map(ToString::to_string).collect();
+            items.join(", ")
+        };
+        format!(
+            "mesh={} in_specs=({}) out_specs=({})",
+            self.mesh,
+            specs(&self.in_specs),
+            specs(&self.out_specs)
+        )
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        let local = self.jaxpr.in_avals();
+        if inputs.len() != local.len() {
+            return Err(format!(
+                "the mapped function takes {} operands, {} were given",
+                local.len(),
+                inputs.len()
+            ));
+        }
+        for (i, ((global, local), spec)) in
+            inputs.iter().zip(&local).zip(&self.in_specs).enumerate()
+        {
+            let n = pieces(&self.mesh, spec, global.rank());
+            let shape: Vec<usize> = global.shape.iter().zip(&n).map(|(s, k)| s / k).collect();
+            if global.dtype != local.dtype || shape != local.shape {
+                return Err(format!(
+                    "operand {i} ({global}) split by {spec} is not the {local} the function was \
+                     traced for"
+                ));
+            }
+        }
+        Ok(self
+            .jaxpr
+            .out_avals()
+            .iter()
+            .zip(&self.out_specs)
+            .map(|(local, spec)| {
+                let n = pieces(&self.mesh, spec, local.rank());
+                local.with_shape(
+                    local
+                        .shape
+                        .iter()
+                        .zip(&n)
+                        .map(|(s, k)| s * k)
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .collect())
+    }
+    fn jvp(&self, _: &[Operand], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        panic!(
+            "shard_map: differentiation (grad, jvp, vjp) through shard_map is not built yet in \
+             jaxrs; differentiate the function and shard_map the gradient computation instead"
+        )
+    }
+    fn vjp(
+        &self,
+        _: &[Operand],
+        _: &[Array],
+        _: &[Option<Array>],
+        _: &[bool],
+    ) -> Vec<Option<Array>> {
+        panic!(
+            "shard_map: differentiation (grad, jvp, vjp) through shard_map is not built yet in \
+             jaxrs; differentiate the function and shard_map the gradient computation instead"
+        )
+    }
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out_avals: &[Aval],
+    ) -> Vec<String> {
+        assert_eq!(
+            cx.mesh(),
+            Some(&self.mesh),
+            "shard_map: lowered outside an SPMD program over its mesh; jaxrs::stablehlo shows \
+             single-device programs only: read a jitted function's program with \
+             f.site().last_stablehlo()"
+        );
+        let local_ins = self.jaxpr.in_avals();
+        let local_outs = self.jaxpr.out_avals();
+        let axes = self.mesh.axis_names().to_vec();
+        let jaxpr = self.jaxpr.clone();
+        let region = cx.region_ending_with("sdy.return", &local_ins, |cx, args| {
+            let outs = cx.in_manual(&axes, |cx| cx.lower_inline(&jaxpr, args));
+            outs.into_iter().zip(local_outs.iter().cloned()).collect()
+        });
+        let manual: Vec<String> = axes.iter().map(|a| format!("{a:?}")).collect();
+        let props = format!(
+            "in_shardings = {}, manual_axes = #sdy<manual_axes{{{}}}>, out_shardings = {}",
+            self.sharding_list(&self.in_specs, in_avals),
+            manual.join(", "),
+            self.sharding_list(&self.out_specs, out_avals)
+        );
+        let operands: Vec<&str> = ins.iter().map(String::as_str).collect();
+        let in_refs: Vec<&Aval> = in_avals.iter().collect();
+        let out_refs: Vec<&Aval> = out_avals.iter().collect();
+        cx.op_with_regions(
+            "sdy.manual_computation",
+            &operands,
+            &in_refs,
+            &props,
+            &[region],
+            &out_refs,
+        )
+    }
+    /// Run outside a `jit` (by `grad`'s forward pass, say): the operands are laid out over
+    /// the mesh as the specs say, then the call runs as an SPMD program over their mesh.
+    fn eager(&self, inputs: &[Operand]) -> Option<Vec<Array>> {
+        let arrays = Operand::to_arrays(inputs);
+        let targets: Vec<NamedSharding> = self
+            .in_specs
+            .iter()
+            .map(|spec| {
+                NamedSharding::new(self.mesh.clone(), spec.clone()).expect("specs fit the mesh")
+            })
+            .collect();
+        let placed = arrays
+            .iter()
+            .zip(&targets)
+            .all(|(a, t)| a.is_laid_out_as(t));
+        if placed && !arrays.is_empty() {
+            return None;
+        }
+        let laid: Vec<Operand> = arrays
+            .iter()
+            .zip(targets)
+            .map(|(a, t)| Operand::from(device_put(a, t)))
+            .collect();
+        Some(bind(Arc::new(self.clone()), &laid))
+    }
+    fn uses_named_axis(&self, name: &str) -> bool {
+        crate::interpreters::batching::jaxpr_uses_named_axis(&self.jaxpr, name)
+            && !self.mesh.axis_names().iter().any(|a| a == name)
+    }
+    as_any!();
+}

@@ -1,0 +1,277 @@
+//! `shard_map`: per-device code inside one SPMD program (JAX's `jax.shard_map`).
+//!
+//! The function is traced once on one device's pieces of its arguments (each argument split
+//! as its `in_specs` entry says), with the mesh's axes in scope as named axes, so the
+//! collectives in it (`psum(x, "dp")`, `all_gather`, `ppermute`, `axis_index`, ...)
+//! communicate over the mesh. Its results are the devices' pieces, put together as the
+//! `out_specs` say. Called inside a `jit`, it becomes part of that program (which then runs
+//! over the mesh); called outside, it runs as a jitted program of its own over the mesh.
+
+use crate::aval::Aval;
+use crate::core::axes::with_named_axis;
+use crate::core::sharding::{note_traced_mesh, Mesh, PartitionSpec, Shardings};
+use crate::core::trace::{bind_at, is_tracing, At, Operand};
+use crate::higher_order::control::close_over_consts;
+use crate::higher_order::shard_map::{pieces, ShardMapCall};
+use crate::prims::sharding::shardings_per_leaf;
+use crate::transforms::jit::jit;
+use crate::transforms::traced::{rebuild, trace_tree};
+use crate::tree::{Tree, TreeDef};
+use std::panic::Location;
+use std::sync::Arc;
+
+/// A function mapped over the shards of its arguments; made by [`shard_map`], run by
+/// [`ShardMap::call`].
+pub struct ShardMap<F> {
+    f: F,
+    mesh: Option<Mesh>,
+    in_specs: Shardings,
+    out_specs: Shardings,
+    check_vma: bool,
+}
+
+/// Maps `f` over the shards of its arguments on every device of a mesh, as
+/// `jax.shard_map(f, mesh=, in_specs=, out_specs=)` does: `f` sees one device's pieces
+/// (local shapes) and communicates through collectives over the mesh's axes; its results
+/// are assembled from the devices' pieces. `in_specs` and `out_specs` are prefixes of the
+/// argument and result trees, each entry a [`PartitionSpec`] (`P![]` for a value every device
+/// holds whole). The mesh is [`ShardMap::mesh`]'s, else the one in scope
+/// ([`set_mesh`](crate::set_mesh)).
+///
+/// Every mesh axis is manual (JAX's `axis_names` left at all of them). JAX's check that an
+/// output replicated over an axis does not vary over it is on (see [`ShardMap::check_vma`]).
+/// Not built yet: differentiating through it (`grad` of a function that calls it stops with
+/// a message), `vmap` of it, and partial manual axes.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::{shard_map, P};
+///
+/// jaxrs::set_cpu_device_count(8)?;
+/// let mesh = jaxrs::make_mesh(&[2, 4], &["dp", "mp"])?;
+/// // A matmul with the contraction split over "mp": each device multiplies its blocks, then
+/// // the partial products are summed over "mp".
+/// let matmul = shard_map(|(x, w): (Array, Array)| jaxrs::psum(&x.matmul(&w), "mp"))
+///     .mesh(&mesh)
+///     .in_specs((P!["dp", "mp"], P!["mp", None]))
+///     .out_specs(P!["dp", None]);
+/// let x = Array::arange(0.0, 32.0, 1.0, DType::F32).reshape([4, 8]);
+/// let w = Array::ones(&[8, 3], DType::F32);
+/// let y: Array = matmul.call((x.clone(), w.clone()));
+/// assert_eq!(y.to_vec::<f32>(), x.matmul(&w).to_vec::<f32>());
+/// # Ok::<(), jaxrs::Error>(())
+/// ```
+pub fn shard_map<F>(f: F) -> ShardMap<F> {
+    ShardMap {
+        f,
+        mesh: None,
+        in_specs: Shardings::Unspecified,
+        out_specs: Shardings::Unspecified,
+        check_vma: true,
+    }
+}
+
+impl<F> ShardMap<F> {
+    /// The mesh to map over (JAX's `mesh=`).
+    pub fn mesh(mut self, mesh: &Mesh) -> Self {
+        self.mesh = Some(mesh.clone());
+        self
+    }
+
+    /// How each argument is split over the mesh: a prefix of the argument tree of
+    /// [`PartitionSpec`]s (JAX's `in_specs=`).
+    pub fn in_specs(mut self, specs: impl Into<Shardings>) -> Self {
+        self.in_specs = specs.into();
+        self
+    }
+
+    /// How each result is assembled from the devices' pieces: a prefix of the result tree of
+    /// [`PartitionSpec`]s (JAX's `out_specs=`). A result replicated over a mesh axis (the axis
+    /// not in its spec) must be the same on every device along it.
+    pub fn out_specs(mut self, specs: impl Into<Shardings>) -> Self {
+        self.out_specs = specs.into();
+        self
+    }
+
+    /// Whether to check that every result replicated over a mesh axis does not vary over it
+    /// (JAX's `check_vma=`, on by default). Off, such a result is taken from the devices as
+    /// if they agreed.
+    pub fn check_vma(mut self, check: bool) -> Self {
+        self.check_vma = check;
+        self
+    }
+
+    /// Runs the mapped function on `args`.
+    ///
+    /// Panics, at the caller's line, when no mesh is given or in scope, a spec names an axis
+    /// the mesh lacks or is longer than its argument's rank, an argument's dimension does not
+    /// split evenly, or a result replicated over an axis varies over it.
+    #[track_caller]
+    pub fn call<A: Tree, R: Tree>(&self, args: A) -> R
+    where
+        F: Fn(A) -> R,
+    {
+        let loc = Location::caller();
+        let mesh = self.mesh.clone().or_else(Mesh::current).unwrap_or_else(|| {
+            panic!(
+                "shard_map: no mesh: give one with .mesh(&mesh) or put one in scope with \
+                 set_mesh {}",
+                At::line(loc)
+            )
+        });
+        if is_tracing() {
+            return self.bind(args, &mesh, loc);
+        }
+        // Outside a trace: one SPMD program over the mesh, its arguments and results laid
+        // out as the specs say. The specs are checked against the arguments first, so that a
+        // misfit is reported as shard_map's.
+        let (leaves, in_def) = args.flatten();
+        let specs = specs_of(&self.in_specs, &in_def, &mesh, "in_specs", loc);
+        for (i, (leaf, spec)) in leaves.iter().zip(&specs).enumerate() {
+            local_aval(&mesh, spec, leaf.aval(), i, loc);
+        }
+        let args: A = rebuild("shard_map", &in_def, leaves);
+        let program = jit(|args: A| self.bind::<A, R>(args, &mesh, loc))
+            .mesh(&mesh)
+            .in_shardings(self.in_specs.clone())
+            .out_shardings(self.out_specs.clone());
+        program.call(args)
+    }
+
+    /// Traces the function on local pieces and binds the call into the current trace.
+    fn bind<A: Tree, R: Tree>(&self, args: A, mesh: &Mesh, loc: &'static Location<'static>) -> R
+    where
+        F: Fn(A) -> R,
+    {
+        let (leaves, in_def) = args.flatten();
+        let in_specs = specs_of(&self.in_specs, &in_def, mesh, "in_specs", loc);
+        let local: Vec<Aval> = leaves
+            .iter()
+            .zip(&in_specs)
+            .enumerate()
+            .map(|(i, (leaf, spec))| local_aval(mesh, spec, leaf.aval(), i, loc))
+            .collect();
+        let named: Vec<(String, usize)> = mesh
+            .axis_names()
+            .iter()
+            .cloned()
+            .zip(mesh.shape().iter().copied())
+            .collect();
+        let (closed, out_def) = trace_tree("shard_map", &in_def, &local, |a: A| {
+            with_axes(&named, || (self.f)(a))
+        });
+        let out_specs = specs_of(&self.out_specs, &out_def, mesh, "out_specs", loc);
+        for (i, (aval, spec)) in closed.jaxpr.out_avals().iter().zip(&out_specs).enumerate() {
+            if spec.len() > aval.rank() {
+                panic!(
+                    "shard_map: out_specs of result {i} is {spec}, longer than the rank of the \
+                     function's result {aval} {}",
+                    At::line(loc)
+                );
+            }
+        }
+        let num_consts = closed.consts.len();
+        let mut specs = vec![PartitionSpec::default(); num_consts];
+        specs.extend(in_specs);
+        let call = ShardMapCall {
+            jaxpr: Arc::new(close_over_consts(closed.jaxpr)),
+            mesh: mesh.clone(),
+            in_specs: specs,
+            out_specs: out_specs.clone(),
+        };
+        if self.check_vma {
+            if let Some((i, axis)) = call.unreplicated_outputs().into_iter().next() {
+                panic!(
+                    "shard_map: out_specs of result {i} is {} which implies that the result is \
+                     replicated across mesh axis \"{axis}\", but it varies over \"{axis}\" (it \
+                     depends on a value split over it, or on axis_index or a collective that \
+                     leaves a piece per device along it); put \"{axis}\" in its spec, reduce it \
+                     with psum, or turn the check off with .check_vma(false) {}",
+                    out_specs[i],
+                    At::line(loc)
+                );
+            }
+        }
+        note_traced_mesh(mesh);
+        let operands: Vec<Operand> = closed
+            .consts
+            .iter()
+            .chain(&leaves)
+            .map(Operand::from)
+            .collect();
+        let outs = bind_at(Arc::new(call), &operands, loc);
+        rebuild("shard_map", &out_def, outs)
+    }
+}
+
+/// Runs `f` with every axis of `axes` in scope as a named axis.
+fn with_axes<R>(axes: &[(String, usize)], f: impl FnOnce() -> R) -> R {
+    match axes.split_first() {
+        None => f(),
+        Some(((name, size), rest)) => with_named_axis(name, *size, || with_axes(rest, f)),
+    }
+}
+
+/// One spec per leaf of a tree of structure `def`, from a prefix of it; every leaf needs
+/// one.
+fn specs_of(
+    specs: &Shardings,
+    def: &TreeDef,
+    mesh: &Mesh,
+    what: &str,
+    loc: &'static Location<'static>,
+) -> Vec<PartitionSpec> {
+    let per_leaf = shardings_per_leaf(specs, def, Some(mesh), &format!("shard_map: {what}"))
+        .unwrap_or_else(|e| panic!("{e} {}", At::line(loc)));
+    per_leaf
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| match s {
+            Some(s) if s.mesh() == mesh => s.spec().clone(),
+            Some(s) => panic!(
+                "shard_map: {what} of leaf {i} is over {}, not the shard_map's mesh {mesh} {}",
+                s.mesh(),
+                At::line(loc)
+            ),
+            None => panic!(
+                "shard_map: {what} gives no spec for leaf {i}; give every argument and result \
+                 a PartitionSpec (P![] for one that every device holds whole) {}",
+                At::line(loc)
+            ),
+        })
+        .collect()
+}
+
+/// The aval of one device's piece of argument `i`, or a panic naming what does not split.
+fn local_aval(
+    mesh: &Mesh,
+    spec: &PartitionSpec,
+    global: &Aval,
+    i: usize,
+    loc: &'static Location<'static>,
+) -> Aval {
+    if spec.len() > global.rank() {
+        panic!(
+            "shard_map: in_specs of argument {i} is {spec}, longer than the rank of {global} {}",
+            At::line(loc)
+        );
+    }
+    let n = pieces(mesh, spec, global.rank());
+    for (d, (&size, &k)) in global.shape.iter().zip(&n).enumerate() {
+        if size % k != 0 {
+            panic!(
+                "shard_map: argument {i} ({global}): dimension {d} of size {size} does not split \
+                 evenly into the {k} pieces {spec} asks for {}",
+                At::line(loc)
+            );
+        }
+    }
+    global.with_shape(
+        global
+            .shape
+            .iter()
+            .zip(&n)
+            .map(|(s, k)| s / k)
+            .collect::<Vec<_>>(),
+    )
+}

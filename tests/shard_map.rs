@@ -1,0 +1,310 @@
+//! `shard_map` on 8 CPU devices against JAX 0.10.2 (`tests/golden/shard_map.json`, made by
+//! `tests/golden/gen_shard_map.py`): every collective inside it over each mesh axis, a
+//! collective matmul, captured arrays, trees, calls inside and outside `jit`; the program's
+//! form (`sdy.manual_computation` with SPMD collectives); and the errors that name the
+//! problem.
+
+mod common;
+
+use jaxrs::prelude::*;
+use jaxrs::{
+    all_gather, axis_index, pmax, pmean, pmin, ppermute, psum, psum_scatter, shard_map, P,
+};
+use serde_json::Value;
+
+fn golden() -> Value {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/golden/shard_map.json"
+    ))
+    .expect("tests/golden/shard_map.json (run tests/golden/gen_shard_map.py)");
+    serde_json::from_str(&text).expect("valid JSON")
+}
+
+fn mesh() -> jaxrs::Mesh {
+    jaxrs::set_cpu_device_count(8).expect("8 CPU devices");
+    jaxrs::make_mesh(&[2, 4], &["x", "y"]).unwrap()
+}
+
+fn arange(shape: &[usize]) -> Array {
+    let n: usize = shape.iter().product();
+    Array::arange(0.0, n as f64, 1.0, DType::F32).reshape(shape)
+}
+
+/// The program `name` of the golden file, run with jaxrs; its outputs' leaves.
+fn run(name: &str, mesh: &jaxrs::Mesh) -> Vec<Array> {
+    let a = || arange(&[4, 8]);
+    match name {
+        "psum_y" => vec![shard_map(|a: Array| psum(&a, "y"))
+            .mesh(mesh)
+            .in_specs(P!["x", "y"])
+            .out_specs(P!["x", None])
+            .call(a())],
+        "psum_x" => vec![shard_map(|a: Array| psum(&a, "x"))
+            .mesh(mesh)
+            .in_specs(P!["x", "y"])
+            .out_specs(P![None, "y"])
+            .call(a())],
+        "pmax_pmin" => {
+            let (hi, lo): (Array, Array) = shard_map(|a: Array| (pmax(&a, "y"), pmin(&a, "x")))
+                .mesh(mesh)
+                .in_specs(P!["x", "y"])
+                .out_specs((P!["x", None], P![None, "y"]))
+                .call(a());
+            vec![hi, lo]
+        }
+        "pmean_y" => vec![shard_map(|a: Array| pmean(&(&a * &a), "y"))
+            .mesh(mesh)
+            .in_specs(P!["x", "y"])
+            .out_specs(P!["x"])
+            .call(a())],
+        "all_gather_x_tiled" => vec![shard_map(|b: Array| all_gather(&b, "x", 0, true))
+            .mesh(mesh)
+            .in_specs(P!["x"])
+            .out_specs(P!["x"])
+            .call(arange(&[2, 3]))],
+        "all_gather_y_stacked" => vec![shard_map(|b: Array| all_gather(&b, "y", 1, false))
+            .mesh(mesh)
+            .in_specs(P![None, "y"])
+            .out_specs(P![None, None, "y"])
+            .call(arange(&[3, 8]))],
+        "psum_scatter_y" => vec![shard_map(|a: Array| psum_scatter(&a, "y", 1, true))
+            .mesh(mesh)
+            .in_specs(P!["x"])
+            .out_specs(P!["x", "y"])
+            .call(a())],
+        "axis_index" => vec![shard_map(|a: Array| {
+            let ix = axis_index("x").astype(DType::F32);
+            let iy = axis_index("y").astype(DType::F32);
+            &a + &(ix * 10.0) + iy
+        })
+        .mesh(mesh)
+        .in_specs(P!["x", "y"])
+        .out_specs(P!["x", "y"])
+        .call(a())],
+        "ppermute_y" => {
+            let perm: Vec<(usize, usize)> = (0..4).map(|j| (j, (j + 1) % 4)).collect();
+            vec![shard_map(move |a: Array| ppermute(&a, "y", &perm))
+                .mesh(mesh)
+                .in_specs(P!["x", "y"])
+                .out_specs(P!["x", "y"])
+                .call(a())]
+        }
+        "ppermute_x_partial" => vec![shard_map(|a: Array| ppermute(&a, "x", &[(0, 1)]))
+            .mesh(mesh)
+            .in_specs(P!["x", "y"])
+            .out_specs(P!["x", "y"])
+            .call(a())],
+        "matmul_psum" => vec![shard_map(|(x, w): (Array, Array)| psum(&x.matmul(&w), "y"))
+            .mesh(mesh)
+            .in_specs((P!["x", "y"], P!["y", None]))
+            .out_specs(P!["x", None])
+            .call((a(), arange(&[8, 3])))],
+        "captured_and_scalar" => {
+            let w = arange(&[8, 3]) / 10.0;
+            let (y, total): (Array, Array) =
+                shard_map(|a: Array| (a.matmul(&w), psum(&psum(&a.sum(None, false), "x"), "y")))
+                    .mesh(mesh)
+                    .in_specs(P!["x"])
+                    .out_specs((P!["x"], P![]))
+                    .call(a());
+            vec![y, total]
+        }
+        "tree" => {
+            // JAX's dict leaves in key order: ("u", "v") in, ("idx", "sum") out.
+            let (idx, sum): (Array, Array) = shard_map(|(u, v): (Array, Array)| {
+                let idx = axis_index("y").astype(DType::F32) + &v * 0.0;
+                (idx, psum(&u, "x") + &v)
+            })
+            .mesh(mesh)
+            .in_specs((P!["x", "y"], P![None, "y"]))
+            .out_specs((P![None, "y"], P![None, "y"]))
+            .call((arange(&[2, 8]), arange(&[1, 8])));
+            vec![idx, sum]
+        }
+        other => panic!("no program {other}"),
+    }
+}
+
+fn f64s(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
+#[test]
+fn every_collective_inside_shard_map_matches_jax() {
+    let mesh = mesh();
+    let g = golden();
+    let cases = g.as_object().unwrap();
+    assert_eq!(cases.len(), 13);
+    for (name, outputs) in cases {
+        let got = run(name, &mesh);
+        let want = outputs.as_array().unwrap();
+        assert_eq!(got.len(), want.len(), "{name}: number of outputs");
+        for (k, (g, w)) in got.iter().zip(want).enumerate() {
+            let shape: Vec<usize> = w["shape"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d.as_u64().unwrap() as usize)
+                .collect();
+            assert_eq!(g.shape(), &shape[..], "{name}: output {k}'s shape");
+            let values = g.astype(DType::F64).to_vec::<f64>();
+            for (i, (a, b)) in values.iter().zip(f64s(&w["values"])).enumerate() {
+                assert!(
+                    (a - b).abs() <= 1e-5 * b.abs().max(1.0),
+                    "{name}: output {k}[{i}] = {a}, JAX {b}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn results_are_laid_out_as_the_out_specs_say() {
+    let mesh = mesh();
+    let y: Array = shard_map(|a: Array| psum(&a, "y"))
+        .mesh(&mesh)
+        .in_specs(P!["x", "y"])
+        .out_specs(P!["x", None])
+        .call(arange(&[4, 8]));
+    let want = jaxrs::NamedSharding::new(mesh.clone(), P!["x", None]).unwrap();
+    assert_eq!(y.sharding(), Some(&jaxrs::Sharding::Named(want)));
+    // Device 5 is row 1 of the mesh: rows 2..4 of the result, all its columns.
+    assert_eq!(y.addressable_shards()[5].index, vec![2..4, 0..2]);
+}
+
+#[test]
+fn inside_jit_it_is_part_of_one_spmd_program() {
+    let mesh = mesh();
+    let _scope = jaxrs::set_mesh(&mesh);
+    // The mesh comes from the scope; the jit around it runs over that mesh.
+    let step = jit(|(x, w): (Array, Array)| {
+        let partial = shard_map(|(x, w): (Array, Array)| psum(&x.matmul(&w), "y"))
+            .in_specs((P!["x", "y"], P!["y", None]))
+            .out_specs(P!["x", None])
+            .call((x, w));
+        partial.tanh().sum(None, false)
+    });
+    let x = arange(&[4, 8]) / 32.0;
+    let w = arange(&[8, 3]) / 24.0;
+    let got: Array = step.call((x.clone(), w.clone()));
+    let want = x.matmul(&w).tanh().sum(None, false).item::<f32>();
+    assert!((got.item::<f32>() - want).abs() < 1e-5);
+    let text = step.site().last_stablehlo().expect("compiled");
+    assert!(text.contains("\"sdy.manual_computation\""), "{text}");
+    assert!(
+        text.contains("manual_axes = #sdy<manual_axes{\"x\", \"y\"}>"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "replica_groups = dense<[[0, 1, 2, 3], [4, 5, 6, 7]]> : tensor<2x4xi64>, \
+             use_global_device_ids"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("\"sdy.return\""), "{text}");
+}
+
+#[test]
+fn errors_name_the_problem() {
+    let mesh = mesh();
+    let message = |f: Box<dyn FnOnce()>| common::panic_message(std::panic::AssertUnwindSafe(f));
+
+    // A result replicated over "y" that varies over it (JAX's check_vma).
+    let m = mesh.clone();
+    let msg = message(Box::new(move || {
+        let _: Array = shard_map(|a: Array| &a * 2.0)
+            .mesh(&m)
+            .in_specs(P!["x", "y"])
+            .out_specs(P!["x"])
+            .call(arange(&[4, 8]));
+    }));
+    assert!(
+        msg.starts_with(
+            "shard_map: out_specs of result 0 is PartitionSpec('x',) which implies that the \
+             result is replicated across mesh axis \"y\", but it varies over \"y\""
+        ),
+        "{msg}"
+    );
+    assert!(msg.contains("at tests/shard_map.rs:"), "{msg}");
+    // With the check off, the same program runs (each row block taken from one device).
+    let _: Array = shard_map(|a: Array| &a * 2.0)
+        .mesh(&mesh)
+        .in_specs(P!["x", "y"])
+        .out_specs(P!["x"])
+        .check_vma(false)
+        .call(arange(&[4, 8]));
+
+    let m = mesh.clone();
+    let msg = message(Box::new(move || {
+        let _: Array = shard_map(|a: Array| a)
+            .mesh(&m)
+            .in_specs(P!["x", "y"])
+            .out_specs(P!["x", "y"])
+            .call(arange(&[4, 6]));
+    }));
+    assert!(
+        msg.starts_with(
+            "shard_map: argument 0 (f32[4,6]): dimension 1 of size 6 does not split evenly \
+             into the 4 pieces PartitionSpec('x', 'y') asks for"
+        ),
+        "{msg}"
+    );
+
+    let m = mesh.clone();
+    let msg = message(Box::new(move || {
+        let _: Array = shard_map(|a: Array| a)
+            .mesh(&m)
+            .in_specs(P!["x", "z"])
+            .out_specs(P!["x"])
+            .call(arange(&[4, 8]));
+    }));
+    assert!(msg.contains("\"z\""), "{msg}");
+    assert!(msg.contains("at tests/shard_map.rs:"), "{msg}");
+
+    let m = mesh.clone();
+    let msg = message(Box::new(move || {
+        let _: Array = shard_map(|a: Array| psum(&a, "w"))
+            .mesh(&m)
+            .in_specs(P!["x"])
+            .out_specs(P!["x"])
+            .call(arange(&[4, 8]));
+    }));
+    assert!(
+        msg.starts_with("psum: unknown axis name \"w\"; the named axes in scope are \"x\", \"y\""),
+        "{msg}"
+    );
+
+    let msg = message(Box::new(|| {
+        let _: Array = shard_map(|a: Array| a)
+            .in_specs(P!["x"])
+            .out_specs(P!["x"])
+            .call(arange(&[4, 8]));
+    }));
+    assert!(
+        msg.starts_with(
+            "shard_map: no mesh: give one with .mesh(&mesh) or put one in scope with set_mesh"
+        ),
+        "{msg}"
+    );
+
+    let m = mesh.clone();
+    let msg = message(Box::new(move || {
+        let _ = grad(|a: Array| {
+            shard_map(|a: Array| psum(&a.sum(None, false), "x"))
+                .mesh(&m)
+                .in_specs(P!["x"])
+                .out_specs(P![])
+                .call(a)
+        })(arange(&[4, 8]));
+    }));
+    assert!(
+        msg.contains("differentiation (grad, jvp, vjp) through shard_map is not built yet"),
+        "{msg}"
+    );
+}
