@@ -184,3 +184,26 @@ fn bad_arguments_are_refused_as_jax_refuses_them() {
             .contains("incompatible shapes")
     );
 }
+
+/// As in JAX, the Schur decomposition (and so sqrtm) has no derivative; rsf2csf has one.
+#[test]
+fn schur_refuses_derivatives_and_rsf2csf_differentiates() {
+    let a = Array::from_vec(vec![1.0f64, 2.0, -3.0, 0.5], &[2, 2]);
+    let msg = common::panic_message(|| {
+        grad(|m: Array| sl::schur(&m, "real").0.sum(None, false))(a.clone());
+    });
+    assert!(
+        msg.contains("schur: no reverse-mode differentiation rule"),
+        "{msg}"
+    );
+    let msg = common::panic_message(|| {
+        grad(|m: Array| sl::sqrtm(&m, 1).real().sum(None, false))(a.clone());
+    });
+    assert!(
+        msg.contains("no reverse-mode differentiation rule"),
+        "{msg}"
+    );
+    let (t, z) = sl::schur(&a, "real");
+    let g = grad(move |t: Array| sl::rsf2csf(&t, &z).0.real().sum(None, false))(t);
+    assert!(g.to_vec::<f64>().iter().all(|v| v.is_finite()));
+}

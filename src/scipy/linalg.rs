@@ -1289,7 +1289,8 @@ pub fn rsf2csf(t: &Array, z: &Array) -> (Array, Array) {
 /// method: the complex Schur form `a = z t zᴴ`, the square root `u` of the triangular `t`
 /// by Björck and Hammarling's recurrence (column by column, `u_ij = (t_ij - Σ u_ik u_kj) /
 /// (u_ii + u_jj)`, 0 where the numerator's two terms are equal), then `z u zᴴ`. Complex
-/// whatever `a`'s dtype, as JAX's; batched over leading dims. Not differentiable (the Schur
+/// whatever `a`'s dtype, as JAX's; batched over leading dims (JAX's takes one matrix, and
+/// batches only under `vmap`). Not differentiable (the Schur
 /// decomposition has no derivative in JAX). `blocksize` other than 1 panics, as JAX raises
 /// `NotImplementedError`.
 ///
