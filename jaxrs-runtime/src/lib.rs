@@ -70,8 +70,8 @@ pub use ops::{
 /// `jaxrs::scipy::linalg` give them JAX's signatures.
 pub mod decompositions {
     pub use crate::prims::decompositions::{
-        broadcast_batch, cholesky, eig, eigh, eigvals, eye, lu, lu_solve, mh, mt, qr, svd, svdvals,
-        triangular_solve,
+        broadcast_batch, cholesky, eig, eigh, eigvals, eye, hessenberg, lu, lu_solve, mh, mt, qr,
+        schur, svd, svdvals, triangular_recurrence, triangular_solve, TriangularRecurrence,
     };
 }
 

@@ -145,3 +145,25 @@ pub fn svd(x: &Array, full_matrices: bool) -> (Array, Array, Array) {
 pub fn svdvals(x: &Array) -> Array {
     d::svdvals(x)
 }
+
+/// `lax.linalg.schur(x)` (with `compute_schur_vectors=True`): `(t, z)` with `x = z t zᴴ`,
+/// `z` unitary, `t` upper triangular for a complex `x` and quasi-triangular for a real one
+/// (a standardised 2x2 block per complex-conjugate pair of eigenvalues). The form is not
+/// unique, and this one may differ from LAPACK's (JAX's) in the order of the eigenvalues
+/// along the diagonal and in the signs or phases of `z`'s columns; `z t zᴴ` and `t`'s
+/// eigenvalues agree. Not differentiable, as JAX's is not.
+///
+/// ```
+/// use jaxrs::lax;
+/// use jaxrs::prelude::*;
+///
+/// let a = Array::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[2, 2]);
+/// let (t, z) = lax::linalg::schur(&a);
+/// let back = z.matmul(&t).matmul(&z.t()).to_vec::<f64>();
+/// assert!(back.iter().zip([1.0, 2.0, 3.0, 4.0]).all(|(x, y)| (x - y).abs() < 1e-12));
+/// assert_eq!(t.to_vec::<f64>()[2], 0.0);
+/// ```
+#[track_caller]
+pub fn schur(x: &Array) -> (Array, Array) {
+    d::schur(x)
+}

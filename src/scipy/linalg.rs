@@ -17,7 +17,7 @@
 use crate::lax::linalg::{self as lax_linalg, TriangularSolveOptions};
 use crate::numpy as jnp;
 use crate::{where_, Array, DType};
-use jaxrs_runtime::decompositions::{broadcast_batch, mh, mt};
+use jaxrs_runtime::decompositions::{self as d, broadcast_batch, mh, mt};
 use std::panic::Location;
 
 // Float and complex operands stay as they are; integers compute in float, as JAX's.
@@ -1087,4 +1087,368 @@ fn pade13(a: Array) -> (Array, Array) {
     let high_v = a6.matmul(&lin_comb(&[(b[12], &a6), (b[10], &a4), (b[8], &a2)]));
     let v = &high_v + &plus_identity(&[(b[6], &a6), (b[4], &a4), (b[2], &a2)], b[0], &eye);
     (u, v)
+}
+
+// ------------------------------------------------------------------ Schur-based functions
+
+/// Checks that `a` is a batch of square matrices; returns their size.
+#[track_caller]
+fn square_size(op: &str, what: &str, a: &Array, loc: &Location<'_>) -> usize {
+    let rank = a.rank();
+    assert!(
+        rank >= 2 && a.shape()[rank - 1] == a.shape()[rank - 2],
+        "{op}: {what} must be a (batch of) square matrices, got {} at {loc}",
+        a.aval()
+    );
+    a.shape()[rank - 1]
+}
+
+/// `x` broadcast to the batch dims `batch` followed by its own matrix dims.
+fn to_batch(x: &Array, batch: &[usize]) -> Array {
+    let mut shape = batch.to_vec();
+    shape.extend_from_slice(&x.shape()[x.rank() - 2..]);
+    x.broadcast_to(&shape)
+}
+
+/// `x[..., i:i+1, j:j+1]`: one entry of each matrix, kept as a 1x1 matrix so it broadcasts
+/// against the batch.
+fn entry(x: &Array, i: usize, j: usize) -> Array {
+    x.slice_axis(-2, i, i + 1).slice_axis(-1, j, j + 1)
+}
+
+/// The machine epsilon of a complex (or real) dtype's parts, as JAX's `finfo(dtype).eps`.
+fn eps_of(dtype: DType) -> f64 {
+    match dtype.real_dtype() {
+        DType::F32 => f32::EPSILON as f64,
+        _ => f64::EPSILON,
+    }
+}
+
+/// `jax.scipy.linalg.schur(a, output)`: `(t, z)` with `a = z t zᴴ`. `output` `"real"` keeps a
+/// real matrix real (`t` quasi-triangular, a standardised 2x2 block `[[p, q], [r, p]]` per
+/// complex-conjugate pair); `"complex"` computes in complex (`t` triangular). Batched over
+/// leading dims. Not differentiable, as JAX's is not.
+///
+/// The Schur form is not unique, and this one may differ from JAX's (LAPACK's `gees`): the
+/// order of the eigenvalues along `t`'s diagonal and the signs (phases) of `z`'s columns are
+/// the kernel's QR iteration's. `z t zᴴ`, `z`'s unitarity, `t`'s shape and its eigenvalues
+/// agree. Unlike JAX, which treats any other `output` as `"real"`, another string panics.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::scipy::linalg;
+///
+/// // A rotation: its eigenvalues ±i make one 2x2 block in the real form.
+/// let a = Array::from_vec(vec![0.0f64, -1.0, 1.0, 0.0], &[2, 2]);
+/// let (t, _) = linalg::schur(&a, "complex");
+/// let t = t.to_vec::<jaxrs::C128>();
+/// assert!(t[2].norm() == 0.0 && (t[0].im.abs() - 1.0).abs() < 1e-12);
+/// ```
+#[track_caller]
+pub fn schur(a: &Array, output: &str) -> (Array, Array) {
+    let loc = Location::caller();
+    let a = inexact(a);
+    square_size("schur", "a", &a, loc);
+    let a = match output {
+        "real" => a,
+        "complex" => a.astype(a.dtype().to_complex()),
+        other => panic!("schur: output must be 'real' or 'complex'; got {other:?} at {loc}"),
+    };
+    lax_linalg::schur(&a)
+}
+
+/// `jax.scipy.linalg.hessenberg(a, calc_q)`: the upper Hessenberg form `h` of `a` (zero
+/// below the first subdiagonal) and, with `calc_q`, the unitary `q` with `a = q h qᴴ`,
+/// batched over leading dims. Computed as LAPACK's `gehrd` (Householder reflectors with
+/// `β = -sign(Re α) ‖x‖`, `q`'s first column `e₀`), so `h` and `q` are JAX's. Not
+/// differentiable, as JAX's is not.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::scipy::linalg;
+///
+/// let a = Array::from_vec(vec![1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0], &[3, 3]);
+/// let (h, q) = linalg::hessenberg(&a, true);
+/// assert_eq!(h.to_vec::<f64>()[6], 0.0);
+/// let q = q.expect("calc_q");
+/// let back = q.matmul(&h).matmul(&q.t()).to_vec::<f64>();
+/// assert!(back.iter().zip(a.to_vec::<f64>()).all(|(x, y)| (x - y).abs() < 1e-12));
+/// ```
+#[track_caller]
+pub fn hessenberg(a: &Array, calc_q: bool) -> (Array, Option<Array>) {
+    let loc = Location::caller();
+    let a = inexact(a);
+    if square_size("hessenberg", "a", &a, loc) == 0 {
+        let zeros = Array::zeros_like(&a);
+        return (zeros.clone(), calc_q.then_some(zeros));
+    }
+    let (h, q) = d::hessenberg(&a);
+    (h, calc_q.then_some(q))
+}
+
+/// `jax.scipy.linalg.rsf2csf(t, z)`: the complex Schur form `(t, z)` from a real one, as
+/// JAX's: from the bottom up, each 2x2 block whose subdiagonal entry is not negligible
+/// (`|t[m, m-1]| > eps (|t[m-1, m-1]| + |t[m, m]|)`) is triangularised by a Givens rotation
+/// built from its eigenvalue `μ` shifted by `t[m, m]`, applied to `t`'s rows and columns and
+/// to `z`'s columns; then `t[m, m-1]` is set to 0. `t` and `z` broadcast over their batch
+/// dims; both become complex. Differentiable, as JAX's.
+///
+/// JAX takes the first eigenvalue LAPACK's `eigvals` returns for each block; here it is the
+/// one with the larger imaginary part (on a tie, the larger real part). For a block of a
+/// real Schur form (`schur`'s or JAX's, standardised: equal diagonal entries) the two are
+/// the same, so the result is JAX's; for other blocks the choice may differ, and so may the
+/// (equally valid) form.
+#[track_caller]
+pub fn rsf2csf(t: &Array, z: &Array) -> (Array, Array) {
+    let loc = Location::caller();
+    let n = square_size("rsf2csf", "T", t, loc);
+    let nz = square_size("rsf2csf", "Z", z, loc);
+    assert!(
+        n == nz,
+        "rsf2csf: T and Z must be the same size, got {} and {} at {loc}",
+        t.aval(),
+        z.aval()
+    );
+    let (t, z) = crate::numpy::linalg::promote_inexact(t, z);
+    let complex = t.dtype().to_complex();
+    let batch = broadcast_batch(&t.shape()[..t.rank() - 2], &z.shape()[..z.rank() - 2]);
+    let mut t = to_batch(&t.astype(complex), &batch);
+    let mut z = to_batch(&z.astype(complex), &batch);
+    if n <= 1 {
+        return (t, z);
+    }
+    let eps = eps_of(complex);
+    let rows = Array::iota(DType::I32, &[n, 1], 0);
+    let cols = Array::iota(DType::I32, &[1, n], 1);
+    for m in (1..n).rev() {
+        let (a, b, c, d) = (
+            entry(&t, m - 1, m - 1),
+            entry(&t, m - 1, m),
+            entry(&t, m, m - 1),
+            entry(&t, m, m),
+        );
+        let rotate = c.abs().gt(&((&a.abs() + &d.abs()) * eps));
+        // Where the block is not rotated, a stand-in `[[0, 1], [-1, 0]]` keeps μ, r and their
+        // derivatives finite (JAX skips the branch under `cond`; `where` differentiates both).
+        let (a, b, c, d) = (
+            where_(&rotate, &a, 0.0),
+            where_(&rotate, &b, 1.0),
+            where_(&rotate, &c, -1.0),
+            where_(&rotate, &d, 0.0),
+        );
+        // μ: an eigenvalue of the block minus t[m, m].
+        let half_gap = (&a - &d) * 0.5;
+        let disc = (&(&half_gap * &half_gap) + &(&b * &c)).sqrt();
+        let mu = where_(
+            disc.imag().lt(0.0),
+            &(&half_gap - &disc),
+            &(&half_gap + &disc),
+        );
+        let (mu_abs, c_abs) = (mu.abs(), c.abs());
+        let r = (&(&mu_abs * &mu_abs) + &(&c_abs * &c_abs))
+            .sqrt()
+            .astype(complex);
+        let (cs, sn) = (&mu / &r, &c / &r);
+        // Rows m-1 and m, from column m-1 on: G = [[c̄, s], [-s, c]] times them.
+        let (row0, row1) = (t.slice_axis(-2, m - 1, m), t.slice_axis(-2, m, m + 1));
+        let from = cols.ge((m - 1) as i32);
+        let new0 = where_(&from, &(&(&cs.conj() * &row0) + &(&sn * &row1)), &row0);
+        let new1 = where_(&from, &(&(&cs * &row1) - &(&sn * &row0)), &row1);
+        let rotated = where_(
+            rows.eq((m - 1) as i32),
+            &new0,
+            where_(rows.eq(m as i32), &new1, &t),
+        );
+        // Columns m-1 and m times Gᴴ: of `t` down to row m, of `z` all of them.
+        let times_gh = |x: &Array, upto: Option<usize>| {
+            let (col0, col1) = (x.slice_axis(-1, m - 1, m), x.slice_axis(-1, m, m + 1));
+            let mut new0 = &(&col0 * &cs) + &(&col1 * &sn.conj());
+            let mut new1 = &(&col1 * &cs.conj()) - &(&col0 * &sn.conj());
+            if let Some(last) = upto {
+                let within = rows.le(last as i32);
+                new0 = where_(&within, &new0, &col0);
+                new1 = where_(&within, &new1, &col1);
+            }
+            where_(
+                cols.eq((m - 1) as i32),
+                &new0,
+                where_(cols.eq(m as i32), &new1, x),
+            )
+        };
+        let t_new = times_gh(&rotated, Some(m));
+        let z_new = times_gh(&z, None);
+        t = where_(&rotate, &t_new, &t);
+        z = where_(&rotate, &z_new, &z);
+        let corner = rows.eq(m as i32).logical_and(cols.eq((m - 1) as i32));
+        t = where_(&corner, 0.0, &t);
+    }
+    (t, z)
+}
+
+/// `jax.scipy.linalg.sqrtm(a, blocksize)`: the principal square root of `a`, by JAX's
+/// method: the complex Schur form `a = z t zᴴ`, the square root `u` of the triangular `t`
+/// by Björck and Hammarling's recurrence (column by column, `u_ij = (t_ij - Σ u_ik u_kj) /
+/// (u_ii + u_jj)`, 0 where the numerator's two terms are equal), then `z u zᴴ`. Complex
+/// whatever `a`'s dtype, as JAX's; batched over leading dims (JAX's takes one matrix, and
+/// batches only under `vmap`). Not differentiable (the Schur
+/// decomposition has no derivative in JAX). `blocksize` other than 1 panics, as JAX raises
+/// `NotImplementedError`.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::scipy::linalg;
+///
+/// let a = Array::from_vec(vec![4.0f64, 1.0, 0.0, 9.0], &[2, 2]);
+/// let r = linalg::sqrtm(&a, 1);
+/// let back = r.matmul(&r).to_vec::<jaxrs::C128>();
+/// assert!(back.iter().zip([4.0, 1.0, 0.0, 9.0]).all(|(x, y)| (x.re - y).abs() < 1e-12));
+/// ```
+#[track_caller]
+pub fn sqrtm(a: &Array, blocksize: usize) -> Array {
+    let loc = Location::caller();
+    assert!(
+        blocksize <= 1,
+        "sqrtm: the blocked version (blocksize {blocksize}) is not implemented, as in JAX, at {loc}"
+    );
+    let (t, z) = schur(a, "complex");
+    let u = d::triangular_recurrence(d::TriangularRecurrence::SqrtmTriu, &[&t]).remove(0);
+    z.matmul(&u).matmul(&mh(&z))
+}
+
+/// How [`solve_sylvester`] solves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SylvesterMethod {
+    /// Bartels-Stewart: the complex Schur forms of `a` and `bᴴ`, then a triangular back
+    /// substitution (JAX's default, `"schur"`).
+    #[default]
+    Schur,
+    /// The eigendecompositions of `a` and `b` (`"eigen"`): faster, less accurate for
+    /// ill-conditioned eigenvectors, and wrong for matrices that are not diagonalisable.
+    Eigen,
+}
+
+/// `jax.scipy.linalg.solve_sylvester(a, b, c, method, tol)`: `x` with `a x + x b = c`, for
+/// `a [.., m, m]`, `b [.., n, n]` and `c [.., m, n]` broadcast over their batch dims. All NaN
+/// where some `|λ_i(a) + μ_j(b)| < tol` (the equation is singular or near it), as JAX's.
+/// Real for real `c`, else complex (the real part is taken, as JAX takes it). Not
+/// differentiable (neither the Schur decomposition nor the eigenvectors have a derivative
+/// in JAX).
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::scipy::linalg::{self, SylvesterMethod};
+///
+/// let a = Array::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[2, 2]);
+/// let b = Array::from_vec(vec![5.0f64, 6.0, 7.0, 8.0], &[2, 2]);
+/// let c = Array::from_vec(vec![6.0f64, 8.0, 10.0, 12.0], &[2, 2]);
+/// let x = linalg::solve_sylvester(&a, &b, &c, SylvesterMethod::Schur, 1e-8).to_vec::<f64>();
+/// assert!(x.iter().zip([1.0, 0.0, 0.0, 1.0]).all(|(x, y)| (x - y).abs() < 1e-12));
+/// ```
+#[track_caller]
+pub fn solve_sylvester(
+    a: &Array,
+    b: &Array,
+    c: &Array,
+    method: SylvesterMethod,
+    tol: f64,
+) -> Array {
+    let loc = Location::caller();
+    let (a, c) = crate::numpy::linalg::promote_inexact(a, c);
+    let (b, c) = crate::numpy::linalg::promote_inexact(b, &c);
+    let a = a.astype(c.dtype());
+    let m = square_size("solve_sylvester", "A", &a, loc);
+    let n = square_size("solve_sylvester", "B", &b, loc);
+    let rank = c.rank();
+    assert!(
+        rank >= 2 && c.shape()[rank - 2..] == [m, n],
+        "solve_sylvester: incompatible shapes for the Sylvester equation: A {}, B {}, C {} at {loc}",
+        a.aval(),
+        b.aval(),
+        c.aval()
+    );
+    let batch = broadcast_batch(
+        &broadcast_batch(&a.shape()[..a.rank() - 2], &b.shape()[..b.rank() - 2]),
+        &c.shape()[..rank - 2],
+    );
+    let (a, b, c) = (
+        to_batch(&a, &batch),
+        to_batch(&b, &batch),
+        to_batch(&c, &batch),
+    );
+    let x = match method {
+        SylvesterMethod::Schur => {
+            let (r, u) = schur(&a, "complex");
+            let (s, v) = schur(&mh(&b), "complex");
+            let f = mh(&u).matmul(&c.astype(r.dtype())).matmul(&v);
+            let y = d::triangular_recurrence(
+                d::TriangularRecurrence::SylvesterTriu,
+                &[&r, &mh(&s), &f],
+            )
+            .remove(0);
+            u.matmul(&y).matmul(&mh(&v))
+        }
+        SylvesterMethod::Eigen => {
+            let (ra, ua) = jnp::linalg::eig(&a);
+            let (rb, ub) = jnp::linalg::eig(&b);
+            let f = jnp::linalg::solve(&ua, &c.astype(ra.dtype()).matmul(&ub));
+            let w = &ra.expand_dims(-1) + &rb.expand_dims(-2);
+            ua.matmul(&(&f / &w)).matmul(&jnp::linalg::inv(&ub))
+        }
+    };
+    let x = if c.dtype().is_complex() { x } else { x.real() };
+    let sums =
+        &jnp::linalg::eigvals(&a).expand_dims(-1) + &jnp::linalg::eigvals(&b).expand_dims(-2);
+    let singular = jnp::any(&sums.abs().lt(tol), vec![-2i64, -1], true);
+    // JAX's `zeros_like(x) * nan`: NaN in both parts of a complex x.
+    where_(&singular, &(Array::zeros_like(&x) * f64::NAN), &x)
+}
+
+/// `jax.scipy.linalg.funm(a, func, disp)`: the matrix function `f(a)` for the scalar function
+/// `func` (applied elementwise to an array of eigenvalues), as JAX computes it: the real
+/// Schur form, made complex by [`rsf2csf`], `func` on its diagonal, Parlett's recurrence
+/// (Golub and Van Loan's algorithm 11.1.1) above it, and back with `z f zᴴ`. Complex
+/// whatever `a`'s dtype, as JAX's. With `disp` false the second result is JAX's error
+/// estimate, `min(1, max(eps, eps / minden ‖triu(t, 1)‖₁))` (`minden` the smallest
+/// `|t_jj - t_ii|` met; `inf` where the result has an infinity). Parlett's recurrence
+/// divides by differences of eigenvalues, so repeated or close eigenvalues give inaccurate
+/// results, as in JAX. Batched over leading dims (JAX takes a single matrix); not
+/// differentiable (the Schur decomposition has no derivative in JAX).
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::scipy::linalg;
+///
+/// let a = Array::from_vec(vec![1.0f64, 2.0, 0.0, 3.0], &[2, 2]);
+/// let (e, _) = linalg::funm(&a, |x: &Array| x.exp(), true);
+/// let want = linalg::expm(&a, false, 16).to_vec::<f64>();
+/// let got = e.to_vec::<jaxrs::C128>();
+/// assert!(got.iter().zip(want).all(|(x, y)| (x.re - y).abs() < 1e-12 && x.im.abs() < 1e-12));
+/// ```
+#[track_caller]
+pub fn funm(a: &Array, func: impl Fn(&Array) -> Array, disp: bool) -> (Array, Option<Array>) {
+    let loc = Location::caller();
+    let a = inexact(a);
+    let n = square_size("funm", "A", &a, loc);
+    let (t, z) = schur(&a, "real");
+    let (t, z) = rsf2csf(&t, &z);
+    let eye = d::eye(n, t.dtype());
+    let f_diag = func(&jnp::linalg::diagonal(&t, 0)).astype(t.dtype());
+    let f = &eye * &f_diag.expand_dims(-2);
+    let mut outs = d::triangular_recurrence(d::TriangularRecurrence::Parlett, &[&f, &t]);
+    let minden = outs.pop().expect("two results");
+    let f = z.matmul(&outs.pop().expect("two results")).matmul(&mh(&z));
+    if disp {
+        return (f, None);
+    }
+    let tol = eps_of(f.dtype());
+    let minden = where_(minden.eq(0.0), tol, &minden);
+    let upper = jnp::linalg::norm(
+        &jnp::triu(&t, 1),
+        Some(jnp::linalg::NormOrd::P(1.0)),
+        vec![-2i64, -1],
+        false,
+    );
+    let estimate = (&(tol / &minden) * &upper).maximum(tol).minimum(1.0);
+    let has_inf = jnp::any(&jnp::isinf(&f), vec![-2i64, -1], false);
+    (f, Some(where_(&has_inf, f64::INFINITY, &estimate)))
 }

@@ -125,4 +125,90 @@ for dt in ("float32", "float64", "complex64"):
 for dt in ("complex64", "complex128"):
     c.add("toeplitz/no_r", lambda x: sl.toeplitz(x), [c.normal((3,), dt)])
     c.add("toeplitz", lambda x, y: sl.toeplitz(x, y), [c.normal((3,), dt), c.normal((2,), dt)])
+# The Schur-based functions. hessenberg is unique (LAPACK's reflector convention), so its
+# factors are compared with JAX's; the Schur form is not (the eigenvalues' order, the
+# columns' signs and phases), so schur's cases record invariants of it: Z T Zᴴ, Zᴴ Z, T's
+# part below its (block) diagonal, and the power sums tr(Tᵏ), k = 1..n, which fix the
+# eigenvalues as a set. rsf2csf is compared on JAX's own real Schur forms (its input), and
+# sqrtm, solve_sylvester and funm, whose results are unique, directly. None of them has a
+# derivative in JAX except rsf2csf.
+
+
+def schur_invariants(a, output):
+    t, z = sl.schur(a, output=output)
+    n = a.shape[-1]
+    back = z @ t @ jnp.swapaxes(z, -1, -2).conj()
+    gram = jnp.swapaxes(z, -1, -2).conj() @ z
+    below = jnp.tril(t, -2 if output == "real" and not jnp.iscomplexobj(a) else -1)
+    powers, p = [], jnp.broadcast_to(jnp.eye(n, dtype=t.dtype), t.shape)
+    for _ in range(n):
+        p = p @ t
+        powers.append(jnp.trace(p, axis1=-2, axis2=-1))
+    return back, gram, below, jnp.stack(powers, -1)
+
+
+def shifted(shape, dt, shift):
+    x = c.normal(shape, dt)
+    return (x + shift * np.eye(shape[-1])).astype(dt)
+
+
+for dt in ("float32", "float64", "complex64", "complex128"):
+    lo = dt in ("float32", "complex64")
+    tol = (2e-5, 2e-5) if lo else (1e-12, 1e-12)
+    for shape in ((4, 4), (1, 1), (2, 3, 3)):
+        a = c.normal(shape, dt)
+        c.add("hessenberg", lambda x: sl.hessenberg(x, calc_q=True), [a], tol=tol, grad=False,
+              vmap=len(shape) == 2)
+    c.add("hessenberg/h_only", lambda x: sl.hessenberg(x), [c.normal((5, 5), dt)], tol=tol,
+          grad=False)
+    for output in ("real", "complex"):
+        for shape in ((5, 5), (2, 4, 4), (1, 1)):
+            c.add("schur/invariants", lambda x, o=output: schur_invariants(x, o),
+                  [c.normal(shape, dt)], params={"output": output},
+                  tol=(1e-4, 1e-4) if lo else (1e-10, 1e-10), grad=False,
+                  vmap=len(shape) == 2)
+    # sqrtm (JAX takes one matrix; batches under vmap): eigenvalues off the negative real
+    # axis (shifted), and a general matrix.
+    for a in (shifted((4, 4), dt, 3.0), c.normal((3, 3), dt)):
+        c.add("sqrtm", lambda x: sl.sqrtm(x), [a], tol=(2e-4, 2e-4) if lo else (1e-9, 1e-9),
+              grad=False)
+    # funm: several scalar functions, and the error estimate.
+    for func in ("exp", "sin", "square"):
+        f = {"exp": jnp.exp, "sin": jnp.sin, "square": lambda v: v * v}[func]
+        c.add("funm", lambda x, f=f: sl.funm(x, f), [c.normal((4, 4), dt)],
+              params={"func": func}, tol=(5e-4, 5e-4) if lo else (1e-9, 1e-9), grad=False,
+              vmap=False)
+    c.add("funm/err", lambda x: sl.funm(x, jnp.exp, disp=False), [c.normal((3, 3), dt)],
+          params={"func": "exp"}, tol=(5e-4, 5e-4) if lo else (1e-9, 1e-9), grad=False,
+          vmap=False)
+    # solve_sylvester, both methods, broadcast batches.
+    for method in ("schur", "eigen"):
+        stol = (1e-3, 1e-3) if lo else (1e-9, 1e-9)
+        a, b, cc = shifted((3, 3), dt, 2.0), shifted((2, 2), dt, 2.0), c.normal((3, 2), dt)
+        c.add("solve_sylvester", lambda x, y, z, m=method: sl.solve_sylvester(x, y, z, method=m),
+              [a, b, cc], params={"method": method, "tol": 1e-8}, tol=stol, grad=False)
+        a, b, cc = shifted((2, 3, 3), dt, 2.0), shifted((4, 4), dt, 2.0), c.normal((3, 4), dt)
+        c.add("solve_sylvester", lambda x, y, z, m=method: sl.solve_sylvester(x, y, z, method=m),
+              [a, b, cc], params={"method": method, "tol": 1e-8}, tol=stol, grad=False,
+              vmap=False)
+    # Eigenvalues of a and -b that (nearly) meet: NaN, as JAX's.
+    a = shifted((2, 2), dt, 1.0)
+    c.add("solve_sylvester", lambda x, y, z: sl.solve_sylvester(x, y, z, tol=1e3),
+          [a, c.normal((2, 2), dt), c.normal((2, 2), dt)], params={"method": "schur", "tol": 1e3},
+          grad=False, vmap=False)
+
+# rsf2csf on JAX's own real Schur forms (a vmap batch of three of them), and on a complex one.
+for dt in ("float32", "float64"):
+    lo = dt == "float32"
+    forms = [tuple(np.asarray(v) for v in sl.schur(c.normal((4, 4), dt))) for _ in range(3)]
+    t, z = forms[0]
+    c.add("rsf2csf", lambda x, y: sl.rsf2csf(x, y), [t, z],
+          tol=(1e-5, 1e-5) if lo else (1e-12, 1e-12),
+          grad_tol=(1e-3, 1e-3) if lo else (1e-8, 1e-8), check_grads=False,
+          batch=[np.stack([f[0] for f in forms]), np.stack([f[1] for f in forms])])
+    t, z = (np.asarray(v) for v in sl.schur(c.normal((2, 3, 3), dt)))
+    c.add("rsf2csf", lambda x, y: sl.rsf2csf(x, y), [t, z],
+          tol=(1e-5, 1e-5) if lo else (1e-12, 1e-12), grad=False, vmap=False)
+t, z = (np.asarray(v) for v in sl.schur(c.normal((3, 3), "complex128")))
+c.add("rsf2csf", lambda x, y: sl.rsf2csf(x, y), [t, z], grad=False, vmap=False)
 c.save()

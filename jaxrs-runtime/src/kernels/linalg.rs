@@ -14,6 +14,11 @@
 //! | `jaxrs_eigh` | `a [.., n, n]` (lower triangle read) | `v [.., n, n]` (columns), `w [.., n]` ascending |
 //! | `jaxrs_svd` | `a [.., m, n]` | `s [.., k]` descending, then `u`, `vt` when `compute_uv` |
 //! | `jaxrs_eig` | `a [.., n, n]` | `w [.., n]` complex, then `v [.., n, n]` complex (columns) when `compute_vectors` |
+//! | `jaxrs_hessenberg` | `a [.., n, n]` | `h [.., n, n]` (zeros below the subdiagonal), `q [.., n, n]` with `a = q h qᴴ` |
+//! | `jaxrs_schur` | `a [.., n, n]` | `t [.., n, n]` (real: quasi-triangular; complex: triangular), `z [.., n, n]` with `a = z t zᴴ` |
+//! | `jaxrs_sqrtm_triu` | `t [.., n, n]` upper triangular | `u [.., n, n]` with `u u = t` |
+//! | `jaxrs_sylvester_triu` | `r [.., m, m]` upper and `s [.., n, n]` lower triangular, `f [.., m, n]` | `y` with `r y + y s = f` |
+//! | `jaxrs_parlett` | `f [.., n, n]` (its diagonal read), `t [.., n, n]` upper triangular | `f` completed above the diagonal, `minden [..]` real |
 //!
 //! Every kernel takes real and complex matrices (Hermitian for Cholesky and `eigh`, whose
 //! eigenvalues, like SVD's singular values, are real).
@@ -21,11 +26,14 @@
 //! A factorisation that fails (a matrix that is not positive definite, an eigen or SVD
 //! iteration that does not converge) leaves that matrix's results NaN, as jaxlib's kernels do.
 
+use super::schur::{self, Elem, Square};
 use crate::dtype::{DType, C128, C64};
 use crate::pjrt::ffi::{HostArg, HostRet};
 use faer::traits::math_utils::{nan, real, zero};
 use faer::traits::ComplexField;
 use faer::{Mat, MatMut, MatRef, Par, Side};
+use num_complex::ComplexFloat;
+use num_traits::{Float, Zero};
 use rayon::prelude::*;
 
 type KernelResult = Result<(), String>;
@@ -534,6 +542,182 @@ where
     Ok(())
 }
 
+/// Matrix `index` of a batch of row-major `n x n` matrices, copied.
+fn square<T: Copy>(data: &[T], index: usize, n: usize) -> Square<T> {
+    Square {
+        n,
+        data: data[index * n * n..(index + 1) * n * n].to_vec(),
+    }
+}
+
+/// The Hessenberg form `h` and the unitary `q` (`a = q h qᴴ`) of each matrix of a batch, as
+/// LAPACK's `gehrd` and `unghr` give them ([`schur::hessenberg`]).
+fn hessenberg_of<T: Elem>(args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult {
+    let (batch, n, _) = matrix_dims(args[0].dims)?;
+    let a = elems::<T>(args[0].bytes)?;
+    let [h_ret, q_ret] = rets else {
+        return Err("hessenberg: two results expected".into());
+    };
+    let h = elems_mut::<T>(h_ret.bytes)?;
+    let q = elems_mut::<T>(q_ret.bytes)?;
+    let block = n * n;
+    for i in 0..batch {
+        let mut form = square(a, i, n);
+        let unitary = schur::hessenberg(&mut form);
+        h[i * block..(i + 1) * block].copy_from_slice(&form.data);
+        q[i * block..(i + 1) * block].copy_from_slice(&unitary.data);
+    }
+    Ok(())
+}
+
+/// The Schur form `t` and vectors `z` (`a = z t zᴴ`) of each matrix of a batch
+/// ([`schur::schur`]); NaN where the QR iteration fails, as jaxlib's.
+fn schur_of<T: Elem>(args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult {
+    let (batch, n, _) = matrix_dims(args[0].dims)?;
+    let a = elems::<T>(args[0].bytes)?;
+    let [t_ret, z_ret] = rets else {
+        return Err("schur: two results expected".into());
+    };
+    let t = elems_mut::<T>(t_ret.bytes)?;
+    let z = elems_mut::<T>(z_ret.bytes)?;
+    let block = n * n;
+    for i in 0..batch {
+        let (t_out, z_out) = (
+            &mut t[i * block..(i + 1) * block],
+            &mut z[i * block..(i + 1) * block],
+        );
+        match schur::schur(&square(a, i, n)) {
+            Some((form, vectors)) => {
+                t_out.copy_from_slice(&form.data);
+                z_out.copy_from_slice(&vectors.data);
+            }
+            None => {
+                t_out.fill(T::nan());
+                z_out.fill(T::nan());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The square root `u` of each upper-triangular `t` of a batch, column by column as JAX's
+/// `_sqrtm_triu` (Björck and Hammarling): `u_ii = √t_ii`, and above the diagonal
+/// `u_ij = (t_ij - Σ_{i<k<j} u_ik u_kj) / (u_ii + u_jj)`, or 0 where the numerator's two
+/// terms are equal.
+fn sqrtm_triu_of<T: Elem>(args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult {
+    let (batch, n, _) = matrix_dims(args[0].dims)?;
+    let t = elems::<T>(args[0].bytes)?;
+    let u = elems_mut::<T>(rets[0].bytes)?;
+    for b in 0..batch {
+        let t = square(t, b, n);
+        let mut out = Square {
+            n,
+            data: vec![T::zero(); n * n],
+        };
+        let diag: Vec<T> = (0..n).map(|i| t[(i, i)].sqrt()).collect();
+        for (i, d) in diag.iter().enumerate() {
+            out[(i, i)] = *d;
+        }
+        for j in 0..n {
+            for i in (0..j).rev() {
+                let mut s = T::zero();
+                for k in i + 1..j {
+                    s += out[(i, k)] * out[(k, j)];
+                }
+                out[(i, j)] = if t[(i, j)] == s {
+                    T::zero()
+                } else {
+                    (t[(i, j)] - s) / (diag[i] + diag[j])
+                };
+            }
+        }
+        u[b * n * n..(b + 1) * n * n].copy_from_slice(&out.data);
+    }
+    Ok(())
+}
+
+/// The solution `y` of `r y + y s = f` for upper-triangular `r` and lower-triangular `s`,
+/// element by element from the bottom-right corner as JAX's
+/// `_solve_sylvester_triangular_scan` (Bartels and Stewart's back substitution; JAX's
+/// docstring writes `sᵀ` for the upper-triangular factor it transposes into `s`).
+fn sylvester_triu_of<T: Elem>(args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult {
+    let (batch, m, _) = matrix_dims(args[0].dims)?;
+    let (_, n, _) = matrix_dims(args[1].dims)?;
+    let (r, s, f) = (
+        elems::<T>(args[0].bytes)?,
+        elems::<T>(args[1].bytes)?,
+        elems::<T>(args[2].bytes)?,
+    );
+    let y = elems_mut::<T>(rets[0].bytes)?;
+    for b in 0..batch {
+        let (r, s) = (square(r, b, m), square(s, b, n));
+        let f = &f[b * m * n..(b + 1) * m * n];
+        let y = &mut y[b * m * n..(b + 1) * m * n];
+        y.fill(T::zero());
+        for idx in (0..m * n).rev() {
+            let (i, j) = (idx / n, idx % n);
+            let mut row_term = T::zero();
+            for k in i + 1..m {
+                row_term += r[(i, k)] * y[k * n + j];
+            }
+            let mut col_term = T::zero();
+            for k in j + 1..n {
+                col_term += y[i * n + k] * s[(k, j)];
+            }
+            y[idx] = (f[idx] - (row_term + col_term)) / (r[(i, i)] + s[(j, j)]);
+        }
+    }
+    Ok(())
+}
+
+/// Parlett's recurrence (Golub and Van Loan's algorithm 11.1.1, as JAX's `funm` runs it):
+/// completes `f(T)` above the diagonal from its diagonal `f` and the upper-triangular `t`,
+/// superdiagonal by superdiagonal, and returns the smallest `|t_jj - t_ii|` met (from
+/// `|t_00|`), which JAX's error estimate uses. A zero denominator leaves the numerator
+/// undivided, as JAX's.
+fn parlett_of<T: Elem>(args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult {
+    let (batch, n, _) = matrix_dims(args[0].dims)?;
+    let (f_in, t) = (elems::<T>(args[0].bytes)?, elems::<T>(args[1].bytes)?);
+    let [f_ret, minden_ret] = rets else {
+        return Err("parlett: two results expected".into());
+    };
+    let f_out = elems_mut::<T>(f_ret.bytes)?;
+    let minden = elems_mut::<T::Real>(minden_ret.bytes)?;
+    for b in 0..batch {
+        let t = square(t, b, n);
+        let mut f = square(f_in, b, n);
+        let mut smallest = if n > 0 {
+            t[(0, 0)].abs()
+        } else {
+            T::Real::zero()
+        };
+        for p in 1..n {
+            for i in 1..=n - p {
+                let j = i + p;
+                let mut s = t[(i - 1, j - 1)] * (f[(j - 1, j - 1)] - f[(i - 1, i - 1)]);
+                let mut val = T::zero();
+                for k in i..j - 1 {
+                    val += t[(i - 1, k)] * f[(k, j - 1)];
+                }
+                let mut other = T::zero();
+                for k in i..j - 1 {
+                    other += f[(i - 1, k)] * t[(k, j - 1)];
+                }
+                s += val - other;
+                let den = t[(j - 1, j - 1)] - t[(i - 1, i - 1)];
+                if den != T::zero() {
+                    s = s / den;
+                }
+                f[(i - 1, j - 1)] = s;
+                smallest = smallest.min(den.abs());
+            }
+        }
+        f_out[b * n * n..(b + 1) * n * n].copy_from_slice(&f.data);
+        minden[b] = smallest;
+    }
+    Ok(())
+}
+
 /// Runs the instance of a generic kernel for the first operand's dtype.
 macro_rules! by_dtype {
     ($args:expr, $kernel:ident ($($arg:expr),*)) => {
@@ -579,6 +763,43 @@ pub fn eig(attrs: &[(&str, &str)], args: &[HostArg<'_>], rets: &mut [HostRet<'_>
         DType::C128 => eig_c128(attrs, args, rets),
         other => Err(format!("eig has no kernel for {other:?}")),
     }
+}
+
+/// `jaxrs_hessenberg` (see the module docs).
+pub fn hessenberg(
+    _: &[(&str, &str)],
+    args: &[HostArg<'_>],
+    rets: &mut [HostRet<'_>],
+) -> KernelResult {
+    by_dtype!(args, hessenberg_of(args, rets))
+}
+
+/// `jaxrs_schur` (see the module docs).
+pub fn schur(_: &[(&str, &str)], args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult {
+    by_dtype!(args, schur_of(args, rets))
+}
+
+/// `jaxrs_sqrtm_triu` (see [`sqrtm_triu_of`]).
+pub fn sqrtm_triu(
+    _: &[(&str, &str)],
+    args: &[HostArg<'_>],
+    rets: &mut [HostRet<'_>],
+) -> KernelResult {
+    by_dtype!(args, sqrtm_triu_of(args, rets))
+}
+
+/// `jaxrs_sylvester_triu` (see [`sylvester_triu_of`]).
+pub fn sylvester_triu(
+    _: &[(&str, &str)],
+    args: &[HostArg<'_>],
+    rets: &mut [HostRet<'_>],
+) -> KernelResult {
+    by_dtype!(args, sylvester_triu_of(args, rets))
+}
+
+/// `jaxrs_parlett` (see [`parlett_of`]).
+pub fn parlett(_: &[(&str, &str)], args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult {
+    by_dtype!(args, parlett_of(args, rets))
 }
 
 /// `jaxrs_qr`: attribute `full_matrices`.

@@ -13,6 +13,7 @@
 //! calling one on another platform fails to compile, naming the custom call.
 
 pub mod linalg;
+mod schur;
 
 use crate::error::Result;
 use crate::pjrt::ffi::{self, FfiHandler, HostKernel, XLA_FFI_CallFrame};
@@ -46,6 +47,11 @@ kernel_table! {
     "jaxrs_eigh" => eigh_entry: linalg::eigh,
     "jaxrs_svd" => svd_entry: linalg::svd,
     "jaxrs_eig" => eig_entry: linalg::eig,
+    "jaxrs_hessenberg" => hessenberg_entry: linalg::hessenberg,
+    "jaxrs_schur" => schur_entry: linalg::schur,
+    "jaxrs_sqrtm_triu" => sqrtm_triu_entry: linalg::sqrtm_triu,
+    "jaxrs_sylvester_triu" => sylvester_triu_entry: linalg::sylvester_triu,
+    "jaxrs_parlett" => parlett_entry: linalg::parlett,
 }
 
 /// Registers every kernel with `api`'s plugin for the host platform, once per process (the

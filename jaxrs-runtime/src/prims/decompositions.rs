@@ -1,5 +1,5 @@
 //! The matrix decompositions, as `jax.lax.linalg` has them: `cholesky`, `triangular_solve`,
-//! `lu`, `qr`, `eigh`, `svd` and `eig`, each over a batch of matrices (the last two dims;
+//! `lu`, `qr`, `eigh`, `svd`, `eig`, `hessenberg` and `schur`, each over a batch of matrices (the last two dims;
 //! leading dims are the batch), with JAX's forward and reverse rules and a batching rule.
 //! Each takes complex matrices too (Hermitian for `cholesky` and `eigh`), with JAX's complex
 //! JVPs (conjugate transposes where the real rules transpose); LU's and the triangular
@@ -24,6 +24,8 @@
 //! - svd: JAX's rule (with the `m ≠ n` terms); reverse mode by transposing it.
 //! - eig: the eigenvalues' `ẇ = diag(V⁻¹ ȧ V)`, reverse `ā = V⁻ᵀ diag(w̄) Vᵀ`; none for the
 //!   eigenvectors, as JAX has none without an opt-in.
+//! - hessenberg, schur and the triangular recurrences behind sqrtm, solve_sylvester and funm:
+//!   none, as JAX has none.
 //!
 //! Batching moves the batch dim to the front: the kernels take leading batch dims natively.
 
@@ -1095,6 +1097,184 @@ impl Primitive for Eig {
         axis_size: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
         batch_at_front(Arc::new(self.clone()), args, dims, axis_size)
+    }
+    as_any!();
+}
+
+// ------------------------------------------------------------------ hessenberg and schur
+
+/// The Hessenberg reduction `(h, q)` of a batch of square matrices: `a = q h qᴴ` with `h`
+/// zero below its first subdiagonal and `q` unitary. `scipy.linalg.hessenberg`'s result,
+/// computed as LAPACK's `gehrd`/`unghr` (JAX's `lax.linalg.hessenberg` returns the packed
+/// reflectors instead, and `jax.scipy.linalg.hessenberg` forms the same `h` and `q` from
+/// them). Not differentiable, as JAX's is not.
+#[derive(Debug, Clone)]
+pub struct Hessenberg;
+
+/// Binds [`Hessenberg`]: `(h, q)`.
+#[track_caller]
+pub fn hessenberg(a: &Array) -> (Array, Array) {
+    let mut outs = bind(Arc::new(Hessenberg), &[Operand::from(a)]);
+    let q = outs.pop().expect("two results");
+    (outs.pop().expect("two results"), q)
+}
+
+/// `a`'s aval twice, after checking it is a batch of square matrices.
+fn square_twice(inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+    arity(inputs, 1)?;
+    let (m, n) = matrix_operand(&inputs[0], "the operand")?;
+    if m != n {
+        return Err(format!("the matrices must be square, got {m}x{n}"));
+    }
+    Ok(vec![inputs[0].clone(), inputs[0].clone()])
+}
+
+impl Primitive for Hessenberg {
+    fn name(&self) -> &'static str {
+        "hessenberg"
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        square_twice(inputs)
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], ia: &[Aval], oa: &[Aval]) -> Vec<String> {
+        lower_kernel(cx, "jaxrs_hessenberg", &[], ins, ia, oa)
+    }
+    fn batch(
+        &self,
+        args: &[Operand],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        batch_at_front(Arc::new(self.clone()), args, dims, axis_size)
+    }
+    as_any!();
+}
+
+/// `lax.linalg.schur(a)`: `(t, z)` with `a = z t zᴴ`, `z` unitary, `t` upper triangular for a
+/// complex matrix and quasi-triangular for a real one (a 2x2 block `[[p, q], [r, p]]`,
+/// `q r < 0`, per complex-conjugate pair, as LAPACK standardises them). The Schur form is
+/// not unique: the order of the eigenvalues along `t`'s diagonal and the signs (phases) of
+/// `z`'s columns are the kernel's QR iteration's (`kernels::schur`) and may differ from
+/// LAPACK's; the products and everything computed from the form alone (`sqrtm`, `funm`,
+/// `solve_sylvester`) do not. Not differentiable, as JAX's is not (JAX has no rule).
+#[derive(Debug, Clone)]
+pub struct Schur;
+
+/// Binds [`Schur`]: `(t, z)`.
+#[track_caller]
+pub fn schur(a: &Array) -> (Array, Array) {
+    let mut outs = bind(Arc::new(Schur), &[Operand::from(a)]);
+    let z = outs.pop().expect("two results");
+    (outs.pop().expect("two results"), z)
+}
+
+impl Primitive for Schur {
+    fn name(&self) -> &'static str {
+        "schur"
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        square_twice(inputs)
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], ia: &[Aval], oa: &[Aval]) -> Vec<String> {
+        lower_kernel(cx, "jaxrs_schur", &[], ins, ia, oa)
+    }
+    fn batch(
+        &self,
+        args: &[Operand],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        batch_at_front(Arc::new(self.clone()), args, dims, axis_size)
+    }
+    as_any!();
+}
+
+/// The recurrences over triangular matrices that JAX's Schur-based functions run as loops
+/// (`jax.scipy.linalg.sqrtm`, `solve_sylvester` and `funm`), each a host kernel here that
+/// follows JAX's loop element by element. None is differentiable: they only ever see the
+/// output of [`Schur`], which has no derivative in JAX either.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TriangularRecurrence {
+    /// `t -> u` with `u u = t` (upper triangular), JAX's `_sqrtm_triu`.
+    SqrtmTriu,
+    /// `(r, s, f) -> y` with `r y + y s = f` (`r` upper, `s` lower triangular), JAX's
+    /// `_solve_sylvester_triangular_scan`.
+    SylvesterTriu,
+    /// `(f, t) -> (f, minden)`: Parlett's recurrence completing `f(t)` from its diagonal, and
+    /// the smallest denominator met (JAX's `_algorithm_11_1_1`).
+    Parlett,
+}
+
+/// Binds `kind` on `args`.
+#[track_caller]
+pub fn triangular_recurrence(kind: TriangularRecurrence, args: &[&Array]) -> Vec<Array> {
+    let ops: Vec<Operand> = args.iter().map(|a| Operand::from(*a)).collect();
+    bind(Arc::new(kind), &ops)
+}
+
+impl Primitive for TriangularRecurrence {
+    fn name(&self) -> &'static str {
+        match self {
+            TriangularRecurrence::SqrtmTriu => "sqrtm_triu",
+            TriangularRecurrence::SylvesterTriu => "sylvester_triu",
+            TriangularRecurrence::Parlett => "parlett",
+        }
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        let count = match self {
+            TriangularRecurrence::SqrtmTriu => 1,
+            TriangularRecurrence::SylvesterTriu => 3,
+            TriangularRecurrence::Parlett => 2,
+        };
+        arity(inputs, count)?;
+        let mut dims = Vec::new();
+        for (i, a) in inputs.iter().enumerate() {
+            dims.push(matrix_operand(a, &format!("operand {i}"))?);
+            if a.dtype != inputs[0].dtype
+                || a.shape[..a.rank() - 2] != inputs[0].shape[..inputs[0].rank() - 2]
+            {
+                return Err(format!(
+                    "the operands must share their dtype and batch dims, got {:?} and {:?}",
+                    inputs[0], a
+                ));
+            }
+        }
+        let square = |(m, n): (usize, usize)| m == n;
+        let fits = match self {
+            TriangularRecurrence::SqrtmTriu => square(dims[0]),
+            TriangularRecurrence::SylvesterTriu => {
+                square(dims[0]) && square(dims[1]) && dims[2] == (dims[0].0, dims[1].0)
+            }
+            TriangularRecurrence::Parlett => square(dims[0]) && dims[1] == dims[0],
+        };
+        if !fits {
+            return Err(format!(
+                "the matrices' shapes do not fit together: {dims:?}"
+            ));
+        }
+        let last = inputs.last().expect("an operand");
+        Ok(match self {
+            TriangularRecurrence::Parlett => vec![
+                inputs[0].clone(),
+                Aval::new(
+                    inputs[0].shape[..inputs[0].rank() - 2].to_vec(),
+                    inputs[0].dtype.real_dtype(),
+                ),
+            ],
+            _ => vec![last.clone()],
+        })
+    }
+    fn lower(&self, cx: &mut LowerCtx, ins: &[String], ia: &[Aval], oa: &[Aval]) -> Vec<String> {
+        let target = format!("jaxrs_{}", self.name());
+        lower_kernel(cx, &target, &[], ins, ia, oa)
+    }
+    fn batch(
+        &self,
+        args: &[Operand],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        batch_at_front(Arc::new(*self), args, dims, axis_size)
     }
     as_any!();
 }
