@@ -2,10 +2,12 @@
 
 Run: python tests/golden/gen_shard_map.py   (rewrites tests/golden/shard_map.json)
 
-Each case is a small program run with `jax.jit(jax.shard_map(f, mesh=, in_specs=,
-out_specs=))` over a 2x4 mesh ('x', 'y') of JAX 0.10.2's Auto axes, on arange inputs; the Rust
-test runs the program of the same name and compares every output's shape and values. The
-mesh's axes are Auto because jaxrs's are (Explicit axes would only add type checks).
+Each case of "values" is a small program run with `jax.jit(jax.shard_map(f, mesh=,
+in_specs=, out_specs=))` over a 2x4 mesh ('x', 'y') of JAX 0.10.2's Auto axes, on arange
+inputs; the Rust test runs the program of the same name and compares every output's shape and
+values. Each case of "grads" is the gradient of a scalar loss around a shard_map with respect
+to every argument (`jax.grad`, argnums all), and "jvps" the JVP of one with ones as tangents.
+The mesh's axes are Auto because jaxrs's are (Explicit axes would only add type checks).
 """
 
 import json
@@ -88,8 +90,54 @@ for name, (f, in_specs, out_specs, shapes) in CASES.items():
     out = jax.jit(mapped)(*args)
     results[name] = flat(out)
 
+
+def sm(f, in_specs, out_specs):
+    return jax.shard_map(f, mesh=mesh, in_specs=in_specs, out_specs=out_specs)
+
+
+def small(*shape):
+    return (arange(*shape) - np.prod(shape) / 2) / np.prod(shape)
+
+
+perm = [(j, (j + 1) % 4) for j in range(4)]
+GRAD_CASES = {
+    # Data parallel: w every device's whole, x's rows over "x"; the loss summed over "x".
+    "dp_loss": (lambda w, x: sm(lambda w, x: lax.psum(jnp.sum(jnp.tanh(x @ w)), "x"),
+                                (P(), P("x")), P())(w, x), [(8, 3), (4, 8)]),
+    # The collective matmul, its result used outside.
+    "matmul_psum": (lambda x, w: jnp.sum(jnp.sin(sm(lambda x, w: lax.psum(x @ w, "y"),
+                                                    (P("x", "y"), P("y", None)), P("x", None))(x, w))),
+                    [(4, 8), (8, 3)]),
+    # An invariant value meeting a varying one (an implicit pvary, transposed to a psum).
+    "broadcast_add": (lambda b, a: jnp.sum(sm(lambda b, a: jnp.cos(a + b), (P(None, "y"), P("x", "y")),
+                                               P("x", "y"))(b, a) ** 2), [(1, 8), (4, 8)]),
+    "all_gather": (lambda b: jnp.sum(sm(lambda b: lax.all_gather(b, "x", tiled=True) * (jnp.arange(2.0)[:, None] + 1.0),
+                                        P("x"), P("x"))(b) ** 2), [(2, 3)]),
+    "ppermute": (lambda a: jnp.sum(sm(lambda a: lax.ppermute(a, "y", perm) * lax.axis_index("y"),
+                                      P("x", "y"), P("x", "y"))(a) ** 2), [(4, 8)]),
+    "psum_scatter": (lambda a: jnp.sum(sm(lambda a: lax.psum_scatter(a * a, "y", scatter_dimension=1, tiled=True),
+                                          P("x"), P("x", "y"))(a) ** 3), [(4, 8)]),
+    # psum of a value already the same along the axis (JAX casts it to varying first).
+    "psum_of_invariant": (lambda w: sm(lambda w: lax.psum(w * w, "y"), P("x"), P("x"))(w).sum(),
+                          [(4, 2)]),
+}
+
+grads = {}
+for name, (loss, shapes) in GRAD_CASES.items():
+    args = [small(*s) for s in shapes]
+    g = jax.jit(jax.grad(loss, argnums=tuple(range(len(args)))))(*args)
+    grads[name] = flat(g)
+
+jvps = {}
+for name in ["matmul_psum", "broadcast_add", "dp_loss"]:
+    loss, shapes = GRAD_CASES[name]
+    args = [small(*s) for s in shapes]
+    tangents = [np.ones_like(a) for a in args]
+    _, t = jax.jit(lambda *a: jax.jvp(loss, a[: len(a) // 2], a[len(a) // 2:]))(*args, *tangents)
+    jvps[name] = flat(t)
+
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shard_map.json")
 with open(path, "w") as fh:
-    json.dump(results, fh, indent=1, sort_keys=True)
+    json.dump({"values": results, "grads": grads, "jvps": jvps}, fh, indent=1, sort_keys=True)
     fh.write("\n")
 print(f"wrote {path}")

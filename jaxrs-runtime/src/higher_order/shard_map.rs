@@ -12,12 +12,17 @@
 
 use crate::aval::Aval;
 use crate::core::array::Array;
+use crate::core::axes::{with_named_axis, NamedAxis};
 use crate::core::ir::{Atom, Jaxpr};
+use crate::core::ir::{ClosedJaxpr, Env};
 use crate::core::lower::{sdy_dims, LowerCtx};
-use crate::core::primitive::{as_any, Primitive};
+use crate::core::primitive::{as_any, Prim, Primitive};
 use crate::core::sharding::{device_put, Mesh, NamedSharding, PartitionDim, PartitionSpec};
 use crate::core::trace::{bind, Operand};
-use crate::prims::{AllGather, AllReduce, AxisIndex, Ppermute, ReduceScatter};
+use crate::core::trace::{bind1, bind_at, in_scope_of, trace_to_jaxpr};
+use crate::higher_order::control::close_over_consts;
+use crate::interpreters::ad::{jvp_jaxpr, linearize_jaxpr};
+use crate::prims::{AllGather, AllReduce, AxisIndex, Ppermute, Pvary, ReduceScatter};
 use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
@@ -95,6 +100,8 @@ pub fn varying_axes(
             axes.insert(s.axis.name.clone());
         } else if let Some(q) = p.downcast_ref::<Ppermute>() {
             axes.insert(q.axis.name.clone());
+        } else if let Some(v) = p.downcast_ref::<Pvary>() {
+            axes.extend(v.axes.iter().map(|a| a.name.clone()));
         } else {
             axes.extend(
                 mesh_axes
@@ -108,6 +115,168 @@ pub fn varying_axes(
         }
     }
     jaxpr.outvars.iter().map(|a| atom(&of_var, a)).collect()
+}
+
+/// Runs `f` with every axis of `mesh` in scope as a named axis (as the body was traced).
+pub fn with_mesh_axes<R>(mesh: &Mesh, f: impl FnOnce() -> R) -> R {
+    fn nest<R>(axes: &[(&String, usize)], f: impl FnOnce() -> R) -> R {
+        match axes.split_first() {
+            None => f(),
+            Some(((name, size), rest)) => with_named_axis(name, *size, || nest(rest, f)),
+        }
+    }
+    let axes: Vec<(&String, usize)> = mesh
+        .axis_names()
+        .iter()
+        .zip(mesh.shape().iter().copied())
+        .collect();
+    nest(&axes, f)
+}
+
+/// Is this a named-axis collective (or `pvary`), whose varying axes are known exactly?
+fn is_collective(p: &dyn std::any::Any) -> bool {
+    p.is::<AllReduce>()
+        || p.is::<AllGather>()
+        || p.is::<ReduceScatter>()
+        || p.is::<Ppermute>()
+        || p.is::<AxisIndex>()
+        || p.is::<Pvary>()
+}
+
+/// The mesh axis a collective communicates over (its operand must vary along it), if `p` is
+/// one.
+fn communicates_over(p: &dyn std::any::Any) -> Option<String> {
+    if let Some(r) = p.downcast_ref::<AllReduce>() {
+        Some(r.axis.name.clone())
+    } else if let Some(g) = p.downcast_ref::<AllGather>() {
+        Some(g.axis.name.clone())
+    } else if let Some(r) = p.downcast_ref::<ReduceScatter>() {
+        Some(r.axis.name.clone())
+    } else {
+        p.downcast_ref::<Ppermute>().map(|q| q.axis.name.clone())
+    }
+}
+
+impl ShardMapCall {
+    /// A call of `closed` (traced on local avals) over the same mesh, with these specs.
+    fn call_with(
+        &self,
+        closed: ClosedJaxpr,
+        in_specs: Vec<PartitionSpec>,
+        out_specs: Vec<PartitionSpec>,
+        operands: Vec<Operand>,
+    ) -> Vec<Array> {
+        let mut specs = vec![PartitionSpec::default(); closed.consts.len()];
+        specs.extend(in_specs);
+        let mut ops: Vec<Operand> = closed.consts.iter().map(Operand::from).collect();
+        ops.extend(operands);
+        let call = ShardMapCall {
+            jaxpr: Arc::new(close_over_consts(closed.jaxpr)),
+            mesh: self.mesh.clone(),
+            in_specs: specs,
+            out_specs,
+        };
+        bind(Arc::new(call), &ops)
+    }
+
+    /// The body with JAX's varying-axes types made explicit, for reverse mode: every
+    /// `psum`/`pmax`/`pmin` marked invariant (its cotangent passes back unsummed), and a
+    /// `pvary` (whose transpose is a `psum`) wherever a value the same on every device along
+    /// some axes meets one that varies along them, enters a collective over such an axis, or
+    /// is a result whose spec splits it over them. Values are unchanged.
+    fn typed(&self) -> Jaxpr {
+        let inputs: Vec<BTreeSet<String>> = self.in_specs.iter().map(split_axes).collect();
+        let body = &*self.jaxpr;
+        let named = |name: &String| NamedAxis {
+            name: name.clone(),
+            size: self.mesh.axis_size(name).expect("a mesh axis"),
+        };
+        let pvary = |x: Array, missing: BTreeSet<String>| -> Array {
+            if missing.is_empty() {
+                return x;
+            }
+            let prim = Pvary {
+                axes: missing.iter().map(named).collect(),
+            };
+            bind1(prim, &[Operand::from(&x)])
+        };
+        let mesh_axes = self.mesh.axis_names().to_vec();
+        let closed = trace_to_jaxpr(&body.in_avals(), |vals| {
+            with_mesh_axes(&self.mesh, || {
+                let mut env = Env::new(body, "shard_map");
+                let mut vma: Vec<BTreeSet<String>> = vec![BTreeSet::new(); body.avals.len()];
+                let of = |vma: &[BTreeSet<String>], a: &Atom| match a {
+                    Atom::Var(v) => vma[v.0 as usize].clone(),
+                    Atom::Lit(_) => BTreeSet::new(),
+                };
+                for ((v, a), axes) in body.invars.iter().zip(vals).zip(&inputs) {
+                    env.set(*v, a);
+                    vma[v.0 as usize] = axes.clone();
+                }
+                for e in &body.eqns {
+                    let p = e.prim.as_any();
+                    let mut wanted: BTreeSet<String> =
+                        e.inputs.iter().flat_map(|a| of(&vma, a)).collect();
+                    let over = communicates_over(p);
+                    wanted.extend(over.clone());
+                    if let Some(i) = p.downcast_ref::<AxisIndex>() {
+                        wanted.insert(i.axis.name.clone());
+                    } else if let Some(v) = p.downcast_ref::<Pvary>() {
+                        wanted.extend(v.axes.iter().map(|a| a.name.clone()));
+                    } else if over.is_none() {
+                        wanted.extend(
+                            mesh_axes
+                                .iter()
+                                .filter(|a| e.prim.uses_named_axis(a))
+                                .cloned(),
+                        );
+                    }
+                    let ops: Vec<Operand> = e
+                        .inputs
+                        .iter()
+                        .map(|a| match a {
+                            Atom::Lit(_) => env.operand(a),
+                            Atom::Var(_) => {
+                                let missing = wanted.difference(&of(&vma, a)).cloned().collect();
+                                Operand::from(pvary(env.read(a), missing))
+                            }
+                        })
+                        .collect();
+                    let (prim, out_vma): (Prim, BTreeSet<String>) =
+                        match p.downcast_ref::<AllReduce>() {
+                            Some(r) => {
+                                let mut out = wanted.clone();
+                                out.remove(&r.axis.name);
+                                let invariant = AllReduce {
+                                    invariant: true,
+                                    ..r.clone()
+                                };
+                                (Arc::new(invariant), out)
+                            }
+                            None => (e.prim.clone(), wanted),
+                        };
+                    let outs = in_scope_of(e, || bind_at(prim, &ops, e.loc));
+                    for (v, o) in e.outputs.iter().zip(outs) {
+                        env.set(*v, o);
+                        vma[v.0 as usize] = out_vma.clone();
+                    }
+                }
+                body.outvars
+                    .iter()
+                    .zip(&self.out_specs)
+                    .map(|(a, spec)| {
+                        let missing = split_axes(spec).difference(&of(&vma, a)).cloned().collect();
+                        pvary(env.read(a), missing)
+                    })
+                    .collect()
+            })
+        });
+        assert!(
+            closed.consts.is_empty(),
+            "shard_map: the typed body captured arrays (a bug in jaxrs)"
+        );
+        closed.jaxpr
+    }
 }
 
 impl ShardMapCall {
@@ -199,23 +368,117 @@ impl Primitive for ShardMapCall {
             })
             .collect())
     }
-    fn jvp(&self, _: &[Operand], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
-        panic!(
-            "shard_map: differentiation (grad, jvp, vjp) through shard_map is not built yet in \
-             jaxrs; differentiate the function and shard_map the gradient computation instead"
-        )
+    /// Forward mode: a `shard_map` of the body's JVP (tangents split as their primals are).
+    fn jvp(
+        &self,
+        primals: &[Operand],
+        tangents: &[Option<Array>],
+        _: &[Array],
+    ) -> Vec<Option<Array>> {
+        let moving: Vec<usize> = (0..tangents.len())
+            .filter(|&i| tangents[i].is_some())
+            .collect();
+        let local_in = self.jaxpr.in_avals();
+        let mut avals = local_in.clone();
+        avals.extend(moving.iter().map(|&i| local_in[i].clone()));
+        let body = self.jaxpr.clone();
+        let n = local_in.len();
+        let closed = trace_to_jaxpr(&avals, |vals| {
+            with_mesh_axes(&self.mesh, || {
+                let (p, t) = vals.split_at(n);
+                let mut tans: Vec<Option<Array>> = vec![None; n];
+                for (k, &i) in moving.iter().enumerate() {
+                    tans[i] = Some(t[k].clone());
+                }
+                let (outs, touts) = jvp_jaxpr(&body, &[], p, &tans);
+                let touts: Vec<Array> = touts
+                    .into_iter()
+                    .zip(&outs)
+                    .map(|(t, o)| t.unwrap_or_else(|| Array::zeros(o.shape(), o.dtype())))
+                    .collect();
+                outs.into_iter().chain(touts).collect()
+            })
+        });
+        let mut in_specs = self.in_specs.clone();
+        in_specs.extend(moving.iter().map(|&i| self.in_specs[i].clone()));
+        let mut out_specs = self.out_specs.clone();
+        out_specs.extend(self.out_specs.iter().cloned());
+        let mut operands: Vec<Operand> = Operand::to_arrays(primals)
+            .into_iter()
+            .map(Operand::from)
+            .collect();
+        operands.extend(
+            moving
+                .iter()
+                .map(|&i| Operand::from(tangents[i].clone().expect("a moving tangent"))),
+        );
+        let outs = self.call_with(closed, in_specs, out_specs, operands);
+        let n_out = self.out_specs.len();
+        outs.into_iter().skip(n_out).map(Some).collect()
     }
+    /// Reverse mode: a `shard_map` of the body's VJP, over the primals and the results'
+    /// cotangents. The body is first given JAX's varying-axes types ([`ShardMapCall::typed`]),
+    /// so a `psum` passes its cotangent back unsummed and a value used on every device has
+    /// its cotangent summed over them.
     fn vjp(
         &self,
-        _: &[Operand],
+        primals: &[Operand],
         _: &[Array],
-        _: &[Option<Array>],
-        _: &[bool],
+        cts: &[Option<Array>],
+        wanted: &[bool],
     ) -> Vec<Option<Array>> {
-        panic!(
-            "shard_map: differentiation (grad, jvp, vjp) through shard_map is not built yet in \
-             jaxrs; differentiate the function and shard_map the gradient computation instead"
-        )
+        let axes = self.mesh.axis_names().to_vec();
+        if let Some(e) = self.jaxpr.eqns.iter().find(|e| {
+            !is_collective(e.prim.as_any()) && axes.iter().any(|a| e.prim.uses_named_axis(a))
+        }) {
+            panic!(
+                "shard_map: differentiating a body whose {} communicates over the mesh is not \
+                 built yet (collectives inside loops, branches or nested calls of a shard_map)",
+                e.prim.name()
+            );
+        }
+        let typed = self.typed();
+        let flowing: Vec<usize> = (0..cts.len()).filter(|&i| cts[i].is_some()).collect();
+        let local_in = self.jaxpr.in_avals();
+        let local_out = self.jaxpr.out_avals();
+        let mut avals = local_in.clone();
+        avals.extend(flowing.iter().map(|&i| local_out[i].clone()));
+        let n = local_in.len();
+        let n_out = local_out.len();
+        let closed = trace_to_jaxpr(&avals, |vals| {
+            with_mesh_axes(&self.mesh, || {
+                let (p, c) = vals.split_at(n);
+                let (_, linearized) = linearize_jaxpr(typed.clone(), &[], p);
+                let mut cts_full: Vec<Option<Array>> = vec![None; n_out];
+                for (k, &i) in flowing.iter().enumerate() {
+                    cts_full[i] = Some(c[k].clone());
+                }
+                linearized
+                    .backward(&cts_full)
+                    .into_iter()
+                    .zip(&local_in)
+                    .map(|(g, aval)| g.unwrap_or_else(|| Array::zeros(&aval.shape, aval.dtype)))
+                    .collect()
+            })
+        });
+        let mut in_specs = self.in_specs.clone();
+        in_specs.extend(flowing.iter().map(|&i| self.out_specs[i].clone()));
+        let mut operands: Vec<Operand> = Operand::to_arrays(primals)
+            .into_iter()
+            .map(Operand::from)
+            .collect();
+        operands.extend(
+            flowing
+                .iter()
+                .map(|&i| Operand::from(cts[i].clone().expect("a flowing cotangent"))),
+        );
+        let grads = self.call_with(closed, in_specs, self.in_specs.clone(), operands);
+        grads
+            .into_iter()
+            .zip(wanted)
+            .zip(&local_in)
+            .map(|((g, &w), aval)| (w && aval.dtype.is_inexact()).then_some(g))
+            .collect()
     }
     fn lower(
         &self,

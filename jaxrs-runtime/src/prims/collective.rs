@@ -124,6 +124,10 @@ fn batch_first(x: &Operand, dim: Option<usize>, axis_size: usize) -> Array {
 pub struct AllReduce {
     pub op: ReduceOp,
     pub axis: NamedAxis,
+    /// In a `shard_map` body being differentiated (JAX's `psum_invariant`): the result is the
+    /// same on every device along the axis, and so is its cotangent, which passes back
+    /// unsummed (a pmap's replicas each hold their own cotangent, which is summed).
+    pub invariant: bool,
 }
 
 impl AllReduce {
@@ -131,6 +135,7 @@ impl AllReduce {
         AllReduce {
             op,
             axis: self.axis.clone(),
+            invariant: self.invariant,
         }
     }
 }
@@ -171,7 +176,11 @@ impl Primitive for AllReduce {
         _wanted: &[bool],
     ) -> Vec<Option<Array>> {
         let ct = cts[0].as_ref().expect("a cotangent");
-        let summed = bind1(self.with(ReduceOp::Sum), &[Operand::from(ct)]);
+        let summed = if self.invariant {
+            ct.clone()
+        } else {
+            bind1(self.with(ReduceOp::Sum), &[Operand::from(ct)])
+        };
         match self.op {
             ReduceOp::Sum => vec![Some(summed)],
             _ => {
@@ -698,6 +707,69 @@ impl Primitive for AxisIndex {
     as_any!();
 }
 
+/// `pvary`: the identity on values, marking a value the same on every device along `axes`
+/// as one that may vary along them (JAX's implicit cast where such a value meets a varying
+/// one in a `shard_map` body). Its transpose sums the cotangent over the axes: every device
+/// used the one value.
+#[derive(Debug, Clone)]
+pub struct Pvary {
+    pub axes: Vec<NamedAxis>,
+}
+
+impl Primitive for Pvary {
+    fn name(&self) -> &'static str {
+        "pvary"
+    }
+    fn params_string(&self) -> String {
+        let names: Vec<&str> = self.axes.iter().map(|a| a.name.as_str()).collect();
+        format!("axes=({})", names.join(", "))
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        Ok(vec![inputs[0].clone()])
+    }
+    fn jvp(&self, _: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        let t = t[0].as_ref().expect("a tangent");
+        vec![Some(bind1(self.clone(), &[Operand::from(t)]))]
+    }
+    fn vjp(
+        &self,
+        _: &[Operand],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
+        let mut ct = cts[0].clone().expect("a cotangent");
+        for axis in &self.axes {
+            let psum = AllReduce {
+                op: ReduceOp::Sum,
+                axis: axis.clone(),
+                invariant: true,
+            };
+            ct = bind1(psum, &[Operand::from(&ct)]);
+        }
+        vec![Some(ct)]
+    }
+    fn lower(&self, _: &mut LowerCtx, ins: &[String], _: &[Aval], _: &[Aval]) -> Vec<String> {
+        vec![ins[0].clone()]
+    }
+    fn batch(
+        &self,
+        args: &[Operand],
+        dims: &[Option<usize>],
+        _: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        (
+            vec![bind1(self.clone(), &[args[0].borrowed()])],
+            vec![dims[0]],
+        )
+    }
+    fn uses_named_axis(&self, name: &str) -> bool {
+        self.axes.iter().any(|a| a.name == name)
+    }
+    as_any!();
+}
+
 // The user API: `jax.lax`'s functions, over trees (a tree of gradients is reduced leaf by
 // leaf, as `jax.lax.psum(grads, "i")`).
 
@@ -786,6 +858,7 @@ fn all_reduce<T: Tree>(x: &T, axis_name: &str, op: ReduceOp, what: &str) -> T {
             let prim = AllReduce {
                 op,
                 axis: axis.clone(),
+                invariant: false,
             };
             if op == ReduceOp::Sum && leaf.dtype() == DType::Bool {
                 bind1(prim, &[Operand::from(&leaf.astype(DType::I32))])

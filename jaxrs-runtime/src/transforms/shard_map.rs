@@ -8,11 +8,10 @@
 //! over the mesh); called outside, it runs as a jitted program of its own over the mesh.
 
 use crate::aval::Aval;
-use crate::core::axes::with_named_axis;
 use crate::core::sharding::{note_traced_mesh, Mesh, PartitionSpec, Shardings};
 use crate::core::trace::{bind_at, is_tracing, At, Operand};
 use crate::higher_order::control::close_over_consts;
-use crate::higher_order::shard_map::{pieces, ShardMapCall};
+use crate::higher_order::shard_map::{pieces, with_mesh_axes, ShardMapCall};
 use crate::prims::sharding::shardings_per_leaf;
 use crate::transforms::jit::jit;
 use crate::transforms::traced::{rebuild, trace_tree};
@@ -40,8 +39,11 @@ pub struct ShardMap<F> {
 ///
 /// Every mesh axis is manual (JAX's `axis_names` left at all of them). JAX's check that an
 /// output replicated over an axis does not vary over it is on (see [`ShardMap::check_vma`]).
-/// Not built yet: differentiating through it (`grad` of a function that calls it stops with
-/// a message), `vmap` of it, and partial manual axes.
+/// It differentiates as JAX's does (`jvp` maps the body's JVP; `grad` maps its VJP with
+/// JAX's varying-axes rules: a `psum` passes its cotangent back unsummed, and a value every
+/// device uses whole gets the sum of their cotangents). Not built yet: `vmap` of it,
+/// differentiating collectives inside loops or branches of the body, and partial manual
+/// axes.
 ///
 /// ```
 /// use jaxrs::prelude::*;
@@ -151,14 +153,8 @@ impl<F> ShardMap<F> {
             .enumerate()
             .map(|(i, (leaf, spec))| local_aval(mesh, spec, leaf.aval(), i, loc))
             .collect();
-        let named: Vec<(String, usize)> = mesh
-            .axis_names()
-            .iter()
-            .cloned()
-            .zip(mesh.shape().iter().copied())
-            .collect();
         let (closed, out_def) = trace_tree("shard_map", &in_def, &local, |a: A| {
-            with_axes(&named, || (self.f)(a))
+            with_mesh_axes(mesh, || (self.f)(a))
         });
         let out_specs = specs_of(&self.out_specs, &out_def, mesh, "out_specs", loc);
         for (i, (aval, spec)) in closed.jaxpr.out_avals().iter().zip(&out_specs).enumerate() {
@@ -201,14 +197,6 @@ impl<F> ShardMap<F> {
             .collect();
         let outs = bind_at(Arc::new(call), &operands, loc);
         rebuild("shard_map", &out_def, outs)
-    }
-}
-
-/// Runs `f` with every axis of `axes` in scope as a named axis.
-fn with_axes<R>(axes: &[(String, usize)], f: impl FnOnce() -> R) -> R {
-    match axes.split_first() {
-        None => f(),
-        Some(((name, size), rest)) => with_named_axis(name, *size, || with_axes(rest, f)),
     }
 }
 
