@@ -29,11 +29,13 @@ use crate::{custom_jvp, lax, where_, Array, DType};
 use jaxrs_runtime::promote_args_inexact;
 
 mod expint;
+mod hypergeometric;
 mod owens_t;
 mod trig_integrals;
 mod wofz;
 
 pub use expint::{exp1, expi, expn};
+pub use hypergeometric::hyp1f1;
 pub use owens_t::owens_t;
 pub use trig_integrals::{fresnel, sici};
 pub use wofz::wofz;

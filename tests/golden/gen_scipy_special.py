@@ -199,4 +199,17 @@ for dt in ("float32", "float64"):
 for dt in ("complex64", "complex128"):
     c.add("sp.erfcx", sp.erfcx, [c.normal((5,), dt)])
 
+# hyp1f1: the Taylor series (|x| < 100) with JAX's series derivatives in a and b, the
+# asymptotic expansion beyond (float64; JAX's derivatives there are its series', not checked
+# numerically), and the selections a = 0, a = b, b = 0.
+for dt in ("float32", "float64"):
+    c.add("sp.hyp1f1", sp.hyp1f1, [c.uniform((3, 4), 0.2, 3.0, dt), c.uniform((3, 4), 0.5, 4.0, dt),
+                                   c.uniform((3, 4), -4.0, 4.0, dt)])
+    c.add("sp.hyp1f1", sp.hyp1f1, [np.array([0.0, 1.5, 2.0, 0.0, 1.0], dt), np.array([1.0, 1.5, 0.0, 0.0, 3.0], dt),
+                                   np.array([0.7, 2.0, 1.0, 3.0, 0.0], dt)], grad=False)
+c.add("sp.hyp1f1", sp.hyp1f1, [np.array([0.5, 1.2, 2.0], "float64"), np.array([1.5, 2.5, 3.5], "float64"),
+                               np.array([120.0, 150.0, 105.0], "float64")], check_grads=False)
+c.add("sp.hyp1f1", sp.hyp1f1, [np.array([0.5, 1.2], "float32"), np.array([2.0], "float32"),
+                               np.array([1.0, -2.0], "float32")])
+
 c.save()

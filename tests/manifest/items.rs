@@ -810,6 +810,7 @@ use jaxrs::scipy::special::gammainc as _;
 use jaxrs::scipy::special::gammaincc as _;
 use jaxrs::scipy::special::gammaln as _;
 use jaxrs::scipy::special::gammasgn as _;
+use jaxrs::scipy::special::hyp1f1 as _;
 use jaxrs::scipy::special::i0 as _;
 use jaxrs::scipy::special::i0e as _;
 use jaxrs::scipy::special::i1 as _;
