@@ -2,6 +2,9 @@
 //! JAX 0.10.2 ports them (the same rational approximations, series and continued fraction, and
 //! the same piecewise selections, every piece evaluated on every element and then selected).
 
+// The coefficients keep Cephes's (and JAX's) published digits; they parse to the same f64.
+#![allow(clippy::excessive_precision)]
+
 use super::{full_like, horner, real_only};
 use crate::numpy::inexact;
 use crate::{custom_jvp, where_, Array, DType};
@@ -243,7 +246,7 @@ fn expi_pos(x: &Array) -> Array {
 
 fn expi_value(x: &Array) -> Array {
     let negative = -expn_value(&full_like(x, 1.0), &-x);
-    where_(x.lt(0.0), &negative, &expi_pos(x))
+    where_(x.lt(0.0), &negative, expi_pos(x))
 }
 
 /// The exponential integral `Ei(x) = ∫_{-∞}^x e^t / t dt` (`jax.scipy.special.expi`), for real

@@ -1,6 +1,9 @@
 //! The sine and cosine integrals (`sici`) and the Fresnel integrals (`fresnel`): Cephes's
 //! approximations as JAX 0.10.2 writes them, with JAX's custom derivatives.
 
+// The coefficients keep Cephes's (and JAX's) published digits; they parse to the same f64.
+#![allow(clippy::excessive_precision)]
+
 use super::{full_like, horner};
 use crate::numpy::inexact;
 use crate::{custom_jvp, where_, Array, DType};

@@ -1,5 +1,8 @@
 //! The Faddeeva function by Weideman's rational approximation, as JAX 0.10.2 computes it.
 
+// The coefficients keep Cephes's (and JAX's) published digits; they parse to the same f64.
+#![allow(clippy::excessive_precision)]
+
 use super::horner;
 use crate::numpy::inexact;
 use crate::{custom_jvp, lax, Array};
