@@ -16,16 +16,29 @@
 //! ```
 //!
 //! The functions JAX defines with a custom derivative (`xlogy`, `xlog1py`, `entr`,
-//! `rel_entr`, `kl_div`, `log_ndtr`, `erfcx`, `dawsn`, `poch`) carry the same rule here,
-//! through [`custom_jvp`](crate::custom_jvp), so their derivatives at the edges (`x = 0`) are
-//! JAX's, not autodiff of their selections. Not yet here (API.md says which): the series and
-//! continued fractions of `expi`/`expn`/`exp1`, `sici`, `fresnel`, `hyp1f1`, `hyp2f1`,
-//! `owens_t`, `bessel_jn`, `sph_harm_y`, the complex `wofz`, and complex arguments of
-//! `gamma`/`loggamma`.
+//! `rel_entr`, `kl_div`, `log_ndtr`, `erfcx`, `dawsn`, `poch`, `expi`, `expn`/`exp1`, `sici`,
+//! `fresnel`, `owens_t`, `wofz`) carry the same rule here, through
+//! [`custom_jvp`](crate::custom_jvp), so their derivatives at the edges (`x = 0`) are JAX's,
+//! not autodiff of their selections. JAX's `while_loop`s inside `jnp.vectorize` (`expn`'s
+//! series and continued fraction) run per element here too: the loop goes on while any element
+//! needs it, the others keeping their values, as JAX's batched loop does. Not yet here (API.md
+//! says which): complex arguments of `gamma`/`loggamma`.
 
 use crate::numpy::inexact;
 use crate::{custom_jvp, lax, where_, Array, DType};
 use jaxrs_runtime::promote_args_inexact;
+
+mod expint;
+mod hypergeometric;
+mod owens_t;
+mod trig_integrals;
+mod wofz;
+
+pub use expint::{exp1, expi, expn};
+pub use hypergeometric::hyp1f1;
+pub use owens_t::owens_t;
+pub use trig_integrals::{fresnel, sici};
+pub use wofz::wofz;
 
 /// `log |Γ(x)|` (`jax.scipy.special.gammaln`).
 #[track_caller]
@@ -721,15 +734,16 @@ fn erfcx_impl(x: &Array, nterms: usize) -> Array {
 }
 
 /// The scaled complementary error function `exp(x²) erfc(x)` (`jax.scipy.special.erfcx`),
-/// for real `x`, with JAX's derivative `2 x erfcx(x) - 2 / sqrt(pi)`; half-precision inputs
-/// compute in float32, as JAX's.
+/// with JAX's derivative `2 x erfcx(x) - 2 / sqrt(pi)`; half-precision inputs compute in
+/// float32, as JAX's. A complex `z` gives `wofz(iz)`, as JAX's.
 #[track_caller]
 pub fn erfcx(x: &Array) -> Array {
     let x = inexact(x);
-    assert!(
-        !x.dtype().is_complex(),
-        "erfcx: complex arguments (wofz) are not supported yet in jaxrs"
-    );
+    if x.dtype().is_complex() {
+        // `erfcx(z) = w(iz)`, JAX's `_wofz` with its derivative.
+        let iz = lax::complex(&-x.imag(), &x.real());
+        return wofz(&iz);
+    }
     let value = |x: &Array| match x.dtype() {
         DType::F64 => erfcx_impl(x, 9),
         DType::F32 => erfcx_impl(x, 5),

@@ -138,4 +138,78 @@ for dt in ("float32", "float64"):
           params={"v": 1, "n_iter": 30}, check_grads=False,
           grad=False if dt == "float32" else None)
 
+# The exponential integrals: expi over Cephes's intervals (0, 2], (2, 4], ..., above 64 and
+# below 0 (-exp1(-x)); expn's pieces (series for x <= 1, continued fraction above, n >= 5000,
+# n = 0) and its edges (NaN, inf, 1 / (n - 1) at x = 0), with JAX's custom derivatives.
+for dt in ("float32", "float64"):
+    c.add("sp.expi", sp.expi, [np.array([0.3, 1.7, 3.1, 5.5, 12.0, 20.0, 40.0, 70.0], dt)])
+    c.add("sp.expi", sp.expi, [np.array([-0.2, -0.9, -1.5, -3.0, -7.5, -30.0], dt)])
+    c.add("sp.expi", sp.expi, [np.array([0.0, np.inf, -np.inf, np.nan, 2.0, 4.0, 100.0], dt)],
+          grad=False)
+    c.add("sp.exp1", sp.exp1, [np.array([0.05, 0.5, 1.0, 1.5, 3.0, 8.0, 25.0], dt)])
+    c.add("sp.exp1", sp.exp1, [np.array([0.0, -1.0, np.inf], dt)], grad=False)
+    n = np.array([[0.0, 1.0, 2.0, 3.0], [5.0, 1.0, 2.0, 4.0], [2.5, 7.0, 1.0, 3.0]], dt)
+    c.add("sp.expn", sp.expn, [n, c.uniform((3, 4), 0.1, 0.95, dt)], wrt=[1])
+    c.add("sp.expn", sp.expn, [n, c.uniform((3, 4), 1.2, 12.0, dt)], wrt=[1])
+    c.add("sp.expn", sp.expn, [np.array([5000.0, 6000.0, 1.0, 2.0], dt),
+                               np.array([0.5, 3.0, 0.2, 30.0], dt)], wrt=[1])
+    c.add("sp.expn", sp.expn, [np.array([-1.0, 0.0, 1.0, 2.0, 3.0, 1.0, -1.0, 0.0], dt),
+                               np.array([0.5, 0.0, 0.0, 0.0, 0.0, -1.0, 2.0, 1.5], dt)],
+          grad=False)
+# int n with float x, as JAX promotes them.
+c.add("sp.expn", sp.expn, [np.array([1, 2, 3], np.int32), np.array([0.5, 1.5, 4.0], np.float32)],
+      wrt=[1])
+
+# sici: the series (|x| <= 4), the auxiliary functions (split at 8) and x > 1e9, odd Si.
+for dt in ("float32", "float64"):
+    c.add("sp.sici", sp.sici, [np.array([0.1, 0.9, 2.5, 3.9, 4.5, 7.0, 9.0, 30.0, -1.2, -6.0], dt)])
+    c.add("sp.sici", sp.sici, [c.uniform((3, 4), -12.0, 12.0, dt)])
+    c.add("sp.sici", sp.sici, [np.array([0.0, np.inf, -np.inf, np.nan, 2e9, -3e9], dt)],
+          grad=False)
+    # fresnel: small (x² < 2.5625), the auxiliary functions, and past 36974 (float64).
+    c.add("sp.fresnel", sp.fresnel, [np.array([0.1, 0.8, 1.5, 1.7, 2.5, 4.1, 7.3, -0.6, -3.2], dt)])
+    c.add("sp.fresnel", sp.fresnel, [c.uniform((3, 4), -6.0, 6.0, dt)])
+    c.add("sp.fresnel", sp.fresnel, [np.array([0.0, np.inf, -np.inf, 5e4, -4e4, np.nan], dt)],
+          grad=False)
+
+# owens_t over |a| <= 1 and the reciprocal relation beyond (a h around 0.67 either side), and
+# the exact values at h = 0 and a = 1; float32 inputs give float64, as in JAX, though the erf
+# terms are float32: those cases are checked at float32's tolerance.
+for dt in ("float32", "float64"):
+    f32 = dt == "float32"
+    kw = dict(tol=(4e-6, 4e-6), grad_tol=(2e-5, 2e-5), check_grads=False) if f32 else {}
+    c.add("sp.owens_t", sp.owens_t, [c.uniform((3, 4), -3.0, 3.0, dt), c.uniform((3, 4), -0.95, 0.95, dt)],
+          **kw)
+    c.add("sp.owens_t", sp.owens_t, [np.array([0.1, 0.3, 0.5, 1.0, 2.0, -1.5], dt),
+                                     np.array([1.5, 3.0, 1.2, 4.0, -2.5, 6.0], dt)], **kw)
+    c.add("sp.owens_t", sp.owens_t, [np.array([0.0, 0.0, 1.3, -0.7, 2.0], dt),
+                                     np.array([0.5, 2.0, 1.0, -1.0, 0.0], dt)],
+          **dict(kw, check_grads=False))
+    c.add("sp.owens_t", sp.owens_t, [np.array([np.nan, 1.0, 0.5], dt), np.array([0.5, np.nan, np.inf], dt)],
+          grad=False, **({"tol": kw["tol"]} if f32 else {}))
+
+# wofz: complex arguments in both half planes (the lower through 2 exp(-z²) - w(-z)), and real
+# ones, which become complex.
+for dt in ("complex64", "complex128"):
+    c.add("sp.wofz", sp.wofz, [c.normal((3, 4), dt, scale=2.0)])
+    c.add("sp.wofz", sp.wofz, [np.array([1 + 1j, 0.5 - 2j, -3 + 0.1j, 8 + 8j, 0j, -0.2 - 0.4j], dt)])
+for dt in ("float32", "float64"):
+    c.add("sp.wofz", sp.wofz, [np.array([0.0, 0.5, -1.5, 4.0], dt)], grad=False)
+# erfcx of a complex z is wofz(iz).
+for dt in ("complex64", "complex128"):
+    c.add("sp.erfcx", sp.erfcx, [c.normal((5,), dt)])
+
+# hyp1f1: the Taylor series (|x| < 100) with JAX's series derivatives in a and b, the
+# asymptotic expansion beyond (float64; JAX's derivatives there are its series', not checked
+# numerically), and the selections a = 0, a = b, b = 0.
+for dt in ("float32", "float64"):
+    c.add("sp.hyp1f1", sp.hyp1f1, [c.uniform((3, 4), 0.2, 3.0, dt), c.uniform((3, 4), 0.5, 4.0, dt),
+                                   c.uniform((3, 4), -4.0, 4.0, dt)])
+    c.add("sp.hyp1f1", sp.hyp1f1, [np.array([0.0, 1.5, 2.0, 0.0, 1.0], dt), np.array([1.0, 1.5, 0.0, 0.0, 3.0], dt),
+                                   np.array([0.7, 2.0, 1.0, 3.0, 0.0], dt)], grad=False)
+c.add("sp.hyp1f1", sp.hyp1f1, [np.array([0.5, 1.2, 2.0], "float64"), np.array([1.5, 2.5, 3.5], "float64"),
+                               np.array([120.0, 150.0, 105.0], "float64")], check_grads=False)
+c.add("sp.hyp1f1", sp.hyp1f1, [np.array([0.5, 1.2], "float32"), np.array([2.0], "float32"),
+                               np.array([1.0, -2.0], "float32")])
+
 c.save()
