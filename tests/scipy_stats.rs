@@ -31,6 +31,14 @@ fn apply(op: &str, params: &Value, x: &[In]) -> Vec<Array> {
                 .unwrap_or(false);
             return vec![jaxrs::scipy::stats::sem(n(0), axis, ddof, policy, keepdims)];
         }
+        "mode" => {
+            let keepdims = params
+                .get("keepdims")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            let m = jaxrs::scipy::stats::mode(n(0), axis, keepdims);
+            return vec![m.mode, m.count];
+        }
         "rankdata" => {
             let method = params["method"].as_str().unwrap();
             return vec![jaxrs::scipy::stats::rankdata(n(0), method, axis)];

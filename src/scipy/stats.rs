@@ -18,7 +18,7 @@
 //! `chi2`, `t`, `poisson`, `bernoulli`, `binom`, `dirichlet`, `multivariate_normal`, `pareto`,
 //! `geom`, `gumbel_l`, `gumbel_r`, `wrapcauchy`, `nbinom`, `betabinom`, `gennorm`,
 //! `truncnorm`, `vonmises` and `multinomial` (the functions JAX has for each), and the
-//! functions `sem` and `rankdata`; API.md lists the rest as not yet. Shape parameters come
+//! functions `sem`, `rankdata` and `mode`; API.md lists the rest as not yet. Shape parameters come
 //! before `loc` and `scale`, as in JAX's signatures (`gamma::logpdf(&x, a, loc, scale)`).
 
 use crate::scipy::special::{betainc, betaln, entr, gammainc, gammaincc, gammaln, xlog1py, xlogy};
@@ -1683,6 +1683,95 @@ pub fn sem(a: &Array, axis: Option<i64>, ddof: usize, nan_policy: &str, keepdims
             std::panic::Location::caller()
         ),
     }
+}
+
+/// What [`mode`] returns (JAX's `ModeResult`): the most common value of each slice and how
+/// often it occurs.
+#[derive(Debug, Clone)]
+pub struct ModeResult {
+    /// The modal values, in the input's dtype; the smallest of those tied for most common.
+    pub mode: Array,
+    /// How many times each occurs (int64).
+    pub count: Array,
+}
+
+/// `jax.scipy.stats.mode(a, axis, nan_policy="propagate", keepdims)`: the most common value
+/// along `axis` (`None`: of the flattened array) and its count. NaNs count as one value, as
+/// JAX's `unique` groups them. A slice of length 0 gives NaN and a count of 0, both float64,
+/// as JAX's. JAX's other `nan_policy`s raise, so jaxrs has only `"propagate"`.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::scipy::stats;
+///
+/// let x = Array::from_vec(vec![2i32, 4, 1, 1, 3, 4, 4, 2, 3], &[9]);
+/// let m = stats::mode(&x, Some(0), false);
+/// assert_eq!((m.mode.item::<i32>(), m.count.item::<i64>()), (4, 3));
+/// ```
+#[track_caller]
+pub fn mode(a: &Array, axis: Option<i64>, keepdims: bool) -> ModeResult {
+    use crate::numpy as jnp;
+    let x = if a.rank() == 0 {
+        a.reshape([1])
+    } else {
+        a.clone()
+    };
+    let (x, axis, out_shape) = match axis {
+        None => {
+            let kept = if keepdims { vec![1; x.rank()] } else { vec![] };
+            (x.reshape([x.size()]), 0, kept)
+        }
+        Some(k) => {
+            let k = jnp::norm_axis("mode", k, x.shape());
+            let kept: Vec<usize> = x
+                .shape()
+                .iter()
+                .enumerate()
+                .filter_map(|(i, &s)| match (i == k, keepdims) {
+                    (true, true) => Some(1),
+                    (true, false) => None,
+                    _ => Some(s),
+                })
+                .collect();
+            (x, k, kept)
+        }
+    };
+    let n = x.shape()[axis];
+    if n == 0 {
+        return ModeResult {
+            mode: Array::full(&out_shape, f64::NAN, crate::DType::F64),
+            count: Array::zeros(&out_shape, crate::DType::F64),
+        };
+    }
+    let moved = jnp::moveaxis(&x, axis as i64, 0);
+    let columns = moved.reshape([n, moved.size() / n]);
+    let (mode, count) = crate::vmap(|column: Array| mode_1d(&column), 1, 0)(columns);
+    ModeResult {
+        mode: mode.reshape(out_shape.clone()),
+        count: count.reshape(out_shape),
+    }
+}
+
+/// The mode of a vector and its count: sorted (NaN last), cut into runs of equal values (all
+/// NaNs one run), each position counted by the length of its run; the first longest run is
+/// the smallest of the most common values, as `unique` then `argmax` gives it in JAX.
+fn mode_1d(x: &Array) -> (Array, Array) {
+    use crate::numpy as jnp;
+    use crate::DType;
+    let n = x.size();
+    let sorted = jnp::sort(x, 0, Default::default());
+    let (next, prev) = (sorted.slice_axis(0, 1, n), sorted.slice_axis(0, 0, n - 1));
+    let both_nan = jnp::isnan(&next).logical_and(jnp::isnan(&prev));
+    let new_run = next.ne(&prev).logical_and(both_nan.logical_not());
+    let starts = Array::concatenate(&[Array::ones(&[1], DType::Bool), new_run], 0);
+    let run = jnp::cumsum(&starts.astype(DType::I64), 0);
+    let run_length = jnp::searchsorted(&run, &run, jnp::Side::Right)
+        - jnp::searchsorted(&run, &run, jnp::Side::Left);
+    let first_longest = run_length.argmax(0, false);
+    (
+        sorted.take(&first_longest, 0),
+        run_length.take(&first_longest, 0).astype(DType::I64),
+    )
 }
 
 /// `jax.scipy.stats.rankdata(a, method="average", axis=None)`: the ranks of the elements,

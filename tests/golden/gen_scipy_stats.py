@@ -275,4 +275,17 @@ c.add("multinomial.logpmf", call_all("multinomial", "logpmf"),
       [np.array([1, 2, 0], np.int32), np.array(4, np.int32), np.array([0.2, 0.3, 0.5])],
       grad=False, vmap=False, name="multinomial.logpmf/wrong_n")
 
+# mode: along an axis, with keepdims, over everything; ties (the smallest wins), NaNs (one
+# value), an empty axis.
+votes = np.array([[1, 2, 1, 3, 2, 1], [3, 1, 3, 2, 1, 3], [1, 2, 2, 3, 1, 2]], np.int32)
+c.add("mode", lambda v: tuple(st.mode(v)), [votes], params={"axis": 0}, grad=False)
+c.add("mode", lambda v: tuple(st.mode(v, axis=1, keepdims=True)), [votes.astype(np.float32)],
+      params={"axis": 1, "keepdims": True}, grad=False)
+c.add("mode", lambda v: tuple(st.mode(v, axis=None)), [votes], params={}, grad=False, vmap=False)
+c.add("mode", lambda v: tuple(st.mode(v, axis=-1)),
+      [np.array([[np.nan, 1.0, np.nan, 1.0, np.nan], [2.0, np.nan, 2.0, 0.5, 0.5]])],
+      params={"axis": -1}, grad=False, vmap=False)
+c.add("mode", lambda v: tuple(st.mode(v, axis=0)), [np.zeros((0, 3))], params={"axis": 0},
+      grad=False, vmap=False)
+
 c.save()

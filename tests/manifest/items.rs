@@ -901,6 +901,7 @@ use jaxrs::scipy::stats::logistic::logpdf as _;
 use jaxrs::scipy::stats::logistic::pdf as _;
 use jaxrs::scipy::stats::logistic::ppf as _;
 use jaxrs::scipy::stats::logistic::sf as _;
+use jaxrs::scipy::stats::mode as _;
 use jaxrs::scipy::stats::multinomial::logpmf as _;
 use jaxrs::scipy::stats::multinomial::pmf as _;
 use jaxrs::scipy::stats::multivariate_normal::logpdf as _;
