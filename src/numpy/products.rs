@@ -877,7 +877,7 @@ fn roots_no_zeros(p: &Array) -> Array {
 fn roots_with_zeros(p: &Array, leading: &Array) -> Array {
     let n = p.size();
     // An all-zero `p` would be a singular companion matrix; its roots are all NaN anyway.
-    let p = where_(&leading.eq(n as i64), 1.0, p);
+    let p = where_(leading.eq(n as i64), 1.0, p);
     // `jnp.roll(p, -leading)` with a traced shift: a window into `p` twice over.
     let shift = crate::numpy::remainder(&-leading.astype(DType::I32), n as i32);
     let start = n as i32 - &shift;
