@@ -8,7 +8,7 @@ mod common;
 use common::cases::{a, check_file, p_bool, p_i64, p_i64s, p_opt_i64, p_str};
 use common::golden::{dtype, In};
 use jaxrs::numpy as jnp;
-use jaxrs::numpy::{CrossOptions, Piece, TraceOptions};
+use jaxrs::numpy::{CrossOptions, Piece, PolyfitCov, PolyfitOptions, TraceOptions};
 use jaxrs::prelude::*;
 use serde_json::Value;
 
@@ -23,6 +23,39 @@ fn func1d(name: &str, v: &Array) -> Array {
         "cumsum" => v.cumsum(0),
         "outer_self" => jnp::outer(v, v),
         other => panic!("unknown func {other}"),
+    }
+}
+
+/// `jnp.polyfit` with the case's keywords: the coefficients, or with `full` its five
+/// results, or with `cov` the coefficients and the covariance.
+fn polyfit(p: &Value, x: &[In]) -> Vec<Array> {
+    let deg = p_i64(p, "deg") as usize;
+    let opts = PolyfitOptions {
+        rcond: p.get("rcond").and_then(Value::as_f64),
+        w: p_bool(p, "w").then(|| a(x, 2)),
+    };
+    let (xs, ys) = (a(x, 0), a(x, 1));
+    if p_bool(p, "full") {
+        let f = jnp::polyfit_full(xs, ys, deg, opts);
+        return vec![
+            f.coefficients,
+            f.residuals,
+            f.rank,
+            f.singular_values,
+            f.rcond,
+        ];
+    }
+    match p.get("cov").and_then(Value::as_str) {
+        Some(kind) => {
+            let cov = if kind == "unscaled" {
+                PolyfitCov::Unscaled
+            } else {
+                PolyfitCov::Scaled
+            };
+            let (c, v) = jnp::polyfit_cov(xs, ys, deg, opts, cov);
+            vec![c, v]
+        }
+        None => vec![jnp::polyfit(xs, ys, deg, opts)],
     }
 }
 
@@ -92,6 +125,9 @@ fn apply(op: &str, p: &Value, x: &[In]) -> Vec<Array> {
             return vec![q, r];
         }
         "jnp.poly" => jnp::poly(a(x, 0)),
+        // In a canonical order: the eigenvalue kernel's need not be LAPACK's.
+        "jnp.roots" => jnp::sort_complex(&jnp::roots(a(x, 0), p_bool(p, "strip_zeros"))),
+        "jnp.polyfit" => return polyfit(p, x),
         "jnp.apply_along_axis" => {
             let name = p_str(p, "func");
             jnp::apply_along_axis(|v: &Array| func1d(name, v), p_i64(p, "axis"), a(x, 0))

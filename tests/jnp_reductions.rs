@@ -141,6 +141,7 @@ fn apply(op: &str, p: &Value, x: &[In]) -> Vec<Array> {
             },
         ),
         "jnp.sort" => jnp::sort(x0(), axis(p), sort_opts()),
+        "jnp.sort_complex" => jnp::sort_complex(x0()),
         "jnp.argsort" => jnp::argsort(x0(), axis(p), sort_opts()),
         "jnp.lexsort" => jnp::lexsort(&[a(x, 0), a(x, 1)], p_i64(p, "axis")),
         "jnp.partition" => jnp::partition(x0(), p_i64(p, "kth") as usize, p_i64(p, "axis")),

@@ -10,8 +10,8 @@ use common::golden::In;
 use jaxrs::prelude::*;
 use jaxrs::scipy::stats::{
     bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon, gamma, gennorm, geom,
-    gumbel_l, gumbel_r, laplace, logistic, multivariate_normal, nbinom, norm, pareto, poisson, t,
-    uniform, wrapcauchy,
+    gumbel_l, gumbel_r, laplace, logistic, multinomial, multivariate_normal, nbinom, norm, pareto,
+    poisson, t, truncnorm, uniform, vonmises, wrapcauchy,
 };
 use serde_json::Value;
 
@@ -30,6 +30,14 @@ fn apply(op: &str, params: &Value, x: &[In]) -> Vec<Array> {
                 .and_then(Value::as_bool)
                 .unwrap_or(false);
             return vec![jaxrs::scipy::stats::sem(n(0), axis, ddof, policy, keepdims)];
+        }
+        "mode" => {
+            let keepdims = params
+                .get("keepdims")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            let m = jaxrs::scipy::stats::mode(n(0), axis, keepdims);
+            return vec![m.mode, m.count];
         }
         "rankdata" => {
             let method = params["method"].as_str().unwrap();
@@ -152,6 +160,16 @@ fn apply_shaped<'a>(op: &str, arity: usize, n: &dyn Fn(usize) -> &'a Array) -> O
         ("gennorm.logpdf", _) => gennorm::logpdf(n(0), n(1)),
         ("gennorm.pdf", _) => gennorm::pdf(n(0), n(1)),
         ("gennorm.cdf", _) => gennorm::cdf(n(0), n(1)),
+        ("truncnorm.logpdf", _) => truncnorm::logpdf(n(0), n(1), n(2), n(3), n(4)),
+        ("truncnorm.pdf", _) => truncnorm::pdf(n(0), n(1), n(2), n(3), n(4)),
+        ("truncnorm.cdf", _) => truncnorm::cdf(n(0), n(1), n(2), n(3), n(4)),
+        ("truncnorm.logcdf", _) => truncnorm::logcdf(n(0), n(1), n(2), n(3), n(4)),
+        ("truncnorm.sf", _) => truncnorm::sf(n(0), n(1), n(2), n(3), n(4)),
+        ("truncnorm.logsf", _) => truncnorm::logsf(n(0), n(1), n(2), n(3), n(4)),
+        ("vonmises.logpdf", _) => vonmises::logpdf(n(0), n(1)),
+        ("vonmises.pdf", _) => vonmises::pdf(n(0), n(1)),
+        ("multinomial.logpmf", _) => multinomial::logpmf(n(0), n(1), n(2)),
+        ("multinomial.pmf", _) => multinomial::pmf(n(0), n(1), n(2)),
         _ => return None,
     })
 }

@@ -1,6 +1,6 @@
 //! Products, polynomials and convolutions: `dot`, `vdot`, `inner`, `outer`, `matmul`,
 //! `matvec`, `vecmat`, `vecdot`, `tensordot`, `kron`, `trace`, `einsum`, `cross`,
-//! `convolve`, `correlate` and the `poly*` family; and the functional helpers
+//! `convolve`, `correlate`, the `poly*` family and `roots`; and the functional helpers
 //! (`apply_along_axis`, `apply_over_axes`, `vectorize`, `fromfunction`, `piecewise`).
 //!
 //! The contractions are `dot_general`s, as JAX's are, so they differentiate and batch as it
@@ -802,6 +802,281 @@ pub fn poly(seq_of_zeros: &Array) -> Array {
         a = convolve(&a, &factor, Some("full"), None);
     }
     a
+}
+
+/// The roots of the polynomial with coefficients `p` (1-D, highest power first) as the
+/// eigenvalues of its companion matrix (`jnp.roots`), always complex (even for real roots,
+/// as JAX's). With `strip_zeros` (JAX's default, `true`) leading zero coefficients are
+/// dropped first, as numpy does: that reads `p`'s values, so it needs a concrete array
+/// (under `jit`, `vmap` or a derivative jaxrs panics, where JAX differentiates it too). With
+/// `false` it traces: the roots the leading zeros remove come last, as NaN.
+///
+/// The roots come in the eigenvalue kernel's order, which need not be LAPACK's (JAX's):
+/// compare them as a set, or through [`sort_complex`](crate::numpy::sort_complex).
+///
+/// ```
+/// use jaxrs::numpy as jnp;
+/// use jaxrs::prelude::*;
+///
+/// let p = Array::from_vec(vec![0.0f64, 1.0, -3.0, 2.0], &[4]); // (x - 1)(x - 2)
+/// let r = jnp::sort_complex(&jnp::roots(&p, true)).to_vec::<jaxrs::C128>();
+/// assert_eq!(r.len(), 2);
+/// assert!((r[0].re - 1.0).abs() < 1e-12 && (r[1].re - 2.0).abs() < 1e-12);
+/// ```
+#[track_caller]
+pub fn roots(p: &Array, strip_zeros: bool) -> Array {
+    let p = crate::numpy::math::inexact(p);
+    let p = if p.rank() == 0 { p.reshape([1]) } else { p };
+    assert!(
+        p.rank() == 1,
+        "roots: the coefficients must be a rank-1 array, got shape {:?} at {}",
+        p.shape(),
+        std::panic::Location::caller()
+    );
+    let complex = p.dtype().to_complex();
+    let n = p.size();
+    if n < 2 {
+        return Array::zeros(&[0], complex);
+    }
+    let is_zero = p.eq(0.0);
+    if strip_zeros {
+        let zeros = is_zero.astype(DType::I32).to_vec::<i32>();
+        let leading = zeros.iter().take_while(|&&z| z == 1).count();
+        return roots_no_zeros(&p.slice_axis(0, leading, n));
+    }
+    let all_zero = is_zero.reduce_and(None);
+    let first_nonzero = is_zero
+        .astype(DType::I32)
+        .argmin(0, false)
+        .astype(DType::I64);
+    let leading = where_(&all_zero, n as i64, &first_nonzero);
+    roots_with_zeros(&p, &leading)
+}
+
+/// The eigenvalues of the companion matrix of `p` (its first coefficient nonzero): JAX's
+/// `_roots_no_zeros`.
+fn roots_no_zeros(p: &Array) -> Array {
+    let n = p.size();
+    if n < 2 {
+        return Array::zeros(&[0], p.dtype().to_complex());
+    }
+    let first_row = -(p.slice_axis(0, 1, n) / row(p, 0));
+    let subdiagonal = crate::numpy::diag(&Array::ones(&[n - 2], p.dtype()), -1);
+    let companion = Array::concatenate(
+        &[
+            first_row.reshape([1, n - 1]),
+            subdiagonal.slice_axis(0, 1, n - 1),
+        ],
+        0,
+    );
+    crate::numpy::linalg::eigvals(&companion)
+}
+
+/// JAX's `_roots_with_zeros`: the `leading` (traced) zero coefficients rolled to the end, the
+/// zero roots they make sorted last and set to NaN.
+fn roots_with_zeros(p: &Array, leading: &Array) -> Array {
+    let n = p.size();
+    // An all-zero `p` would be a singular companion matrix; its roots are all NaN anyway.
+    let p = where_(leading.eq(n as i64), 1.0, p);
+    // `jnp.roll(p, -leading)` with a traced shift: a window into `p` twice over.
+    let shift = crate::numpy::remainder(&-leading.astype(DType::I32), n as i32);
+    let start = n as i32 - &shift;
+    let doubled = Array::concatenate(&[p.clone(), p.clone()], 0);
+    let rolled = crate::lax::dynamic_slice(&doubled, &[start], &[n]);
+    let roots = roots_no_zeros(&rolled);
+    let (_, roots) = crate::lax::sort_key_val(&roots.eq(0.0), &roots, 0, true);
+    let count = roots.size();
+    let kept = Array::iota(DType::I64, &[count], 0).lt(&(count as i64 - leading));
+    let nan = crate::complex(f64::NAN, f64::NAN).astype(roots.dtype());
+    where_(&kept, &roots, &nan)
+}
+
+/// The options of [`polyfit`], [`polyfit_full`] and [`polyfit_cov`] beyond the data and the
+/// degree (`jnp.polyfit`'s keywords).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PolyfitOptions<'a> {
+    /// Singular values below `rcond` times the largest are dropped; default
+    /// `len(x) * eps` of `x`'s dtype.
+    pub rcond: Option<f64>,
+    /// Weights of the points (1-D, one per point), multiplying the residuals: `1 / σ` for
+    /// Gaussian noise of standard deviation `σ`.
+    pub w: Option<&'a Array>,
+}
+
+/// What [`polyfit_full`] returns (`jnp.polyfit(.., full=True)`).
+#[derive(Debug, Clone)]
+pub struct PolyfitFull {
+    /// The coefficients, highest power first (`[deg + 1]`, or `[deg + 1, k]` for `k` columns
+    /// of `y`).
+    pub coefficients: Array,
+    /// The sum of squared (weighted) residuals per column of `y`.
+    pub residuals: Array,
+    /// The rank of the scaled Vandermonde matrix.
+    pub rank: Array,
+    /// Its singular values.
+    pub singular_values: Array,
+    /// The `rcond` used, as a float64 scalar.
+    pub rcond: Array,
+}
+
+/// How [`polyfit_cov`] scales the covariance of the coefficients (`cov=True` or
+/// `cov="unscaled"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PolyfitCov {
+    /// By the residuals' variance, `residuals / (len(x) - deg - 1)` (JAX's `cov=True`; needs
+    /// more points than coefficients).
+    Scaled,
+    /// Not at all: the weights are taken as `1 / σ` of known noise (`cov="unscaled"`).
+    Unscaled,
+}
+
+/// The least-squares polynomial of degree `deg` through the points `(x, y)`
+/// (`jnp.polyfit(x, y, deg, rcond, w=w)`): its coefficients, highest power first, one column
+/// per column of a 2-D `y`. The Vandermonde matrix's columns are scaled to unit norm before
+/// [`lstsq`](crate::numpy::linalg::lstsq), as JAX's. JAX's `full=True` is [`polyfit_full`],
+/// its `cov=True` / `"unscaled"` [`polyfit_cov`].
+///
+/// An integer `x` takes `eps` from the float it computes in, where JAX raises.
+///
+/// ```
+/// use jaxrs::numpy as jnp;
+/// use jaxrs::prelude::*;
+///
+/// let x = Array::from_vec(vec![0.0f64, 1.0, 2.0, 3.0], &[4]);
+/// let y = &(&x * &x) * 2.0 - 1.0;
+/// let c = jnp::polyfit(&x, &y, 2, Default::default()).to_vec::<f64>();
+/// assert!((c[0] - 2.0).abs() < 1e-12 && c[1].abs() < 1e-12 && (c[2] + 1.0).abs() < 1e-12);
+/// ```
+#[track_caller]
+pub fn polyfit(x: &Array, y: &Array, deg: usize, opts: PolyfitOptions) -> Array {
+    polyfit_parts("polyfit", x, y, deg, opts).full.coefficients
+}
+
+/// [`polyfit`] with the least-squares diagnostics (`jnp.polyfit(.., full=True)`).
+#[track_caller]
+pub fn polyfit_full(x: &Array, y: &Array, deg: usize, opts: PolyfitOptions) -> PolyfitFull {
+    polyfit_parts("polyfit", x, y, deg, opts).full
+}
+
+/// [`polyfit`] and the covariance of the coefficients (`jnp.polyfit(.., cov=True)`, or
+/// `cov="unscaled"`): `[deg + 1, deg + 1]`, or `[deg + 1, deg + 1, k]` for `k` columns of
+/// `y` (unscaled, `[deg + 1, deg + 1, 1]` for a 2-D `y` of any width, as JAX's).
+#[track_caller]
+pub fn polyfit_cov(
+    x: &Array,
+    y: &Array,
+    deg: usize,
+    opts: PolyfitOptions,
+    cov: PolyfitCov,
+) -> (Array, Array) {
+    let parts = polyfit_parts("polyfit", x, y, deg, opts);
+    let (lhs, scale) = (&parts.scaled_lhs, &parts.scale);
+    let base = crate::numpy::linalg::inv(&lhs.transpose([1, 0]).matmul(lhs)) / outer(scale, scale);
+    let order = deg + 1;
+    let fac = match cov {
+        PolyfitCov::Unscaled => Array::ones(&[1], base.dtype()),
+        PolyfitCov::Scaled => {
+            assert!(
+                x.size() > order,
+                "polyfit: the number of data points must exceed order to scale the covariance \
+                 matrix; got {} points for degree {deg} at {}",
+                x.size(),
+                std::panic::Location::caller()
+            );
+            &parts.full.residuals / (x.size() - order) as f64
+        }
+    };
+    let fac = if fac.rank() == 0 {
+        fac.reshape([1])
+    } else {
+        fac
+    };
+    let cov = if y.rank() == 1 {
+        base * fac.reshape([1, fac.size()])
+    } else {
+        base.expand_dims(-1) * fac.reshape([1, 1, fac.size()])
+    };
+    (parts.full.coefficients, cov)
+}
+
+/// A fit and the pieces [`polyfit_cov`] reuses.
+struct PolyfitParts {
+    full: PolyfitFull,
+    /// The (weighted) Vandermonde matrix with unit-norm columns.
+    scaled_lhs: Array,
+    /// The norms its columns were divided by.
+    scale: Array,
+}
+
+#[track_caller]
+fn polyfit_parts(op: &str, x: &Array, y: &Array, deg: usize, opts: PolyfitOptions) -> PolyfitParts {
+    let at = std::panic::Location::caller();
+    assert!(
+        x.rank() == 1,
+        "{op}: expected 1D vector for x, got shape {:?} at {at}",
+        x.shape()
+    );
+    assert!(
+        x.size() > 0,
+        "{op}: expected non-empty vector for x at {at}"
+    );
+    assert!(
+        y.rank() == 1 || y.rank() == 2,
+        "{op}: expected 1D or 2D array for y, got shape {:?} at {at}",
+        y.shape()
+    );
+    assert!(
+        x.shape()[0] == y.shape()[0],
+        "{op}: expected x and y to have same length, got shapes {:?} and {:?} at {at}",
+        x.shape(),
+        y.shape()
+    );
+    let order = deg + 1;
+    let eps = crate::numpy::finfo(crate::numpy::math::inexact(x).dtype().real_dtype()).eps;
+    let rcond = opts.rcond.unwrap_or(x.size() as f64 * eps);
+    let mut lhs = crate::numpy::vander(x, Some(order), false);
+    let mut rhs = y.clone();
+    if let Some(w) = opts.w {
+        let w = crate::numpy::math::inexact(w);
+        assert!(
+            w.rank() == 1,
+            "{op}: expected a 1-d array for weights, got shape {:?} at {at}",
+            w.shape()
+        );
+        assert!(
+            w.shape()[0] == y.shape()[0],
+            "{op}: expected w and y to have the same length, got shapes {:?} and {:?} at {at}",
+            w.shape(),
+            y.shape()
+        );
+        let column = w.expand_dims(1);
+        lhs = lhs * &column;
+        rhs = if rhs.rank() == 2 {
+            rhs * &column
+        } else {
+            rhs * &w
+        };
+    }
+    let scale = (&lhs * &lhs).sum(0i64, false).sqrt();
+    let lhs = lhs / scale.expand_dims(0);
+    let (c, residuals, rank, singular_values) =
+        crate::numpy::linalg::lstsq(&lhs, &rhs, Some(rcond));
+    let coefficients = if c.rank() > 1 {
+        c / scale.expand_dims(1)
+    } else {
+        c / &scale
+    };
+    PolyfitParts {
+        full: PolyfitFull {
+            coefficients,
+            residuals,
+            rank,
+            singular_values,
+            rcond: Array::scalar(rcond),
+        },
+        scaled_lhs: lhs,
+        scale,
+    }
 }
 
 /// `func1d` applied to every 1-D slice of `arr` along `axis` (`jnp.apply_along_axis`), by

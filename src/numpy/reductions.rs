@@ -650,6 +650,29 @@ pub fn sort(a: &Array, axis: impl Axes, opts: SortOptions) -> Array {
     }
 }
 
+/// `a` sorted along its last axis, lexicographically by real then imaginary part, as a
+/// complex array (`jnp.sort_complex`): a real or integer `a` becomes complex64, or
+/// complex128 from float64 and 64-bit integers (JAX's `to_complex_dtype`).
+///
+/// ```
+/// use jaxrs::numpy as jnp;
+/// use jaxrs::prelude::*;
+///
+/// let x = Array::from_vec(vec![5i32, 3, 4], &[3]);
+/// let s = jnp::sort_complex(&x);
+/// assert_eq!(s.dtype(), DType::C64);
+/// assert_eq!(jnp::real(&s).to_vec::<f32>(), vec![3.0, 4.0, 5.0]);
+/// ```
+#[track_caller]
+pub fn sort_complex(a: &Array) -> Array {
+    if a.rank() == 0 {
+        fail("sort_complex", "needs an array of at least one axis", &[a]);
+    }
+    let z = a.astype(a.dtype().to_complex());
+    // Keyed on the parts, as JAX's comparator orders complex numbers (NaN parts last).
+    jaxrs_runtime::sort_multi(&[z.real(), z.imag(), z], -1, 2, false).remove(2)
+}
+
 /// The int64 indices that sort `a` along `axis` (`jnp.argsort`); equal values keep their
 /// order, descending too.
 #[track_caller]

@@ -15,8 +15,10 @@
 //! ```
 //!
 //! Here: `norm`, `expon`, `laplace`, `logistic`, `cauchy`, `uniform`, `beta`, `gamma`,
-//! `chi2`, `t`, `poisson`, `bernoulli`, `binom`, `dirichlet`, `multivariate_normal`, `pareto`
-//! and `geom` (the functions JAX has for each); API.md lists the rest as not yet. Shape parameters come
+//! `chi2`, `t`, `poisson`, `bernoulli`, `binom`, `dirichlet`, `multivariate_normal`, `pareto`,
+//! `geom`, `gumbel_l`, `gumbel_r`, `wrapcauchy`, `nbinom`, `betabinom`, `gennorm`,
+//! `truncnorm`, `vonmises` and `multinomial` (the functions JAX has for each), and the
+//! functions `sem`, `rankdata` and `mode`; API.md lists the rest as not yet. Shape parameters come
 //! before `loc` and `scale`, as in JAX's signatures (`gamma::logpdf(&x, a, loc, scale)`).
 
 use crate::scipy::special::{betainc, betaln, entr, gammainc, gammaincc, gammaln, xlog1py, xlogy};
@@ -1425,6 +1427,226 @@ pub mod gennorm {
     }
 }
 
+/// The normal distribution truncated to `[a, b]` in standard units, `[loc + a·scale, loc +
+/// b·scale]` (`jax.scipy.stats.truncnorm`). The normalising mass is computed in log space
+/// as JAX computes it: in the left tail, mirrored into it from the right, and through
+/// `log1p` in the middle, so that extreme bounds (`a = 30`, `b = -40`) stay finite where a
+/// plain difference of CDFs would cancel to zero. NaN where `a >= b`.
+pub mod truncnorm {
+    use super::*;
+    use crate::scipy::special::{log_ndtr, logsumexp, ndtr, LogsumexpOptions};
+
+    /// `x`, `a`, `b`, `loc` and `scale` promoted to one inexact dtype and broadcast.
+    #[track_caller]
+    fn promote5<'a>(
+        op: &str,
+        x: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> [Array; 5] {
+        let v = promote_all(op, vec![arg(x), arg(a), arg(loc), arg(scale), arg(b)]);
+        [
+            v[0].clone(),
+            v[1].clone(),
+            v[4].clone(),
+            v[2].clone(),
+            v[3].clone(),
+        ]
+    }
+
+    /// `log(exp(x) - exp(y))`, as JAX's `_log_diff`: a signed `logsumexp` of the pair.
+    fn log_diff(x: &Array, y: &Array) -> Array {
+        let pair = Array::stack(&[x.clone(), y.clone()], 0);
+        let signs = Array::stack(
+            &[
+                Array::ones(x.shape(), x.dtype()),
+                Array::full(y.shape(), -1.0, y.dtype()),
+            ],
+            0,
+        );
+        logsumexp(
+            &pair,
+            0,
+            LogsumexpOptions {
+                b: Some(&signs),
+                ..Default::default()
+            },
+        )
+    }
+
+    /// `log(Φ(b) - Φ(a))`, JAX's `_log_gauss_mass`: an interval in the right tail is mirrored
+    /// into the left one (where `log_ndtr` is accurate), and one straddling 0 is
+    /// `log1p(-Φ(a) - Φ(-b))`.
+    fn log_gauss_mass(a: &Array, b: &Array) -> Array {
+        let case_left = b.le(0.0);
+        let case_right = a.gt(0.0);
+        let case_central = case_left.logical_or(&case_right).logical_not();
+        let a_tail = where_(&case_right, &-b, a);
+        let b_tail = where_(&case_right, &-a, b);
+        let mass_tail = log_diff(&log_ndtr(&b_tail, 3), &log_ndtr(&a_tail, 3));
+        let mass_central = lax::log1p(&(&-&ndtr(a) - &ndtr(&-b)));
+        where_(&case_central, &mass_central, &mass_tail)
+    }
+
+    /// `log f(x)`: the normal log density less the log mass of `[a, b]`; `-inf` outside it.
+    #[track_caller]
+    pub fn logpdf<'a>(
+        x: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let [x, a, b, loc, scale] = promote5("truncnorm.logpdf", x, a, b, loc, scale);
+        let val = &norm::logpdf(&x, &loc, &scale) - &log_gauss_mass(&a, &b);
+        let x_scaled = standardized(&x, &loc, &scale);
+        let val = where_(
+            x_scaled.lt(&a).logical_or(x_scaled.gt(&b)),
+            f64::NEG_INFINITY,
+            &val,
+        );
+        where_(a.ge(&b), f64::NAN, &val)
+    }
+
+    /// The density.
+    #[track_caller]
+    pub fn pdf<'a>(
+        x: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        logpdf(x, a, b, loc, scale).exp()
+    }
+
+    /// `log P(X ≤ x)`: `log mass[a, x] - log mass[a, b]`, or `log1p(-sf)` once the CDF is
+    /// above `e^-0.1` (where the difference would cancel); 0 above `b`, `-inf` below `a`.
+    #[track_caller]
+    pub fn logcdf<'a>(
+        x: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let [x, a, b, loc, scale] = promote5("truncnorm.logcdf", x, a, b, loc, scale);
+        let x = standardized(&x, &loc, &scale);
+        let mass_ab = log_gauss_mass(&a, &b);
+        let logcdf = &log_gauss_mass(&a, &x) - &mass_ab;
+        let logsf = &log_gauss_mass(&x, &b) - &mass_ab;
+        let near_one = lax::log1p(&-&logsf.exp());
+        let zero = Array::zeros_like(&x);
+        let neg_inf = Array::full(x.shape(), f64::NEG_INFINITY, x.dtype());
+        let value = crate::numpy::select(
+            &[&x.ge(&b), &x.le(&a), &logcdf.gt(-0.1), &x.gt(&a)],
+            &[&zero, &neg_inf, &near_one, &logcdf],
+            0.0,
+        );
+        where_(a.ge(&b), f64::NAN, &value)
+    }
+
+    /// `P(X ≤ x)`.
+    #[track_caller]
+    pub fn cdf<'a>(
+        x: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        logcdf(x, a, b, loc, scale).exp()
+    }
+
+    /// `log P(X > x)`, as the log CDF of the mirrored distribution.
+    #[track_caller]
+    pub fn logsf<'a>(
+        x: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        let [x, a, b, loc, scale] = promote5("truncnorm.logsf", x, a, b, loc, scale);
+        logcdf(&-&x, &-&b, &-&a, &-&loc, &scale)
+    }
+
+    /// `P(X > x)`.
+    #[track_caller]
+    pub fn sf<'a>(
+        x: impl IntoArg<'a>,
+        a: impl IntoArg<'a>,
+        b: impl IntoArg<'a>,
+        loc: impl IntoArg<'a>,
+        scale: impl IntoArg<'a>,
+    ) -> Array {
+        logsf(x, a, b, loc, scale).exp()
+    }
+}
+
+/// The von Mises distribution of concentration `kappa` on the circle
+/// (`jax.scipy.stats.vonmises`), normalised over `[-π, π]`.
+pub mod vonmises {
+    use super::*;
+
+    /// `kappa (cos x - 1) - log(2π i0e(kappa))`, the log of `e^(kappa cos x) / (2π I0(kappa))`
+    /// with the exponential scaling taken out of the Bessel function so that a large
+    /// `kappa` does not overflow; NaN unless `kappa > 0`.
+    #[track_caller]
+    pub fn logpdf<'a>(x: impl IntoArg<'a>, kappa: impl IntoArg<'a>) -> Array {
+        let (x, kappa) = promote_args_inexact("vonmises.logpdf", x, kappa);
+        let value = &(&kappa * &(&x.cos() - 1.0))
+            - &(2.0 * std::f64::consts::PI * &lax::bessel_i0e(&kappa)).log();
+        where_(kappa.gt(0.0), &value, f64::NAN)
+    }
+
+    /// The density.
+    #[track_caller]
+    pub fn pdf<'a>(x: impl IntoArg<'a>, kappa: impl IntoArg<'a>) -> Array {
+        logpdf(x, kappa).exp()
+    }
+}
+
+/// The multinomial distribution of `n` draws over the categories of the last axis of `p`
+/// (`jax.scipy.stats.multinomial`).
+pub mod multinomial {
+    use super::*;
+
+    /// `log(n! Π p_i^x_i / x_i!)` over the last axis, `-inf` unless the counts add up to
+    /// `n`. The counts `x` and `n` must be integers; they compute in `p`'s dtype. As in JAX,
+    /// the check adds up every element of `x` (not each row), so for a batch of count vectors
+    /// only a batch that sums to `n` in total is in the support: `vmap` over the rows to check
+    /// each one.
+    #[track_caller]
+    pub fn logpmf<'a>(x: impl IntoArg<'a>, n: impl IntoArg<'a>, p: impl IntoArg<'a>) -> Array {
+        let p = crate::numpy::inexact(&arg(p));
+        let (x, n) = (arg(x), arg(n));
+        // Promoted for the dtype check only: `n` keeps its shape (a scalar `n` is not
+        // broadcast against the counts, which would make it a batch).
+        let (x_promoted, _) = jaxrs_runtime::promote_args("multinomial.logpmf", &x, &n);
+        assert!(
+            x_promoted.dtype().is_int(),
+            "multinomial.logpmf: x and n must be of integer type; got x.dtype={:?}, n.dtype={:?} \
+             at {}",
+            x.dtype(),
+            n.dtype(),
+            std::panic::Location::caller()
+        );
+        let (x, n) = (x.astype(p.dtype()), n.astype(p.dtype()));
+        let terms = &xlogy(&x, &p) - &gammaln(&(&x + 1.0));
+        let log_probs = &gammaln(&(&n + 1.0)) + &terms.sum(-1, false);
+        where_(x.sum(None, false).eq(&n), &log_probs, f64::NEG_INFINITY)
+    }
+
+    /// `P(X = x)`.
+    #[track_caller]
+    pub fn pmf<'a>(x: impl IntoArg<'a>, n: impl IntoArg<'a>, p: impl IntoArg<'a>) -> Array {
+        logpmf(x, n, p).exp()
+    }
+}
+
 /// `jax.scipy.stats.sem(a, axis=0, ddof=1, nan_policy)`: the standard error of the mean,
 /// `std(a, ddof) / sqrt(n)` over `axis` (every element when `None`). `nan_policy` is
 /// `"propagate"` (a NaN makes the result NaN) or `"omit"` (NaNs are left out of the standard
@@ -1461,6 +1683,95 @@ pub fn sem(a: &Array, axis: Option<i64>, ddof: usize, nan_policy: &str, keepdims
             std::panic::Location::caller()
         ),
     }
+}
+
+/// What [`mode`] returns (JAX's `ModeResult`): the most common value of each slice and how
+/// often it occurs.
+#[derive(Debug, Clone)]
+pub struct ModeResult {
+    /// The modal values, in the input's dtype; the smallest of those tied for most common.
+    pub mode: Array,
+    /// How many times each occurs (int64).
+    pub count: Array,
+}
+
+/// `jax.scipy.stats.mode(a, axis, nan_policy="propagate", keepdims)`: the most common value
+/// along `axis` (`None`: of the flattened array) and its count. NaNs count as one value, as
+/// JAX's `unique` groups them. A slice of length 0 gives NaN and a count of 0, both float64,
+/// as JAX's. JAX's other `nan_policy`s raise, so jaxrs has only `"propagate"`.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::scipy::stats;
+///
+/// let x = Array::from_vec(vec![2i32, 4, 1, 1, 3, 4, 4, 2, 3], &[9]);
+/// let m = stats::mode(&x, Some(0), false);
+/// assert_eq!((m.mode.item::<i32>(), m.count.item::<i64>()), (4, 3));
+/// ```
+#[track_caller]
+pub fn mode(a: &Array, axis: Option<i64>, keepdims: bool) -> ModeResult {
+    use crate::numpy as jnp;
+    let x = if a.rank() == 0 {
+        a.reshape([1])
+    } else {
+        a.clone()
+    };
+    let (x, axis, out_shape) = match axis {
+        None => {
+            let kept = if keepdims { vec![1; x.rank()] } else { vec![] };
+            (x.reshape([x.size()]), 0, kept)
+        }
+        Some(k) => {
+            let k = jnp::norm_axis("mode", k, x.shape());
+            let kept: Vec<usize> = x
+                .shape()
+                .iter()
+                .enumerate()
+                .filter_map(|(i, &s)| match (i == k, keepdims) {
+                    (true, true) => Some(1),
+                    (true, false) => None,
+                    _ => Some(s),
+                })
+                .collect();
+            (x, k, kept)
+        }
+    };
+    let n = x.shape()[axis];
+    if n == 0 {
+        return ModeResult {
+            mode: Array::full(&out_shape, f64::NAN, crate::DType::F64),
+            count: Array::zeros(&out_shape, crate::DType::F64),
+        };
+    }
+    let moved = jnp::moveaxis(&x, axis as i64, 0);
+    let columns = moved.reshape([n, moved.size() / n]);
+    let (mode, count) = crate::vmap(|column: Array| mode_1d(&column), 1, 0)(columns);
+    ModeResult {
+        mode: mode.reshape(out_shape.clone()),
+        count: count.reshape(out_shape),
+    }
+}
+
+/// The mode of a vector and its count: sorted (NaN last), cut into runs of equal values (all
+/// NaNs one run), each position counted by the length of its run; the first longest run is
+/// the smallest of the most common values, as `unique` then `argmax` gives it in JAX.
+fn mode_1d(x: &Array) -> (Array, Array) {
+    use crate::numpy as jnp;
+    use crate::DType;
+    let n = x.size();
+    let sorted = jnp::sort(x, 0, Default::default());
+    let (next, prev) = (sorted.slice_axis(0, 1, n), sorted.slice_axis(0, 0, n - 1));
+    let both_nan = jnp::isnan(&next).logical_and(jnp::isnan(&prev));
+    let new_run = next.ne(&prev).logical_and(both_nan.logical_not());
+    let starts = Array::concatenate(&[Array::ones(&[1], DType::Bool), new_run], 0);
+    let run = jnp::cumsum(&starts.astype(DType::I64), 0);
+    let run_length = jnp::searchsorted(&run, &run, jnp::Side::Right)
+        - jnp::searchsorted(&run, &run, jnp::Side::Left);
+    let first_longest = run_length.argmax(0, false);
+    (
+        sorted.take(&first_longest, 0),
+        run_length.take(&first_longest, 0).astype(DType::I64),
+    )
 }
 
 /// `jax.scipy.stats.rankdata(a, method="average", axis=None)`: the ranks of the elements,

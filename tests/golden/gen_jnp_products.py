@@ -7,6 +7,8 @@
 `preferred_element_type`, or the name of the function a functional helper applies (the Rust
 test defines the same function under that name)."""
 
+import numpy as np
+
 from jaxcases import Cases, jnp
 
 c = Cases("jnp_products")
@@ -223,4 +225,48 @@ c.add("jnp.piecewise",
 c.add("jnp.piecewise",
       lambda x: jnp.piecewise(x, [x < 0, x >= 0], [-1, lambda x: x + 1]),
       [c.ints((5,), -5, 5, "int32")], params={"which": "ints"})
+# roots: real and complex roots of float and integer coefficients; leading zeros stripped
+# (values only: JAX cannot jit it) or kept as NaN roots (traced). The eigenvalue kernels order
+# the roots differently: both sides sort them with sort_complex.
+def roots(strip):
+    return lambda p: jnp.sort_complex(jnp.roots(p, strip_zeros=strip))
+c.add("jnp.roots", roots(True), [np.array([1.0, -6.0, 11.0, -6.0])], params={"strip_zeros": True},
+      jit=False, grad=False)
+c.add("jnp.roots", roots(False), [c.normal((5,), "float64")], params={"strip_zeros": False},
+      vmap=False)
+c.add("jnp.roots", roots(False), [c.normal((4,), "float32")], params={"strip_zeros": False},
+      vmap=False)
+c.add("jnp.roots", roots(True), [np.array([0.0, 0.0, 2.0, -3.0, 1.0])],
+      params={"strip_zeros": True}, jit=False, grad=False)
+c.add("jnp.roots", roots(False), [np.array([0.0, 0.0, 2.0, -3.0, 1.0])],
+      params={"strip_zeros": False}, grad=False, vmap=False)
+c.add("jnp.roots", roots(False), [np.zeros(3)], params={"strip_zeros": False}, grad=False,
+      vmap=False)
+c.add("jnp.roots", roots(True), [np.array([1, 0, -4], np.int32)], params={"strip_zeros": True},
+      jit=False, grad=False)
+
+# polyfit: one and two columns of y, weights, rcond, and the full and covariance results.
+xf = np.linspace(-1.0, 2.0, 8)
+c.add("jnp.polyfit", lambda x, y: jnp.polyfit(x, y, 2), [xf, c.normal((8,), "float64")],
+      params={"deg": 2})
+c.add("jnp.polyfit", lambda x, y: jnp.polyfit(x, y, 1), [xf[:6].astype("float32"), c.normal((6, 2), "float32")],
+      params={"deg": 1}, tol=F32, grad_tol=(1e-4, 1e-4))
+c.add("jnp.polyfit", lambda x, y, w: jnp.polyfit(x, y, 3, w=w),
+      [xf, c.normal((8,), "float64"), c.uniform((8,), 0.5, 2.0, "float64")], params={"deg": 3, "w": True})
+c.add("jnp.polyfit", lambda x, y: jnp.polyfit(x, y, 2, rcond=1e-3), [xf, c.normal((8, 3), "float64")],
+      params={"deg": 2, "rcond": 1e-3})
+c.add("jnp.polyfit", lambda x, y: jnp.polyfit(x, y, 2, full=True), [xf, c.normal((8,), "float64")],
+      params={"deg": 2, "full": True})
+c.add("jnp.polyfit", lambda x, y: jnp.polyfit(x, y, 1, full=True), [xf[:5].astype("float32"), c.normal((5, 2), "float32")],
+      params={"deg": 1, "full": True}, tol=F32)
+c.add("jnp.polyfit", lambda x, y: jnp.polyfit(x, y, 2, cov=True), [xf, c.normal((8,), "float64")],
+      params={"deg": 2, "cov": "scaled"})
+c.add("jnp.polyfit", lambda x, y, w: jnp.polyfit(x, y, 1, w=w, cov="unscaled"),
+      [xf, c.normal((8, 2), "float64"), c.uniform((8,), 0.5, 2.0, "float64")],
+      params={"deg": 1, "w": True, "cov": "unscaled"})
+c.add("jnp.polyfit", lambda x, y: jnp.polyfit(x, y, 2, cov=True), [xf[:6].astype("float32"), c.normal((6, 2), "float32")],
+      params={"deg": 2, "cov": "scaled"}, tol=F32, grad_tol=(1e-4, 1e-4))
+c.add("jnp.polyfit", lambda x, y: jnp.polyfit(x, y, 1, cov="unscaled"),
+      [xf[:5].astype("float32"), c.normal((5,), "float32")], params={"deg": 1, "cov": "unscaled"},
+      tol=F32, grad_tol=(1e-4, 1e-4))
 c.save()

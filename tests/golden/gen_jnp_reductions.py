@@ -240,4 +240,12 @@ for name, f in [("union1d", jnp.union1d), ("intersect1d", jnp.intersect1d), ("se
 c.add("jnp.setxor1d", lambda a, b: jnp.setxor1d(a, b), [s1, s2], params={}, jit=False)
 c.add("jnp.intersect1d", lambda a, b: jnp.intersect1d(a, b, size=3), [uf, np.array([2.0, 0.5, 8.0], dtype=np.float32)],
       params={"size": 3})
+# sort_complex: by real part, then imaginary (ties in the real parts), of complex, float and
+# integer arrays along the last axis.
+ties = np.array([[1 + 2j, 2 + 4j, 3 - 1j, 2 + 3j], [-1 - 1j, -1 - 2j, 0.5 + 0j, -3 + 9j]],
+                np.complex64)
+c.add("jnp.sort_complex", jnp.sort_complex, [ties])
+c.add("jnp.sort_complex", jnp.sort_complex, [c.normal((2, 3, 4), "complex128")])
+c.add("jnp.sort_complex", jnp.sort_complex, [c.normal((5,), "float64")])
+c.add("jnp.sort_complex", jnp.sort_complex, [c.ints((2, 3), -5, 5, "int32")])
 c.save()

@@ -232,4 +232,60 @@ with_nan[1, 3] = np.nan
 c.add("rankdata", lambda v: st.rankdata(v, axis=1), [with_nan],
       params={"method": "average", "axis": 1}, grad=False, vmap=False)
 
+# truncnorm on [a, b] in standard units: each column one kind of interval (straddling 0, in
+# the right tail, in the left tail, narrow), x inside it for the derivatives; then bounds far
+# in the tails, points outside, and a >= b (values only).
+for dt in ("float32", "float64"):
+    loc, scale = params(dt)
+    lo = np.array([-1.5, 0.5, -3.0, -0.8]) + c.uniform((4,), -0.2, 0.2, "float64")
+    hi = np.array([1.0, 2.5, -0.7, 0.6]) + c.uniform((4,), -0.2, 0.2, "float64")
+    u = c.uniform((3, 4), 0.05, 0.95, "float64")
+    x = (loc + scale * (lo + (hi - lo) * u)).astype(dt)
+    for fn in ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]:
+        c.add(f"truncnorm.{fn}", call_all("truncnorm", fn),
+              [x, lo.astype(dt), hi.astype(dt), loc, scale])
+tails = [np.array([31.0, -39.0, 2.0, 0.5, -45.0, 1.0, 0.0, 8.0]),
+         np.array([30.0, -40.0, -1.0, -1.0, -50.0, 1.0, -1.0, 7.0]),
+         np.array([40.0, -30.0, 1.0, 1.0, -44.0, 1.0, 1.0, 9.0]),
+         np.zeros(8), np.ones(8)]
+for fn in ["logpdf", "logcdf", "logsf", "cdf", "sf"]:
+    c.add(f"truncnorm.{fn}", call_all("truncnorm", fn), tails, grad=False,
+          name=f"truncnorm.{fn}/tails")
+
+# vonmises over a few turns of concentration (large kappa: the scaled Bessel function), and
+# kappa <= 0 (NaN, values only); multinomial of one count vector (JAX checks the sum of all of
+# x, so a batch of rows is not a batch of draws), with n right and wrong.
+for dt in ("float32", "float64"):
+    kappa = c.uniform((4,), 0.3, 30.0, dt)
+    for fn in ["logpdf", "pdf"]:
+        c.add(f"vonmises.{fn}", call_all("vonmises", fn), [c.uniform((3, 4), -3.0, 3.0, dt), kappa])
+    p = c.uniform((4,), 0.1, 1.0, dt)
+    p = (p / p.sum()).astype(dt)
+    counts = np.array([2, 0, 3, 1], np.int64)
+    for fn in ["logpmf", "pmf"]:
+        c.add(f"multinomial.{fn}", call_all("multinomial", fn), [counts, np.array(6), p], wrt=[2])
+c.add("vonmises.logpdf", call_all("vonmises", "logpdf"),
+      [np.array([0.5, 0.5, 0.5, 1.0]), np.array([0.0, -1.0, 700.0, 1e-3])], grad=False,
+      name="vonmises.logpdf/edges")
+c.add("multinomial.logpmf", call_all("multinomial", "logpmf"),
+      [np.array([[1, 2, 0], [0, 1, 2]], np.int32), np.array(6, np.int32),
+       np.array([0.2, 0.3, 0.5], np.float32)], grad=False, vmap=False,
+      name="multinomial.logpmf/rows_summed_together")
+c.add("multinomial.logpmf", call_all("multinomial", "logpmf"),
+      [np.array([1, 2, 0], np.int32), np.array(4, np.int32), np.array([0.2, 0.3, 0.5])],
+      grad=False, vmap=False, name="multinomial.logpmf/wrong_n")
+
+# mode: along an axis, with keepdims, over everything; ties (the smallest wins), NaNs (one
+# value), an empty axis.
+votes = np.array([[1, 2, 1, 3, 2, 1], [3, 1, 3, 2, 1, 3], [1, 2, 2, 3, 1, 2]], np.int32)
+c.add("mode", lambda v: tuple(st.mode(v)), [votes], params={"axis": 0}, grad=False)
+c.add("mode", lambda v: tuple(st.mode(v, axis=1, keepdims=True)), [votes.astype(np.float32)],
+      params={"axis": 1, "keepdims": True}, grad=False)
+c.add("mode", lambda v: tuple(st.mode(v, axis=None)), [votes], params={}, grad=False, vmap=False)
+c.add("mode", lambda v: tuple(st.mode(v, axis=-1)),
+      [np.array([[np.nan, 1.0, np.nan, 1.0, np.nan], [2.0, np.nan, 2.0, 0.5, 0.5]])],
+      params={"axis": -1}, grad=False, vmap=False)
+c.add("mode", lambda v: tuple(st.mode(v, axis=0)), [np.zeros((0, 3))], params={"axis": 0},
+      grad=False, vmap=False)
+
 c.save()
