@@ -115,7 +115,7 @@
 // modules (nn, optim, checkpoint, data) use them as a user would.
 extern crate self as jaxrs;
 
-pub use jaxrs_macros::{jit, pmap, remat, scan, vmap, Tree};
+pub use jaxrs_macros::{jit, pmap, remat, scan, shard_map, vmap, Tree};
 
 pub use jaxrs_runtime::{
     // Collectives over named axes.
@@ -319,7 +319,7 @@ pub use jaxrs_runtime::internals;
 pub mod __private {
     pub use jaxrs_runtime::internals::macro_support::{
         jit_call, jit_call_sharded, next_leaf, pmap_call, remat_call, scan_with, shardings,
-        vmap_call, FloatKey, JitParams, JitShardings, PmapSpec, TracedScalar, VmapNames,
+        shard_map, vmap_call, FloatKey, JitParams, JitShardings, PmapSpec, TracedScalar, VmapNames,
     };
     pub use jaxrs_runtime::{
         Array, JitSite, Mesh, PmapSite, RematPolicy, ScanOptions, Shardings, Tree, TreeDef,

@@ -226,6 +226,7 @@ pub mod internals {
         pub use crate::transforms::loops::scan_with;
         pub use crate::transforms::pmap::{pmap_call, PmapSpec};
         pub use crate::transforms::remat::remat_call;
+        pub use crate::transforms::shard_map::shard_map;
         pub use crate::transforms::vmap::{vmap_call, VmapNames};
         pub use crate::tree::{next_leaf, TracedScalar};
     }

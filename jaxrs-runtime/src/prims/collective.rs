@@ -679,7 +679,7 @@ impl Primitive for AxisIndex {
             return vec![cx.op1("stablehlo.convert", &[&id], &[&id_aval], "", &out[0])];
         };
         // Inside a shard_map: the partition's position along the mesh axis.
-        let id = cx.op1("stablehlo.partition_id", &[], &[], "", &id_aval);
+        let id = cx.partition_id();
         let stride = cx.literal(&Literal::from_f64(manual.stride as f64, DType::U32, false));
         let size = cx.literal(&Literal::from_f64(manual.size as f64, DType::U32, false));
         let avals = [&id_aval, &id_aval];
