@@ -318,8 +318,8 @@ pub use jaxrs_runtime::internals;
 #[doc(hidden)]
 pub mod __private {
     pub use jaxrs_runtime::internals::macro_support::{
-        jit_call, jit_call_sharded, next_leaf, pmap_call, remat_call, scan_with, shardings,
-        shard_map, vmap_call, FloatKey, JitParams, JitShardings, PmapSpec, TracedScalar, VmapNames,
+        jit_call, jit_call_sharded, next_leaf, pmap_call, remat_call, scan_with, shard_map,
+        shardings, vmap_call, FloatKey, JitParams, JitShardings, PmapSpec, TracedScalar, VmapNames,
     };
     pub use jaxrs_runtime::{
         Array, JitSite, Mesh, PmapSite, RematPolicy, ScanOptions, Shardings, Tree, TreeDef,

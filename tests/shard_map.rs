@@ -293,6 +293,53 @@ fn gradients_through_shard_map_match_jax() {
     }
 }
 
+/// `#[shard_map]` on a function: JAX's decorator form, with the mesh from the attribute or
+/// the scope.
+#[jaxrs::shard_map(in_specs = (P!["x", "y"], P!["y", None]), out_specs = P!["x", None])]
+fn matmul_psum(x: &Array, w: &Array) -> Array {
+    psum(&x.matmul(w), "y")
+}
+
+/// A static parameter (a Rust value the body reads) and a mesh given in the attribute.
+#[jaxrs::shard_map(in_specs = P!["x", "y"], out_specs = P!["x", "y"], mesh = mesh(), static = step)]
+fn shifted(a: Array, step: usize) -> Array {
+    let perm: Vec<(usize, usize)> = (0..4).map(|j| (j, (j + step) % 4)).collect();
+    ppermute(&a, "y", &perm)
+}
+
+#[jit]
+fn jitted_loss(x: &Array, w: &Array) -> Array {
+    matmul_psum(x, w).tanh().sum(None, false)
+}
+
+#[test]
+fn the_attribute_form_is_the_builder() {
+    let mesh = mesh();
+    let g = golden();
+    let _scope = jaxrs::set_mesh(&mesh);
+    let (x, w) = (arange(&[4, 8]), arange(&[8, 3]));
+    assert_matches(
+        "matmul_psum",
+        &[matmul_psum(&x, &w)],
+        &g["values"]["matmul_psum"],
+    );
+    assert_matches(
+        "ppermute_y",
+        &[shifted(x.clone(), 1)],
+        &g["values"]["ppermute_y"],
+    );
+    // Inside a jit, and differentiated: the gradient of the collective matmul's loss.
+    let (x, w) = (small(&[4, 8]), small(&[8, 3]));
+    let want = x.matmul(&w).tanh().sum(None, false).item::<f32>();
+    assert!((jitted_loss(&x, &w).item::<f32>() - want).abs() < 1e-5);
+    let dense = |w: Array| x.matmul(&w).tanh().sum(None, false);
+    let sharded = |w: Array| matmul_psum(&x, &w).tanh().sum(None, false);
+    let (got, want) = (grad(sharded)(w.clone()), grad(dense)(w.clone()));
+    for (a, b) in got.to_vec::<f32>().iter().zip(want.to_vec::<f32>()) {
+        assert!((a - b).abs() < 1e-5, "{a} vs {b}");
+    }
+}
+
 #[test]
 fn results_are_laid_out_as_the_out_specs_say() {
     let mesh = mesh();
@@ -338,6 +385,196 @@ fn inside_jit_it_is_part_of_one_spmd_program() {
         "{text}"
     );
     assert!(text.contains("\"sdy.return\""), "{text}");
+}
+
+fn partial_golden() -> Value {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/golden/shard_map_partial.json"
+    ))
+    .expect("tests/golden/shard_map_partial.json (run tests/golden/gen_shard_map_partial.py)");
+    serde_json::from_str(&text).expect("valid JSON")
+}
+
+/// The body of the partially manual program `name` of `gen_shard_map_partial.py`: a
+/// shard_map manual over "x" only.
+fn partial_body(name: &str, mesh: &jaxrs::Mesh) -> impl Fn(Vec<Array>) -> Vec<Array> + Clone {
+    let (m, name) = (mesh.clone(), name.to_string());
+    move |a: Vec<Array>| -> Vec<Array> {
+        let sm = |f: fn(Vec<Array>) -> Vec<Array>, ins: Vec<jaxrs::PartitionSpec>, outs| {
+            shard_map(f)
+                .mesh(&m)
+                .axis_names(&["x"])
+                .in_specs(jaxrs::Shardings::PerChild(
+                    ins.into_iter().map(jaxrs::Shardings::Spec).collect(),
+                ))
+                .out_specs(jaxrs::Shardings::PerChild(outs))
+                .call(a.clone())
+        };
+        let spec = jaxrs::Shardings::Spec;
+        match name.as_str() {
+            "psum_x" => sm(
+                |a| vec![psum(&a[0], "x") * 2.0],
+                vec![P!["x"]],
+                vec![spec(P![])],
+            ),
+            "axis_index_x" => sm(
+                |a| vec![&a[0] + axis_index("x").astype(DType::F32)],
+                vec![P!["x"]],
+                vec![spec(P!["x"])],
+            ),
+            "all_gather_x" => sm(
+                |a| vec![all_gather(&a[0].sin(), "x", 0, true)],
+                vec![P!["x"]],
+                vec![spec(P!["x"])],
+            ),
+            _ => sm(
+                |a| {
+                    let h = a[0].matmul(&a[1]).tanh();
+                    let total = psum(&h.sum(0, false), "x");
+                    vec![h, total]
+                },
+                vec![P!["x"], P![]],
+                vec![spec(P!["x"]), spec(P![])],
+            ),
+        }
+    }
+}
+
+/// The jit's in_shardings of partial program `name`, which shard over "y" too.
+fn partial_in_shardings(name: &str) -> jaxrs::Shardings {
+    let specs = match name {
+        "psum_x" | "axis_index_x" => vec![P![None, "y"]],
+        "all_gather_x" => vec![P!["x"]],
+        _ => vec![P!["x"], P![None, "y"]],
+    };
+    jaxrs::Shardings::PerChild(specs.into_iter().map(jaxrs::Shardings::Spec).collect())
+}
+
+/// The collective kinds in a compiled HloModuleProto (an instruction's opcode, field 2, is a
+/// length-prefixed string).
+fn collective_kinds(hlo: &[u8]) -> Vec<String> {
+    let has = |op: &str| {
+        let needle = [&[0x12u8, op.len() as u8][..], op.as_bytes()].concat();
+        hlo.windows(needle.len()).any(|w| w == &needle[..])
+    };
+    [
+        "all-gather",
+        "all-reduce",
+        "all-to-all",
+        "collective-permute",
+        "reduce-scatter",
+    ]
+    .iter()
+    .filter(|k| has(k) || has(&format!("{k}-start")))
+    .map(|k| k.to_string())
+    .collect()
+}
+
+#[test]
+fn partially_manual_shard_map_matches_jax() {
+    let mesh = mesh();
+    let g = partial_golden();
+    let shapes = |name: &str| -> Vec<Vec<usize>> {
+        match name {
+            "matmul_auto_y" => vec![vec![4, 8], vec![8, 12]],
+            _ => vec![vec![4, 8]],
+        }
+    };
+    let cases = g["values"].as_object().unwrap();
+    assert_eq!(cases.len(), 4);
+    for (name, want) in cases {
+        let program = jit(partial_body(name, &mesh))
+            .mesh(&mesh)
+            .in_shardings(partial_in_shardings(name));
+        let args: Vec<Array> = shapes(name).iter().map(|s| small(s)).collect();
+        let got = program.call(args);
+        assert_matches(name, &got, want);
+        let text = program.site().last_stablehlo().expect("compiled");
+        assert!(
+            text.contains("manual_axes = #sdy<manual_axes{\"x\"}>"),
+            "{name}: {text}"
+        );
+        let (_, hlo) = program.site().last_optimized_program().expect("compiled");
+        let want_kinds: Vec<String> = g["hlo"][name]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(
+            collective_kinds(&hlo),
+            want_kinds,
+            "{name}: XLA's collectives"
+        );
+        if name == "axis_index_x" {
+            // The partition id is read where the partitioner has no axis left: in a
+            // computation nested manual over "y", as JAX lowers it.
+            assert!(
+                text.contains("manual_axes = #sdy<manual_axes{\"y\"}>"),
+                "{text}"
+            );
+        }
+    }
+    // The gradient through it, as jax.grad's.
+    let body = partial_body("matmul_auto_y", &mesh);
+    let loss = move |a: Vec<Array>| {
+        let outs = body(a);
+        let weights = Array::arange(0.0, 12.0, 1.0, DType::F32);
+        (&outs[0] * &outs[0]).sum(None, false) + (&outs[1] * &weights).sum(None, false)
+    };
+    let step = jit(move |a: Vec<Array>| grad(&loss)(a))
+        .mesh(&mesh)
+        .in_shardings(partial_in_shardings("matmul_auto_y"));
+    let got: Vec<Array> = step.call(vec![small(&[4, 8]), small(&[8, 12])]);
+    assert_matches("grad matmul_auto_y", &got, &g["grads"]["matmul_auto_y"]);
+}
+
+#[test]
+fn partially_manual_errors_name_the_axis() {
+    let mesh = mesh();
+    let message = |f: Box<dyn FnOnce()>| common::panic_message(std::panic::AssertUnwindSafe(f));
+    let m = mesh.clone();
+    let msg = message(Box::new(move || {
+        let _: Array = shard_map(|a: Array| a)
+            .mesh(&m)
+            .axis_names(&["x"])
+            .in_specs(P!["x", "y"])
+            .out_specs(P!["x"])
+            .call(arange(&[4, 8]));
+    }));
+    assert!(
+        msg.starts_with(
+            "shard_map: in_specs of leaf 0 is PartitionSpec('x', 'y'), which names mesh axis \
+             \"y\", but the function is manual over [\"x\"] only (axis_names)"
+        ),
+        "{msg}"
+    );
+    assert!(msg.contains("at tests/shard_map.rs:"), "{msg}");
+    // A collective over an axis left to the partitioner is an unknown axis inside.
+    let m = mesh.clone();
+    let msg = message(Box::new(move || {
+        let _: Array = shard_map(|a: Array| psum(&a, "y"))
+            .mesh(&m)
+            .axis_names(&["x"])
+            .in_specs(P!["x"])
+            .out_specs(P!["x"])
+            .call(arange(&[4, 8]));
+    }));
+    assert!(msg.contains("\"y\""), "{msg}");
+    let m = mesh.clone();
+    let msg = message(Box::new(move || {
+        let _: Array = shard_map(|a: Array| a)
+            .mesh(&m)
+            .axis_names(&["z"])
+            .in_specs(P![])
+            .out_specs(P![])
+            .call(arange(&[4, 8]));
+    }));
+    assert!(
+        msg.starts_with("shard_map: axis_names names \"z\", which is not an axis of the mesh"),
+        "{msg}"
+    );
 }
 
 #[test]

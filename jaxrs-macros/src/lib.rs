@@ -1,4 +1,4 @@
-//! The macros of jaxrs: `#[jit]`, `#[pmap]`, `#[vmap]`, `#[scan]`, `#[remat]` and
+//! The macros of jaxrs: `#[jit]`, `#[pmap]`, `#[vmap]`, `#[scan]`, `#[remat]`, `#[shard_map]` and
 //! `#[derive(Tree)]`.
 //!
 //! Each parses its input into typed options, validates them (collecting every error, each at
@@ -11,6 +11,7 @@ mod jit;
 mod pmap;
 mod remat;
 mod scan;
+mod shard_map;
 mod tree_derive;
 mod vmap;
 
@@ -260,6 +261,54 @@ pub fn scan(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn remat(attr: TokenStream, item: TokenStream) -> TokenStream {
     remat::remat(attr.into(), item.into()).into()
+}
+
+/// Maps a function over the shards of its arguments on every device of a mesh, as
+/// `jax.shard_map` used as a decorator: the body sees one device's pieces (local shapes) and
+/// communicates with collectives over the mesh's axes (`psum(&x, "mp")`, `all_gather`,
+/// `ppermute`, `axis_index`, ...); the results are put together from the devices' pieces.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::P;
+///
+/// /// A matmul with the contraction split over "mp": each device multiplies its blocks, then
+/// /// the partial products are summed over "mp".
+/// #[jaxrs::shard_map(in_specs = (P!["dp", "mp"], P!["mp", None]), out_specs = P!["dp", None])]
+/// fn matmul(x: &Array, w: &Array) -> Array {
+///     psum(&x.matmul(w), "mp")
+/// }
+///
+/// jaxrs::set_cpu_device_count(8)?;
+/// let mesh = jaxrs::make_mesh(&[2, 4], &["dp", "mp"])?;
+/// let _in_scope = jaxrs::set_mesh(&mesh); // or `mesh = mesh` in the attribute
+/// let x = Array::arange(0.0, 32.0, 1.0, DType::F32).reshape([4, 8]);
+/// let w = Array::ones(&[8, 3], DType::F32);
+/// assert_eq!(matmul(&x, &w).to_vec::<f32>(), x.matmul(&w).to_vec::<f32>());
+/// # Ok::<(), jaxrs::Error>(())
+/// ```
+///
+/// # Options
+///
+/// Each takes a Rust expression, evaluated at each call (as JAX's arguments are Python
+/// values):
+///
+/// - `in_specs = (spec, ...)`: one `PartitionSpec` (or a tree of them) per traced
+///   parameter, in order, or one for all; `P![]` for a value every device holds whole;
+/// - `out_specs = spec`: a prefix of the result tree;
+/// - `mesh = m` (a `Mesh` or `&Mesh`): else the mesh in scope (`jaxrs::set_mesh`);
+/// - `check_vma = false`: turns off the check that a result replicated over an axis does not
+///   vary over it (JAX's `check_vma=False`);
+/// - `static = <params>`: parameters the body sees as Rust values, as under `#[remat]`.
+///
+/// Parameters are traced as under `#[jit]` (arrays and trees by value or by reference, Rust
+/// scalars as weakly typed arrays). It expands into `jaxrs::shard_map(closure).in_specs(..)
+/// .out_specs(..).call(args)`: inside a `#[jit]` it is part of that program; outside, it runs
+/// as a program of its own over the mesh (traced again at each call). Transformation
+/// attributes below it apply inside it. Each misuse is a compile error at its token.
+#[proc_macro_attribute]
+pub fn shard_map(attr: TokenStream, item: TokenStream) -> TokenStream {
+    shard_map::shard_map(attr.into(), item.into()).into()
 }
 
 /// Vectorizes a function over a batch, like `jax.vmap` as a decorator: the function keeps its

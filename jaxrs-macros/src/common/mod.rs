@@ -5,6 +5,7 @@
 //! fallback ([`entry`]). Each macro's own options, rules and expansion stay in its folder.
 
 pub mod attr;
+pub mod closure_fn;
 pub mod fn_checks;
 pub mod params;
 pub mod stacked;

@@ -25,6 +25,7 @@ const TRANSFORMS: &[&str] = &[
     "remat",
     "pmap",
     "pjit",
+    "shard_map",
 ];
 
 /// Is `attr` one of jaxrs's transformations (`#[vmap(..)]`, `#[jaxrs::vmap(..)]`, ...)?

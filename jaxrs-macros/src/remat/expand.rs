@@ -32,57 +32,22 @@
 //! with every parameter, static ones included.
 
 use super::attr::Policy;
-use super::validate::{Param, RematFn};
-use crate::common::fn_checks::Output;
-use crate::common::params::{self, private, traced_arg};
-use crate::common::stacked;
+use super::validate::RematFn;
+use crate::common::closure_fn::{closure, Closure};
+use crate::common::params::{self, private};
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::spanned::Spanned;
 
-pub fn expand(f: &RematFn) -> TokenStream {
-    let RematFn {
-        attrs,
-        transforms,
-        inner_attrs,
-        vis,
-        sig,
-        block,
-        params,
-        output,
-        policy,
-    } = f;
+pub fn expand(RematFn { f, policy }: &RematFn) -> TokenStream {
     let private = private();
-    let stacked = !transforms.is_empty();
-
-    let mut args = Vec::new();
-    let mut pats = Vec::new();
-    let mut types = Vec::new();
-    let mut lets = Vec::new();
-    let mut tree_checks = Vec::new();
-    for p in params.iter().filter(|p| !p.is_static) {
-        let arg = traced(p, stacked);
-        args.push(arg.value);
-        pats.push(arg.pat);
-        types.push(arg.ty);
-        lets.extend(arg.rebinding);
-        if let Some(ty) = arg.check {
-            tree_checks.push(params::tree_check(p.ty.span(), &ty));
-        }
-    }
-    let ret = match output {
-        Output::Concrete(ty) => {
-            tree_checks.push(params::tree_check(ty.span(), ty));
-            quote!(-> #ty)
-        }
-        Output::Opaque => TokenStream::new(),
-    };
-    let checks = params::tree_check_items(&tree_checks);
-    let checks = if checks.is_empty() {
-        checks
-    } else {
-        quote!({ #checks })
-    };
+    let Closure {
+        checks,
+        args,
+        pats,
+        types,
+        ret,
+        body,
+    } = closure(f);
     let policy = match policy {
         None | Some(Policy::NothingSaveable) => quote!(#private::RematPolicy::NothingSaveable),
         Some(Policy::DotsSaveable) => quote!(#private::RematPolicy::DotsSaveable),
@@ -91,44 +56,17 @@ pub fn expand(f: &RematFn) -> TokenStream {
             quote!(#private::RematPolicy::save_only_these_names([#(#names),*]))
         }
     };
-    // The body: the function's own, or, under stacked transformations, a call of an inner
-    // function that carries them.
-    let inner = if stacked {
-        let inputs = params.iter().map(|p| {
-            let (ident, mutability) = (&p.ident, &p.mutability);
-            let ty = if p.is_static {
-                let ty = &p.ty;
-                quote!(#ty)
-            } else {
-                stacked::traced_param_type(&p.ty, &p.passing, p.mutability)
-            };
-            quote!(#mutability #ident: #ty)
-        });
-        let args = params.iter().map(|p| {
-            let ident = &p.ident;
-            quote!(#ident)
-        });
-        stacked::inner_call(transforms, sig, inputs, args, block)
-    } else {
-        params::body_statements(block)
-    };
-    let body = quote! {
+    let inner_attrs = &f.inner_attrs;
+    let call = quote! {
         #(#inner_attrs)*
         #checks
         #private::remat_call(
             #policy,
             (#(#args,)*),
             |(#(#pats,)*): (#(#types,)*)| #ret {
-                #(#lets)*
-                #inner
+                #body
             },
         )
     };
-    params::function(attrs, vis, sig, block, body)
-}
-
-/// How a traced parameter is passed and bound in the body, as under `#[jit]`. `stacked`: the
-/// inner function's parameter carries the `mut`.
-fn traced(p: &Param, stacked: bool) -> params::TracedArg {
-    traced_arg(&p.ident, p.mutability, &p.ty, &p.passing, stacked)
+    params::function(&f.attrs, &f.vis, &f.sig, &f.block, call)
 }

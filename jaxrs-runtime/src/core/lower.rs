@@ -115,15 +115,20 @@ impl LowerOptions {
     }
 }
 
-/// `[{"dp"}, {}]`: the dimension shardings of `spec` for an array of `rank`, in Shardy's syntax.
-pub fn sdy_dims(spec: &PartitionSpec, rank: usize) -> String {
+/// `[{"dp"}, {}]`: the dimension shardings of `spec` for an array of `rank`, in Shardy's syntax
+/// (`[{"dp", ?}, {?}]` when `open`).
+pub fn sdy_dims(spec: &PartitionSpec, rank: usize, open: bool) -> String {
+    // An open dimension (`{"dp", ?}`) may be split further by the partitioner over the axes
+    // left to it (a partially manual shard_map's); a closed one is exactly as written.
+    let rest = if open { "?" } else { "" };
     let dims: Vec<String> = (0..rank)
         .map(|d| match spec.dims().get(d) {
             Some(PartitionDim::Axes(axes)) => {
                 let names: Vec<String> = axes.iter().map(|a| format!("{a:?}")).collect();
-                format!("{{{}}}", names.join(", "))
+                let sep = if open { ", " } else { "" };
+                format!("{{{}{sep}{rest}}}", names.join(", "))
             }
-            _ => "{}".to_string(),
+            _ => format!("{{{rest}}}"),
         })
         .collect();
     format!("[{}]", dims.join(", "))
@@ -131,7 +136,7 @@ pub fn sdy_dims(spec: &PartitionSpec, rank: usize) -> String {
 
 /// `#sdy.sharding<@mesh, [{"dp"}, {}]>`: a sharding over the module's one mesh.
 pub fn sdy_sharding(spec: &PartitionSpec, rank: usize) -> String {
-    format!("#sdy.sharding<@mesh, {}>", sdy_dims(spec, rank))
+    format!("#sdy.sharding<@mesh, {}>", sdy_dims(spec, rank, false))
 }
 
 /// A constant's value as MLIR's dense attribute of its type (`dense<"0x..."> : tensor<..>`,
@@ -388,6 +393,48 @@ impl LowerCtx {
             stride,
             size,
         })
+    }
+
+    /// `stablehlo.partition_id` as a `u32[]`, where the body being lowered may read it. Inside
+    /// a partially manual computation (a `shard_map` with `axis_names`) the partitioner owns
+    /// the other axes, so, as JAX does, the id is read in a nested computation manual over
+    /// them.
+    pub fn partition_id(&mut self) -> String {
+        let id_aval = Aval::scalar(DType::U32);
+        let free: Vec<String> = match &self.mesh {
+            Some(mesh) if !self.manual_axes.is_empty() => mesh
+                .axis_names()
+                .iter()
+                .filter(|a| !self.manual_axes.contains(a))
+                .cloned()
+                .collect(),
+            _ => Vec::new(),
+        };
+        if free.is_empty() {
+            return self.op1("stablehlo.partition_id", &[], &[], "", &id_aval);
+        }
+        let all: Vec<String> = self.manual_axes.iter().chain(&free).cloned().collect();
+        let region = self.region_ending_with("sdy.return", &[], |cx, _| {
+            let id = cx.in_manual(&all, |cx| {
+                cx.op1("stablehlo.partition_id", &[], &[], "", &id_aval)
+            });
+            vec![(id, id_aval.clone())]
+        });
+        let names: Vec<String> = free.iter().map(|a| format!("{a:?}")).collect();
+        let props = format!(
+            "in_shardings = #sdy.sharding_per_value<[]>, manual_axes = \
+             #sdy<manual_axes{{{}}}>, out_shardings = #sdy.sharding_per_value<[<@mesh, []>]>",
+            names.join(", ")
+        );
+        self.op_with_regions(
+            "sdy.manual_computation",
+            &[],
+            &[],
+            &props,
+            &[region],
+            &[&id_aval],
+        )
+        .remove(0)
     }
 
     /// A fresh `channel_handle` attribute for a collective between partitions (type 1,

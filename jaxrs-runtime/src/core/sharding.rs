@@ -285,6 +285,14 @@ impl PartitionSpec {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+
+    /// The mesh axes it splits some dimension over, in the order written.
+    pub fn axis_names(&self) -> impl Iterator<Item = &String> {
+        self.0.iter().flat_map(|d| match d {
+            PartitionDim::Axes(axes) => axes.as_slice(),
+            PartitionDim::Replicated => &[],
+        })
+    }
 }
 
 impl fmt::Display for PartitionSpec {

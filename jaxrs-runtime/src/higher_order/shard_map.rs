@@ -1,7 +1,8 @@
 //! The `shard_map` call primitive: a function traced on one device's pieces of its operands
 //! (local shapes), run on every device of a mesh at once inside the SPMD program, with the
 //! collectives in its body communicating over the mesh axes. Lowered as JAX lowers it, to an
-//! `sdy.manual_computation` whose body is manual over every mesh axis.
+//! `sdy.manual_computation` whose body is manual over the mesh axes the call names (all of
+//! them unless `axis_names` picks some; the others stay with XLA's partitioner).
 //!
 //! Which mesh axes each value of the body varies over is inferred here
 //! ([`varying_axes`], JAX's `check_vma`): an input varies over the axes its spec splits it
@@ -38,11 +39,19 @@ pub struct ShardMapCall {
     pub in_specs: Vec<PartitionSpec>,
     /// How each result is assembled from the devices' pieces.
     pub out_specs: Vec<PartitionSpec>,
+    /// The mesh axes the body is manual over (JAX's `axis_names`), in the mesh's order; the
+    /// specs name only these. The body sees its values whole along the others, which XLA's
+    /// partitioner keeps sharding as it likes.
+    pub manual_axes: Vec<String>,
 }
 
 impl fmt::Debug for ShardMapCall {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "shard_map[mesh={}]", self.mesh)
+        write!(
+            f,
+            "shard_map[mesh={}, manual={:?}]",
+            self.mesh, self.manual_axes
+        )
     }
 }
 
@@ -117,8 +126,9 @@ pub fn varying_axes(
     jaxpr.outvars.iter().map(|a| atom(&of_var, a)).collect()
 }
 
-/// Runs `f` with every axis of `mesh` in scope as a named axis (as the body was traced).
-pub fn with_mesh_axes<R>(mesh: &Mesh, f: impl FnOnce() -> R) -> R {
+/// Runs `f` with the `manual` axes of `mesh` in scope as named axes (as the body was
+/// traced): the collectives in it may name those, and only those.
+pub fn with_mesh_axes<R>(mesh: &Mesh, manual: &[String], f: impl FnOnce() -> R) -> R {
     fn nest<R>(axes: &[(&String, usize)], f: impl FnOnce() -> R) -> R {
         match axes.split_first() {
             None => f(),
@@ -129,6 +139,7 @@ pub fn with_mesh_axes<R>(mesh: &Mesh, f: impl FnOnce() -> R) -> R {
         .axis_names()
         .iter()
         .zip(mesh.shape().iter().copied())
+        .filter(|(name, _)| manual.contains(name))
         .collect();
     nest(&axes, f)
 }
@@ -175,6 +186,7 @@ impl ShardMapCall {
             mesh: self.mesh.clone(),
             in_specs: specs,
             out_specs,
+            manual_axes: self.manual_axes.clone(),
         };
         bind(Arc::new(call), &ops)
     }
@@ -200,9 +212,9 @@ impl ShardMapCall {
             };
             bind1(prim, &[Operand::from(&x)])
         };
-        let mesh_axes = self.mesh.axis_names().to_vec();
+        let mesh_axes = &self.manual_axes;
         let closed = trace_to_jaxpr(&body.in_avals(), |vals| {
-            with_mesh_axes(&self.mesh, || {
+            with_mesh_axes(&self.mesh, mesh_axes, || {
                 let mut env = Env::new(body, "shard_map");
                 let mut vma: Vec<BTreeSet<String>> = vec![BTreeSet::new(); body.avals.len()];
                 let of = |vma: &[BTreeSet<String>], a: &Atom| match a {
@@ -284,8 +296,7 @@ impl ShardMapCall {
     /// output, the first such axis (JAX's `check_vma` failure).
     pub fn unreplicated_outputs(&self) -> Vec<(usize, String)> {
         let inputs: Vec<BTreeSet<String>> = self.in_specs.iter().map(split_axes).collect();
-        let axes = self.mesh.axis_names().to_vec();
-        varying_axes(&self.jaxpr, &inputs, &axes)
+        varying_axes(&self.jaxpr, &inputs, &self.manual_axes)
             .iter()
             .zip(&self.out_specs)
             .enumerate()
@@ -299,11 +310,21 @@ impl ShardMapCall {
             .collect()
     }
 
+    /// Is the body manual over every mesh axis?
+    fn is_fully_manual(&self) -> bool {
+        self.manual_axes.len() == self.mesh.axis_names().len()
+    }
+
     fn sharding_list(&self, specs: &[PartitionSpec], avals: &[Aval]) -> String {
         let items: Vec<String> = specs
             .iter()
             .zip(avals)
-            .map(|(s, a)| format!("<@mesh, {}>", sdy_dims(s, a.rank())))
+            .map(|(s, a)| {
+                format!(
+                    "<@mesh, {}>",
+                    sdy_dims(s, a.rank(), !self.is_fully_manual())
+                )
+            })
             .collect();
         format!("#sdy.sharding_per_value<[{}]>", items.join(", "))
     }
@@ -322,8 +343,13 @@ impl Primitive for ShardMapCall {
             let items: Vec<String> = s.iter().map(ToString::to_string).collect();
             items.join(", ")
         };
+        let manual = if self.is_fully_manual() {
+            String::new()
+        } else {
+            format!(" axis_names=({})", self.manual_axes.join(", "))
+        };
         format!(
-            "mesh={} in_specs=({}) out_specs=({})",
+            "mesh={} in_specs=({}) out_specs=({}){manual}",
             self.mesh,
             specs(&self.in_specs),
             specs(&self.out_specs)
@@ -384,7 +410,7 @@ impl Primitive for ShardMapCall {
         let body = self.jaxpr.clone();
         let n = local_in.len();
         let closed = trace_to_jaxpr(&avals, |vals| {
-            with_mesh_axes(&self.mesh, || {
+            with_mesh_axes(&self.mesh, &self.manual_axes, || {
                 let (p, t) = vals.split_at(n);
                 let mut tans: Vec<Option<Array>> = vec![None; n];
                 for (k, &i) in moving.iter().enumerate() {
@@ -427,7 +453,7 @@ impl Primitive for ShardMapCall {
         cts: &[Option<Array>],
         wanted: &[bool],
     ) -> Vec<Option<Array>> {
-        let axes = self.mesh.axis_names().to_vec();
+        let axes = &self.manual_axes;
         if let Some(e) = self.jaxpr.eqns.iter().find(|e| {
             !is_collective(e.prim.as_any()) && axes.iter().any(|a| e.prim.uses_named_axis(a))
         }) {
@@ -446,7 +472,7 @@ impl Primitive for ShardMapCall {
         let n = local_in.len();
         let n_out = local_out.len();
         let closed = trace_to_jaxpr(&avals, |vals| {
-            with_mesh_axes(&self.mesh, || {
+            with_mesh_axes(&self.mesh, &self.manual_axes, || {
                 let (p, c) = vals.split_at(n);
                 let (_, linearized) = linearize_jaxpr(typed.clone(), &[], p);
                 let mut cts_full: Vec<Option<Array>> = vec![None; n_out];
@@ -496,10 +522,10 @@ impl Primitive for ShardMapCall {
         );
         let local_ins = self.jaxpr.in_avals();
         let local_outs = self.jaxpr.out_avals();
-        let axes = self.mesh.axis_names().to_vec();
+        let axes = &self.manual_axes;
         let jaxpr = self.jaxpr.clone();
         let region = cx.region_ending_with("sdy.return", &local_ins, |cx, args| {
-            let outs = cx.in_manual(&axes, |cx| cx.lower_inline(&jaxpr, args));
+            let outs = cx.in_manual(axes, |cx| cx.lower_inline(&jaxpr, args));
             outs.into_iter().zip(local_outs.iter().cloned()).collect()
         });
         let manual: Vec<String> = axes.iter().map(|a| format!("{a:?}")).collect();
@@ -548,7 +574,7 @@ impl Primitive for ShardMapCall {
     }
     fn uses_named_axis(&self, name: &str) -> bool {
         crate::interpreters::batching::jaxpr_uses_named_axis(&self.jaxpr, name)
-            && !self.mesh.axis_names().iter().any(|a| a == name)
+            && !self.manual_axes.iter().any(|a| a == name)
     }
     as_any!();
 }

@@ -27,6 +27,7 @@ pub struct ShardMap<F> {
     in_specs: Shardings,
     out_specs: Shardings,
     check_vma: bool,
+    axis_names: Option<Vec<String>>,
 }
 
 /// Maps `f` over the shards of its arguments on every device of a mesh, as
@@ -37,13 +38,12 @@ pub struct ShardMap<F> {
 /// holds whole). The mesh is [`ShardMap::mesh`]'s, else the one in scope
 /// ([`set_mesh`](crate::set_mesh)).
 ///
-/// Every mesh axis is manual (JAX's `axis_names` left at all of them). JAX's check that an
+/// Every mesh axis is manual unless [`ShardMap::axis_names`] picks some. JAX's check that an
 /// output replicated over an axis does not vary over it is on (see [`ShardMap::check_vma`]).
 /// It differentiates as JAX's does (`jvp` maps the body's JVP; `grad` maps its VJP with
 /// JAX's varying-axes rules: a `psum` passes its cotangent back unsummed, and a value every
-/// device uses whole gets the sum of their cotangents). Not built yet: `vmap` of it,
-/// differentiating collectives inside loops or branches of the body, and partial manual
-/// axes.
+/// device uses whole gets the sum of their cotangents). Not built yet: differentiating
+/// collectives inside loops or branches of the body.
 ///
 /// ```
 /// use jaxrs::prelude::*;
@@ -70,6 +70,7 @@ pub fn shard_map<F>(f: F) -> ShardMap<F> {
         in_specs: Shardings::Unspecified,
         out_specs: Shardings::Unspecified,
         check_vma: true,
+        axis_names: None,
     }
 }
 
@@ -103,6 +104,53 @@ impl<F> ShardMap<F> {
         self
     }
 
+    /// The mesh axes the function is manual over (JAX's `axis_names=`): its specs split
+    /// arguments and results over these only, and its collectives communicate over these
+    /// only. Along the other axes the function sees its values whole, and XLA's partitioner
+    /// shards the computation over them as it does outside (as `jit`'s shardings and
+    /// `with_sharding_constraint` ask). All of them by default.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    /// use jaxrs::{shard_map, P};
+    ///
+    /// jaxrs::set_cpu_device_count(8)?;
+    /// let mesh = jaxrs::make_mesh(&[2, 4], &["dp", "mp"])?;
+    /// // Manual over "dp" only: each half of the batch sums its rows, then the halves add.
+    /// let total = shard_map(|x: Array| jaxrs::psum(&x.sum(0, false), "dp"))
+    ///     .mesh(&mesh)
+    ///     .axis_names(&["dp"])
+    ///     .in_specs(P!["dp"])
+    ///     .out_specs(P![]);
+    /// let x = Array::ones(&[4, 8], DType::F32);
+    /// assert_eq!(total.call::<Array, Array>(x).to_vec::<f32>(), vec![4.0; 8]);
+    /// # Ok::<(), jaxrs::Error>(())
+    /// ```
+    pub fn axis_names(mut self, names: &[&str]) -> Self {
+        self.axis_names = Some(names.iter().map(|n| n.to_string()).collect());
+        self
+    }
+
+    /// The manual axes, in the mesh's order, or a panic naming an axis the mesh lacks.
+    fn manual_axes(&self, mesh: &Mesh, loc: &'static Location<'static>) -> Vec<String> {
+        let Some(names) = &self.axis_names else {
+            return mesh.axis_names().to_vec();
+        };
+        for n in names {
+            if !mesh.axis_names().contains(n) {
+                panic!(
+                    "shard_map: axis_names names \"{n}\", which is not an axis of the mesh {mesh} {}",
+                    At::line(loc)
+                );
+            }
+        }
+        mesh.axis_names()
+            .iter()
+            .filter(|a| names.contains(a))
+            .cloned()
+            .collect()
+    }
+
     /// Runs the mapped function on `args`.
     ///
     /// Panics, at the caller's line, when no mesh is given or in scope, a spec names an axis
@@ -128,7 +176,8 @@ impl<F> ShardMap<F> {
         // out as the specs say. The specs are checked against the arguments first, so that a
         // misfit is reported as shard_map's.
         let (leaves, in_def) = args.flatten();
-        let specs = specs_of(&self.in_specs, &in_def, &mesh, "in_specs", loc);
+        let manual = self.manual_axes(&mesh, loc);
+        let specs = specs_of(&self.in_specs, &in_def, &mesh, &manual, "in_specs", loc);
         for (i, (leaf, spec)) in leaves.iter().zip(&specs).enumerate() {
             local_aval(&mesh, spec, leaf.aval(), i, loc);
         }
@@ -140,13 +189,27 @@ impl<F> ShardMap<F> {
         program.call(args)
     }
 
+    /// [`ShardMap::call`] for `#[shard_map]`'s expansion: `args` may hold Rust scalars, which
+    /// the function receives as weakly typed 0-d arrays (so `A` and `AT` differ), as with
+    /// `#[jit]`.
+    #[doc(hidden)]
+    #[track_caller]
+    pub fn call_traced<A: Tree, AT: Tree, R: Tree>(&self, args: A) -> R
+    where
+        F: Fn(AT) -> R,
+    {
+        let (leaves, def) = args.flatten();
+        self.call(rebuild("shard_map", &def, leaves))
+    }
+
     /// Traces the function on local pieces and binds the call into the current trace.
     fn bind<A: Tree, R: Tree>(&self, args: A, mesh: &Mesh, loc: &'static Location<'static>) -> R
     where
         F: Fn(A) -> R,
     {
         let (leaves, in_def) = args.flatten();
-        let in_specs = specs_of(&self.in_specs, &in_def, mesh, "in_specs", loc);
+        let manual = self.manual_axes(mesh, loc);
+        let in_specs = specs_of(&self.in_specs, &in_def, mesh, &manual, "in_specs", loc);
         let local: Vec<Aval> = leaves
             .iter()
             .zip(&in_specs)
@@ -154,9 +217,9 @@ impl<F> ShardMap<F> {
             .map(|(i, (leaf, spec))| local_aval(mesh, spec, leaf.aval(), i, loc))
             .collect();
         let (closed, out_def) = trace_tree("shard_map", &in_def, &local, |a: A| {
-            with_mesh_axes(mesh, || (self.f)(a))
+            with_mesh_axes(mesh, &manual, || (self.f)(a))
         });
-        let out_specs = specs_of(&self.out_specs, &out_def, mesh, "out_specs", loc);
+        let out_specs = specs_of(&self.out_specs, &out_def, mesh, &manual, "out_specs", loc);
         for (i, (aval, spec)) in closed.jaxpr.out_avals().iter().zip(&out_specs).enumerate() {
             if spec.len() > aval.rank() {
                 panic!(
@@ -174,6 +237,7 @@ impl<F> ShardMap<F> {
             mesh: mesh.clone(),
             in_specs: specs,
             out_specs: out_specs.clone(),
+            manual_axes: manual,
         };
         if self.check_vma {
             if let Some((i, axis)) = call.unreplicated_outputs().into_iter().next() {
@@ -201,11 +265,12 @@ impl<F> ShardMap<F> {
 }
 
 /// One spec per leaf of a tree of structure `def`, from a prefix of it; every leaf needs
-/// one.
+/// one, and names only `manual` axes.
 fn specs_of(
     specs: &Shardings,
     def: &TreeDef,
     mesh: &Mesh,
+    manual: &[String],
     what: &str,
     loc: &'static Location<'static>,
 ) -> Vec<PartitionSpec> {
@@ -215,7 +280,18 @@ fn specs_of(
         .into_iter()
         .enumerate()
         .map(|(i, s)| match s {
-            Some(s) if s.mesh() == mesh => s.spec().clone(),
+            Some(s) if s.mesh() == mesh => {
+                let spec = s.spec().clone();
+                if let Some(axis) = spec.axis_names().find(|a| !manual.contains(a)) {
+                    panic!(
+                        "shard_map: {what} of leaf {i} is {spec}, which names mesh axis \"{axis}\", \
+                         but the function is manual over {manual:?} only (axis_names); a spec \
+                         splits over manual axes only: the others are left to XLA's partitioner {}",
+                        At::line(loc)
+                    );
+                }
+                spec
+            }
             Some(s) => panic!(
                 "shard_map: {what} of leaf {i} is over {}, not the shard_map's mesh {mesh} {}",
                 s.mesh(),
