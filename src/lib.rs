@@ -67,7 +67,8 @@
 //! - **Batching**: [`macro@vmap`] and [`fn@vmap`], [`vmap_sized`], [`vmap_named`] (a named
 //!   batch axis), [`AxisSpec`] (`in_axes` / `out_axes`).
 //! - **Collectives** over a named axis: [`psum`], [`pmean`], [`pmax`], [`pmin`],
-//!   [`all_gather`], [`psum_scatter`], [`ppermute`], [`axis_index`], [`axis_size`].
+//!   [`all_gather`], [`psum_scatter`], [`ppermute`], [`all_to_all`], [`axis_index`],
+//!   [`axis_size`].
 //! - **Loops and branches**: [`macro@scan`] and [`fn@scan`], [`scan_with`] ([`ScanOptions`]:
 //!   reverse, length, unroll), [`fori_loop`], [`while_loop`], [`cond`], [`switch`].
 //! - **Memory**: [`macro@remat`] and [`fn@remat`] with a [`RematPolicy`], [`checkpoint_name`].
@@ -120,6 +121,7 @@ pub use jaxrs_macros::{jit, pmap, remat, scan, shard_map, vmap, Tree};
 pub use jaxrs_runtime::{
     // Collectives over named axes.
     all_gather,
+    all_to_all,
     axis_index,
     axis_size,
     pmax,
@@ -295,12 +297,12 @@ pub mod tree_util;
 /// `use jaxrs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        all_gather, axis_index, axis_size, check_grads, checkpoint_name, cond, custom_jvp,
-        custom_vjp, debug_print, fori_loop, grad, jit, jvp, make_jaxpr, pmap, pmax, pmean, pmin,
-        ppermute, psum, psum_scatter, remat, s, scan, stablehlo, stop_gradient, switch, tree_map,
-        tree_map2, tree_map_n, try_run, value_and_grad, value_and_grad_argnums, value_and_grad_aux,
-        vjp, vmap, vmap_named, vmap_sized, where_, while_loop, Argnum, Array, DType, Index,
-        IndexMode, NewAxis, RematPolicy, TakeMode, Tree,
+        all_gather, all_to_all, axis_index, axis_size, check_grads, checkpoint_name, cond,
+        custom_jvp, custom_vjp, debug_print, fori_loop, grad, jit, jvp, make_jaxpr, pmap, pmax,
+        pmean, pmin, ppermute, psum, psum_scatter, remat, s, scan, stablehlo, stop_gradient,
+        switch, tree_map, tree_map2, tree_map_n, try_run, value_and_grad, value_and_grad_argnums,
+        value_and_grad_aux, vjp, vmap, vmap_named, vmap_sized, where_, while_loop, Argnum, Array,
+        DType, Index, IndexMode, NewAxis, RematPolicy, TakeMode, Tree,
     };
 }
 

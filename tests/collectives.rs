@@ -11,7 +11,9 @@ use common::golden::{array, first_mismatch};
 use jaxrs::internals::axes::with_named_axis;
 use jaxrs::internals::{client, compile_options, lower_jaxpr, LowerOptions};
 use jaxrs::prelude::*;
-use jaxrs::{all_gather, axis_index, pmax, pmean, pmin, ppermute, psum, psum_scatter, Tree};
+use jaxrs::{
+    all_gather, all_to_all, axis_index, pmax, pmean, pmin, ppermute, psum, psum_scatter, Tree,
+};
 use serde_json::Value;
 use std::sync::OnceLock;
 
@@ -80,6 +82,13 @@ fn collective(op: &str, params: &Value, name: &str, x: &Array) -> Array {
             params["tiled"].as_bool().expect("tiled"),
         ),
         "ppermute" => ppermute(&y, name, &perm(params)),
+        "all_to_all" => all_to_all(
+            &y,
+            name,
+            params["split_axis"].as_i64().expect("split_axis"),
+            params["concat_axis"].as_i64().expect("concat_axis"),
+            params["tiled"].as_bool().expect("tiled"),
+        ),
         "axis_index" => x * axis_index(name),
         other => panic!("unknown collective {other}"),
     }
@@ -425,7 +434,8 @@ fn lowered_collectives_are_the_stablehlo_ops() {
                 let g = all_gather(&x, "i", 0, true);
                 let r = psum_scatter(&x, "i", 0, false);
                 let p = ppermute(&x, "i", &[(0, 1), (1, 0)]);
-                (s, g, r, p, axis_index("i"))
+                let t = all_to_all(&x, "i", 0, 1, true);
+                (s, g, r, p, t, axis_index("i"))
             },
             &example,
         )
@@ -446,6 +456,8 @@ fn lowered_collectives_are_the_stablehlo_ops() {
         "scatter_dimension = 0 : i64",
         "\"stablehlo.collective_permute\"",
         "source_target_pairs = dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>",
+        "\"stablehlo.all_to_all\"",
+        "split_dimension = 0 : i64, concat_dimension = 1 : i64, split_count = 4 : i64",
         "\"stablehlo.replica_id\"",
         "mhlo.num_replicas = 4",
     ] {

@@ -149,7 +149,7 @@ pub use transforms::vmap::{vmap, vmap_named, vmap_sized, AxisSpec};
 // Collectives over named axes (vmap_named, pmap).
 pub use prims::barrier::optimization_barrier;
 pub use prims::collective::{
-    all_gather, axis_index, axis_size, pmax, pmean, pmin, ppermute, psum, psum_scatter,
+    all_gather, all_to_all, axis_index, axis_size, pmax, pmean, pmin, ppermute, psum, psum_scatter,
 };
 pub use prims::fft::FftType;
 pub use prims::rng::{rng_bit_generator, RandomAlgorithm};

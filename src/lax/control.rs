@@ -9,8 +9,8 @@ pub use jaxrs_runtime::optimization_barrier;
 pub use jaxrs_runtime::{rng_bit_generator, RandomAlgorithm};
 
 pub use crate::{
-    all_gather, axis_index, axis_size, cond, fori_loop, pmax, pmean, pmin, ppermute, psum,
-    psum_scatter, scan, stop_gradient, switch, while_loop,
+    all_gather, all_to_all, axis_index, axis_size, cond, fori_loop, pmax, pmean, pmin, ppermute,
+    psum, psum_scatter, scan, stop_gradient, switch, while_loop,
 };
 
 /// The precision of a contraction on accelerators (`lax.Precision`). XLA's CPU code computes

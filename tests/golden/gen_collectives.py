@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Golden values for the named-axis collectives under `jax.vmap(axis_name=...)`: for each of
-psum, pmean, pmax, pmin, all_gather, psum_scatter, ppermute and axis_index, the value, the
+psum, pmean, pmax, pmin, all_gather, psum_scatter, ppermute, all_to_all and axis_index, the value, the
 JVP and the VJP of the batched function, the JVP and VJP taken inside the vmap (which
 exercise the collectives' own differentiation rules), and two nested vmaps with the
 collective over the outer or the inner name.
@@ -80,9 +80,32 @@ def collective(op, params, name):
                                     tiled=params["tiled"])
         if op == "ppermute":
             return lax.ppermute(y, name, perm=[tuple(p) for p in params["perm"]])
+        if op == "all_to_all":
+            return lax.all_to_all(y, name, params["split_axis"], params["concat_axis"],
+                                  tiled=params["tiled"])
         if op == "axis_index":
             return x * lax.axis_index(name)
         raise ValueError(op)
+    return f
+
+
+def untiled_all_to_all_reference(params, name):
+    """An untiled all_to_all with two different axes, written as JAX's all_to_all writes it
+    (a new axis, the tiled exchange, the split axis dropped) but with the tiled form, whose
+    transpose JAX 0.10.2 gets right: its untiled transpose re-applies the untiled reshapes to
+    the already reshaped cotangent ("Expected cotangent type float32[8,3,1] but got
+    float32[8,1,3]")."""
+    split, concat = params["split_axis"], params["concat_axis"]
+
+    def f(x):
+        y = jnp.sin(x)
+        s, c = split, concat
+        if s < c:
+            c += 1
+        else:
+            s += 1
+        y = lax.all_to_all(jnp.expand_dims(y, c), name, s, c, tiled=True)
+        return jnp.squeeze(y, s)
     return f
 
 
@@ -120,11 +143,17 @@ def case(name, op, params, example_shape, ints=False, via_pmap=False):
         out["vjp"] = enc(jax.vjp(ref, x)[1](ct)[0])
         out["jvp_inside"] = out["jvp"]
         return out
+    f_ad = f
+    if op == "all_to_all" and not params["tiled"] and params["split_axis"] != params["concat_axis"]:
+        f_ad = untiled_all_to_all_reference(params, "i")
+        np.testing.assert_array_equal(mapper(f_ad, axis_name="i")(x), value)
+        out["ad_reference"] = "tiled all_to_all"
+    batched_ad = mapper(f_ad, axis_name="i")
     out["jvp"] = enc(jax.jvp(batched, (x,), (t,))[1])
-    out["vjp"] = enc(jax.vjp(batched, x)[1](ct)[0])
+    out["vjp"] = enc(jax.vjp(batched_ad, x)[1](ct)[0])
     out["jvp_inside"] = enc(mapper(lambda x, t: jax.jvp(f, (x,), (t,))[1],
                                    axis_name="i")(x, t))
-    out["vjp_inside"] = enc(mapper(lambda x, c: jax.vjp(f, x)[1](c)[0],
+    out["vjp_inside"] = enc(mapper(lambda x, c: jax.vjp(f_ad, x)[1](c)[0],
                                    axis_name="i")(x, ct))
     if via_pmap:
         out["via"] = "pmap"
@@ -184,6 +213,21 @@ def main():
         case("ppermute/partial", "ppermute", {"perm": [(0, 3), (5, 1), (2, 2)]}, (3,),
              via_pmap=True),
         case("axis_index", "axis_index", {}, (3,)),
+        case("all_to_all/untiled", "all_to_all",
+             {"split_axis": 0, "concat_axis": 1, "tiled": False}, (N, 3)),
+        case("all_to_all/same_axis", "all_to_all",
+             {"split_axis": 1, "concat_axis": 1, "tiled": False}, (3, N)),
+        case("all_to_all/concat_before", "all_to_all",
+             {"split_axis": 1, "concat_axis": 0, "tiled": False}, (3, N, 2)),
+        case("all_to_all/tiled", "all_to_all",
+             {"split_axis": 1, "concat_axis": 0, "tiled": True}, (3, 2 * N)),
+        case("all_to_all/tiled_same_axis", "all_to_all",
+             {"split_axis": 0, "concat_axis": 0, "tiled": True}, (2 * N, 3)),
+        # Under jax.pmap: the 8 devices exchange blocks.
+        case("all_to_all/pmap", "all_to_all",
+             {"split_axis": 0, "concat_axis": 1, "tiled": False}, (N, 2), via_pmap=True),
+        case("all_to_all/pmap_tiled", "all_to_all",
+             {"split_axis": 1, "concat_axis": 0, "tiled": True}, (2, N), via_pmap=True),
     ]
     nests = []
     for op, params_for, shape in [
@@ -195,6 +239,7 @@ def main():
         ("psum_scatter", lambda n: {"scatter_dimension": 0, "tiled": True}, (8,)),
         ("ppermute", lambda n: {"perm": ring(n)}, (3,)),
         ("axis_index", lambda n: {}, (3,)),
+        ("all_to_all", lambda n: {"split_axis": 0, "concat_axis": 1, "tiled": True}, (8, 3)),
     ]:
         if op in ("pmax", "pmin"):
             # Only values: JAX cannot differentiate them.

@@ -69,6 +69,7 @@ use jaxrs::lax::acos as _;
 use jaxrs::lax::acosh as _;
 use jaxrs::lax::add as _;
 use jaxrs::lax::all_gather as _;
+use jaxrs::lax::all_to_all as _;
 use jaxrs::lax::approx_max_k as _;
 use jaxrs::lax::approx_min_k as _;
 use jaxrs::lax::argmax as _;

@@ -7,23 +7,26 @@
 //! Which mesh axes each value of the body varies over is inferred here
 //! ([`varying_axes`], JAX's `check_vma`): an input varies over the axes its spec splits it
 //! over, `axis_index(a)` and the collectives that leave per-device results (`all_gather`,
-//! `psum_scatter`, `ppermute`) over `a`, and `psum`/`pmax`/`pmin` over `a` make a value
-//! that no longer varies over `a`. An output whose spec says it is replicated over an axis it
-//! varies over is refused: the program would return one device's piece as if all agreed.
+//! `psum_scatter`, `ppermute`, `all_to_all`) over `a`, and `psum`/`pmax`/`pmin` over `a`
+//! make a value that no longer varies over `a`; `scan`, `remat` and `cond` are typed through
+//! their bodies. An output whose spec says it is replicated over an axis it varies over is
+//! refused: the program would return one device's piece as if all agreed.
 
 use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::axes::{with_named_axis, NamedAxis};
-use crate::core::ir::{Atom, Jaxpr};
+use crate::core::ir::{Atom, Eqn, Jaxpr};
 use crate::core::ir::{ClosedJaxpr, Env};
 use crate::core::lower::{sdy_dims, LowerCtx};
 use crate::core::primitive::{as_any, Prim, Primitive};
 use crate::core::sharding::{device_put, Mesh, NamedSharding, PartitionDim, PartitionSpec};
 use crate::core::trace::{bind, Operand};
 use crate::core::trace::{bind1, bind_at, in_scope_of, trace_to_jaxpr};
-use crate::higher_order::control::close_over_consts;
+use crate::higher_order::control::{close_over_consts, Cond, Scan};
+use crate::higher_order::remat::RematCall;
 use crate::interpreters::ad::{jvp_jaxpr, linearize_jaxpr};
-use crate::prims::{AllGather, AllReduce, AxisIndex, Ppermute, Pvary, ReduceScatter};
+use crate::interpreters::batching::{batch_eval, bound_array, move_bdim, moveaxis};
+use crate::prims::{AllGather, AllReduce, AllToAll, AxisIndex, Ppermute, Pvary, ReduceScatter};
 use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
@@ -79,51 +82,161 @@ fn split_axes(spec: &PartitionSpec) -> BTreeSet<String> {
         .collect()
 }
 
+type Axes = BTreeSet<String>;
+
 /// The mesh axes each output of `jaxpr` varies over, given those of its inputs (JAX's
-/// varying-manual-axes inference). A higher-order equation (a loop, a branch) is taken to
-/// vary over its inputs' axes and every mesh axis its body communicates over, which may
-/// call a value varying that JAX proves invariant, never the other way round.
-pub fn varying_axes(
-    jaxpr: &Jaxpr,
-    inputs: &[BTreeSet<String>],
-    mesh_axes: &[String],
-) -> Vec<BTreeSet<String>> {
-    let mut of_var: Vec<BTreeSet<String>> = vec![BTreeSet::new(); jaxpr.avals.len()];
+/// varying-manual-axes inference). `scan`, `remat` and `cond` are typed through their
+/// bodies, as JAX types them (a loop's carry varies over the axes it varies over at any
+/// step); another higher-order equation (a while loop, a custom rule) is taken to vary over
+/// its inputs' axes and every mesh axis its body communicates over, which may call a value
+/// varying that JAX proves invariant, never the other way round.
+pub fn varying_axes(jaxpr: &Jaxpr, inputs: &[Axes], mesh_axes: &[String]) -> Vec<Axes> {
+    let mut of_var: Vec<Axes> = vec![Axes::new(); jaxpr.avals.len()];
     for (v, axes) in jaxpr.constvars.iter().chain(&jaxpr.invars).zip(inputs) {
         of_var[v.0 as usize] = axes.clone();
     }
-    let atom = |of_var: &[BTreeSet<String>], a: &Atom| match a {
-        Atom::Var(v) => of_var[v.0 as usize].clone(),
-        Atom::Lit(_) => BTreeSet::new(),
-    };
     for e in &jaxpr.eqns {
-        let mut axes: BTreeSet<String> = e.inputs.iter().flat_map(|a| atom(&of_var, a)).collect();
-        let p = e.prim.as_any();
-        if let Some(r) = p.downcast_ref::<AllReduce>() {
-            axes.remove(&r.axis.name);
-        } else if let Some(i) = p.downcast_ref::<AxisIndex>() {
-            axes.insert(i.axis.name.clone());
-        } else if let Some(g) = p.downcast_ref::<AllGather>() {
-            axes.insert(g.axis.name.clone());
-        } else if let Some(s) = p.downcast_ref::<ReduceScatter>() {
-            axes.insert(s.axis.name.clone());
-        } else if let Some(q) = p.downcast_ref::<Ppermute>() {
-            axes.insert(q.axis.name.clone());
-        } else if let Some(v) = p.downcast_ref::<Pvary>() {
-            axes.extend(v.axes.iter().map(|a| a.name.clone()));
-        } else {
-            axes.extend(
-                mesh_axes
-                    .iter()
-                    .filter(|a| e.prim.uses_named_axis(a))
-                    .cloned(),
-            );
-        }
-        for v in &e.outputs {
-            of_var[v.0 as usize] = axes.clone();
+        let ins: Vec<Axes> = e.inputs.iter().map(|a| atom_axes(&of_var, a)).collect();
+        let rule = eqn_axes(e, &ins, mesh_axes);
+        for (v, axes) in e.outputs.iter().zip(rule.outs) {
+            of_var[v.0 as usize] = axes;
         }
     }
-    jaxpr.outvars.iter().map(|a| atom(&of_var, a)).collect()
+    jaxpr
+        .outvars
+        .iter()
+        .map(|a| atom_axes(&of_var, a))
+        .collect()
+}
+
+fn atom_axes(of_var: &[Axes], a: &Atom) -> Axes {
+    match a {
+        Atom::Var(v) => of_var[v.0 as usize].clone(),
+        Atom::Lit(_) => Axes::new(),
+    }
+}
+
+/// One equation's varying-axes rule: the axes each input must vary over (reverse mode
+/// inserts a `pvary` where it does not) and those each output varies over.
+struct EqnAxes {
+    ins: Vec<Axes>,
+    outs: Vec<Axes>,
+}
+
+fn eqn_axes(e: &Eqn, ins: &[Axes], mesh_axes: &[String]) -> EqnAxes {
+    let p = e.prim.as_any();
+    let n_out = e.outputs.len();
+    if let Some(s) = p.downcast_ref::<Scan>() {
+        // The carry's axes: those of the initial carry, grown until a step adds none.
+        let (nc, nk) = (s.num_consts, s.num_carry);
+        let mut body_in = ins.to_vec();
+        loop {
+            let outs = varying_axes(&s.body, &body_in, mesh_axes);
+            let mut grown = false;
+            for k in 0..nk {
+                if !outs[k].is_subset(&body_in[nc + k]) {
+                    body_in[nc + k].extend(outs[k].iter().cloned());
+                    grown = true;
+                }
+            }
+            if !grown {
+                let mut outs_all: Vec<Axes> = body_in[nc..nc + nk].to_vec();
+                outs_all.extend(outs.into_iter().skip(nk));
+                return EqnAxes {
+                    ins: body_in,
+                    outs: outs_all,
+                };
+            }
+        }
+    }
+    if let Some(r) = p.downcast_ref::<RematCall>() {
+        return EqnAxes {
+            ins: ins.to_vec(),
+            outs: varying_axes(&r.jaxpr, ins, mesh_axes),
+        };
+    }
+    if let Some(c) = p.downcast_ref::<Cond>() {
+        // Each branch on its constants and the operands; the result varies where any branch's
+        // does, and where the index does.
+        let mut outs: Vec<Axes> = vec![ins[0].clone(); n_out];
+        for (b, branch_in) in cond_branch_inputs(c, ins).into_iter().enumerate() {
+            for (o, axes) in
+                outs.iter_mut()
+                    .zip(varying_axes(&c.branches[b], &branch_in, mesh_axes))
+            {
+                o.extend(axes);
+            }
+        }
+        return EqnAxes {
+            ins: ins.to_vec(),
+            outs,
+        };
+    }
+    let mut wanted: Axes = ins.iter().flatten().cloned().collect();
+    let out = if let Some(r) = p.downcast_ref::<AllReduce>() {
+        // JAX's psum of an invariant value first makes it varying.
+        wanted.insert(r.axis.name.clone());
+        let mut out = wanted.clone();
+        out.remove(&r.axis.name);
+        out
+    } else if let Some(i) = p.downcast_ref::<AxisIndex>() {
+        wanted.insert(i.axis.name.clone());
+        wanted.clone()
+    } else if let Some(v) = p.downcast_ref::<Pvary>() {
+        wanted.extend(v.axes.iter().map(|a| a.name.clone()));
+        wanted.clone()
+    } else if let Some(a) = communicates_over(p) {
+        wanted.insert(a);
+        wanted.clone()
+    } else {
+        wanted.extend(
+            mesh_axes
+                .iter()
+                .filter(|a| e.prim.uses_named_axis(a))
+                .cloned(),
+        );
+        wanted.clone()
+    };
+    EqnAxes {
+        ins: vec![wanted; ins.len()],
+        outs: vec![out; n_out],
+    }
+}
+
+/// The inputs of each branch of a `cond` (its constants, then the operands), from the
+/// equation's (the index, every branch's constants in turn, the operands).
+fn cond_branch_inputs<T: Clone>(c: &Cond, ins: &[T]) -> Vec<Vec<T>> {
+    let total: usize = c.branch_consts.iter().sum();
+    let operands = &ins[1 + total..];
+    let mut start = 1;
+    c.branch_consts
+        .iter()
+        .map(|&k| {
+            let mut v = ins[start..start + k].to_vec();
+            start += k;
+            v.extend_from_slice(operands);
+            v
+        })
+        .collect()
+}
+
+/// The first equation (in `jaxpr` or the bodies of its `scan`s, `remat`s and `cond`s) that
+/// communicates over a mesh axis from inside a body that reverse mode cannot type.
+fn untypable(jaxpr: &Jaxpr, axes: &[String]) -> Option<&'static str> {
+    jaxpr.eqns.iter().find_map(|e| {
+        let p = e.prim.as_any();
+        if let Some(s) = p.downcast_ref::<Scan>() {
+            untypable(&s.body, axes)
+        } else if let Some(r) = p.downcast_ref::<RematCall>() {
+            untypable(&r.jaxpr, axes)
+        } else if let Some(c) = p.downcast_ref::<Cond>() {
+            c.branches.iter().find_map(|b| untypable(b, axes))
+        } else if !is_collective(p) && axes.iter().any(|a| e.prim.uses_named_axis(a)) {
+            Some(e.prim.name())
+        } else {
+            None
+        }
+    })
 }
 
 /// Runs `f` with the `manual` axes of `mesh` in scope as named axes (as the body was
@@ -150,6 +263,7 @@ fn is_collective(p: &dyn std::any::Any) -> bool {
         || p.is::<AllGather>()
         || p.is::<ReduceScatter>()
         || p.is::<Ppermute>()
+        || p.is::<AllToAll>()
         || p.is::<AxisIndex>()
         || p.is::<Pvary>()
 }
@@ -163,6 +277,8 @@ fn communicates_over(p: &dyn std::any::Any) -> Option<String> {
         Some(g.axis.name.clone())
     } else if let Some(r) = p.downcast_ref::<ReduceScatter>() {
         Some(r.axis.name.clone())
+    } else if let Some(t) = p.downcast_ref::<AllToAll>() {
+        Some(t.axis.name.clone())
     } else {
         p.downcast_ref::<Ppermute>().map(|q| q.axis.name.clone())
     }
@@ -195,15 +311,23 @@ impl ShardMapCall {
     /// `psum`/`pmax`/`pmin` marked invariant (its cotangent passes back unsummed), and a
     /// `pvary` (whose transpose is a `psum`) wherever a value the same on every device along
     /// some axes meets one that varies along them, enters a collective over such an axis, or
-    /// is a result whose spec splits it over them. Values are unchanged.
+    /// is a result whose spec splits it over them. The bodies of its `scan`s, `remat`s and
+    /// `cond`s are typed the same way (a loop's carry entering as varying as it gets). Values
+    /// are unchanged.
     fn typed(&self) -> Jaxpr {
-        let inputs: Vec<BTreeSet<String>> = self.in_specs.iter().map(split_axes).collect();
-        let body = &*self.jaxpr;
+        let inputs: Vec<Axes> = self.in_specs.iter().map(split_axes).collect();
+        let outputs: Vec<Axes> = self.out_specs.iter().map(split_axes).collect();
+        self.retyped(&self.jaxpr, &inputs, &outputs)
+    }
+
+    /// `body` typed as [`ShardMapCall::typed`] says, its inputs varying over `inputs` and
+    /// each output made to vary (at least) over `outputs`.
+    fn retyped(&self, body: &Jaxpr, inputs: &[Axes], outputs: &[Axes]) -> Jaxpr {
         let named = |name: &String| NamedAxis {
             name: name.clone(),
             size: self.mesh.axis_size(name).expect("a mesh axis"),
         };
-        let pvary = |x: Array, missing: BTreeSet<String>| -> Array {
+        let pvary = |x: Array, missing: Axes| -> Array {
             if missing.is_empty() {
                 return x;
             }
@@ -216,68 +340,69 @@ impl ShardMapCall {
         let closed = trace_to_jaxpr(&body.in_avals(), |vals| {
             with_mesh_axes(&self.mesh, mesh_axes, || {
                 let mut env = Env::new(body, "shard_map");
-                let mut vma: Vec<BTreeSet<String>> = vec![BTreeSet::new(); body.avals.len()];
-                let of = |vma: &[BTreeSet<String>], a: &Atom| match a {
-                    Atom::Var(v) => vma[v.0 as usize].clone(),
-                    Atom::Lit(_) => BTreeSet::new(),
-                };
-                for ((v, a), axes) in body.invars.iter().zip(vals).zip(&inputs) {
+                let mut vma: Vec<Axes> = vec![Axes::new(); body.avals.len()];
+                for ((v, a), axes) in body.invars.iter().zip(vals).zip(inputs) {
                     env.set(*v, a);
                     vma[v.0 as usize] = axes.clone();
                 }
                 for e in &body.eqns {
-                    let p = e.prim.as_any();
-                    let mut wanted: BTreeSet<String> =
-                        e.inputs.iter().flat_map(|a| of(&vma, a)).collect();
-                    let over = communicates_over(p);
-                    wanted.extend(over.clone());
-                    if let Some(i) = p.downcast_ref::<AxisIndex>() {
-                        wanted.insert(i.axis.name.clone());
-                    } else if let Some(v) = p.downcast_ref::<Pvary>() {
-                        wanted.extend(v.axes.iter().map(|a| a.name.clone()));
-                    } else if over.is_none() {
-                        wanted.extend(
-                            mesh_axes
-                                .iter()
-                                .filter(|a| e.prim.uses_named_axis(a))
-                                .cloned(),
-                        );
-                    }
+                    let ins: Vec<Axes> = e.inputs.iter().map(|a| atom_axes(&vma, a)).collect();
+                    let rule = eqn_axes(e, &ins, &mesh_axes);
                     let ops: Vec<Operand> = e
                         .inputs
                         .iter()
-                        .map(|a| match a {
+                        .zip(&rule.ins)
+                        .map(|(a, wanted)| match a {
                             Atom::Lit(_) => env.operand(a),
                             Atom::Var(_) => {
-                                let missing = wanted.difference(&of(&vma, a)).cloned().collect();
+                                let missing =
+                                    wanted.difference(&atom_axes(&vma, a)).cloned().collect();
                                 Operand::from(pvary(env.read(a), missing))
                             }
                         })
                         .collect();
-                    let (prim, out_vma): (Prim, BTreeSet<String>) =
-                        match p.downcast_ref::<AllReduce>() {
-                            Some(r) => {
-                                let mut out = wanted.clone();
-                                out.remove(&r.axis.name);
-                                let invariant = AllReduce {
-                                    invariant: true,
-                                    ..r.clone()
-                                };
-                                (Arc::new(invariant), out)
-                            }
-                            None => (e.prim.clone(), wanted),
-                        };
+                    let p = e.prim.as_any();
+                    let prim: Prim = if let Some(r) = p.downcast_ref::<AllReduce>() {
+                        Arc::new(AllReduce {
+                            invariant: true,
+                            ..r.clone()
+                        })
+                    } else if let Some(s) = p.downcast_ref::<Scan>() {
+                        let body = self.retyped(&s.body, &rule.ins, &rule.outs);
+                        Arc::new(Scan {
+                            body: Arc::new(body),
+                            ..s.clone()
+                        })
+                    } else if let Some(r) = p.downcast_ref::<RematCall>() {
+                        let jaxpr = self.retyped(&r.jaxpr, &rule.ins, &rule.outs);
+                        Arc::new(RematCall {
+                            jaxpr: Arc::new(jaxpr),
+                            ..r.clone()
+                        })
+                    } else if let Some(c) = p.downcast_ref::<Cond>() {
+                        let branches = cond_branch_inputs(c, &rule.ins)
+                            .iter()
+                            .zip(&c.branches)
+                            .map(|(ins, b)| Arc::new(self.retyped(b, ins, &rule.outs)))
+                            .collect();
+                        Arc::new(Cond {
+                            branches,
+                            ..c.clone()
+                        })
+                    } else {
+                        e.prim.clone()
+                    };
                     let outs = in_scope_of(e, || bind_at(prim, &ops, e.loc));
-                    for (v, o) in e.outputs.iter().zip(outs) {
+                    for ((v, o), axes) in e.outputs.iter().zip(outs).zip(rule.outs) {
                         env.set(*v, o);
-                        vma[v.0 as usize] = out_vma.clone();
+                        vma[v.0 as usize] = axes;
                     }
                 }
                 body.outvars
                     .iter()
-                    .zip(&self.out_specs)
-                    .map(|(a, spec)| {
-                        let missing = split_axes(spec).difference(&of(&vma, a)).cloned().collect();
+                    .zip(outputs)
+                    .map(|(a, wanted)| {
+                        let missing = wanted.difference(&atom_axes(&vma, a)).cloned().collect();
                         pvary(env.read(a), missing)
                     })
                     .collect()
@@ -454,13 +579,11 @@ impl Primitive for ShardMapCall {
         wanted: &[bool],
     ) -> Vec<Option<Array>> {
         let axes = &self.manual_axes;
-        if let Some(e) = self.jaxpr.eqns.iter().find(|e| {
-            !is_collective(e.prim.as_any()) && axes.iter().any(|a| e.prim.uses_named_axis(a))
-        }) {
+        if let Some(name) = untypable(&self.jaxpr, axes) {
             panic!(
-                "shard_map: differentiating a body whose {} communicates over the mesh is not \
-                 built yet (collectives inside loops, branches or nested calls of a shard_map)",
-                e.prim.name()
+                "shard_map: differentiating a body whose {name} communicates over the mesh is not \
+                 built yet (collectives inside while loops, custom rules or nested calls of a \
+                 shard_map; scan, remat and cond are typed)"
             );
         }
         let typed = self.typed();
@@ -571,6 +694,69 @@ impl Primitive for ShardMapCall {
             .map(|(a, t)| Operand::from(device_put(a, t)))
             .collect();
         Some(bind(Arc::new(self.clone()), &laid))
+    }
+    /// vmap, as JAX's rule: the batch dim is moved to the front of every batched operand
+    /// and added to its spec as a dimension no mesh axis splits; the body, batched, runs
+    /// on every device over its whole piece of the batch, and every result is batched
+    /// along its (likewise unsplit) leading dimension.
+    fn batch(
+        &self,
+        args: &[Operand],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        // The operands, batched along 0; the body batched on the local pieces of them.
+        let ops: Vec<Array> = args
+            .iter()
+            .zip(dims)
+            .map(|(a, d)| match d {
+                Some(d) => moveaxis(&bound_array(a), *d, 0),
+                None => bound_array(a).into_owned(),
+            })
+            .collect();
+        let in_dims: Vec<Option<usize>> = dims.iter().map(|d| d.map(|_| 0)).collect();
+        let local: Vec<Aval> = self
+            .jaxpr
+            .in_avals()
+            .iter()
+            .zip(&in_dims)
+            .map(|(aval, d)| match d {
+                Some(_) => {
+                    let mut shape = vec![axis_size];
+                    shape.extend(&aval.shape);
+                    aval.with_shape(shape)
+                }
+                None => aval.clone(),
+            })
+            .collect();
+        let closed = trace_to_jaxpr(&local, |tracers| {
+            with_mesh_axes(&self.mesh, &self.manual_axes, || {
+                let (outs, out_dims) = batch_eval(&self.jaxpr, &tracers, &in_dims, axis_size);
+                outs.iter()
+                    .zip(out_dims)
+                    .map(|(o, d)| move_bdim(&Operand::from(o), d, 0, axis_size))
+                    .collect()
+            })
+        });
+        let unsplit_first = |spec: &PartitionSpec| {
+            let mut d = vec![PartitionDim::Replicated];
+            d.extend(spec.dims().iter().cloned());
+            PartitionSpec::new(d)
+        };
+        let in_specs: Vec<PartitionSpec> = self
+            .in_specs
+            .iter()
+            .zip(&in_dims)
+            .map(|(spec, d)| match d {
+                Some(_) => unsplit_first(spec),
+                None => spec.clone(),
+            })
+            .collect();
+        let out_specs: Vec<PartitionSpec> = self.out_specs.iter().map(unsplit_first).collect();
+        let n_out = out_specs.len();
+        let operands: Vec<Operand> = ops.iter().map(Operand::from).collect();
+        let outs = self.call_with(closed, in_specs, out_specs, operands);
+        (outs, vec![Some(0); n_out])
     }
     fn uses_named_axis(&self, name: &str) -> bool {
         crate::interpreters::batching::jaxpr_uses_named_axis(&self.jaxpr, name)

@@ -642,6 +642,159 @@ impl Primitive for Ppermute {
     as_any!();
 }
 
+/// `all_to_all` (JAX's `all_to_all_p`, the tiled form every call reduces to): each member
+/// splits its `x` along `split` into one block per member and sends block `j` to member `j`,
+/// which concatenates the blocks it receives along `concat`, in the senders' order.
+/// `x.shape[split]` is divided by the axis size and `x.shape[concat]` multiplied by it.
+#[derive(Debug, Clone)]
+pub struct AllToAll {
+    pub axis: NamedAxis,
+    pub split: usize,
+    pub concat: usize,
+}
+
+impl Primitive for AllToAll {
+    fn name(&self) -> &'static str {
+        "all_to_all"
+    }
+    fn params_string(&self) -> String {
+        format!(
+            "{} split_axis={} concat_axis={}",
+            axis_params(&self.axis),
+            self.split,
+            self.concat
+        )
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        let a = &inputs[0];
+        let n = self.axis.size;
+        if self.split >= a.rank() || self.concat >= a.rank() {
+            return Err(format!(
+                "split_axis {} or concat_axis {} is out of range for rank {}",
+                self.split,
+                self.concat,
+                a.rank()
+            ));
+        }
+        let mut shape = a.shape.clone();
+        if !shape[self.split].is_multiple_of(n) {
+            return Err(format!(
+                "split_axis {} has size {}, which the {n} members of axis \"{}\" cannot split \
+                 evenly",
+                self.split, shape[self.split], self.axis.name
+            ));
+        }
+        shape[self.split] /= n;
+        shape[self.concat] *= n;
+        Ok(vec![a.with_shape(shape)])
+    }
+    /// Linear: the same exchange of the tangent.
+    fn jvp(&self, _: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        let t = t[0].as_ref().expect("a tangent");
+        vec![Some(bind1(self.clone(), &[Operand::from(t)]))]
+    }
+    /// The transpose sends every block back: an `all_to_all` with the split and concat
+    /// axes swapped.
+    fn vjp(
+        &self,
+        _: &[Operand],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
+        let ct = cts[0].as_ref().expect("a cotangent");
+        let back = AllToAll {
+            axis: self.axis.clone(),
+            split: self.concat,
+            concat: self.split,
+        };
+        vec![Some(bind1(back, &[Operand::from(ct)]))]
+    }
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        out: &[Aval],
+    ) -> Vec<String> {
+        if self.axis.size == 1 {
+            return vec![ins[0].clone()];
+        }
+        // Inside a shard_map: partition ids along the axis over a channel (no global device
+        // ids: with a channel, all_to_all's groups are partitions); in a pmap, the replicas.
+        let props = format!(
+            "split_dimension = {} : i64, concat_dimension = {} : i64, split_count = {} : i64, {}",
+            self.split,
+            self.concat,
+            self.axis.size,
+            group_attrs(cx, &self.axis, false)
+        );
+        vec![cx.op1(
+            "stablehlo.all_to_all",
+            &[&ins[0]],
+            &[&in_avals[0]],
+            &props,
+            &out[0],
+        )]
+    }
+    fn batch(
+        &self,
+        args: &[Operand],
+        dims: &[Option<usize>],
+        axis_size: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        if !batching_over(&self.axis, axis_size) {
+            // Over another axis: the exchange of the whole batch, its axes shifted past the
+            // batch dim.
+            let Some(d) = dims[0] else {
+                return (vec![bind1(self.clone(), &[args[0].borrowed()])], vec![None]);
+            };
+            let prim = AllToAll {
+                axis: self.axis.clone(),
+                split: self.split + usize::from(d <= self.split),
+                concat: self.concat + usize::from(d <= self.concat),
+            };
+            return (vec![bind1(prim, &[args[0].borrowed()])], vec![Some(d)]);
+        }
+        // Over the batch axis: example `j` gets block `j` of every example `i`'s split axis,
+        // concatenated along its concat axis in the order of `i`. With the batch (`i`) first
+        // and the split axis cut into (`j`, block), move `j` to the front and `i` before the
+        // concat axis (`block` itself when the two axes are one), then merge `i` into it.
+        let x = move_bdim(&args[0], dims[0], 0, axis_size);
+        let (s, c, n) = (self.split, self.concat, axis_size);
+        let example = &x.shape()[1..];
+        let mut cut = vec![n];
+        for (k, &len) in example.iter().enumerate() {
+            if k == s {
+                cut.extend([n, len / n]);
+            } else {
+                cut.push(len);
+            }
+        }
+        // Where example axis `k` lies in `cut` (the split axis: its block).
+        let at = |k: usize| if k < s { 1 + k } else { 2 + k };
+        let mut perm = vec![1 + s];
+        let mut shape = vec![n];
+        for (k, &len) in example.iter().enumerate() {
+            let len = if k == s { len / n } else { len };
+            if k == c {
+                perm.extend([0, at(k)]);
+                shape.push(n * len);
+            } else {
+                perm.push(at(k));
+                shape.push(len);
+            }
+        }
+        let out = x.reshape(cut).transpose(perm).reshape(shape);
+        (vec![out], vec![Some(0)])
+    }
+    fn uses_named_axis(&self, name: &str) -> bool {
+        self.axis.name == name
+    }
+    as_any!();
+}
+
 /// `axis_index`: this member's position along the axis, an `i32` scalar.
 #[derive(Debug, Clone)]
 pub struct AxisIndex {
@@ -980,6 +1133,93 @@ pub fn ppermute<T: Tree>(x: &T, axis_name: &str, perm: &[(usize, usize)]) -> T {
     each_leaf(x, || Ppermute {
         axis: named.clone(),
         perm: perm.to_vec(),
+    })
+}
+
+/// Exchanges blocks between the members of the named axis, as
+/// `jax.lax.all_to_all(x, axis_name, split_axis, concat_axis, tiled=tiled)`: each member
+/// cuts its `x` along `split_axis` into one piece per member and sends piece `j` to member
+/// `j`, which puts the pieces it receives together along `concat_axis`, in the senders'
+/// order. Untiled, `x.shape[split_axis]` must equal the axis size: that axis is removed and
+/// a new one of the axis size inserted at `concat_axis` (a position in the result), so a
+/// value split over members along one axis comes back split along another. Tiled, the
+/// pieces are blocks: `split_axis` shrinks and `concat_axis` grows by the axis size. Negative
+/// axes count from the end. `x` is any tree of arrays. Its transpose is the same exchange
+/// with the two axes swapped.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// // Example i holds row i of a 3x3 matrix; afterwards it holds column i.
+/// let transpose = vmap_named(|x: Array| all_to_all(&x, "i", 0, 0, false), 0, 0, "i");
+/// let m = Array::arange(0.0, 9.0, 1.0, DType::F32).reshape([3, 3]);
+/// assert_eq!(transpose(m.clone()).to_vec::<f32>(), m.t().to_vec::<f32>());
+/// ```
+#[track_caller]
+pub fn all_to_all<T: Tree>(
+    x: &T,
+    axis_name: &str,
+    split_axis: i64,
+    concat_axis: i64,
+    tiled: bool,
+) -> T {
+    let named = named_axis("all_to_all", axis_name);
+    let loc = Location::caller();
+    let n = named.size;
+    with_location(loc, || {
+        tree_map(x, |leaf| {
+            let rank = leaf.rank();
+            let (Some(mut split), Some(mut concat)) = (
+                normalize_axis(split_axis, rank),
+                normalize_axis(concat_axis, rank),
+            ) else {
+                panic!(
+                    "all_to_all: split_axis {split_axis} or concat_axis {concat_axis} is out of \
+                     range for {} {}",
+                    leaf.aval(),
+                    At::line(loc)
+                )
+            };
+            let len = leaf.shape()[split];
+            if tiled && !len.is_multiple_of(n) {
+                panic!(
+                    "all_to_all: split_axis {split} of {} has size {len}, which the {n} members \
+                     of axis \"{axis_name}\" cannot split evenly {}",
+                    leaf.aval(),
+                    At::line(loc)
+                );
+            }
+            if !tiled && len != n {
+                panic!(
+                    "all_to_all: split_axis {split} of {} has size {len}, but untiled it must \
+                     have one element per member of axis \"{axis_name}\" ({n}) {}",
+                    leaf.aval(),
+                    At::line(loc)
+                );
+            }
+            // Untiled: a new axis of length 1 receives the pieces, and the split axis (of
+            // length 1 afterwards) is dropped, as JAX's all_to_all does.
+            let mut x = leaf.clone();
+            if !tiled && split != concat {
+                if split < concat {
+                    concat += 1;
+                } else {
+                    split += 1;
+                }
+                x = x.expand_dims(concat as i64);
+            }
+            let prim = AllToAll {
+                axis: named.clone(),
+                split,
+                concat,
+            };
+            let y = bind1(prim, &[Operand::from(&x)]);
+            if !tiled && split != concat {
+                y.squeeze([split as i64])
+            } else {
+                y
+            }
+        })
     })
 }
 

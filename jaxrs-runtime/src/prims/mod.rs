@@ -20,7 +20,7 @@ pub mod sharding;
 pub mod sort;
 pub mod window;
 
-pub use collective::{AllGather, AllReduce, AxisIndex, Ppermute, Pvary, ReduceScatter};
+pub use collective::{AllGather, AllReduce, AllToAll, AxisIndex, Ppermute, Pvary, ReduceScatter};
 pub use complex::{ComplexPart, MakeComplex, Part};
 pub use conv::{ConvGeneralDilated, ConvSpecs};
 pub use elementwise::{

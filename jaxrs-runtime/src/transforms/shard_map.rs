@@ -42,8 +42,10 @@ pub struct ShardMap<F> {
 /// output replicated over an axis does not vary over it is on (see [`ShardMap::check_vma`]).
 /// It differentiates as JAX's does (`jvp` maps the body's JVP; `grad` maps its VJP with
 /// JAX's varying-axes rules: a `psum` passes its cotangent back unsummed, and a value every
-/// device uses whole gets the sum of their cotangents). Not built yet: differentiating
-/// collectives inside loops or branches of the body.
+/// device uses whole gets the sum of their cotangents; `scan`, `remat` and `cond` bodies are
+/// typed the same way). `vmap` of it adds the batch dimension to the specs, unsplit. Not
+/// built yet: differentiating collectives inside a `while_loop` or
+/// a custom rule of the body.
 ///
 /// ```
 /// use jaxrs::prelude::*;

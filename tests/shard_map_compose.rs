@@ -1,0 +1,372 @@
+//! `shard_map` composed with the rest, on 8 CPU devices against JAX 0.10.2
+//! (`tests/golden/shard_map_compose.json`, made by `tests/golden/gen_shard_map_compose.py`):
+//! `all_to_all` inside it (tiled and untiled, over each axis of a 2x4 mesh), `vmap` of it
+//! (batched and unbatched arguments, other in/out axes, nested vmaps), and `scan` and `remat`
+//! inside its body (with `psum` inside the loop and the rematerialised function), each
+//! program's values outside and inside `jit` and the gradient of a loss of it.
+
+mod common;
+
+use jaxrs::prelude::*;
+use jaxrs::{all_to_all, shard_map, Mesh, PartitionSpec, P};
+use serde_json::Value;
+
+fn golden() -> Value {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/golden/shard_map_compose.json"
+    ))
+    .expect("tests/golden/shard_map_compose.json (run tests/golden/gen_shard_map_compose.py)");
+    serde_json::from_str(&text).expect("valid JSON")
+}
+
+fn mesh() -> Mesh {
+    jaxrs::set_cpu_device_count(8).expect("8 CPU devices");
+    jaxrs::make_mesh(&[2, 4], &["x", "y"]).unwrap()
+}
+
+/// `(arange(n) - n / 2) / n` in `shape`, every case's arguments.
+fn small(shape: &[usize]) -> Array {
+    let n = shape.iter().product::<usize>();
+    (Array::arange(0.0, n as f64, 1.0, DType::F32) - n as f64 / 2.0).reshape(shape) / n as f64
+}
+
+/// `sin(0.7 k)` in `shape`: a loss's distinct weights.
+fn weights(shape: &[usize]) -> Array {
+    let n = shape.iter().product::<usize>();
+    (Array::arange(0.0, n as f64, 1.0, DType::F32) * 0.7)
+        .sin()
+        .reshape(shape)
+}
+
+/// A shard_map of `f` over `mesh` with one spec per argument and per result.
+fn sm<F: Fn(Vec<Array>) -> Vec<Array>>(
+    mesh: &Mesh,
+    f: F,
+    ins: Vec<PartitionSpec>,
+    outs: Vec<PartitionSpec>,
+) -> impl Fn(Vec<Array>) -> Vec<Array> {
+    let specs = |s: Vec<PartitionSpec>| {
+        jaxrs::Shardings::PerChild(s.into_iter().map(jaxrs::Shardings::Spec).collect())
+    };
+    let mapped = shard_map(f)
+        .mesh(mesh)
+        .in_specs(specs(ins))
+        .out_specs(specs(outs));
+    move |args: Vec<Array>| mapped.call(args)
+}
+
+/// A scan over layers: `h = tanh(h @ w)` for each `w` of `ws`, with the per-layer sums of
+/// `h`; `psum_inside` divides `h` by `1 + psum(sum(h * h), "x")` inside the loop and gives
+/// those sums instead.
+fn layers(ws: &Array, x: &Array, psum_inside: bool) -> (Array, Array) {
+    scan(
+        |h: Array, w: Array| {
+            let h = h.matmul(&w).tanh();
+            if psum_inside {
+                let s = psum(&(&h * &h).sum(None, false), "x");
+                (&h / (&s + 1.0), s)
+            } else {
+                let s = h.sum(None, false);
+                (h, s)
+            }
+        },
+        x.clone(),
+        ws.clone(),
+    )
+}
+
+/// The program `name` of the golden file: its arguments' shapes and the function of them
+/// (its outputs' leaves, in JAX's order).
+#[allow(clippy::type_complexity)]
+fn program(name: &str, mesh: &Mesh) -> (Vec<Vec<usize>>, Box<dyn Fn(Vec<Array>) -> Vec<Array>>) {
+    let m = mesh.clone();
+    match name {
+        "a2a_cols_to_rows" => (
+            vec![vec![4, 16]],
+            Box::new(sm(
+                &m,
+                |a| vec![all_to_all(&a[0], "y", 0, 1, true)],
+                vec![P![None, "y"]],
+                vec![P!["y"]],
+            )),
+        ),
+        "a2a_untiled_x" => (
+            vec![vec![2, 2, 3]],
+            Box::new(sm(
+                &m,
+                |a| vec![all_to_all(&a[0], "x", 1, 0, false)],
+                vec![P!["x"]],
+                vec![P![None, "x"]],
+            )),
+        ),
+        "a2a_same_axis" => (
+            vec![vec![16, 6]],
+            Box::new(sm(
+                &m,
+                |a| vec![all_to_all(&a[0], "y", 0, 0, false)],
+                vec![P!["y", "x"]],
+                vec![P!["y", "x"]],
+            )),
+        ),
+        "a2a_tiled_x" => (
+            vec![vec![4, 4]],
+            Box::new(sm(
+                &m,
+                |a| vec![all_to_all(&a[0], "x", 1, 1, true) * 2.0],
+                vec![P!["y", "x"]],
+                vec![P!["y", "x"]],
+            )),
+        ),
+        "vmap_psum" => {
+            let f = sm(
+                &m,
+                |a| vec![psum(&a[0], "y") * &a[0]],
+                vec![P!["x", "y"]],
+                vec![P!["x", "y"]],
+            );
+            let v = vmap(move |a: Array| f(vec![a]).remove(0), 0, 0);
+            (
+                vec![vec![3, 4, 8]],
+                Box::new(move |a| vec![v(a[0].clone())]),
+            )
+        }
+        "vmap_matmul" => {
+            let f = sm(
+                &m,
+                |a| vec![psum(&a[0].matmul(&a[1]), "y")],
+                vec![P!["x", "y"], P!["y", None]],
+                vec![P!["x", None]],
+            );
+            let v = vmap(
+                move |(x, w): (Array, Array)| f(vec![x, w]).remove(0),
+                (1i64, None::<i64>),
+                0,
+            );
+            (
+                vec![vec![4, 3, 8], vec![8, 3]],
+                Box::new(move |a| vec![v((a[0].clone(), a[1].clone()))]),
+            )
+        }
+        "vmap_gather_permute" => {
+            let f = sm(
+                &m,
+                |a| {
+                    let ring: Vec<(usize, usize)> = (0..4).map(|j| (j, (j + 1) % 4)).collect();
+                    vec![
+                        all_gather(&a[0], "x", 0, true),
+                        ppermute(&a[1], "y", &ring) * axis_index("y").astype(DType::F32),
+                    ]
+                },
+                vec![P!["x"], P!["x", "y"]],
+                vec![P!["x"], P!["x", "y"]],
+            );
+            let v = vmap(
+                move |(b, a): (Array, Array)| {
+                    let mut o = f(vec![b, a]);
+                    let second = o.pop().unwrap();
+                    (o.pop().unwrap(), second)
+                },
+                (0i64, 2i64),
+                (1i64, 0i64),
+            );
+            (
+                vec![vec![3, 2, 3], vec![4, 8, 3]],
+                Box::new(move |a| {
+                    let (g, p) = v((a[0].clone(), a[1].clone()));
+                    vec![g, p]
+                }),
+            )
+        }
+        "vmap_a2a" => {
+            let f = sm(
+                &m,
+                |a| vec![all_to_all(&a[0], "y", 0, 1, true)],
+                vec![P![None, "y"]],
+                vec![P!["y"]],
+            );
+            let v = vmap(move |a: Array| f(vec![a]).remove(0), 0, 0);
+            (
+                vec![vec![2, 4, 16]],
+                Box::new(move |a| vec![v(a[0].clone())]),
+            )
+        }
+        "vmap_vmap" => {
+            let f = sm(&m, |a| vec![psum(&a[0], "x")], vec![P!["x"]], vec![P![]]);
+            let inner = vmap(move |a: Array| f(vec![a]).remove(0), 0, 0);
+            let v = vmap(inner, 0, 0);
+            (
+                vec![vec![2, 3, 4, 5]],
+                Box::new(move |a| vec![v(a[0].clone())]),
+            )
+        }
+        "scan_layers" => (
+            vec![vec![3, 8, 8], vec![4, 8]],
+            Box::new(sm(
+                &m,
+                |a| {
+                    let (h, ys) = layers(&a[0], &a[1], false);
+                    vec![h, psum(&ys, "x")]
+                },
+                vec![P![], P!["x"]],
+                vec![P!["x"], P![]],
+            )),
+        ),
+        "scan_psum" => (
+            vec![vec![3, 8, 8], vec![4, 8]],
+            Box::new(sm(
+                &m,
+                |a| {
+                    let (h, ys) = layers(&a[0], &a[1], true);
+                    vec![h, ys]
+                },
+                vec![P![], P!["x"]],
+                vec![P!["x"], P![]],
+            )),
+        ),
+        "remat_body" => (
+            vec![vec![8, 3], vec![4, 8]],
+            Box::new(sm(
+                &m,
+                |a| {
+                    let block = remat(|(w, x): (Array, Array)| {
+                        x.matmul(&w).tanh().powi(2).sum(None, false)
+                    });
+                    vec![psum(&block.call((a[0].clone(), a[1].clone())), "x")]
+                },
+                vec![P![], P!["x"]],
+                vec![P![]],
+            )),
+        ),
+        "remat_psum" => (
+            vec![vec![8, 3], vec![4, 8]],
+            Box::new(sm(
+                &m,
+                |a| {
+                    let block = remat(|(w, x): (Array, Array)| psum(&x.matmul(&w), "y"));
+                    vec![block.call((a[0].clone(), a[1].clone()))]
+                },
+                vec![P!["y", None], P!["x", "y"]],
+                vec![P!["x", None]],
+            )),
+        ),
+        "remat_scan" => (
+            vec![vec![3, 8, 8], vec![4, 8]],
+            Box::new(sm(
+                &m,
+                |a| {
+                    let block = remat(|(ws, x): (Array, Array)| {
+                        let (h, ys) = layers(&ws, &x, false);
+                        (h, psum(&ys, "x"))
+                    });
+                    let (h, ys) = block.call((a[0].clone(), a[1].clone()));
+                    vec![h, ys]
+                },
+                vec![P![], P!["x"]],
+                vec![P!["x"], P![]],
+            )),
+        ),
+        other => panic!("no program {other}"),
+    }
+}
+
+fn f64s(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
+/// Each of `got` has the shape and values of the golden leaf, to float32 rounding.
+fn assert_matches(what: &str, got: &[Array], golden: &Value) {
+    let want = golden.as_array().unwrap();
+    assert_eq!(got.len(), want.len(), "{what}: number of outputs");
+    for (k, (g, w)) in got.iter().zip(want).enumerate() {
+        let shape: Vec<usize> = w["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d.as_u64().unwrap() as usize)
+            .collect();
+        assert_eq!(g.shape(), &shape[..], "{what}: output {k}'s shape");
+        let values = g.astype(DType::F64).to_vec::<f64>();
+        for (i, (a, b)) in values.iter().zip(f64s(&w["values"])).enumerate() {
+            assert!(
+                (a - b).abs() <= 2e-5 * b.abs().max(1.0),
+                "{what}: output {k}[{i}] = {a}, JAX {b}"
+            );
+        }
+    }
+}
+
+#[test]
+fn values_match_jax_outside_and_inside_jit() {
+    let mesh = mesh();
+    let g = golden();
+    let cases = g["values"].as_object().unwrap();
+    assert_eq!(cases.len(), 14);
+    each_case(cases, |name, want| {
+        let (shapes, f) = program(name, &mesh);
+        let args: Vec<Array> = shapes.iter().map(|s| small(s)).collect();
+        assert_matches(name, &f(args.clone()), want);
+        let jitted = jit(|a: Vec<Array>| f(a));
+        let got: Vec<Array> = jitted.call(args);
+        assert_matches(&format!("{name} in jit"), &got, want);
+    });
+}
+
+/// Runs `check` on every case, then fails naming every case that failed.
+fn each_case(cases: &serde_json::Map<String, Value>, check: impl Fn(&str, &Value)) {
+    let failed: Vec<String> = cases
+        .iter()
+        .filter_map(|(name, want)| {
+            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(name, want)));
+            run.err().map(|e| {
+                let msg = e
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                format!("{name}: {msg}")
+            })
+        })
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{} failed:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
+}
+
+/// The loss of the gradient cases: `sum(sin(out) * weights)` over every output.
+fn loss(f: &dyn Fn(Vec<Array>) -> Vec<Array>, args: Vec<Array>) -> Array {
+    f(args)
+        .iter()
+        .map(|o| (o.sin() * weights(o.shape())).sum(None, false))
+        .reduce(|a, b| a + b)
+        .unwrap()
+}
+
+#[test]
+fn gradients_match_jax() {
+    let mesh = mesh();
+    let g = golden();
+    let cases = g["grads"].as_object().unwrap();
+    assert_eq!(cases.len(), 11);
+    each_case(cases, |name, want| {
+        // JAX's golden of the untiled exchange is the same exchange written tiled (it cannot
+        // transpose the untiled form); jaxrs differentiates the untiled call itself.
+        let program_name = if name == "a2a_untiled" {
+            "a2a_untiled_x"
+        } else {
+            name
+        };
+        let (shapes, f) = program(program_name, &mesh);
+        let args: Vec<Array> = shapes.iter().map(|s| small(s)).collect();
+        let grads = jit(|a: Vec<Array>| grad(|a: Vec<Array>| loss(&f, a))(a));
+        let got: Vec<Array> = grads.call(args);
+        assert_matches(&format!("grad of {name}"), &got, want);
+    });
+}
