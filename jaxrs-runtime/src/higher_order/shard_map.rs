@@ -347,7 +347,7 @@ impl ShardMapCall {
                 }
                 for e in &body.eqns {
                     let ins: Vec<Axes> = e.inputs.iter().map(|a| atom_axes(&vma, a)).collect();
-                    let rule = eqn_axes(e, &ins, &mesh_axes);
+                    let rule = eqn_axes(e, &ins, mesh_axes);
                     let ops: Vec<Operand> = e
                         .inputs
                         .iter()
