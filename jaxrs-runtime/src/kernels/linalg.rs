@@ -1,8 +1,11 @@
 //! Dense linear algebra on the host, backed by `faer`: the kernels behind the Cholesky,
 //! triangular-solve, LU, QR, symmetric-eigen, SVD and general-eigen primitives (`prims::decompositions`).
 //!
-//! Every operand is a batch of row-major matrices (leading dims are the batch), viewed in
-//! place with faer's strided views; results are written in place. The layouts and
+//! Every operand is a batch of row-major matrices (leading dims are the batch). The
+//! factorisations copy each matrix into a column-major faer matrix, the layout faer's
+//! algorithms are fast on, and write their results back tile by tile ([`col_major`],
+//! [`store_row_major`]), as XLA transposes around jaxlib's column-major LAPACK calls; the
+//! other kernels view the operands in place with faer's strided views. The layouts and
 //! conventions are LAPACK's as jaxlib returns them:
 //!
 //! | target | operands | results |
@@ -29,12 +32,18 @@
 use super::schur::{self, Elem, Square};
 use crate::dtype::{DType, C128, C64};
 use crate::pjrt::ffi::{HostArg, HostRet};
-use faer::traits::math_utils::{nan, real, zero};
+use faer::diag::Diag;
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::linalg::{temp_mat_scratch, temp_mat_uninit};
+use faer::mat::{AsMatMut, AsMatRef};
+use faer::traits::math_utils::{conj, nan, real, zero};
 use faer::traits::ComplexField;
-use faer::{Mat, MatMut, MatRef, Par, Side};
+use faer::{Conj, Mat, MatMut, MatRef, Par, Spec};
 use num_complex::ComplexFloat;
 use num_traits::{Float, Zero};
 use rayon::prelude::*;
+use std::cell::RefCell;
+use std::mem::MaybeUninit;
 
 type KernelResult = Result<(), String>;
 
@@ -94,6 +103,117 @@ fn view_mut<T>(data: &mut [T], index: usize, rows: usize, cols: usize) -> MatMut
     unsafe { MatMut::from_raw_parts_mut(block.as_mut_ptr(), rows, cols, cols as isize, 1) }
 }
 
+/// Rows (columns) per tile of the layout-changing copies below: each column takes its
+/// contiguous pieces from 32 rows at a time (32 rows of a 1024-wide f64 matrix, 256 KiB, stay
+/// in cache), and each row its contiguous pieces from 32 columns.
+const TILE: usize = 32;
+
+/// Copies matrix `index` of a batch of row-major matrices of `out`'s shape into `out`
+/// (column-major: the layout faer's factorisations run fastest on) tile by tile. faer's own
+/// copy between the layouts (`to_owned`, `copy_from`) walks the row-major side a whole row
+/// apart per element: 13 ms for a 1024x1024 f64 matrix on the 2-core bench machine, against
+/// 1.5 ms in tiles, more than a Cholesky factorisation of it takes.
+fn fill_col_major<T: Copy>(data: &[T], index: usize, mut out: MatMut<'_, T>) {
+    let (rows, cols) = (out.nrows(), out.ncols());
+    let block = &data[index * rows * cols..(index + 1) * rows * cols];
+    for r0 in (0..rows).step_by(TILE) {
+        let r1 = (r0 + TILE).min(rows);
+        let src = &block[r0 * cols..r1 * cols];
+        for c in 0..cols {
+            let col = &mut column_mut(out.as_mut(), c)[r0..r1];
+            for (dst, row) in col.iter_mut().zip(src.chunks_exact(cols)) {
+                *dst = row[c];
+            }
+        }
+    }
+}
+
+/// Matrix `index` of a batch of row-major matrices, as a new column-major matrix.
+fn col_major<T: ComplexField + Copy>(data: &[T], index: usize, rows: usize, cols: usize) -> Mat<T> {
+    let mut out = Mat::<T>::zeros(rows, cols);
+    fill_col_major(data, index, out.as_mut());
+    out
+}
+
+/// Writes a column-major `src` into matrix `index` of a batch of row-major matrices of its
+/// shape, 32 columns at a time: each row takes its 32 contiguous elements from them.
+/// Writing down the columns instead lands each element a whole row from the last, and the
+/// 32 rows of a 1024-wide f32 tile (4 KiB apart) share one cache set: 3.3 ms for a
+/// 1024x1024 f32 matrix against 1.1 ms this way.
+fn store_row_major<T: Copy>(src: MatRef<'_, T>, data: &mut [T], index: usize) {
+    let (rows, cols) = (src.nrows(), src.ncols());
+    let block = &mut data[index * rows * cols..(index + 1) * rows * cols];
+    if cols == 0 {
+        return;
+    }
+    for c0 in (0..cols).step_by(TILE) {
+        let c1 = (c0 + TILE).min(cols);
+        let tile: Vec<&[T]> = (c0..c1).map(|c| column(src, c)).collect();
+        for (r, row) in block.chunks_exact_mut(cols).enumerate() {
+            for (dst, col) in row[c0..c1].iter_mut().zip(&tile) {
+                *dst = col[r];
+            }
+        }
+    }
+}
+
+thread_local! {
+    /// This thread's kernel workspace, kept between calls (up to [`KEPT_WORKSPACE`] bytes):
+    /// memory the allocator maps afresh costs a page fault per 4 KiB on first touch, and a
+    /// 1024x1024 f64 `eigh` needs ~48 MiB of copies and faer scratch: ~9000 faults a call
+    /// (`perf stat`), a tenth of the kernel's time on the bench machine.
+    static WORKSPACE: RefCell<Vec<MaybeUninit<u8>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The most workspace a thread keeps between calls (a 2048x2048 f64 `eigh` or SVD fits).
+const KEPT_WORKSPACE: usize = 256 << 20;
+
+/// Runs `f` on a stack of at least `req` from this thread's workspace.
+fn with_workspace<R>(req: StackReq, f: impl FnOnce(&mut MemStack) -> R) -> R {
+    WORKSPACE.with(|cell| {
+        let Ok(mut buffer) = cell.try_borrow_mut() else {
+            // A kernel inside a kernel (not done today): a buffer of its own.
+            return f(MemStack::new(&mut MemBuffer::new(req)));
+        };
+        let need = req.unaligned_bytes_required();
+        if buffer.len() < need {
+            *buffer = Vec::new();
+            buffer.resize(need, MaybeUninit::uninit());
+        }
+        let out = f(MemStack::new(&mut buffer[..need]));
+        if buffer.len() > KEPT_WORKSPACE {
+            *buffer = Vec::new();
+        }
+        out
+    })
+}
+
+/// A `rows x cols` column-major matrix from `stack`, holding matrix `index` of a batch of
+/// row-major matrices.
+macro_rules! col_major_in {
+    ($t:ty, $data:expr, $index:expr, $rows:expr, $cols:expr, $stack:expr) => {{
+        // SAFETY: `fill_col_major` writes every element before anything reads it.
+        let (mut tmp, stack) = unsafe { temp_mat_uninit::<$t, _, _>($rows, $cols, $stack) };
+        fill_col_major($data, $index, tmp.as_mat_mut());
+        (tmp, stack)
+    }};
+}
+
+/// Column `c` of a column-major matrix, as a slice.
+fn column<T>(m: MatRef<'_, T>, c: usize) -> &[T] {
+    m.col(c)
+        .try_as_col_major()
+        .expect("a column-major matrix")
+        .as_slice()
+}
+
+fn column_mut<T>(m: MatMut<'_, T>, c: usize) -> &mut [T] {
+    m.col_mut(c)
+        .try_as_col_major_mut()
+        .expect("a column-major matrix")
+        .as_slice_mut()
+}
+
 /// The LAPACK pivot sequence (row `i` swapped with row `pivots[i]`, in order) that puts row
 /// `perm[i]` of the input at row `i` for every `i < steps`; at each step the row that belongs
 /// at `i` is found where the earlier swaps left it, so the sequence is the only one there is.
@@ -111,10 +231,19 @@ fn pivots_of_permutation(perm: &[usize], steps: usize) -> Vec<i32> {
         .collect()
 }
 
+/// The size below which faer's symmetric-eigen and SVD divide and conquer hands a block to
+/// the QR iteration (faer's default: 128). At 64 a 256x256 f32 `eigh` takes 3.5 ms of CPU
+/// instead of 4.9 and its SVD 6.7 instead of 9.4; f64 and 1024x1024 are within 1% either
+/// way (thresholds 16 to 128 measured, faer 0.24 alone, on the bench machine).
+const LEAF: usize = 64;
+
 /// The kernels run each matrix on the calling thread (faer's `Par::Seq`): XLA's CPU runtime
 /// calls them from its own thread pool, and faer's rayon parallelism on top measured slower
 /// on the 2-core bench machine (a 256x256 f64 Cholesky: 0.39 ms sequential, 1.19 ms with
-/// rayon; 1024x1024: 20.2 vs 22.9 ms).
+/// rayon; 1024x1024: 20.2 vs 22.9 ms). For `eigh` and the SVD `Par::rayon(2)` gains 5-6% on
+/// a 1024x1024 f64 matrix on a quiet machine (eigh 180 vs 191 ms, SVD 471 vs 494, faer
+/// alone) but loses on f32 (eigh 128 vs 111 ms, SVD 326 vs 282) and at 256x256 (f64 SVD
+/// 15.5 vs 10.7 ms), and the bench machine's two cores are shared with other builds.
 pub fn use_sequential_faer() {
     faer::set_global_parallelism(Par::Seq);
 }
@@ -172,21 +301,37 @@ fn lu_of<T: ComplexField + Copy>(args: &[HostArg<'_>], rets: &mut [HostRet<'_>])
     let lu = elems_mut::<T>(lu_ret.bytes)?;
     let pivots = elems_mut::<i32>(piv_ret.bytes)?;
     let permutation = elems_mut::<i32>(perm_ret.bytes)?;
-    for i in 0..batch {
-        let f = faer::linalg::solvers::PartialPivLu::new(view(a, i, m, n));
-        let (l, u) = (f.L(), f.U());
-        let mut out = view_mut(lu, i, m, n);
-        for r in 0..m {
-            for c in 0..n {
-                out[(r, c)] = if r > c { l[(r, c)] } else { u[(r, c)] };
+    let mut perm = vec![0usize; m];
+    let mut perm_inv = vec![0usize; m];
+    use faer::linalg::lu::partial_pivoting::factor as plu;
+    let req = temp_mat_scratch::<T>(m, n).and(plu::lu_in_place_scratch::<usize, T>(
+        m,
+        n,
+        Par::Seq,
+        Default::default(),
+    ));
+    with_workspace(req, |stack| {
+        for i in 0..batch {
+            // faer factors in place into LAPACK's packed form: L (unit diagonal implied)
+            // below the diagonal, U on and above it.
+            let (mut factors, stack) = col_major_in!(T, a, i, m, n, &mut *stack);
+            let mut factors = factors.as_mat_mut();
+            plu::lu_in_place(
+                factors.as_mut(),
+                &mut perm,
+                &mut perm_inv,
+                Par::Seq,
+                stack,
+                Default::default(),
+            );
+            store_row_major(factors.as_ref(), lu, i);
+            for (dst, &p) in permutation[i * m..(i + 1) * m].iter_mut().zip(&perm) {
+                *dst = p as i32;
             }
+            pivots[i * steps..(i + 1) * steps]
+                .copy_from_slice(&pivots_of_permutation(&perm, steps));
         }
-        let perm: Vec<usize> = f.P().arrays().0.to_vec();
-        for (dst, &p) in permutation[i * m..(i + 1) * m].iter_mut().zip(&perm) {
-            *dst = p as i32;
-        }
-        pivots[i * steps..(i + 1) * steps].copy_from_slice(&pivots_of_permutation(&perm, steps));
-    }
+    });
     Ok(())
 }
 
@@ -279,17 +424,32 @@ fn cholesky_of<T: ComplexField + Copy + Send + Sync>(
     }
     // The matrices of a batch are independent: one rayon task each.
     l.par_chunks_mut(n * n).enumerate().for_each(|(i, block)| {
-        let mut out = view_mut(block, 0, n, n);
-        let factor = faer::linalg::solvers::Llt::new(view(a, i, n, n), Side::Lower);
-        for r in 0..n {
+        use faer::linalg::cholesky::llt::factor as llt;
+        let req = temp_mat_scratch::<T>(n, n).and(llt::cholesky_in_place_scratch::<T>(
+            n,
+            Par::Seq,
+            Default::default(),
+        ));
+        with_workspace(req, |stack| {
+            let (mut m, stack) = col_major_in!(T, a, i, n, n, stack);
+            let mut m = m.as_mat_mut();
+            let ok = llt::cholesky_in_place(
+                m.as_mut(),
+                Default::default(),
+                Par::Seq,
+                stack,
+                Default::default(),
+            )
+            .is_ok();
             for c in 0..n {
-                out[(r, c)] = match (&factor, c <= r) {
-                    (_, false) => zero::<T>(),
-                    (Ok(f), true) => f.L()[(r, c)],
-                    (Err(_), true) => nan::<T>(),
-                };
+                let col = column_mut(m.as_mut(), c);
+                col[..c].fill(zero::<T>());
+                if !ok {
+                    col[c..].fill(nan::<T>());
+                }
             }
-        }
+            store_row_major(m.as_ref(), block, 0);
+        });
     });
     Ok(())
 }
@@ -303,7 +463,6 @@ fn qr_of<T: QrFactors + ComplexField + Copy>(
 ) -> KernelResult {
     let full = flag(attrs, "full_matrices");
     let (batch, m, n) = matrix_dims(args[0].dims)?;
-    let k = if full { m } else { m.min(n) };
     let a = elems::<T>(args[0].bytes)?;
     let [q_ret, r_ret] = rets else {
         return Err("qr: two results expected".into());
@@ -311,61 +470,124 @@ fn qr_of<T: QrFactors + ComplexField + Copy>(
     let q = elems_mut::<T>(q_ret.bytes)?;
     let r = elems_mut::<T>(r_ret.bytes)?;
     for i in 0..batch {
-        let (factor_q, factor_r) = T::qr_factors(view(a, i, m, n), full);
-        view_mut(q, i, m, k).copy_from(&factor_q);
-        view_mut(r, i, k, n).copy_from(&factor_r);
+        T::qr_into(a, i, m, n, full, q, r);
     }
     Ok(())
 }
 
-/// One matrix's `(Q, R)`, full (`m x m`, `m x n`) or economic (`m x k`, `k x n`), R zero
-/// below its diagonal, the phases LAPACK's.
+/// Matrix `index` of a batch's `(Q, R)` written into the batches `q` and `r`: full
+/// (`m x m`, `m x n`) or economic (`m x k`, `k x n`), R zero below its diagonal, the phases
+/// LAPACK's.
 trait QrFactors: Sized {
-    fn qr_factors(a: MatRef<'_, Self>, full: bool) -> (Mat<Self>, Mat<Self>);
+    #[allow(clippy::too_many_arguments)]
+    fn qr_into(
+        a: &[Self],
+        index: usize,
+        m: usize,
+        n: usize,
+        full: bool,
+        q: &mut [Self],
+        r: &mut [Self],
+    );
 }
 
-/// faer's QR: its real reflectors are LAPACK's.
-fn faer_qr<T: ComplexField + Copy>(a: MatRef<'_, T>, full: bool) -> (Mat<T>, Mat<T>) {
-    let (m, n) = (a.nrows(), a.ncols());
-    let k = if full { m } else { m.min(n) };
-    let f = faer::linalg::solvers::Qr::new(a);
-    let q = if full {
-        f.compute_Q()
-    } else {
-        f.compute_thin_Q()
-    };
-    let factor_r = f.R();
-    let r = Mat::from_fn(k, n, |row, c| {
-        if row <= c && row < factor_r.nrows() {
-            factor_r[(row, c)]
-        } else {
-            zero::<T>()
+/// faer's QR, in this thread's workspace: its real reflectors are LAPACK's.
+fn faer_qr_into<T: ComplexField + Copy>(
+    a: &[T],
+    index: usize,
+    (m, n): (usize, usize),
+    full: bool,
+    q: &mut [T],
+    r: &mut [T],
+) {
+    use faer::linalg::householder as hh;
+    use faer::linalg::qr::no_pivoting::factor as qr;
+    let size = m.min(n);
+    let k = if full { m } else { size };
+    let block = qr::recommended_block_size::<T>(m, n);
+    let req = StackReq::all_of(&[
+        temp_mat_scratch::<T>(m, n),
+        temp_mat_scratch::<T>(block, size),
+        temp_mat_scratch::<T>(m, k),
+        StackReq::any_of(&[
+            qr::qr_in_place_scratch::<T>(m, n, block, Par::Seq, Default::default()),
+            hh::apply_block_householder_sequence_on_the_left_in_place_scratch::<T>(m, block, k),
+        ]),
+    ]);
+    with_workspace(req, |stack| {
+        let (mut factors, stack) = col_major_in!(T, a, index, m, n, stack);
+        let mut factors = factors.as_mat_mut();
+        // SAFETY: `qr_in_place` writes every coefficient before they are read.
+        let (mut coeff, stack) = unsafe { temp_mat_uninit::<T, _, _>(block, size, stack) };
+        let mut coeff = coeff.as_mat_mut();
+        // SAFETY: set to the identity's first k columns below, before anything reads it.
+        let (mut basis, stack) = unsafe { temp_mat_uninit::<T, _, _>(m, k, stack) };
+        let mut basis = basis.as_mat_mut();
+        qr::qr_in_place(
+            factors.as_mut(),
+            coeff.as_mut(),
+            Par::Seq,
+            &mut *stack,
+            Default::default(),
+        );
+        // Q is the reflectors (below the diagonal) applied to the identity's first k columns.
+        for c in 0..k {
+            let col = column_mut(basis.as_mut(), c);
+            col.fill(zero::<T>());
+            col[c] = faer::traits::math_utils::one::<T>();
         }
+        hh::apply_block_householder_sequence_on_the_left_in_place_with_conj(
+            factors.as_ref().get(.., ..size),
+            coeff.as_ref(),
+            Conj::No,
+            basis.as_mut(),
+            Par::Seq,
+            stack,
+        );
+        store_row_major(basis.as_ref(), q, index);
+        // R: the factors on and above the diagonal (the reflectors below it are spent),
+        // zeros below; full mode's rows past min(m, n) are zeros too.
+        for c in 0..n {
+            let col = column_mut(factors.as_mut(), c);
+            col[(c + 1).min(m)..].fill(zero::<T>());
+        }
+        store_row_major(factors.as_ref().get(..k, ..), r, index);
     });
-    (q, r)
 }
 
 impl QrFactors for f32 {
-    fn qr_factors(a: MatRef<'_, f32>, full: bool) -> (Mat<f32>, Mat<f32>) {
-        faer_qr(a, full)
+    fn qr_into(a: &[f32], i: usize, m: usize, n: usize, full: bool, q: &mut [f32], r: &mut [f32]) {
+        faer_qr_into(a, i, (m, n), full, q, r)
     }
 }
 
 impl QrFactors for f64 {
-    fn qr_factors(a: MatRef<'_, f64>, full: bool) -> (Mat<f64>, Mat<f64>) {
-        faer_qr(a, full)
+    fn qr_into(a: &[f64], i: usize, m: usize, n: usize, full: bool, q: &mut [f64], r: &mut [f64]) {
+        faer_qr_into(a, i, (m, n), full, q, r)
     }
 }
 
 impl QrFactors for C64 {
-    fn qr_factors(a: MatRef<'_, C64>, full: bool) -> (Mat<C64>, Mat<C64>) {
-        lapack_qr_c64(a, full)
+    fn qr_into(a: &[C64], i: usize, m: usize, n: usize, full: bool, q: &mut [C64], r: &mut [C64]) {
+        let (fq, fr) = lapack_qr_c64(col_major(a, i, m, n).as_ref(), full);
+        store_row_major(fq.as_ref(), q, i);
+        store_row_major(fr.as_ref(), r, i);
     }
 }
 
 impl QrFactors for C128 {
-    fn qr_factors(a: MatRef<'_, C128>, full: bool) -> (Mat<C128>, Mat<C128>) {
-        lapack_qr_c128(a, full)
+    fn qr_into(
+        a: &[C128],
+        i: usize,
+        m: usize,
+        n: usize,
+        full: bool,
+        q: &mut [C128],
+        r: &mut [C128],
+    ) {
+        let (fq, fr) = lapack_qr_c128(col_major(a, i, m, n).as_ref(), full);
+        store_row_major(fq.as_ref(), q, i);
+        store_row_major(fr.as_ref(), r, i);
     }
 }
 
@@ -462,22 +684,44 @@ where
     };
     let v = elems_mut::<T>(v_ret.bytes)?;
     let w = elems_mut::<T::Real>(w_ret.bytes)?;
-    for i in 0..batch {
-        let values = &mut w[i * n..(i + 1) * n];
-        let mut vectors = view_mut(v, i, n, n);
-        match faer::linalg::solvers::SelfAdjointEigen::new(view(a, i, n, n), Side::Lower) {
-            Ok(f) => {
-                vectors.copy_from(f.U());
-                for (dst, src) in values.iter_mut().zip(f.S().column_vector().iter()) {
+    if n == 0 {
+        return Ok(());
+    }
+    use faer::linalg::evd;
+    let par = Par::Seq;
+    let mut params: Spec<evd::SelfAdjointEvdParams, T> = Default::default();
+    params.recursion_threshold = LEAF;
+    let req = StackReq::all_of(&[
+        temp_mat_scratch::<T>(n, n).array(2),
+        evd::self_adjoint_evd_scratch::<T>(n, evd::ComputeEigenvectors::Yes, par, params),
+    ]);
+    let mut diag = Diag::<T>::zeros(n);
+    with_workspace(req, |stack| {
+        for i in 0..batch {
+            let values = &mut w[i * n..(i + 1) * n];
+            let (matrix, stack) = col_major_in!(T, a, i, n, n, &mut *stack);
+            // SAFETY: faer writes every element of the eigenvectors before they are read.
+            let (mut vectors, stack) = unsafe { temp_mat_uninit::<T, _, _>(n, n, stack) };
+            let mut vectors = vectors.as_mat_mut();
+            let found = evd::self_adjoint_evd(
+                matrix.as_mat_ref(),
+                diag.as_mut(),
+                Some(vectors.as_mut()),
+                par,
+                stack,
+                params,
+            );
+            if found.is_ok() {
+                store_row_major(vectors.as_ref(), v, i);
+                for (dst, src) in values.iter_mut().zip(diag.column_vector().iter()) {
                     *dst = real(src);
                 }
-            }
-            Err(_) => {
-                vectors.fill(nan::<T>());
+            } else {
+                view_mut(v, i, n, n).fill(nan::<T>());
                 values.fill(nan::<T::Real>());
             }
         }
-    }
+    });
     Ok(())
 }
 
@@ -501,7 +745,7 @@ where
     if !compute_uv {
         for i in 0..batch {
             let values = &mut s[i * k..(i + 1) * k];
-            match view(a, i, m, n).singular_values() {
+            match col_major(a, i, m, n).singular_values() {
                 Ok(sv) => values.copy_from_slice(&sv),
                 Err(_) => values.fill(nan::<T::Real>()),
             }
@@ -514,31 +758,58 @@ where
     let (ku, kv) = if full { (m, n) } else { (k, k) };
     let u = elems_mut::<T>(u_ret.bytes)?;
     let vt = elems_mut::<T>(vt_ret.bytes)?;
-    for i in 0..batch {
-        let values = &mut s[i * k..(i + 1) * k];
-        let mut u_out = view_mut(u, i, m, ku);
-        let mut vt_out = view_mut(vt, i, kv, n);
-        let a_i = view(a, i, m, n);
-        let f = if full {
-            faer::linalg::solvers::Svd::new(a_i)
-        } else {
-            faer::linalg::solvers::Svd::new_thin(a_i)
-        };
-        match f {
-            Ok(f) => {
-                u_out.copy_from(f.U());
-                vt_out.copy_from(f.V().adjoint());
-                for (dst, src) in values.iter_mut().zip(f.S().column_vector().iter()) {
+    use faer::linalg::svd as fsvd;
+    let par = Par::Seq;
+    let mut params: Spec<fsvd::SvdParams, T> = Default::default();
+    params.recursion_threshold = LEAF;
+    let shape = if full {
+        fsvd::ComputeSvdVectors::Full
+    } else {
+        fsvd::ComputeSvdVectors::Thin
+    };
+    let req = StackReq::all_of(&[
+        temp_mat_scratch::<T>(m, n),
+        temp_mat_scratch::<T>(m, ku),
+        temp_mat_scratch::<T>(n, kv),
+        fsvd::svd_scratch::<T>(m, n, shape, shape, par, params),
+    ]);
+    let mut diag = Diag::<T>::zeros(k);
+    with_workspace(req, |stack| {
+        for i in 0..batch {
+            let values = &mut s[i * k..(i + 1) * k];
+            let (matrix, stack) = col_major_in!(T, a, i, m, n, &mut *stack);
+            // SAFETY: faer writes every element of U and V before they are read.
+            let (mut u_mat, stack) = unsafe { temp_mat_uninit::<T, _, _>(m, ku, stack) };
+            let (mut v_mat, stack) = unsafe { temp_mat_uninit::<T, _, _>(n, kv, stack) };
+            let (mut u_mat, mut v_mat) = (u_mat.as_mat_mut(), v_mat.as_mat_mut());
+            let found = fsvd::svd(
+                matrix.as_mat_ref(),
+                diag.as_mut(),
+                Some(u_mat.as_mut()),
+                Some(v_mat.as_mut()),
+                par,
+                stack,
+                params,
+            );
+            if found.is_ok() {
+                store_row_major(u_mat.as_ref(), u, i);
+                // Row r of `vt` is column r of V, conjugated: contiguous on both sides.
+                let vt_block = &mut vt[i * kv * n..(i + 1) * kv * n];
+                for (r, row) in vt_block.chunks_exact_mut(n.max(1)).enumerate() {
+                    for (dst, src) in row.iter_mut().zip(column(v_mat.as_ref(), r)) {
+                        *dst = conj(src);
+                    }
+                }
+                for (dst, src) in values.iter_mut().zip(diag.column_vector().iter()) {
                     *dst = real(src);
                 }
-            }
-            Err(_) => {
+            } else {
                 values.fill(nan::<T::Real>());
-                u_out.fill(nan::<T>());
-                vt_out.fill(nan::<T>());
+                view_mut(u, i, m, ku).fill(nan::<T>());
+                view_mut(vt, i, kv, n).fill(nan::<T>());
             }
         }
-    }
+    });
     Ok(())
 }
 
