@@ -17,6 +17,13 @@
 //! [`Config::steps_per_epoch`] steps of random windows, after which the held-out loss is
 //! printed. The loss curve goes to `OUT/loss.png` and the final state to `OUT/checkpoint`
 //! (`--resume` continues from it); OUT defaults to `target/train/transformer_lm`.
+//!
+//! `--mesh dp=2,mp=4` trains sharded over a 2 x 4 mesh of 8 CPU devices instead
+//! ([`run_sharded`]): FSDP over `"dp"` (every kernel and embedding split along d_model, Adam's
+//! moments with them), tensor parallelism over `"mp"` (heads and MLP hidden units), the batch
+//! over `"dp"`, the activations constrained with `with_sharding_constraint`, and the MLP a
+//! `shard_map` collective matmul. The same steps run on one device beside it, and both loss
+//! curves and their largest difference are printed (float32, no dropout, no checkpoint).
 
 #[path = "common/harness.rs"]
 pub mod harness;
@@ -833,11 +840,12 @@ pub fn run_sharded(
         tokens_per_sec.0,
         tokens_per_sec.1
     );
-    // Float32 sums taken in another order (per device, then across devices) round otherwise;
-    // Adam's normalised updates carry those roundings into the parameters, so the curves drift
-    // apart slowly as a run goes on.
+    // Float32 sums taken in another order (per device, then across devices) round otherwise,
+    // and Adam's normalised updates carry those roundings into the parameters: the curves
+    // agree to a few float32 roundings of the loss (3.3e-6 over 200 steps of the default
+    // config), not bit for bit.
     let scale = losses.1.iter().fold(1f32, |m, l| m.max(l.abs()));
-    if max_difference <= 1e-3 * scale {
+    if max_difference <= 1e-5 * scale {
         println!(
             "the sharded losses equal the single-device run's to {max_difference:.1e} (largest \
              difference over {total} steps)"

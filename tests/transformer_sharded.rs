@@ -269,6 +269,20 @@ fn sharded_steps_match_one_device_and_jax() {
     // instead of keeping JAX's residuals, so each MLP kernel is all-gathered again there (up
     // to 2 more all-gathers per block), and XLA's all-reduce combiner groups the global norm's
     // scalar sums differently in the two modules.
+    // The program as written: constraints on the activations, the MLP a manual computation.
+    let text = step.site().last_stablehlo().expect("the step's StableHLO");
+    for needle in [
+        "mhlo.num_partitions = 8 : i32",
+        "\"sdy.sharding_constraint\"",
+        "#sdy.sharding<@mesh, [{\"dp\"}, {}, {\"mp\"}, {}]>",
+        "\"sdy.manual_computation\"",
+    ] {
+        assert!(
+            text.contains(needle),
+            "{needle} not in the step's StableHLO"
+        );
+    }
+
     let (format, hlo) = step
         .site()
         .last_optimized_program()
