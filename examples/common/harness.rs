@@ -107,7 +107,8 @@ impl Args {
         Ok(parsed)
     }
 
-    fn usage(name: &str, default_epochs: usize) -> String {
+    /// The usage line `--help` prints.
+    pub fn usage(name: &str, default_epochs: usize) -> String {
         format!(
             "usage: cargo run --release --example {name} -- [--epochs N (default {default_epochs})] \
              [--steps N] [--resume] [--out DIR (default target/train/{name})] \
