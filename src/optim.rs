@@ -56,6 +56,32 @@ use crate::{
 use std::fmt;
 use std::sync::Arc;
 
+pub mod losses;
+mod optimizers;
+mod scale_by;
+mod schedules;
+mod transforms;
+mod tree_math;
+mod wrappers;
+
+pub use losses::{
+    convex_kl_divergence, cosine_distance, cosine_similarity, ctc_loss,
+    ctc_loss_with_forward_probs, generalized_kl_divergence, hinge_loss, huber_loss, kl_divergence,
+    l2_loss, log_cosh, ntxent, safe_softmax_cross_entropy, sigmoid_focal_loss, smooth_labels,
+    softmax_cross_entropy, squared_error,
+};
+use optimizers::rmsprop_with;
+pub use optimizers::*;
+pub use scale_by::*;
+pub use schedules::*;
+pub use transforms::*;
+pub use tree_math::{
+    bias_correction, incremental_update, periodic_update, safe_increment, safe_norm,
+    safe_root_mean_squares, scale_gradient, update_infinity_moment, update_moment,
+    update_moment_per_elem_norm,
+};
+pub use wrappers::*;
+
 /// A gradient transformation: `init` builds its state from the parameters, `update` turns
 /// gradients (or the updates of the previous transformation in a [`chain`]) into updates.
 ///
@@ -106,9 +132,9 @@ pub fn apply_updates<P: Tree>(params: &P, updates: &P) -> P {
     tree_map2(params, updates, |p, u| (p + u).astype(p.dtype()))
 }
 
-/// `count + 1`, staying at `i32::MAX` instead of wrapping (optax's `safe_increment`).
-fn safe_increment(count: &Array) -> Array {
-    where_(count.lt(i32::MAX), count + 1, i32::MAX)
+/// The same as [`safe_increment`] (`optax.safe_int32_increment`).
+pub fn safe_int32_increment(count: &Array) -> Array {
+    safe_increment(count)
 }
 
 fn zero_count() -> Array {
@@ -321,6 +347,15 @@ pub enum LearningRate {
     Constant(f64),
     /// A rate computed from the step count.
     Schedule(Schedule),
+    /// A rate held in an array (a scalar, traced or not), as [`inject_hyperparams`] hands
+    /// its factory.
+    Value(Array),
+}
+
+impl From<Array> for LearningRate {
+    fn from(v: Array) -> LearningRate {
+        LearningRate::Value(v)
+    }
 }
 
 impl From<f64> for LearningRate {
@@ -373,6 +408,9 @@ pub struct AdamState<P> {
 /// The state of [`scale_by_rms`].
 #[derive(Tree, Clone, Debug)]
 pub struct RmsState<P> {
+    /// Updates done so far (`i32` scalar), kept only with bias correction (optax's
+    /// `ScaleByRmsWithCountState`).
+    pub count: Option<Array>,
     /// The running mean of squared gradients.
     pub nu: P,
 }
@@ -446,6 +484,7 @@ mod chain_impls {
 #[derive(Clone, Debug)]
 pub struct ScaleByLearningRate {
     learning_rate: LearningRate,
+    flip_sign: bool,
 }
 
 /// Multiplies updates by `-learning_rate`: the last link of every optimizer
@@ -470,6 +509,16 @@ pub struct ScaleByLearningRate {
 pub fn scale_by_learning_rate(learning_rate: impl Into<LearningRate>) -> ScaleByLearningRate {
     ScaleByLearningRate {
         learning_rate: learning_rate.into(),
+        flip_sign: true,
+    }
+}
+
+impl ScaleByLearningRate {
+    /// Multiply by `+learning_rate` instead (optax's `flip_sign=False`, as Adafactor
+    /// flips the sign at its end).
+    pub fn flip_sign(mut self, flip_sign: bool) -> Self {
+        self.flip_sign = flip_sign;
+        self
     }
 }
 
@@ -478,7 +527,7 @@ impl GradientTransformation for ScaleByLearningRate {
 
     fn init<P: Tree>(&self, _params: &P) -> Option<CountState> {
         match self.learning_rate {
-            LearningRate::Constant(_) => None,
+            LearningRate::Constant(_) | LearningRate::Value(_) => None,
             LearningRate::Schedule(_) => Some(CountState {
                 count: zero_count(),
             }),
@@ -491,13 +540,18 @@ impl GradientTransformation for ScaleByLearningRate {
         state: Option<CountState>,
         _params: Option<&P>,
     ) -> (P, Option<CountState>) {
+        let m = if self.flip_sign { -1.0 } else { 1.0 };
         match &self.learning_rate {
-            LearningRate::Constant(lr) => (tree_map(&updates, |g| g * -lr), None),
+            LearningRate::Constant(lr) => (tree_map(&updates, |g| g * (m * lr)), None),
+            LearningRate::Value(lr) => {
+                let step = lr * m;
+                (tree_map(&updates, |g| step.astype(g.dtype()) * g), None)
+            }
             LearningRate::Schedule(s) => {
                 let state = state.expect(
                     "scale_by_learning_rate with a schedule needs the count its init returned",
                 );
-                let step = s.at(&state.count) * -1;
+                let step = s.at(&state.count) * m;
                 (
                     tree_map(&updates, |g| step.astype(g.dtype()) * g),
                     Some(CountState {
@@ -616,6 +670,7 @@ pub struct ScaleByAdam {
     b2: f64,
     eps: f64,
     eps_root: f64,
+    nesterov: bool,
 }
 
 /// Adam's rescaling (`optax.scale_by_adam`): moments `mu`, `nu` of the gradients, bias
@@ -639,38 +694,17 @@ pub fn scale_by_adam(b1: f64, b2: f64, eps: f64, eps_root: f64) -> ScaleByAdam {
         b2,
         eps,
         eps_root,
+        nesterov: false,
     }
 }
 
-/// `moment / (1 - decay ^ count)` (`optax.tree.bias_correction`), the division in the
-/// moment's dtype. The power is taken in float32 for the float32 and narrower moments, as
-/// optax does with JAX's default float32 (the precision the trainers' goldens were made in),
-/// and in float64 for float64 moments, as optax does under `jax_enable_x64`: a float32 power
-/// would put float32's rounding of `decay` (0.999 is 0.99900001) into every float64 step.
-fn bias_correction<P: Tree>(moment: &P, decay: f64, count: &Array) -> P {
-    let correction = |dtype: DType| -> Array {
-        let wide = if dtype == DType::F64 {
-            DType::F64
-        } else {
-            DType::F32
-        };
-        1.0 - Array::full(&[], decay, wide).pow(count.astype(wide))
-    };
-    let (leaves, _) = moment.flatten();
-    let needs = |wide: bool| leaves.iter().any(|l| (l.dtype() == DType::F64) == wide);
-    let narrow = needs(false).then(|| correction(DType::F32));
-    let wide = needs(true).then(|| correction(DType::F64));
-    tree_map(moment, |t| {
-        let c = if t.dtype() == DType::F64 {
-            &wide
-        } else {
-            &narrow
-        };
-        t / c
-            .as_ref()
-            .expect("computed for this dtype")
-            .astype(t.dtype())
-    })
+impl ScaleByAdam {
+    /// Nesterov momentum (optax's `nesterov=True`, NAdam): the first moment looks one
+    /// step ahead, `b1 * mu_hat(t + 1) + (1 - b1) * g_hat(t)`.
+    pub fn nesterov(mut self, nesterov: bool) -> Self {
+        self.nesterov = nesterov;
+        self
+    }
 }
 
 impl GradientTransformation for ScaleByAdam {
@@ -695,11 +729,18 @@ impl GradientTransformation for ScaleByAdam {
             b2,
             eps,
             eps_root,
+            nesterov,
         } = *self;
         let mu = tree_map2(&updates, &state.mu, |g, t| g * (1.0 - b1) + t * b1);
         let nu = tree_map2(&updates, &state.nu, |g, t| g.powi(2) * (1.0 - b2) + t * b2);
         let count = safe_increment(&state.count);
-        let mu_hat = bias_correction(&mu, b1, &count);
+        let mu_hat = if nesterov {
+            let next = bias_correction(&mu, b1, &safe_increment(&count));
+            let g_hat = bias_correction(&updates, b1, &count);
+            tree_map2(&next, &g_hat, |m, g| m * b1 + g * (1.0 - b1))
+        } else {
+            bias_correction(&mu, b1, &count)
+        };
         let nu_hat = bias_correction(&nu, b2, &count);
         let updates = tree_map2(&mu_hat, &nu_hat, |m, v| m / ((v + eps_root).sqrt() + eps));
         (updates, AdamState { count, mu, nu })
@@ -712,6 +753,8 @@ pub struct ScaleByRms {
     decay: f64,
     eps: f64,
     initial_scale: f64,
+    eps_in_sqrt: bool,
+    bias_correction: bool,
 }
 
 /// RMSProp's rescaling (`optax.scale_by_rms`, eps inside the square root, no bias
@@ -731,6 +774,23 @@ pub fn scale_by_rms(decay: f64, eps: f64, initial_scale: f64) -> ScaleByRms {
         decay,
         eps,
         initial_scale,
+        eps_in_sqrt: true,
+        bias_correction: false,
+    }
+}
+
+impl ScaleByRms {
+    /// `eps` inside the square root (the default), or added after it:
+    /// `g / (sqrt(nu) + eps)`.
+    pub fn eps_in_sqrt(mut self, eps_in_sqrt: bool) -> Self {
+        self.eps_in_sqrt = eps_in_sqrt;
+        self
+    }
+
+    /// Debias `nu` as Adam does (off by default); the state then keeps a count.
+    pub fn bias_correction(mut self, bias_correction: bool) -> Self {
+        self.bias_correction = bias_correction;
+        self
     }
 }
 
@@ -739,6 +799,7 @@ impl GradientTransformation for ScaleByRms {
 
     fn init<P: Tree>(&self, params: &P) -> RmsState<P> {
         RmsState {
+            count: self.bias_correction.then(zero_count),
             nu: tree_map(params, |p| {
                 Array::full(p.shape(), self.initial_scale, p.dtype())
             }),
@@ -751,12 +812,28 @@ impl GradientTransformation for ScaleByRms {
         state: RmsState<P>,
         _params: Option<&P>,
     ) -> (P, RmsState<P>) {
-        let Self { decay, eps, .. } = *self;
+        let Self {
+            decay,
+            eps,
+            eps_in_sqrt,
+            ..
+        } = *self;
         let nu = tree_map2(&updates, &state.nu, |g, t| {
             g.powi(2) * (1.0 - decay) + t * decay
         });
-        let updates = tree_map2(&nu, &updates, |n, g| (n + eps).rsqrt() * g);
-        (updates, RmsState { nu })
+        let count = state.count.as_ref().map(safe_increment);
+        let nu_hat = match &count {
+            Some(c) => bias_correction(&nu, decay, c),
+            None => tree_math::tree_clone(&nu),
+        };
+        let updates = tree_map2(&nu_hat, &updates, |n, g| {
+            if eps_in_sqrt {
+                (n + eps).rsqrt() * g
+            } else {
+                1.0 / (n.sqrt() + eps) * g
+            }
+        });
+        (updates, RmsState { count, nu })
     }
 }
 
@@ -982,8 +1059,6 @@ pub type Momentum = Chain<(Trace, ScaleByLearningRate)>;
 pub type Adam = Chain<(ScaleByAdam, ScaleByLearningRate)>;
 /// [`adamw`]'s type.
 pub type AdamW = Chain<(ScaleByAdam, AddDecayedWeights, ScaleByLearningRate)>;
-/// [`rmsprop`]'s type.
-pub type RmsProp = Chain<(ScaleByRms, ScaleByLearningRate)>;
 
 /// Plain gradient descent: `updates = -learning_rate * grads` (`optax.sgd`).
 ///
@@ -1087,8 +1162,10 @@ pub fn adamw(
     ))
 }
 
-/// RMSProp (`optax.rmsprop`, not centered, no momentum; optax's defaults are
-/// `decay = 0.9`, `eps = 1e-8`).
+/// RMSProp (`optax.rmsprop`; optax's defaults are `decay = 0.9`, `eps = 1e-8`). The
+/// builder methods of [`RmsProp`] give optax's other options: `.centered(true)`,
+/// `.momentum(m)`, `.nesterov(true)`, `.eps_in_sqrt(false)`, `.bias_correction(true)`,
+/// `.initial_scale(s)`.
 ///
 /// ```
 /// use jaxrs::optim::{self, GradientTransformation};
@@ -1101,10 +1178,7 @@ pub fn adamw(
 /// assert!((u.to_vec::<f32>()[0] + 0.0316228).abs() < 1e-6);
 /// ```
 pub fn rmsprop(learning_rate: impl Into<LearningRate>, decay: f64, eps: f64) -> RmsProp {
-    chain((
-        scale_by_rms(decay, eps, 0.0),
-        scale_by_learning_rate(learning_rate),
-    ))
+    rmsprop_with(learning_rate.into(), decay, eps)
 }
 
 #[cfg(test)]
