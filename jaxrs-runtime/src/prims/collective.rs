@@ -1084,7 +1084,7 @@ pub fn psum_scatter<T: Tree>(x: &T, axis_name: &str, scatter_dimension: i64, til
         tree_map(x, |leaf| {
             let Some(dim) = normalize_axis(scatter_dimension, leaf.rank()) else {
                 panic!(
-                    "psum_scatter: scatter_dimension {scatter_dimension} is out of range for {}                      {}",
+                    "psum_scatter: scatter_dimension {scatter_dimension} is out of range for {} {}",
                     leaf.aval(),
                     At::line(loc)
                 )
@@ -1120,7 +1120,7 @@ pub fn ppermute<T: Tree>(x: &T, axis_name: &str, perm: &[(usize, usize)]) -> T {
     for (k, &(s, d)) in perm.iter().enumerate() {
         if s >= n || d >= n {
             panic!(
-                "ppermute: the pair ({s}, {d}) names a member outside axis \"{axis_name}\" of                  size {n} {at}"
+                "ppermute: the pair ({s}, {d}) names a member outside axis \"{axis_name}\" of size {n} {at}"
             );
         }
         if perm[..k].iter().any(|&(s2, _)| s2 == s) {
