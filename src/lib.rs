@@ -143,7 +143,8 @@ pub use jaxrs_runtime::{
 pub use jaxrs_runtime::{
     block_until_ready, checkpoint_name, clear_caches, device_get, disable_jit, eval_shape,
     linear_transpose, linearize, make_jaxpr, named_call, named_scope, stablehlo, try_device_get,
-    AbstractLeaf, ClosedJaxpr, HostArray, Jaxpr, Linear, LinearTranspose, ShapeDtypeStruct,
+    AbstractLeaf, ClosedJaxpr, Compiled, HostArray, Jaxpr, Linear, LinearTranspose, Lowered,
+    ShapeDtypeStruct, ShardedShapeDtypeStruct,
 };
 pub use jaxrs_runtime::{
     // Transformations.

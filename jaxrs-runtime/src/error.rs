@@ -152,6 +152,11 @@ pub enum Error {
          PJRT client already exists (created for this process alone)"
     )]
     DistributedAfterClient,
+    /// A serialized compiled program (`Compiled::serialize`) that cannot be loaded here: not
+    /// one, truncated or altered, of another format version, or compiled for another jaxrs,
+    /// plugin build or set of devices (the message says which).
+    #[error("cannot load the serialized program: {0}")]
+    IncompatibleExecutable(String),
     /// An I/O failure (cache folder, lock file, plugin file).
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),

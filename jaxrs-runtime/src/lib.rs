@@ -174,7 +174,10 @@ pub mod tree_utils {
 // Looking inside: the IR and the StableHLO of a function.
 pub use crate::core::ir::{ClosedJaxpr, Jaxpr};
 pub use crate::core::trace::{named_call, named_scope};
-pub use transforms::inspect::{eval_shape, make_jaxpr, stablehlo, AbstractLeaf, ShapeDtypeStruct};
+pub use transforms::aot::{Compiled, Lowered};
+pub use transforms::inspect::{
+    eval_shape, make_jaxpr, stablehlo, AbstractLeaf, ShapeDtypeStruct, ShardedShapeDtypeStruct,
+};
 
 // Environmental failures.
 pub use crate::core::client::try_run;

@@ -24,6 +24,23 @@ pub(crate) struct SpmdProgram {
     pub mesh_pos: Vec<usize>,
 }
 
+/// The placement a program over `mesh` is lowered with: its arguments lying as `ins`, its
+/// results as `outs` (`None`: XLA's propagation chooses).
+pub(crate) fn placement(
+    mesh: &Mesh,
+    ins: &[NamedSharding],
+    outs: &[Option<NamedSharding>],
+) -> Spmd {
+    Spmd {
+        mesh: mesh.clone(),
+        in_specs: ins.iter().map(|s| s.spec().clone()).collect(),
+        out_specs: outs
+            .iter()
+            .map(|s| s.as_ref().map(|s| s.spec().clone()))
+            .collect(),
+    }
+}
+
 /// Compiles a program over `mesh` whose arguments lie as `ins`: `lower` lowers and compiles
 /// it for the given [`Spmd`] placement. Results `given` leaves unplaced lie as XLA's
 /// propagation chose, as in JAX; where that choice is no partition spec over `mesh`, they are
@@ -36,14 +53,7 @@ pub(crate) fn compile(
     out_avals: &[Aval],
     lower: impl Fn(Spmd) -> (String, LoadedExecutable),
 ) -> (String, LoadedExecutable, SpmdProgram) {
-    let spmd = |outs: &[Option<NamedSharding>]| Spmd {
-        mesh: mesh.clone(),
-        in_specs: ins.iter().map(|s| s.spec().clone()).collect(),
-        out_specs: outs
-            .iter()
-            .map(|s| s.as_ref().map(|s| s.spec().clone()))
-            .collect(),
-    };
+    let spmd = |outs: &[Option<NamedSharding>]| placement(&mesh, &ins, outs);
     let (mut text, mut exe) = lower(spmd(&given));
     let mut outs = given.clone();
     if given.iter().any(Option::is_none) {

@@ -44,6 +44,7 @@ pub(crate) struct Fns {
     pub executable_optimized_program: Option<Call<sys::PJRT_Executable_OptimizedProgram_Args>>,
     pub executable_get_compiled_memory_stats:
         Option<Call<sys::PJRT_Executable_GetCompiledMemoryStats_Args>>,
+    pub executable_get_cost_analysis: Option<Call<sys::PJRT_Executable_GetCostAnalysis_Args>>,
     /// Optional: without it (or the next) the persistent compile cache is off.
     pub executable_serialize: Option<Call<sys::PJRT_Executable_Serialize_Args>>,
     pub executable_deserialize_and_load: Option<Call<sys::PJRT_Executable_DeserializeAndLoad_Args>>,
@@ -431,6 +432,7 @@ fn fns(t: &sys::PJRT_Api) -> std::result::Result<Fns, String> {
         executable_num_outputs: need!(PJRT_Executable_NumOutputs),
         executable_optimized_program: t.PJRT_Executable_OptimizedProgram,
         executable_get_compiled_memory_stats: t.PJRT_Executable_GetCompiledMemoryStats,
+        executable_get_cost_analysis: t.PJRT_Executable_GetCostAnalysis,
         executable_serialize: t.PJRT_Executable_Serialize,
         executable_deserialize_and_load: t.PJRT_Executable_DeserializeAndLoad,
         loaded_executable_destroy: need!(PJRT_LoadedExecutable_Destroy),

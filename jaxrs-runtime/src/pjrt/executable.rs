@@ -399,6 +399,51 @@ impl LoadedExecutable {
         super::hlo::spmd_output_sharding(&format, &program)
     }
 
+    /// XLA's cost estimate of the compiled program (`PJRT_Executable_GetCostAnalysis`), by
+    /// property name as the plugin gives them (the CPU plugin: `flops`, `transcendentals`,
+    /// `bytes accessed`, `bytes accessedout{}`, `optimal_seconds`, ...), every number as `f64`
+    /// (JAX's `cost_analysis()` dict). Properties that are not numbers are left out.
+    pub fn cost_analysis(&self) -> Result<std::collections::BTreeMap<String, f64>> {
+        const CTX: &str = "PJRT_Executable_GetCostAnalysis";
+        let api = self.client.api();
+        let f = api
+            .f
+            .executable_get_cost_analysis
+            .ok_or_else(|| Error::Pjrt {
+                code: ErrorCode::Unimplemented,
+                context: CTX,
+                message: "the plugin does not provide a cost analysis".into(),
+            })?;
+        let mut a = sys::PJRT_Executable_GetCostAnalysis_Args {
+            struct_size: sys::PJRT_Executable_GetCostAnalysis_Args_STRUCT_SIZE,
+            extension_start: ptr::null_mut(),
+            executable: self.executable.as_ptr(),
+            num_properties: 0,
+            properties: ptr::null(),
+        };
+        // SAFETY: valid args on a live executable.
+        let err = unsafe { f(&mut a) };
+        api.check(err, CTX)?;
+        // SAFETY: the properties live as long as the executable, which `self` keeps alive.
+        let properties = unsafe { raw_slice(a.properties, a.num_properties) };
+        let mut costs = std::collections::BTreeMap::new();
+        for p in properties {
+            // SAFETY: the name is `name_size` bytes owned by the executable.
+            let name = unsafe { raw_slice(p.name.cast::<u8>(), p.name_size) };
+            // SAFETY: `type_` says which union member the plugin wrote.
+            let value = unsafe {
+                match p.type_ {
+                    sys::PJRT_NamedValue_kFloat => f64::from(p.value.float_value),
+                    sys::PJRT_NamedValue_kInt64 => p.value.int64_value as f64,
+                    sys::PJRT_NamedValue_kBool => f64::from(u8::from(p.value.bool_value)),
+                    _ => continue,
+                }
+            };
+            costs.insert(String::from_utf8_lossy(name).into_owned(), value);
+        }
+        Ok(costs)
+    }
+
     /// XLA's memory estimate for one execution (`PJRT_Executable_GetCompiledMemoryStats`).
     pub fn compiled_memory_stats(&self) -> Result<MemoryStats> {
         const CTX: &str = "PJRT_Executable_GetCompiledMemoryStats";

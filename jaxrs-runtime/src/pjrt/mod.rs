@@ -215,7 +215,7 @@ fn cpu_devices_from_env() -> Result<i64> {
 }
 
 /// `Error` is not `Clone` (it wraps `io::Error`): rebuild an equal one.
-fn copy_error(e: &Error) -> Error {
+pub(crate) fn copy_error(e: &Error) -> Error {
     match e {
         Error::PluginNotFound(m) => Error::PluginNotFound(m.clone()),
         Error::PluginLoad { path, reason } => Error::PluginLoad {
@@ -250,6 +250,7 @@ fn copy_error(e: &Error) -> Error {
             existing: *existing,
         },
         Error::Sharding(m) => Error::Sharding(m.clone()),
+        Error::IncompatibleExecutable(m) => Error::IncompatibleExecutable(m.clone()),
         Error::KeyValueTimeout { key, timeout } => Error::KeyValueTimeout {
             key: key.clone(),
             timeout: *timeout,

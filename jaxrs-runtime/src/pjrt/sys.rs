@@ -501,6 +501,18 @@ pub const PJRT_Executable_OptimizedProgram_Args_STRUCT_SIZE: usize =
     struct_size!(PJRT_Executable_OptimizedProgram_Args, program: *mut PJRT_Program);
 
 #[repr(C)]
+pub struct PJRT_Executable_GetCostAnalysis_Args {
+    pub struct_size: usize,
+    pub extension_start: *mut PJRT_Extension_Base,
+    pub executable: *mut PJRT_Executable,
+    pub num_properties: usize,
+    /// Owned by the executable, and lives as long as it.
+    pub properties: *const PJRT_NamedValue,
+}
+pub const PJRT_Executable_GetCostAnalysis_Args_STRUCT_SIZE: usize =
+    struct_size!(PJRT_Executable_GetCostAnalysis_Args, properties: *const PJRT_NamedValue);
+
+#[repr(C)]
 pub struct PJRT_Executable_GetCompiledMemoryStats_Args {
     pub struct_size: usize,
     pub extension_start: *mut PJRT_Extension_Base,
@@ -845,7 +857,7 @@ pub struct PJRT_Api {
     pub PJRT_Executable_NumPartitions: Unused,
     pub PJRT_Executable_NumOutputs: Fn<PJRT_Executable_NumOutputs_Args>,
     pub PJRT_Executable_SizeOfGeneratedCodeInBytes: Unused,
-    pub PJRT_Executable_GetCostAnalysis: Unused,
+    pub PJRT_Executable_GetCostAnalysis: Fn<PJRT_Executable_GetCostAnalysis_Args>,
     pub PJRT_Executable_OutputMemoryKinds: Unused,
     pub PJRT_Executable_OptimizedProgram: Fn<PJRT_Executable_OptimizedProgram_Args>,
     pub PJRT_Executable_Serialize: Fn<PJRT_Executable_Serialize_Args>,
@@ -1002,6 +1014,7 @@ mod tests {
         assert_eq!(PJRT_ExecuteOptions_STRUCT_SIZE, 112);
         assert_eq!(PJRT_LoadedExecutable_Execute_Args_STRUCT_SIZE, 80);
         assert_eq!(PJRT_Executable_GetCompiledMemoryStats_Args_STRUCT_SIZE, 112);
+        assert_eq!(PJRT_Executable_GetCostAnalysis_Args_STRUCT_SIZE, 40);
         assert_eq!(PJRT_Buffer_CopyRawToHost_Args_STRUCT_SIZE, 56);
         assert_eq!(PJRT_Buffer_IsOnCpu_Args_STRUCT_SIZE, 25);
         assert_eq!(PJRT_Buffer_OnDeviceSizeInBytes_Args_STRUCT_SIZE, 32);

@@ -10,15 +10,17 @@ use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::client::fail;
 use crate::core::compile_cache::Lookup;
+use crate::core::ir::Jaxpr;
 use crate::core::lower::{lower_jaxpr, LowerOptions, Spmd};
 use crate::core::sharding::{
-    collect_traced_meshes, try_device_put, Mesh, NamedSharding, PartitionSpec, Sharding, Shardings,
+    collect_traced_meshes, try_device_put, Mesh, NamedSharding, PartitionSpec, Shardings,
 };
 use crate::core::spmd::SpmdProgram;
 use crate::core::trace::is_tracing;
 use crate::error::Error;
 use crate::pjrt::{Buffer, LoadedExecutable};
 use crate::prims::sharding::{shardings_per_leaf, with_sharding_constraint};
+use crate::transforms::inspect::AbstractLeaf;
 use crate::transforms::traced::{rebuild, trace_tree};
 use crate::tree::{leaf_paths, static_diffs, Tree, TreeDef};
 use std::any::Any;
@@ -99,7 +101,7 @@ impl JitSite {
         self.location
     }
 
-    fn cache(&self) -> &JitCache {
+    pub(crate) fn cache(&self) -> &JitCache {
         self.state.get_or_init(JitCache::default)
     }
 
@@ -454,19 +456,8 @@ impl<F> Jitted<F> {
     where
         F: Fn(A) -> R,
     {
-        let sharded;
-        let shardings = match &self.shardings {
-            Some(s) if self.donate => {
-                // The one argument tree is the donated role's.
-                sharded = JitShardings {
-                    donated: s.kept.clone(),
-                    kept: Shardings::Unspecified,
-                    ..s.clone()
-                };
-                Some(&sharded)
-            }
-            s => s.as_ref(),
-        };
+        let shardings = self.call_shardings();
+        let shardings = shardings.as_deref();
         if self.donate {
             call(&self.site, shardings, args, (), (), |a: A, (), _: &()| {
                 (self.f)(a)
@@ -476,6 +467,32 @@ impl<F> Jitted<F> {
                 (self.f)(a)
             })
         }
+    }
+}
+
+impl<F> Jitted<F> {
+    /// The shardings split by role as [`jit_call`] takes them: the one argument tree is the
+    /// donated role's when the function donates.
+    pub(crate) fn call_shardings(&self) -> Option<Cow<'_, JitShardings>> {
+        match &self.shardings {
+            Some(s) if self.donate => Some(Cow::Owned(JitShardings {
+                donated: s.kept.clone(),
+                kept: Shardings::Unspecified,
+                ..s.clone()
+            })),
+            s => s.as_ref().map(Cow::Borrowed),
+        }
+    }
+
+    pub(crate) fn donates(&self) -> bool {
+        self.donate
+    }
+
+    pub(crate) fn call_body<A, R>(&self, args: A) -> R
+    where
+        F: Fn(A) -> R,
+    {
+        (self.f)(args)
     }
 }
 
@@ -495,21 +512,21 @@ impl<S: StaticArgs> StaticKey for S {
 }
 
 /// One compiled specialisation of a jitted function.
-struct Entry {
-    donated_def: TreeDef,
-    kept_def: TreeDef,
-    in_avals: Vec<Aval>,
-    statics: Box<dyn StaticKey>,
+pub(crate) struct Entry {
+    pub(crate) donated_def: TreeDef,
+    pub(crate) kept_def: TreeDef,
+    pub(crate) in_avals: Vec<Aval>,
+    pub(crate) statics: Box<dyn StaticKey>,
     /// How the call asked its arguments and results to lie (`None`: a single-device call).
-    layout: Option<Layout>,
+    pub(crate) layout: Option<Layout>,
     /// How the compiled program lies on its mesh (`None`: it runs on one device).
-    program: Option<SpmdProgram>,
-    exe: LoadedExecutable,
-    consts: Vec<Array>,
-    out_def: TreeDef,
-    out_avals: Vec<Aval>,
+    pub(crate) program: Option<SpmdProgram>,
+    pub(crate) exe: LoadedExecutable,
+    pub(crate) consts: Vec<Array>,
+    pub(crate) out_def: TreeDef,
+    pub(crate) out_avals: Vec<Aval>,
     /// The StableHLO module compiled, for inspection.
-    text: String,
+    pub(crate) text: String,
 }
 
 impl Entry {
@@ -533,7 +550,7 @@ impl Entry {
 /// Where a call's arguments are to lie and its results will, as known before tracing: part
 /// of the cache key of a call with shardings or sharded arguments.
 #[derive(Clone, Debug, PartialEq)]
-struct Layout {
+pub(crate) struct Layout {
     mesh: Mesh,
     /// Per argument leaf: the sharding the program takes it in (`None`: replicated).
     ins: Vec<Option<NamedSharding>>,
@@ -611,7 +628,7 @@ pub fn disable_jit<R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// The state behind a [`JitSite`].
-type JitCache = SiteCache<Entry>;
+pub(crate) type JitCache = SiteCache<Entry>;
 
 impl CompiledEntry for Entry {
     fn exe(&self) -> &LoadedExecutable {
@@ -765,6 +782,19 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
     drop(donated);
     drop(kept);
 
+    if crate::transforms::aot::is_lowering(site) {
+        // `site.lower(..)` traces a call of this function to find what it would compile.
+        crate::transforms::aot::capture(
+            site,
+            shardings,
+            &dd,
+            &kd,
+            &leaves,
+            num_donated,
+            &statics,
+            &body,
+        );
+    }
     if is_tracing() || jit_disabled() || leaves.iter().any(|l| !l.is_concrete()) {
         // Under `disable_jit`, the body runs op by op, eagerly. Inside another transformation: run the body on its tracers (it is inlined into the
         // enclosing trace, which is compiled as a whole). Its shardings become sharding
@@ -858,7 +888,7 @@ fn rerun_for_nan<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
 /// Runs a single-device program. Arguments laid out otherwise (replicated, or a shard view
 /// on another device) are first gathered onto its device (a gathered copy is what gets
 /// donated then).
-fn run_on_one_device(
+pub(crate) fn run_on_one_device(
     site: &JitSite,
     entry: &Entry,
     leaves: Vec<Array>,
@@ -895,7 +925,7 @@ fn run_on_one_device(
 /// each leaf's shard on the executable's device `d`. A leaf already laid out as the program
 /// takes it is passed buffer by buffer; another is re-laid out first (and that copy is what
 /// gets donated). Results keep their shardings, one buffer per device.
-fn run_spmd(
+pub(crate) fn run_spmd(
     site: &JitSite,
     entry: &Entry,
     program: &SpmdProgram,
@@ -957,7 +987,7 @@ fn undonatable(
 }
 
 /// Every argument leaf's path, donated then kept (`x`, `params.w`, or `arg[0]`).
-fn param_paths(site: &JitSite, dd: &TreeDef, kd: &TreeDef) -> Vec<String> {
+pub(crate) fn param_paths(site: &JitSite, dd: &TreeDef, kd: &TreeDef) -> Vec<String> {
     let names = site.params.as_ref();
     named_leaf_paths(dd, names.map(|p| p.donated))
         .into_iter()
@@ -968,25 +998,17 @@ fn param_paths(site: &JitSite, dd: &TreeDef, kd: &TreeDef) -> Vec<String> {
 /// The layout a call asks for: its explicit shardings (bare specs over the jit's mesh or the
 /// mesh in scope), else each argument's own named sharding. `None` when nothing names a mesh
 /// (a single-device program, as before pjit). Panics naming them when two meshes meet.
-fn layout_of(
+pub(crate) fn layout_of<L: AbstractLeaf>(
     site: &JitSite,
     shardings: Option<&JitShardings>,
     dd: &TreeDef,
     kd: &TreeDef,
-    leaves: &[Array],
+    leaves: &[L],
 ) -> Option<Layout> {
-    let own = |l: &Array| match &l.concrete("jit").sharding {
-        Sharding::Named(n) => Some(n.clone()),
-        _ => None,
-    };
+    let own = |l: &L| l.named_sharding();
     let (ins, out) = match shardings {
         // The common case costs one pass over the leaves.
-        None if !leaves
-            .iter()
-            .any(|l| matches!(l.concrete("jit").sharding, Sharding::Named(_))) =>
-        {
-            return None
-        }
+        None if !leaves.iter().any(AbstractLeaf::is_sharded) => return None,
         None => (leaves.iter().map(own).collect(), Shardings::Unspecified),
         Some(s) => {
             let scope = s.mesh.clone().or_else(Mesh::current);
@@ -1151,6 +1173,50 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
     let cache = site.cache();
     let in_avals: Vec<Aval> = leaves.iter().map(|l| l.aval().clone()).collect();
     let explanation = explain_miss(site, cache, &dd, &kd, &in_avals, &statics, &layout);
+    let prepared = prepare(site, dd, kd, in_avals, num_donated, statics, layout, body);
+    cache.record_miss("jaxrs::jit", explanation, prepared.compile(site))
+}
+
+/// A specialisation traced and ready to lower and compile: the first half of a cache miss,
+/// and what [`Lowered`](crate::transforms::aot::Lowered) holds.
+pub(crate) struct Prepared {
+    pub(crate) donated_def: TreeDef,
+    pub(crate) kept_def: TreeDef,
+    pub(crate) in_avals: Vec<Aval>,
+    statics: Box<dyn StaticKey>,
+    layout: Option<Layout>,
+    jaxpr: Jaxpr,
+    /// The lifted constants passed as arguments (placed on the mesh for an SPMD program).
+    consts: Vec<Array>,
+    /// Per lifted constant: its literal when it is small enough to embed in the program.
+    embedded_consts: Vec<Option<String>>,
+    /// Per argument of `main` (constants first): whether XLA may reuse its buffer.
+    donated: Vec<bool>,
+    pub(crate) out_def: TreeDef,
+    pub(crate) out_avals: Vec<Aval>,
+    /// For a program over a mesh: the mesh, each argument's sharding and the results' given ones.
+    plan: Option<SpmdPlan>,
+}
+
+struct SpmdPlan {
+    mesh: Mesh,
+    ins: Vec<NamedSharding>,
+    given: Vec<Option<NamedSharding>>,
+}
+
+/// Traces `body` for one specialisation and lays out its program: everything of a cache miss
+/// but lowering and compiling.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn prepare<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
+    site: &JitSite,
+    dd: TreeDef,
+    kd: TreeDef,
+    in_avals: Vec<Aval>,
+    num_donated: usize,
+    statics: S,
+    layout: Option<Layout>,
+    body: &impl Fn(DT, KT, &S) -> R,
+) -> Prepared {
     if let Some(l) = &layout {
         let paths = param_paths(site, &dd, &kd);
         for ((s, aval), path) in l.ins.iter().zip(&in_avals).zip(&paths) {
@@ -1194,13 +1260,13 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         .map(|(c, _)| c)
         .collect();
     let mut donated = vec![false; consts.len()];
-    donated.extend((0..leaves.len()).map(|i| i < num_donated));
-    let program = mesh.map(|mesh| {
+    donated.extend((0..in_avals.len()).map(|i| i < num_donated));
+    let plan = mesh.map(|mesh| {
         let replicated = NamedSharding::new(mesh.clone(), PartitionSpec::default())
             .expect("an empty spec fits every mesh");
         let mut ins = vec![replicated.clone(); consts.len()];
         ins.extend(
-            (0..leaves.len())
+            (0..in_avals.len())
                 .map(|i| layout.as_ref().and_then(|l| l.ins[i].clone()))
                 .map(|s| s.unwrap_or_else(|| replicated.clone())),
         );
@@ -1228,56 +1294,110 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
             .zip(&ins)
             .map(|(c, s)| try_device_put(c, s.clone()).unwrap_or_else(|e| fail(e)))
             .collect();
-        (mesh, ins, given)
+        SpmdPlan { mesh, ins, given }
     });
-    let lower = |spmd: Option<Spmd>| {
-        let opts = LowerOptions {
-            donated: donated.clone(),
+    Prepared {
+        donated_def: dd,
+        kept_def: kd,
+        in_avals,
+        statics: Box::new(statics),
+        layout,
+        jaxpr: closed.jaxpr,
+        consts,
+        embedded_consts,
+        donated,
+        out_def,
+        out_avals,
+        plan,
+    }
+}
+
+impl Prepared {
+    fn lower_options(&self, spmd: Option<Spmd>) -> LowerOptions {
+        LowerOptions {
+            donated: self.donated.clone(),
             with_locations: true,
             num_replicas: 1,
             num_partitions: 1,
             spmd,
             bf16_dots_in_f32: crate::core::client::bf16_dots_in_f32(),
-            embedded_consts: embedded_consts.clone(),
-        };
-        let text = lower_jaxpr(&closed.jaxpr, &opts);
-        let (exe, lookup) = crate::core::compile_cache::compile(
-            &format_args!("jit `{}`", site.name()),
+            embedded_consts: self.embedded_consts.clone(),
+        }
+    }
+
+    /// The StableHLO module the compile starts from (for an SPMD program, the one with the
+    /// given out shardings, before XLA's choices are read back).
+    pub(crate) fn text(&self) -> String {
+        let spmd = self
+            .plan
+            .as_ref()
+            .map(|p| crate::core::spmd::placement(&p.mesh, &p.ins, &p.given));
+        lower_jaxpr(&self.jaxpr, &self.lower_options(spmd))
+    }
+
+    /// Compiles the module [`Prepared::text`] gives, for inspection only (a cost analysis):
+    /// the program is not cached in any site.
+    pub(crate) fn compile_detached(&self) -> crate::error::Result<LoadedExecutable> {
+        let spmd = self
+            .plan
+            .as_ref()
+            .map(|p| crate::core::spmd::placement(&p.mesh, &p.ins, &p.given));
+        let opts = self.lower_options(spmd);
+        let text = lower_jaxpr(&self.jaxpr, &opts);
+        let (exe, _) = crate::core::compile_cache::compile(
+            &"lowered program",
             &text,
             &opts.compile_options(),
-        )
-        .unwrap_or_else(|e| fail(e));
-        cache.count_lookup(lookup);
-        (text, exe)
-    };
-    let (text, exe, program) = match program {
-        None => {
-            let (text, exe) = lower(None);
-            (text, exe, None)
+        )?;
+        Ok(exe)
+    }
+
+    /// Lowers and compiles (through the persistent compile cache, counted in `site`'s).
+    pub(crate) fn compile(self, site: &JitSite) -> Entry {
+        let lower = |spmd: Option<Spmd>| {
+            let opts = self.lower_options(spmd);
+            let text = lower_jaxpr(&self.jaxpr, &opts);
+            let (exe, lookup) = crate::core::compile_cache::compile(
+                &format_args!("jit `{}`", site.name()),
+                &text,
+                &opts.compile_options(),
+            )
+            .unwrap_or_else(|e| fail(e));
+            site.cache().count_lookup(lookup);
+            (text, exe)
+        };
+        let (text, exe, program) = match &self.plan {
+            None => {
+                let (text, exe) = lower(None);
+                (text, exe, None)
+            }
+            Some(plan) => {
+                let what = format!("jit `{}`", site.name());
+                let (text, exe, program) = crate::core::spmd::compile(
+                    &what,
+                    plan.mesh.clone(),
+                    plan.ins.clone(),
+                    plan.given.clone(),
+                    &self.out_avals,
+                    |spmd| lower(Some(spmd)),
+                );
+                (text, exe, Some(program))
+            }
+        };
+        Entry {
+            donated_def: self.donated_def,
+            kept_def: self.kept_def,
+            out_avals: self.out_avals,
+            in_avals: self.in_avals,
+            statics: self.statics,
+            layout: self.layout,
+            program,
+            exe,
+            consts: self.consts,
+            out_def: self.out_def,
+            text,
         }
-        Some((mesh, ins, given)) => {
-            let what = format!("jit `{}`", site.name());
-            let (text, exe, program) =
-                crate::core::spmd::compile(&what, mesh, ins, given, &out_avals, |spmd| {
-                    lower(Some(spmd))
-                });
-            (text, exe, Some(program))
-        }
-    };
-    let entry = Entry {
-        donated_def: dd,
-        kept_def: kd,
-        out_avals,
-        in_avals,
-        statics: Box::new(statics),
-        layout,
-        program,
-        exe,
-        consts,
-        out_def,
-        text,
-    };
-    cache.record_miss("jaxrs::jit", explanation, entry)
+    }
 }
 
 /// Says what differs between this call and the most recent cached specialisation, naming
