@@ -270,7 +270,11 @@ pub use jaxrs_runtime::{
     tree_leaves, tree_map, tree_map2, tree_map_n, tree_paths, tree_unflatten, try_tree_unflatten,
     StaticValue, Tree, TreeDef, TreeMismatch,
 };
-pub use jaxrs_runtime::{try_run, Error, ErrorCode, Result};
+pub use jaxrs_runtime::{try_run, Error, ErrorCode, ExportError, Result};
+
+// `jax.export`'s artifacts, both ways: `jaxrs::export::deserialize(bytes)?.call(&args)` and
+// `jaxrs::export::export(f, &args)?.serialize()`.
+pub use jaxrs_runtime::export;
 
 // Looking inside compiled code: `debug_print!` (JAX's `jax.debug.print`) and the NaN checker
 // (`jaxrs::config::set_debug_nans`, JAX's `jax_debug_nans`).

@@ -1,0 +1,136 @@
+//! Writing: a jaxrs function traced and lowered to StableHLO text, wrapped as a `jax.export`
+//! artifact.
+//!
+//! JAX stores a StableHLO portable artifact (VHLO bytecode), which needs MLIR's C++ to
+//! write. jaxrs stores the StableHLO text it lowers to: `jax.export.deserialize` keeps the
+//! module bytes as they are, and JAX's call path hands them to MLIR's parser, which reads
+//! text as well as bytecode (checked with JAX 0.10.2: `tests/golden/check_export.py`). The
+//! text has no compatibility window (JAX promises its artifacts load for six months of
+//! jaxlib releases): load a jaxrs artifact with a jaxlib whose StableHLO reads what jaxrs
+//! writes, in practice one of the same season.
+
+use super::schema::WRITTEN_CALLING_CONVENTION;
+use super::{Dim, Exported, ExportedAval};
+use crate::core::lower::{dense_constant, lower_jaxpr, LowerOptions};
+use crate::error::{Error, ExportError, Result};
+use crate::transforms::traced::{avals_of, trace_tree};
+use crate::tree::{Tree, TreeDef};
+
+/// Traces `f` at `args` and exports it for the CPU: JAX's
+/// `jax.export.export(jax.jit(f))(*args)`. A tuple `args` holds the positional arguments;
+/// any other tree is the one argument. Every constant the function closes over is embedded
+/// in the module, so the artifact needs nothing but its arguments.
+///
+/// Structures map onto JAX's pytrees as the module's table says, the other way round: a
+/// `#[derive(Tree)]` struct becomes a dict keyed by its field names (its fields must be
+/// declared in sorted order, the order JAX flattens a dict in), `Vec` and fixed arrays
+/// become lists, `Option::None` becomes `None`. A static field (a Rust scalar in the tree)
+/// has no JAX counterpart and is [`ExportError::Export`].
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let w = Array::from_vec(vec![1.0f32, -1.0], &[2]);
+/// let exported = jaxrs::export::export(|x: Array| (&x * &w).sum(None, false), &w)?;
+/// assert_eq!(exported.in_avals()[0].to_string(), "f32[2]");
+/// let bytes = exported.serialize(); // for jax.export.deserialize
+/// # Ok::<(), jaxrs::Error>(())
+/// ```
+pub fn export<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, args: &A) -> Result<Exported> {
+    let (leaves, def) = args.flatten();
+    let (closed, out_def) = trace_tree("jaxrs::export", &def, &avals_of(&leaves), f);
+    let mut embedded = Vec::with_capacity(closed.consts.len());
+    for c in &closed.consts {
+        let bytes = c.host_bytes()?;
+        let value = dense_constant(c.aval(), &bytes).ok_or_else(|| {
+            export_error(format!(
+                "the function closes over a {} constant, which cannot be embedded in the \
+                 module",
+                c.aval()
+            ))
+        })?;
+        embedded.push(Some(value));
+    }
+    let text = lower_jaxpr(
+        &closed.jaxpr,
+        &LowerOptions {
+            with_locations: true,
+            embedded_consts: embedded,
+            ..Default::default()
+        },
+    );
+    let args_def = match &def {
+        TreeDef::Tuple(_) => jax_tree(&def)?,
+        other => TreeDef::Tuple(vec![jax_tree(other)?]),
+    };
+    let aval = |a: &crate::aval::Aval| ExportedAval {
+        shape: a.shape.iter().map(|&n| Dim::Known(n)).collect(),
+        dtype: a.dtype,
+    };
+    let in_avals: Vec<ExportedAval> = closed.jaxpr.in_avals().iter().map(aval).collect();
+    let out_avals: Vec<ExportedAval> = closed.jaxpr.out_avals().iter().map(aval).collect();
+    let n_in = in_avals.len();
+    let n_out = out_avals.len();
+    Ok(Exported {
+        fun_name: "jaxrs_export".into(),
+        in_tree: TreeDef::Tuple(vec![args_def, TreeDef::Map(vec![])]),
+        in_avals,
+        out_tree: jax_tree(&out_def)?,
+        out_avals,
+        in_shardings: vec![None; n_in],
+        out_shardings: vec![None; n_out],
+        nr_devices: 1,
+        platforms: vec!["cpu".into()],
+        ordered_effects: vec![],
+        unordered_effects: vec![],
+        disabled_safety_checks: vec![],
+        mlir_module_serialized: text.into_bytes(),
+        calling_convention_version: WRITTEN_CALLING_CONVENTION,
+        module_kept_var_idx: (0..n_in).collect(),
+        uses_global_constants: false,
+        serialization_version: 3,
+        vjp: None,
+        compiled: Default::default(),
+    })
+}
+
+fn export_error(message: String) -> Error {
+    Error::Export(ExportError::Export(message))
+}
+
+/// A jaxrs structure as the pytree JAX rebuilds from the artifact.
+fn jax_tree(def: &TreeDef) -> Result<TreeDef> {
+    let all = |c: &[TreeDef]| c.iter().map(jax_tree).collect::<Result<Vec<_>>>();
+    Ok(match def {
+        TreeDef::Leaf | TreeDef::Scalar(_) => TreeDef::Leaf,
+        TreeDef::None => TreeDef::None,
+        TreeDef::Some(inner) => jax_tree(inner)?,
+        TreeDef::Tuple(c) => TreeDef::Tuple(all(c)?),
+        TreeDef::List(c) | TreeDef::FixedArray(c) => TreeDef::List(all(c)?),
+        TreeDef::Map(c) => TreeDef::Map(
+            c.iter()
+                .map(|(k, t)| Ok((k.clone(), jax_tree(t)?)))
+                .collect::<Result<_>>()?,
+        ),
+        TreeDef::Struct { name, fields } => {
+            if fields.windows(2).any(|w| w[0].0 >= w[1].0) {
+                return Err(export_error(format!(
+                    "the struct {name} becomes a dict, whose leaves JAX orders by key: declare \
+                     its fields in sorted order"
+                )));
+            }
+            TreeDef::Map(
+                fields
+                    .iter()
+                    .map(|(k, t)| Ok((k.to_string(), jax_tree(t)?)))
+                    .collect::<Result<_>>()?,
+            )
+        }
+        TreeDef::Static(v) => {
+            return Err(export_error(format!(
+                "the static value {v:?} in the argument or result tree has no JAX pytree \
+                 counterpart; make it an array or leave it out"
+            )))
+        }
+    })
+}
