@@ -23,6 +23,11 @@ small exact arithmetic sequences (`seq`), stored in full.
 - "multi_platform": exported for ("cuda", "cpu"): the module takes a platform index first.
 - "tpu_only": exported for ("tpu",) only: no CPU code path.
 - "tpu_unchecked": exported for ("tpu",) with DisabledSafetyCheck.platform().
+
+Hostile artifacts, written by JAX's own serializer from an edited `Exported`, which jaxrs must
+refuse with a typed error (no values): "bad_cc_version" (calling convention 11),
+"ordered_effect" and "unordered_effect" (a TestingEffect, defined here),
+"custom_node" (a namedtuple registered for serialization), "float8" (a float8_e4m3fn input).
 """
 
 import json
@@ -32,10 +37,14 @@ import sys
 os.environ["JAX_PLATFORMS"] = "cpu"
 os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
 
+import collections  # noqa: E402
+import dataclasses  # noqa: E402
+
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 from jax import export, lax  # noqa: E402
+from jax._src import effects as jax_effects  # noqa: E402
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P  # noqa: E402
 
 if jax.__version__ != "0.10.2" and "--any-jax-version" not in sys.argv:
@@ -178,6 +187,42 @@ def write_case(name, exp, args, kwargs, extra=None, call=None):
     return case
 
 
+Point = collections.namedtuple("Point", ["x", "y"])
+
+
+class TestingEffect(jax_effects.Effect):
+    """An effect JAX can serialize: a nullary constructor giving equal, hashable objects."""
+
+    def __eq__(self, other):
+        return type(self) is type(other)
+
+    def __hash__(self):
+        return hash(type(self))
+
+
+jax_effects.lowerable_effects.add_type(TestingEffect)
+
+
+def write_hostile(cases):
+    import ml_dtypes
+
+    x = np.ones((2,), np.float32)
+    exp = export.export(jax.jit(lambda x: x * 2))(x)
+    edits = {
+        "bad_cc_version": dict(calling_convention_version=11),
+        "ordered_effect": dict(ordered_effects=(TestingEffect(),)),
+        "unordered_effect": dict(unordered_effects=(TestingEffect(),)),
+    }
+    for name, edit in edits.items():
+        cases[name] = write_case(name, dataclasses.replace(exp, **edit), None, None)
+    export.register_namedtuple_serialization(Point, serialized_name="gen_export.Point")
+    cases["custom_node"] = write_case(
+        "custom_node", export.export(jax.jit(lambda p: p.x + p.y))(Point(x, x)), None, None)
+    f8 = np.ones((2,), ml_dtypes.float8_e4m3fn)
+    cases["float8"] = write_case(
+        "float8", export.export(jax.jit(lambda a: a.astype(jnp.float32)))(f8), None, None)
+
+
 def main():
     os.makedirs(OUT_DIR, exist_ok=True)
     cases = {}
@@ -242,6 +287,8 @@ def main():
     exp = export.export(jax.jit(mlp), platforms=("tpu",),
                         disabled_checks=[export.DisabledSafetyCheck.platform()])(*args)
     cases["tpu_unchecked"] = write_case("tpu_unchecked", exp, None, None)
+
+    write_hostile(cases)
 
     with open(os.path.join(HERE, "export.json"), "w") as f:
         json.dump({"jax_version": jax.__version__, "cases": cases}, f, indent=1,

@@ -72,7 +72,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 
 pub use schema::CALLING_CONVENTION_VERSIONS;
-pub use write::export;
+pub use write::{export, export_sharded};
 
 /// Reads an artifact written by `jax.export.serialize` (or [`Exported::serialize`]).
 ///

@@ -10,8 +10,9 @@
 //! writes, in practice one of the same season.
 
 use super::schema::WRITTEN_CALLING_CONVENTION;
-use super::{Dim, Exported, ExportedAval};
-use crate::core::lower::{dense_constant, lower_jaxpr, LowerOptions};
+use super::{Dim, Exported, ExportedAval, ExportedMesh, ExportedSharding};
+use crate::core::lower::{dense_constant, lower_jaxpr, LowerOptions, Spmd};
+use crate::core::sharding::{Mesh, NamedSharding, PartitionSpec};
 use crate::error::{Error, ExportError, Result};
 use crate::transforms::traced::{avals_of, trace_tree};
 use crate::tree::{Tree, TreeDef};
@@ -37,6 +38,43 @@ use crate::tree::{Tree, TreeDef};
 /// # Ok::<(), jaxrs::Error>(())
 /// ```
 pub fn export<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, args: &A) -> Result<Exported> {
+    export_with(f, args, None)
+}
+
+/// [`export`] for a program over `mesh`: JAX's
+/// `jax.export.export(jax.jit(f, in_shardings=.., out_shardings=..))(*args)`. `in_specs` has
+/// one spec per leaf of `args`, `out_specs` one per leaf of the result; the artifact holds
+/// the mesh's axis names and sizes (not its devices), and runs on any mesh of that shape.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::{Mesh, P};
+///
+/// jaxrs::set_cpu_device_count(8)?;
+/// let mesh = Mesh::new(&jaxrs::devices(), &[2, 4], &["dp", "mp"])?;
+/// let x = Array::ones(&[8, 4], DType::F32);
+/// let exported = jaxrs::export::export_sharded(
+///     |x: Array| x.tanh(), &x, &mesh, vec![P!["dp"]], vec![P!["dp"]])?;
+/// assert_eq!(exported.nr_devices(), 8);
+/// let y: Array = exported.call(&(x,))?;
+/// assert_eq!(y.addressable_shards().len(), 8);
+/// # Ok::<(), jaxrs::Error>(())
+/// ```
+pub fn export_sharded<A: Tree, R: Tree>(
+    f: impl FnOnce(A) -> R,
+    args: &A,
+    mesh: &Mesh,
+    in_specs: Vec<PartitionSpec>,
+    out_specs: Vec<PartitionSpec>,
+) -> Result<Exported> {
+    export_with(f, args, Some((mesh, in_specs, out_specs)))
+}
+
+fn export_with<A: Tree, R: Tree>(
+    f: impl FnOnce(A) -> R,
+    args: &A,
+    spmd: Option<(&Mesh, Vec<PartitionSpec>, Vec<PartitionSpec>)>,
+) -> Result<Exported> {
     let (leaves, def) = args.flatten();
     let (closed, out_def) = trace_tree("jaxrs::export", &def, &avals_of(&leaves), f);
     let mut embedded = Vec::with_capacity(closed.consts.len());
@@ -51,11 +89,51 @@ pub fn export<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, args: &A) -> Result<Expo
         })?;
         embedded.push(Some(value));
     }
+    let n_in = closed.jaxpr.invars.len();
+    let n_out = closed.jaxpr.outvars.len();
+    let (lower_spmd, in_shardings, out_shardings, nr_devices) = match spmd {
+        None => (None, vec![None; n_in], vec![None; n_out], 1),
+        Some((mesh, in_specs, out_specs)) => {
+            for (specs, n, what) in [(&in_specs, n_in, "in_specs"), (&out_specs, n_out, "out_specs")] {
+                if specs.len() != n {
+                    return Err(export_error(format!(
+                        "{what} has {} specs for {n} leaves",
+                        specs.len()
+                    )));
+                }
+            }
+            // Checks each spec against the mesh (axis names, repeats).
+            for s in in_specs.iter().chain(&out_specs) {
+                NamedSharding::new(mesh.clone(), s.clone())?;
+            }
+            let abstract_mesh = ExportedMesh {
+                axis_names: mesh.axis_names().to_vec(),
+                axis_sizes: mesh.shape().to_vec(),
+            };
+            let named = |s: &PartitionSpec| {
+                Some(ExportedSharding {
+                    mesh: abstract_mesh.clone(),
+                    spec: s.clone(),
+                })
+            };
+            (
+                Some(Spmd {
+                    mesh: mesh.clone(),
+                    in_specs: in_specs.clone(),
+                    out_specs: out_specs.iter().cloned().map(Some).collect(),
+                }),
+                in_specs.iter().map(named).collect(),
+                out_specs.iter().map(named).collect(),
+                u32::try_from(mesh.size()).expect("fewer than 2^32 devices"),
+            )
+        }
+    };
     let text = lower_jaxpr(
         &closed.jaxpr,
         &LowerOptions {
             with_locations: true,
             embedded_consts: embedded,
+            spmd: lower_spmd,
             ..Default::default()
         },
     );
@@ -69,17 +147,15 @@ pub fn export<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, args: &A) -> Result<Expo
     };
     let in_avals: Vec<ExportedAval> = closed.jaxpr.in_avals().iter().map(aval).collect();
     let out_avals: Vec<ExportedAval> = closed.jaxpr.out_avals().iter().map(aval).collect();
-    let n_in = in_avals.len();
-    let n_out = out_avals.len();
     Ok(Exported {
         fun_name: "jaxrs_export".into(),
         in_tree: TreeDef::Tuple(vec![args_def, TreeDef::Map(vec![])]),
         in_avals,
         out_tree: jax_tree(&out_def)?,
         out_avals,
-        in_shardings: vec![None; n_in],
-        out_shardings: vec![None; n_out],
-        nr_devices: 1,
+        in_shardings,
+        out_shardings,
+        nr_devices,
         platforms: vec!["cpu".into()],
         ordered_effects: vec![],
         unordered_effects: vec![],
