@@ -118,7 +118,10 @@ fn mlp_from_jax_runs_with_jax_values() {
         .to_string()
     );
     let shown: Vec<String> = exp.in_avals().iter().map(ToString::to_string).collect();
-    assert_eq!(shown, ["f32[4,8]", "f32[8]", "f32[8,3]", "f32[3]", "f32[4,4]"]);
+    assert_eq!(
+        shown,
+        ["f32[4,8]", "f32[8]", "f32[8,3]", "f32[3]", "f32[4,4]"]
+    );
     // Typed: the params list of (w, b) tuples is a Vec of pairs.
     let ins = arrays(&c["inputs"]);
     let params = vec![
@@ -169,9 +172,7 @@ fn scan_rnn_from_jax_takes_a_struct_for_a_dict() {
         wh: ins[1].clone(),
         wx: ins[2].clone(),
     };
-    let (h, hs): (Array, Array) = exp
-        .call(&(params, ins[3].clone(), ins[4].clone()))
-        .unwrap();
+    let (h, hs): (Array, Array) = exp.call(&(params, ins[3].clone(), ins[4].clone())).unwrap();
     assert_outputs("rnn", &[h, hs], &c["outputs"]);
 }
 
@@ -206,7 +207,10 @@ fn dict_tree_with_keyword_arguments() {
         exp.out_tree().to_string(),
         TreeDef::Map(vec![
             ("nothing".into(), TreeDef::None),
-            ("parts".into(), TreeDef::List(vec![TreeDef::Leaf, TreeDef::Leaf])),
+            (
+                "parts".into(),
+                TreeDef::List(vec![TreeDef::Leaf, TreeDef::Leaf])
+            ),
             ("total".into(), TreeDef::Leaf),
         ])
         .to_string()
@@ -216,7 +220,10 @@ fn dict_tree_with_keyword_arguments() {
     assert_outputs("dict_tree", &outs, &c["outputs"]);
     // The typed call checks the structure: the positional args alone miss the keyword.
     let e = export_error(exp.call::<_, Array>(&(tree,)));
-    assert!(matches!(e, ExportError::Arguments(ref m) if m.contains("do not fit")), "{e}");
+    assert!(
+        matches!(e, ExportError::Arguments(ref m) if m.contains("do not fit")),
+        "{e}"
+    );
 }
 
 #[test]
@@ -333,7 +340,10 @@ fn platform_check() {
             here: "cpu".into()
         }
     );
-    assert!(e.to_string().contains("DisabledSafetyCheck.platform()"), "{e}");
+    assert!(
+        e.to_string().contains("DisabledSafetyCheck.platform()"),
+        "{e}"
+    );
     // With the check disabled, the TPU export's code runs here (plain StableHLO).
     let exp = load("tpu_unchecked");
     assert_eq!(
@@ -350,7 +360,10 @@ fn symbolic_shapes_name_their_dimensions() {
     let c = case("poly");
     let exp = load("poly");
     assert!(exp.uses_global_constants());
-    assert_eq!(exp.in_avals()[4].shape, [Dim::Symbolic("b".into()), Dim::Known(4)]);
+    assert_eq!(
+        exp.in_avals()[4].shape,
+        [Dim::Symbolic("b".into()), Dim::Known(4)]
+    );
     assert_eq!(exp.symbolic_dims(), ["b"]);
     let ins = arrays(&c["batch3"]["inputs"]);
     // jaxlib refines the shapes (an MLIR pass run from Python) before compiling; the plugin
@@ -372,7 +385,11 @@ fn symbolic_shapes_name_their_dimensions() {
     let mut bad = ins.clone();
     bad[0] = Array::zeros(&[5, 8], DType::F32);
     let e = export_error(exp.call_flat(&bad));
-    assert!(e.to_string().contains("argument 0 is f32[5,8], the artifact takes f32[4,8]"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("argument 0 is f32[5,8], the artifact takes f32[4,8]"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -381,14 +398,20 @@ fn wrong_arguments_are_typed_errors() {
     let exp = load("mlp");
     let ins = arrays(&case("mlp")["inputs"]);
     let e = export_error(exp.call_flat(&ins[..4]));
-    assert!(e.to_string().contains("takes 5 arrays, 4 were given"), "{e}");
+    assert!(
+        e.to_string().contains("takes 5 arrays, 4 were given"),
+        "{e}"
+    );
     let mut wrong = ins.clone();
     wrong[4] = wrong[4].astype(DType::F64);
     let e = export_error(exp.call_flat(&wrong));
     assert!(e.to_string().contains("argument 4 is f64[4,4]"), "{e}");
     // A tuple where JAX has a list.
     let e = export_error(exp.call::<_, Array>(&(
-        ((ins[0].clone(), ins[1].clone()), (ins[2].clone(), ins[3].clone())),
+        (
+            (ins[0].clone(), ins[1].clone()),
+            (ins[2].clone(), ins[3].clone()),
+        ),
         ins[4].clone(),
     )));
     assert!(matches!(e, ExportError::Arguments(_)), "{e}");
@@ -398,7 +421,10 @@ fn wrong_arguments_are_typed_errors() {
         (ins[2].clone(), ins[3].clone()),
     ];
     let e = export_error(exp.call::<_, (Array, Array)>(&(params, ins[4].clone())));
-    assert!(e.to_string().contains("do not fit the requested type"), "{e}");
+    assert!(
+        e.to_string().contains("do not fit the requested type"),
+        "{e}"
+    );
 }
 
 // ---- hostile artifacts ----
@@ -476,7 +502,10 @@ fn shared_subtrees_cannot_blow_up() {
     // FlatBuffer: Exported { in_tree: T_40 } where T_k = tuple(T_{k-1}, T_{k-1}).
     let bytes = raw_exported_with_shared_tree(40);
     let e = export_error(export::deserialize(&bytes));
-    assert!(matches!(e, ExportError::Malformed(ref m) if m.contains("shared")), "{e}");
+    assert!(
+        matches!(e, ExportError::Malformed(ref m) if m.contains("shared")),
+        "{e}"
+    );
 }
 
 /// A minimal FlatBuffer with the calling convention 10, a module byte and an in_tree of
@@ -693,7 +722,10 @@ fn dict_fn((x, scale): (Array, Array)) -> BTreeMap<String, Array> {
     // A closed-over constant: embedded in the module.
     let w = seq(&[3, 2], 4, 1.5, 0.5);
     let y = x.matmul(&w).tanh() * &scale;
-    BTreeMap::from([("sum".to_string(), y.sum(None, false)), ("y".to_string(), y)])
+    BTreeMap::from([
+        ("sum".to_string(), y.sum(None, false)),
+        ("y".to_string(), y),
+    ])
 }
 
 fn sharded_inputs() -> (Array, Array) {
@@ -765,7 +797,11 @@ fn jaxrs_artifacts_run_in_jax_with_jaxrs_values() {
         let bytes = exported.serialize();
         // JAX read the committed artifact, called it, and got jaxrs's values.
         let case = &jax["cases"][name];
-        assert_eq!(case["in_tree"], jax_tree_string(exported.in_tree()), "{name}");
+        assert_eq!(
+            case["in_tree"],
+            jax_tree_string(exported.in_tree()),
+            "{name}"
+        );
         assert_outputs(name, &values, &case["outputs"]);
         // The committed artifact (written by an earlier jaxrs) runs here too.
         let committed = load(name);

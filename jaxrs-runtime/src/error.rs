@@ -184,7 +184,10 @@ pub enum ExportError {
     #[error(
         "the artifact was exported for the platforms {platforms:?}, not for {here:?}; export          it for {here:?} too, or with DisabledSafetyCheck.platform()"
     )]
-    Platform { platforms: Vec<String>, here: String },
+    Platform {
+        platforms: Vec<String>,
+        here: String,
+    },
     /// The program needs more devices than this process has.
     #[error(
         "the artifact runs on {needed} devices and this process has {available}          (jaxrs::set_cpu_device_count before the first array operation)"

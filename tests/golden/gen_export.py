@@ -50,6 +50,10 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec as P  # noqa: E402
 if jax.__version__ != "0.10.2" and "--any-jax-version" not in sys.argv:
     sys.exit(f"made with JAX 0.10.2, found {jax.__version__} (pass --any-jax-version)")
 
+# No Python source locations in the modules: the artifacts do not depend on where the
+# repository lies.
+jax.config.update("jax_traceback_in_locations_limit", 0)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT_DIR = os.path.join(HERE, "export")
 

@@ -2,7 +2,7 @@
 //! its checks (platforms, effects, trees, dtypes, shapes), and the launch on one device or
 //! SPMD over a mesh.
 
-use super::{arguments_error, Dim, Exported, ExportedMesh, DisabledSafetyCheck};
+use super::{arguments_error, Dim, DisabledSafetyCheck, Exported, ExportedMesh};
 use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::client::{client, try_run};
@@ -435,16 +435,16 @@ fn jax_platform(pjrt_name: &str) -> String {
 
 fn is_name(s: &str) -> bool {
     let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_alphabetic() || c == '_')
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
         && chars.all(|c| c.is_alphanumeric() || c == '_')
 }
 
 /// Whether a jaxrs argument structure `given` fits JAX's structure `jax` (the module's table
 /// of trees).
 pub(crate) fn fits(jax: &TreeDef, given: &TreeDef) -> bool {
-    let all = |a: &[TreeDef], b: &[TreeDef]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| fits(x, y));
+    let all = |a: &[TreeDef], b: &[TreeDef]| {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| fits(x, y))
+    };
     match (jax, given) {
         (_, TreeDef::Some(inner)) => fits(jax, inner),
         (TreeDef::Leaf, TreeDef::Leaf | TreeDef::Scalar(_)) => true,

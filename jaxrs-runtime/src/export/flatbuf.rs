@@ -105,7 +105,11 @@ impl<'a> Table<'a> {
             .ok()
             .filter(|v| *v < buf.0.len())
             .map_or_else(
-                || bad(format!("{what}: the vtable of the table at {at} is outside the buffer")),
+                || {
+                    bad(format!(
+                        "{what}: the vtable of the table at {at} is outside the buffer"
+                    ))
+                },
                 Ok,
             )?;
         let vtable_len = buf.u16(vtable, what)? as usize;
@@ -169,7 +173,11 @@ impl<'a> Table<'a> {
 
     pub(crate) fn string(&self, slot: u16, what: &'static str) -> Read<Option<&'a str>> {
         match self.field(slot, 4)? {
-            Some(at) => Ok(Some(read_string(self.buf, self.buf.follow(at, what)?, what)?)),
+            Some(at) => Ok(Some(read_string(
+                self.buf,
+                self.buf.follow(at, what)?,
+                what,
+            )?)),
             None => Ok(None),
         }
     }
@@ -180,10 +188,9 @@ impl<'a> Table<'a> {
             Some(at) => {
                 let v = self.buf.follow(at, what)?;
                 let n = self.buf.u32(v, what)? as usize;
-                let len = n.checked_mul(width).map_or_else(
-                    || bad(format!("{what}: a vector of {n} elements")),
-                    Ok,
-                )?;
+                let len = n
+                    .checked_mul(width)
+                    .map_or_else(|| bad(format!("{what}: a vector of {n} elements")), Ok)?;
                 self.buf.bytes(v + 4, len, what)
             }
             None => Ok(&[]),
@@ -213,10 +220,9 @@ impl<'a> Table<'a> {
             Some(at) => {
                 let v = self.buf.follow(at, what)?;
                 let n = self.buf.u32(v, what)? as usize;
-                let len = n.checked_mul(4).map_or_else(
-                    || bad(format!("{what}: a vector of {n} elements")),
-                    Ok,
-                )?;
+                let len = n
+                    .checked_mul(4)
+                    .map_or_else(|| bad(format!("{what}: a vector of {n} elements")), Ok)?;
                 self.buf.bytes(v + 4, len, what)?;
                 (0..n)
                     .map(|i| self.buf.follow(v + 4 + 4 * i, what))
@@ -244,7 +250,8 @@ impl<'a> Table<'a> {
 fn read_string<'a>(buf: Buf<'a>, at: usize, what: &str) -> Read<&'a str> {
     let n = buf.u32(at, what)? as usize;
     let bytes = buf.bytes(at + 4, n, what)?;
-    std::str::from_utf8(bytes).map_or_else(|_| bad(format!("{what}: a string that is not UTF-8")), Ok)
+    std::str::from_utf8(bytes)
+        .map_or_else(|_| bad(format!("{what}: a string that is not UTF-8")), Ok)
 }
 
 /// A FlatBuffer under construction, written back to front.
@@ -305,7 +312,11 @@ impl Builder {
         self.prep(4, s.len() + 1 + 4);
         self.prepend(&[0]);
         self.prepend(s.as_bytes());
-        self.prepend(&u32::try_from(s.len()).expect("a string under 4 GiB").to_le_bytes());
+        self.prepend(
+            &u32::try_from(s.len())
+                .expect("a string under 4 GiB")
+                .to_le_bytes(),
+        );
         Offset(self.pos())
     }
 
@@ -315,7 +326,11 @@ impl Builder {
         self.prep(width, raw.len());
         self.prepend(raw);
         let n = raw.len() / width;
-        self.prepend(&u32::try_from(n).expect("a vector under 4 GiB").to_le_bytes());
+        self.prepend(
+            &u32::try_from(n)
+                .expect("a vector under 4 GiB")
+                .to_le_bytes(),
+        );
         Offset(self.pos())
     }
 
@@ -324,7 +339,11 @@ impl Builder {
         for &item in items.iter().rev() {
             self.prepend_ref(item);
         }
-        self.prepend(&u32::try_from(items.len()).expect("a vector under 4 GiB").to_le_bytes());
+        self.prepend(
+            &u32::try_from(items.len())
+                .expect("a vector under 4 GiB")
+                .to_le_bytes(),
+        );
         Offset(self.pos())
     }
 

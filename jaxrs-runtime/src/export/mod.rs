@@ -219,7 +219,10 @@ impl fmt::Debug for Exported {
             .field("out_avals", &self.out_avals)
             .field("nr_devices", &self.nr_devices)
             .field("platforms", &self.platforms)
-            .field("calling_convention_version", &self.calling_convention_version)
+            .field(
+                "calling_convention_version",
+                &self.calling_convention_version,
+            )
             .field("module_bytes", &self.mlir_module_serialized.len())
             .finish_non_exhaustive()
     }

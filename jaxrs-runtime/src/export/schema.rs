@@ -5,7 +5,7 @@
 //! `4 + 2 i`), as the schema lists them.
 
 use super::flatbuf::{Buf, Builder, Field, Malformed, Offset, Table};
-use super::{Dim, ExportedAval, ExportedMesh, ExportedSharding, Exported, DisabledSafetyCheck};
+use super::{Dim, DisabledSafetyCheck, Exported, ExportedAval, ExportedMesh, ExportedSharding};
 use crate::core::sharding::{PartitionDim, PartitionSpec};
 use crate::dtype::DType;
 use crate::error::{Error, ExportError};
@@ -286,8 +286,7 @@ fn read_exported(t: Table<'_>, vjp_depth: usize, budget: &mut usize) -> Result<E
             ))));
         }
     }
-    if !matches!(&in_tree, TreeDef::Tuple(c) if c.len() == 2 && matches!(c[1], TreeDef::Map(_)))
-    {
+    if !matches!(&in_tree, TreeDef::Tuple(c) if c.len() == 2 && matches!(c[1], TreeDef::Map(_))) {
         return Err(malformed(Malformed(format!(
             "in_tree is {in_tree}, not a pair (args, kwargs)"
         ))));
@@ -435,7 +434,9 @@ fn read_tree(t: Table<'_>, depth: usize, budget: &mut usize) -> Result<TreeDef, 
         if kids.is_empty() {
             Ok(())
         } else {
-            Err(malformed(Malformed(format!("a pytree {name} with children"))))
+            Err(malformed(Malformed(format!(
+                "a pytree {name} with children"
+            ))))
         }
     };
     Ok(match kind {
@@ -543,7 +544,11 @@ fn read_mesh(t: Table<'_>) -> Result<ExportedMesh, Error> {
         return Err(unsupported(format!(
             "the mesh axis {:?} of type {} (only Auto axes are supported)",
             axis_names.get(pos).map_or("?", String::as_str),
-            if types[pos] == 2 { "Explicit" } else { "Manual" }
+            if types[pos] == 2 {
+                "Explicit"
+            } else {
+                "Manual"
+            }
         )));
     }
     Ok(ExportedMesh {
@@ -557,7 +562,10 @@ fn read_sharding(
     unique_meshes: &[ExportedMesh],
 ) -> Result<Option<ExportedSharding>, Error> {
     let m = malformed;
-    if let Some(named) = t.table(slot::SHARDING_NAMED, "Sharding.named_sharding").map_err(m)? {
+    if let Some(named) = t
+        .table(slot::SHARDING_NAMED, "Sharding.named_sharding")
+        .map_err(m)?
+    {
         return read_named_sharding(named, unique_meshes).map(Some);
     }
     let proto = t
@@ -659,7 +667,11 @@ pub(crate) fn write(e: &Exported) -> Vec<u8> {
     };
     let mut avals: Vec<ExportedAval> = Vec::new();
     let in_idx: Vec<u32> = e.in_avals.iter().map(|a| index_of(&mut avals, a)).collect();
-    let out_idx: Vec<u32> = e.out_avals.iter().map(|a| index_of(&mut avals, a)).collect();
+    let out_idx: Vec<u32> = e
+        .out_avals
+        .iter()
+        .map(|a| index_of(&mut avals, a))
+        .collect();
 
     let mut meshes: Vec<ExportedMesh> = Vec::new();
     let mut shardings: Vec<ExportedSharding> = Vec::new();
@@ -734,7 +746,11 @@ pub(crate) fn write(e: &Exported) -> Vec<u8> {
     let kept: Vec<u8> = e
         .module_kept_var_idx
         .iter()
-        .flat_map(|&i| u16::try_from(i).expect("fewer than 2^16 arguments").to_le_bytes())
+        .flat_map(|&i| {
+            u16::try_from(i)
+                .expect("fewer than 2^16 arguments")
+                .to_le_bytes()
+        })
         .collect();
     let kept = b.scalars(&kept, 2);
     let empty = b.refs(&[]);
@@ -834,7 +850,11 @@ fn write_mesh(b: &mut Builder, m: &ExportedMesh) -> Offset {
     let sizes: Vec<u8> = m
         .axis_sizes
         .iter()
-        .flat_map(|&s| u32::try_from(s).expect("a mesh axis under 2^32").to_le_bytes())
+        .flat_map(|&s| {
+            u32::try_from(s)
+                .expect("a mesh axis under 2^32")
+                .to_le_bytes()
+        })
         .collect();
     let sizes = b.scalars(&sizes, 4);
     let names: Vec<&str> = m.axis_names.iter().map(String::as_str).collect();

@@ -94,7 +94,10 @@ fn export_with<A: Tree, R: Tree>(
     let (lower_spmd, in_shardings, out_shardings, nr_devices) = match spmd {
         None => (None, vec![None; n_in], vec![None; n_out], 1),
         Some((mesh, in_specs, out_specs)) => {
-            for (specs, n, what) in [(&in_specs, n_in, "in_specs"), (&out_specs, n_out, "out_specs")] {
+            for (specs, n, what) in [
+                (&in_specs, n_in, "in_specs"),
+                (&out_specs, n_out, "out_specs"),
+            ] {
                 if specs.len() != n {
                     return Err(export_error(format!(
                         "{what} has {} specs for {n} leaves",
