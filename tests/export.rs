@@ -260,7 +260,11 @@ fn sharded_function_runs_over_a_2x4_mesh() {
     let mesh = Mesh::new(&devices, &[2, 4], &["dp", "mp"]).unwrap();
     let x = jaxrs::device_put(&ins[0], NamedSharding::new(mesh.clone(), P!["dp"]).unwrap());
     let y2: Array = exp.call(&(x, ins[1].clone())).unwrap();
-    assert_outputs("sharded on the caller's mesh", &[y2.clone()], &c["outputs"]);
+    assert_outputs(
+        "sharded on the caller's mesh",
+        std::slice::from_ref(&y2),
+        &c["outputs"],
+    );
     let Some(Sharding::Named(s2)) = y2.sharding() else {
         panic!("sharded")
     };

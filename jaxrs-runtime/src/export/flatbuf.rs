@@ -114,7 +114,7 @@ impl<'a> Table<'a> {
             )?;
         let vtable_len = buf.u16(vtable, what)? as usize;
         let table_len = buf.u16(vtable + 2, what)? as usize;
-        if vtable_len < 4 || vtable_len % 2 != 0 {
+        if vtable_len < 4 || !vtable_len.is_multiple_of(2) {
             return bad(format!("{what}: a vtable of {vtable_len} bytes"));
         }
         buf.bytes(vtable, vtable_len, what)?;

@@ -10,6 +10,7 @@ use crate::core::sharding::{PartitionDim, PartitionSpec};
 use crate::dtype::DType;
 use crate::error::{Error, ExportError};
 use crate::tree::TreeDef;
+use std::cell::Cell;
 
 /// The calling convention versions jaxrs runs (JAX 0.10.2's `minimum_supported_...` and
 /// `maximum_supported_calling_convention_version`).
@@ -158,13 +159,35 @@ fn unsupported(what: impl Into<String>) -> Error {
 /// Reads an artifact written by `jax.export.serialize` (or [`write`]).
 pub(crate) fn read(bytes: &[u8]) -> Result<Exported, Error> {
     let root = Buf::new(bytes).root("Exported").map_err(malformed)?;
-    // A well-formed tree has one table per node, each of at least 8 bytes: a buffer cannot
-    // hold more nodes than this, however its tables are shared.
-    let mut budget = bytes.len() / 4 + 16;
-    read_exported(root, 0, &mut budget)
+    read_exported(root, 0, &Budget::for_bytes(bytes.len()))
 }
 
-fn read_exported(t: Table<'_>, vjp_depth: usize, budget: &mut usize) -> Result<Exported, Error> {
+/// How many elements (pytree nodes, dimensions, mesh axes, copies of shared avals and
+/// shardings) the reader may still build. Tables may be shared (two offsets to one table), so
+/// a small buffer can describe an exponentially large tree or a list of a million references
+/// to one huge shape; the reader stops instead of building it. A real artifact builds a few
+/// elements per table, and every table takes at least 8 bytes.
+struct Budget(Cell<usize>);
+
+impl Budget {
+    fn for_bytes(len: usize) -> Budget {
+        Budget(Cell::new(len.saturating_mul(16).saturating_add(4096)))
+    }
+
+    fn charge(&self, n: usize, what: &str) -> Result<(), Error> {
+        match self.0.get().checked_sub(n) {
+            Some(left) => {
+                self.0.set(left);
+                Ok(())
+            }
+            None => Err(malformed(Malformed(format!(
+                "{what}: more elements than the artifact's bytes can describe (shared tables)"
+            )))),
+        }
+    }
+}
+
+fn read_exported(t: Table<'_>, vjp_depth: usize, budget: &Budget) -> Result<Exported, Error> {
     let m = malformed;
     let calling_convention_version = t.u16_or(slot::CALLING_CONVENTION_VERSION, 0).map_err(m)?;
     if !CALLING_CONVENTION_VERSIONS.contains(&calling_convention_version) {
@@ -187,19 +210,19 @@ fn read_exported(t: Table<'_>, vjp_depth: usize, budget: &mut usize) -> Result<E
         .tables(slot::UNIQUE_AVALS, "unique_avals")
         .map_err(m)?
         .into_iter()
-        .map(read_aval)
+        .map(|a| read_aval(a, budget))
         .collect::<Result<Vec<_>, _>>()?;
     let unique_meshes = t
         .tables(slot::UNIQUE_ABSTRACT_MESHES, "unique_abstract_meshes")
         .map_err(m)?
         .into_iter()
-        .map(read_mesh)
+        .map(|m| read_mesh(m, budget))
         .collect::<Result<Vec<_>, _>>()?;
     let unique_shardings = t
         .tables(slot::UNIQUE_NAMED_SHARDINGS, "unique_named_shardings")
         .map_err(m)?
         .into_iter()
-        .map(|s| read_named_sharding(s, &unique_meshes))
+        .map(|s| read_named_sharding(s, &unique_meshes, budget))
         .collect::<Result<Vec<_>, _>>()?;
 
     let avals = |idxs_slot, list_slot, what| -> Result<Vec<ExportedAval>, Error> {
@@ -208,19 +231,21 @@ fn read_exported(t: Table<'_>, vjp_depth: usize, budget: &mut usize) -> Result<E
             return idxs
                 .iter()
                 .map(|&i| {
-                    unique_avals.get(i as usize).cloned().ok_or_else(|| {
+                    let aval = unique_avals.get(i as usize).ok_or_else(|| {
                         malformed(Malformed(format!(
                             "{what}: aval index {i} of {} unique avals",
                             unique_avals.len()
                         )))
-                    })
+                    })?;
+                    budget.charge(aval.shape.len() + 1, what)?;
+                    Ok(aval.clone())
                 })
                 .collect();
         }
         t.tables(list_slot, what)
             .map_err(m)?
             .into_iter()
-            .map(read_aval)
+            .map(|a| read_aval(a, budget))
             .collect()
     };
     let in_avals = avals(slot::IN_AVALS_IDXS, slot::IN_AVALS, "in_avals")?;
@@ -232,23 +257,23 @@ fn read_exported(t: Table<'_>, vjp_depth: usize, budget: &mut usize) -> Result<E
             idxs.iter()
                 .map(|&i| match i {
                     0 => Ok(None),
-                    i => unique_shardings
-                        .get(i as usize - 1)
-                        .cloned()
-                        .map(Some)
-                        .ok_or_else(|| {
+                    i => {
+                        let s = unique_shardings.get(i as usize - 1).ok_or_else(|| {
                             malformed(Malformed(format!(
                                 "{what}: sharding index {i} of {} unique shardings",
                                 unique_shardings.len()
                             )))
-                        }),
+                        })?;
+                        budget.charge(s.spec.len() + s.mesh.axis_names.len() + 1, what)?;
+                        Ok(Some(s.clone()))
+                    }
                 })
-                .collect::<Result<_, _>>()?
+                .collect::<Result<_, Error>>()?
         } else {
             t.tables(list_slot, what)
                 .map_err(m)?
                 .into_iter()
-                .map(|s| read_sharding(s, &unique_meshes))
+                .map(|s| read_sharding(s, &unique_meshes, budget))
                 .collect::<Result<_, _>>()?
         };
         match list.len() {
@@ -400,7 +425,7 @@ fn read_tree_root(
     t: Table<'_>,
     s: u16,
     what: &'static str,
-    budget: &mut usize,
+    budget: &Budget,
 ) -> Result<TreeDef, Error> {
     match t.table(s, what).map_err(malformed)? {
         Some(tree) => read_tree(tree, 0, budget),
@@ -410,17 +435,13 @@ fn read_tree_root(
 
 /// A Python pytree node as a jaxrs structure: tuple -> `Tuple`, list -> `List`, dict ->
 /// `Map` (JAX sorts the keys, as a `BTreeMap` does), `None` -> `None`, a leaf -> `Leaf`.
-fn read_tree(t: Table<'_>, depth: usize, budget: &mut usize) -> Result<TreeDef, Error> {
+fn read_tree(t: Table<'_>, depth: usize, budget: &Budget) -> Result<TreeDef, Error> {
     if depth > MAX_TREE_DEPTH {
         return Err(malformed(Malformed(format!(
             "a pytree nested more than {MAX_TREE_DEPTH} deep"
         ))));
     }
-    *budget = budget.checked_sub(1).ok_or_else(|| {
-        malformed(Malformed(
-            "a pytree with more nodes than its bytes can hold (shared subtrees)".into(),
-        ))
-    })?;
+    budget.charge(1, "a pytree")?;
     let m = malformed;
     let kind = t.u8_or(slot::TREE_KIND, TREE_LEAF).map_err(m)?;
     let children = t
@@ -486,7 +507,7 @@ fn read_tree(t: Table<'_>, depth: usize, budget: &mut usize) -> Result<TreeDef, 
     })
 }
 
-fn read_aval(t: Table<'_>) -> Result<ExportedAval, Error> {
+fn read_aval(t: Table<'_>, budget: &Budget) -> Result<ExportedAval, Error> {
     let m = malformed;
     if t.u8_or(slot::AVAL_KIND, AVAL_SHAPED_ARRAY).map_err(m)? != AVAL_SHAPED_ARRAY {
         return Err(unsupported(
@@ -506,9 +527,11 @@ fn read_aval(t: Table<'_>) -> Result<ExportedAval, Error> {
             if memory_space == 2 { "host" } else { "any" }
         )));
     }
-    let shape = t
+    let dims = t
         .strings(slot::AVAL_SHAPE, "AbstractValue.shape")
-        .map_err(m)?
+        .map_err(m)?;
+    budget.charge(dims.len() + 1, "an aval")?;
+    let shape = dims
         .into_iter()
         .map(Dim::parse)
         .collect::<Result<Vec<_>, _>>()
@@ -516,7 +539,7 @@ fn read_aval(t: Table<'_>) -> Result<ExportedAval, Error> {
     Ok(ExportedAval { shape, dtype })
 }
 
-fn read_mesh(t: Table<'_>) -> Result<ExportedMesh, Error> {
+fn read_mesh(t: Table<'_>, budget: &Budget) -> Result<ExportedMesh, Error> {
     let m = malformed;
     let axis_sizes: Vec<usize> = t
         .u32s(slot::MESH_AXIS_SIZES, "AbstractMesh.axis_sizes")
@@ -530,6 +553,7 @@ fn read_mesh(t: Table<'_>) -> Result<ExportedMesh, Error> {
         .into_iter()
         .map(str::to_string)
         .collect();
+    budget.charge(axis_names.len() + 1, "a mesh")?;
     if axis_names.len() != axis_sizes.len() {
         return Err(malformed(Malformed(format!(
             "a mesh with {} axis names and {} sizes",
@@ -560,13 +584,14 @@ fn read_mesh(t: Table<'_>) -> Result<ExportedMesh, Error> {
 fn read_sharding(
     t: Table<'_>,
     unique_meshes: &[ExportedMesh],
+    budget: &Budget,
 ) -> Result<Option<ExportedSharding>, Error> {
     let m = malformed;
     if let Some(named) = t
         .table(slot::SHARDING_NAMED, "Sharding.named_sharding")
         .map_err(m)?
     {
-        return read_named_sharding(named, unique_meshes).map(Some);
+        return read_named_sharding(named, unique_meshes, budget).map(Some);
     }
     let proto = t
         .scalars(slot::SHARDING_HLO_PROTO, 1, "Sharding.hlo_sharding_proto")
@@ -582,21 +607,24 @@ fn read_sharding(
 fn read_named_sharding(
     t: Table<'_>,
     unique_meshes: &[ExportedMesh],
+    budget: &Budget,
 ) -> Result<ExportedSharding, Error> {
     let m = malformed;
     let mesh = if unique_meshes.is_empty() {
         match t.table(slot::NAMED_MESH, "NamedSharding.mesh").map_err(m)? {
-            Some(mesh) => read_mesh(mesh)?,
+            Some(mesh) => read_mesh(mesh, budget)?,
             None => return Err(malformed(Malformed("a NamedSharding with no mesh".into()))),
         }
     } else {
         let i = t.u32_or(slot::NAMED_ABSTRACT_MESH_IDX, 0).map_err(m)? as usize;
-        unique_meshes.get(i).cloned().ok_or_else(|| {
+        let mesh = unique_meshes.get(i).ok_or_else(|| {
             malformed(Malformed(format!(
                 "mesh index {i} of {} unique meshes",
                 unique_meshes.len()
             )))
-        })?
+        })?;
+        budget.charge(mesh.axis_names.len() + 1, "a sharding's mesh")?;
+        mesh.clone()
     };
     let spec_table = t
         .table(slot::NAMED_SPEC, "NamedSharding.spec")
@@ -610,6 +638,7 @@ fn read_named_sharding(
         let axes = one
             .strings(slot::ONE_AXIS_AXES, "PartitionSpecOneAxis.axes")
             .map_err(m)?;
+        budget.charge(axes.len() + 1, "a partition spec")?;
         for a in &axes {
             if !mesh.axis_names.iter().any(|n| n == a) {
                 return Err(malformed(Malformed(format!(
