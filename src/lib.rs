@@ -100,6 +100,9 @@
 //! - **Looking inside**: [`make_jaxpr`] (the IR), [`stablehlo`] (the program XLA compiles,
 //!   each op located at its Rust line), [`JitSite::last_stablehlo`] and
 //!   [`JitSite::last_optimized_program`] (what a jitted function compiled to).
+//! - **Exporting**: [`export`] reads `jax.export`'s artifacts and runs them
+//!   (`export::deserialize(&bytes)?.call(&args)`), and writes jaxrs functions as artifacts JAX
+//!   loads and calls (`export::export(f, &args)?.serialize()`).
 //! - **Training data**: [`data`] (readers for MNIST-5k, UCI digits and tiny Shakespeare,
 //!   key-shuffled batches, padding masks, host-to-device prefetch).
 //! - **Randomness**: [`random`] (threefry keys; every draw equals `jax.random`'s bit for bit).

@@ -332,6 +332,19 @@ fn dropped_arguments_and_the_platform_index() {
 }
 
 #[test]
+fn the_vjp_jax_serialized_runs_too() {
+    setup();
+    let c = &case("mlp_vjp")["vjp"];
+    let exp = load("mlp_vjp");
+    let vjp = exp.vjp().expect("serialized with vjp_order=1");
+    assert!(vjp.vjp().is_none());
+    // Primals then the output's cotangent in; the primals' cotangents out.
+    assert_eq!(vjp.in_avals().len(), 6);
+    let outs = vjp.call_flat(&arrays(&c["inputs"])).unwrap();
+    assert_outputs("mlp vjp", &outs, &c["outputs"]);
+}
+
+#[test]
 fn platform_check() {
     setup();
     let mlp = case("mlp");

@@ -19,6 +19,8 @@ small exact arithmetic sequences (`seq`), stored in full.
 - "train_step": one SGD step (lr 0.1) of an MLP regression: (new params, loss); "steps"
   holds the losses of three chained steps.
 - "unused_arg": f(x, unused, y): module_kept_var_idx drops the unused argument.
+- "mlp_vjp": the MLP serialized with vjp_order=1; "vjp" holds the flat inputs (primals, then
+  the cotangent of the output) and the VJP's outputs (the primals' cotangents).
 - "poly": the MLP exported with a symbolic batch dimension "b"; values for b = 3 and b = 5.
 - "multi_platform": exported for ("cuda", "cpu"): the module takes a platform index first.
 - "tpu_only": exported for ("tpu",) only: no CPU code path.
@@ -265,6 +267,18 @@ def main():
     cases["train_step"] = write_case("train_step", exp, args, kw,
                                      {"steps": {"losses": losses,
                                                 "params": flat_values(params)}})
+
+    args, kw = mlp_args()
+    exp = export.export(jax.jit(mlp))(*args)
+    data = exp.serialize(vjp_order=1)
+    with open(os.path.join(OUT_DIR, "mlp_vjp.jaxexp"), "wb") as f:
+        f.write(bytes(data))
+    vjp = export.deserialize(data).vjp()
+    cotangent = seq([4, 3], 5, 2, 0.5)
+    vjp_inputs = jax.tree.leaves(args) + [cotangent]
+    cases["mlp_vjp"] = {"vjp": {"in_tree": str(vjp.in_tree), "out_tree": str(vjp.out_tree),
+                                "inputs": flat_values(vjp_inputs),
+                                "outputs": flat_values(vjp.call(*vjp_inputs))}}
 
     args, kw = unused_args()
     cases["unused_arg"] = write_case(

@@ -2,7 +2,9 @@
 //! its checks (platforms, effects, trees, dtypes, shapes), and the launch on one device or
 //! SPMD over a mesh.
 
-use super::{arguments_error, Dim, DisabledSafetyCheck, Exported, ExportedMesh};
+use super::exported::{
+    arguments_error, CompileKey, Compiled, Dim, DisabledSafetyCheck, Exported, ExportedMesh,
+};
 use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::client::{client, try_run};
@@ -10,24 +12,10 @@ use crate::core::lower::{compile_options, LowerOptions, Spmd};
 use crate::core::sharding::{try_device_put, Mesh, NamedSharding, PartitionSpec, Sharding};
 use crate::core::spmd::{propagated_out_shardings, SpmdProgram};
 use crate::error::{Error, ExportError, Result};
-use crate::pjrt::{Buffer, LoadedExecutable};
+use crate::pjrt::Buffer;
 use crate::tree::{try_tree_unflatten, Tree, TreeDef};
 use std::collections::BTreeMap;
 use std::sync::Arc;
-
-/// A compiled program is found by its arguments' shapes and the devices it runs on.
-pub(crate) type CompileKey = (Vec<Vec<usize>>, Vec<i32>);
-
-/// A compiled artifact: one device, or SPMD over a mesh.
-pub(crate) enum Compiled {
-    Single {
-        exe: LoadedExecutable,
-    },
-    Spmd {
-        exe: LoadedExecutable,
-        program: SpmdProgram,
-    },
-}
 
 impl Exported {
     /// Runs the artifact on `args`, JAX's `exported.call(*args)`: the positional arguments
@@ -36,9 +24,9 @@ impl Exported {
     /// output tree (see the module's table of trees).
     ///
     /// Arguments whose structure, dtypes or shapes do not fit, and results that do not fit
-    /// `R`, are [`ExportError::Arguments`]; an artifact that cannot run here (platform,
+    /// `R`, are [`ExportError::Arguments`](crate::ExportError::Arguments); an artifact that cannot run here (platform,
     /// effects, devices, symbolic shapes) is its own [`ExportError`]; a compile or run
-    /// failure is the usual [`Error`].
+    /// failure is the usual [`Error`](crate::Error).
     ///
     /// # Panics
     /// When an argument is traced: an artifact runs on concrete arrays, outside `jit`, `grad`
@@ -424,7 +412,7 @@ impl Exported {
 }
 
 /// JAX's name of a PJRT platform.
-fn jax_platform(pjrt_name: &str) -> String {
+pub(crate) fn jax_platform(pjrt_name: &str) -> String {
     let name = pjrt_name.to_ascii_lowercase();
     match name.as_str() {
         "host" => "cpu".into(),

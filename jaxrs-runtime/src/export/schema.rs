@@ -4,8 +4,10 @@
 //! Each table's fields are named here by their vtable slot (field `i` of the schema is slot
 //! `4 + 2 i`), as the schema lists them.
 
+use super::exported::{
+    Dim, DisabledSafetyCheck, Exported, ExportedAval, ExportedMesh, ExportedSharding,
+};
 use super::flatbuf::{Buf, Builder, Field, Malformed, Offset, Table};
-use super::{Dim, DisabledSafetyCheck, Exported, ExportedAval, ExportedMesh, ExportedSharding};
 use crate::core::sharding::{PartitionDim, PartitionSpec};
 use crate::dtype::DType;
 use crate::error::{Error, ExportError};
@@ -676,6 +678,14 @@ fn read_named_sharding(
         mesh,
         spec: PartitionSpec::new(dims),
     })
+}
+
+impl Exported {
+    /// Writes the artifact: bytes `jax.export.deserialize` reads (and
+    /// [`deserialize`](super::deserialize)).
+    pub fn serialize(&self) -> Vec<u8> {
+        write(self)
+    }
 }
 
 /// The artifact `jax.export.deserialize` reads for `e`, with JAX 0.10.2's layout: unique

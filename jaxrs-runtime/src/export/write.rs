@@ -9,15 +9,17 @@
 //! jaxlib releases): load a jaxrs artifact with a jaxlib whose StableHLO reads what jaxrs
 //! writes, in practice one of the same season.
 
+use super::exported::{Dim, Exported, ExportedAval, ExportedMesh, ExportedSharding};
 use super::schema::WRITTEN_CALLING_CONVENTION;
-use super::{Dim, Exported, ExportedAval, ExportedMesh, ExportedSharding};
+use crate::core::client::client;
 use crate::core::lower::{dense_constant, lower_jaxpr, LowerOptions, Spmd};
 use crate::core::sharding::{Mesh, NamedSharding, PartitionSpec};
 use crate::error::{Error, ExportError, Result};
 use crate::transforms::traced::{avals_of, trace_tree};
 use crate::tree::{Tree, TreeDef};
 
-/// Traces `f` at `args` and exports it for the CPU: JAX's
+/// Traces `f` at `args` and exports it for this process's platform (`"cpu"` on XLA's CPU
+/// plugin): JAX's
 /// `jax.export.export(jax.jit(f))(*args)`. A tuple `args` holds the positional arguments;
 /// any other tree is the one argument. Every constant the function closes over is embedded
 /// in the module, so the artifact needs nothing but its arguments.
@@ -26,7 +28,7 @@ use crate::tree::{Tree, TreeDef};
 /// `#[derive(Tree)]` struct becomes a dict keyed by its field names (its fields must be
 /// declared in sorted order, the order JAX flattens a dict in), `Vec` and fixed arrays
 /// become lists, `Option::None` becomes `None`. A static field (a Rust scalar in the tree)
-/// has no JAX counterpart and is [`ExportError::Export`].
+/// has no JAX counterpart and is [`ExportError::Export`](crate::ExportError::Export).
 ///
 /// ```
 /// use jaxrs::prelude::*;
@@ -159,7 +161,7 @@ fn export_with<A: Tree, R: Tree>(
         in_shardings,
         out_shardings,
         nr_devices,
-        platforms: vec!["cpu".into()],
+        platforms: vec![super::call::jax_platform(&client().platform_name())],
         ordered_effects: vec![],
         unordered_effects: vec![],
         disabled_safety_checks: vec![],
