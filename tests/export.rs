@@ -511,6 +511,40 @@ fn unsupported_artifacts_name_what_they_use() {
     );
 }
 
+fn any_export_error_or_ok(bytes: &[u8]) {
+    match export::deserialize(bytes) {
+        Ok(_) | Err(Error::Export(_)) => {}
+        Err(e) => panic!("not an export error: {e}"),
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn random_bytes_never_panic_the_reader(
+        bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512),
+    ) {
+        any_export_error_or_ok(&bytes);
+    }
+
+    #[test]
+    fn scrambled_artifacts_are_read_or_refused(
+        edits in proptest::collection::vec(
+            (proptest::prelude::any::<usize>(), proptest::prelude::any::<u8>()),
+            1..8,
+        ),
+    ) {
+        // Several bytes of JAX's CNN artifact (trees, dicts, avals) replaced at once.
+        let mut bytes = artifact("cnn");
+        let len = bytes.len();
+        for (at, value) in edits {
+            bytes[at % len] = value;
+        }
+        any_export_error_or_ok(&bytes);
+    }
+}
+
 #[test]
 fn shared_subtrees_cannot_blow_up() {
     setup();
