@@ -669,6 +669,21 @@ fn jaxrs_artifacts_round_trip() {
 }
 
 #[test]
+fn a_jitted_function_exports_through_its_call() {
+    setup();
+    // `jax.export.export(jitted)`: a `Jitted` called inside the traced closure.
+    let step = jit(|(x, y): (Array, Array)| (x.matmul(&y).tanh(), y.sum(None, false)));
+    let (x, y) = sharded_inputs();
+    let exported =
+        export::export(|a: (Array, Array)| step.call(a), &(x.clone(), y.clone())).unwrap();
+    let back = export::deserialize(&exported.serialize()).unwrap();
+    let (z, s): (Array, Array) = back.call(&(x.clone(), y.clone())).unwrap();
+    let (z0, s0): (Array, Array) = step.call((x, y));
+    assert_eq!(z.to_vec::<f32>(), z0.to_vec::<f32>());
+    assert_eq!(s.item::<f32>(), s0.item::<f32>());
+}
+
+#[test]
 fn structs_export_as_dicts_when_their_fields_are_sorted() {
     setup();
     #[derive(Tree, Clone)]
@@ -698,7 +713,10 @@ fn structs_export_as_dicts_when_their_fields_are_sorted() {
         ])
         .to_string()
     );
-    let two: Array = e.call(&(s,)).unwrap();
+    let two: Array = e.call(&(s.clone(),)).unwrap();
+    assert_eq!(two.item::<f32>(), 2.0);
+    // One argument: bare, as well as in a 1-tuple.
+    let two: Array = e.call(&s).unwrap();
     assert_eq!(two.item::<f32>(), 2.0);
     let u = Unsorted {
         b: one.clone(),

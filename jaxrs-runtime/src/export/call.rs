@@ -19,8 +19,8 @@ use std::sync::Arc;
 
 impl Exported {
     /// Runs the artifact on `args`, JAX's `exported.call(*args)`: the positional arguments
-    /// as a tuple (`(params, x)`, `(x,)`), or the pair `(args, kwargs)` with the keyword
-    /// arguments as a `BTreeMap<String, _>`. The results come back as `R`, built from the
+    /// as a tuple (`(params, x)`, `(x,)`; a function of one argument also takes it bare), or
+    /// the pair `(args, kwargs)` with the keyword arguments as a `BTreeMap<String, _>`. The results come back as `R`, built from the
     /// output tree (see the module's table of trees).
     ///
     /// Arguments whose structure, dtypes or shapes do not fit, and results that do not fit
@@ -37,7 +37,8 @@ impl Exported {
             unreachable!("checked when read")
         };
         let no_kwargs = matches!(&pair[1], TreeDef::Map(m) if m.is_empty());
-        if !(fits(&self.in_tree, &def) || (no_kwargs && fits(&pair[0], &def))) {
+        let one_arg = matches!(&pair[0], TreeDef::Tuple(c) if c.len() == 1 && fits(&c[0], &def));
+        if !(fits(&self.in_tree, &def) || (no_kwargs && (fits(&pair[0], &def) || one_arg))) {
             return Err(arguments_error(format!(
                 "{}: the arguments {def} do not fit the artifact's input tree {} (pass the \
                  positional arguments as a tuple, or the pair (args, kwargs))",

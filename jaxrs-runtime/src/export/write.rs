@@ -30,6 +30,9 @@ use crate::tree::{Tree, TreeDef};
 /// become lists, `Option::None` becomes `None`. A static field (a Rust scalar in the tree)
 /// has no JAX counterpart and is [`ExportError::Export`](crate::ExportError::Export).
 ///
+/// A [`Jitted`](crate::Jitted) exports through its call, `export(|a| jitted.call(a), &args)`
+/// (its shardings are not carried over: give them to [`export_sharded`]).
+///
 /// ```
 /// use jaxrs::prelude::*;
 ///
