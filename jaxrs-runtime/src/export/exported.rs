@@ -100,7 +100,8 @@ pub enum DisabledSafetyCheck {
 
 /// A function exported by `jax.export` or by [`export`](crate::export::export): what
 /// `jax.export.Exported` holds, readable field by field, and runnable by
-/// [`call`](Exported::call).
+/// [`call`](Exported::call). Clones share the programs compiled for it.
+#[derive(Clone)]
 pub struct Exported {
     pub(crate) fun_name: String,
     pub(crate) in_tree: TreeDef,
@@ -122,32 +123,6 @@ pub struct Exported {
     pub(crate) vjp: Option<Box<Exported>>,
     /// Programs compiled for this artifact, by the argument shapes and devices they run on.
     pub(crate) compiled: Arc<Mutex<HashMap<CompileKey, Arc<Compiled>>>>,
-}
-
-impl Clone for Exported {
-    fn clone(&self) -> Exported {
-        Exported {
-            fun_name: self.fun_name.clone(),
-            in_tree: self.in_tree.clone(),
-            in_avals: self.in_avals.clone(),
-            out_tree: self.out_tree.clone(),
-            out_avals: self.out_avals.clone(),
-            in_shardings: self.in_shardings.clone(),
-            out_shardings: self.out_shardings.clone(),
-            nr_devices: self.nr_devices,
-            platforms: self.platforms.clone(),
-            ordered_effects: self.ordered_effects.clone(),
-            unordered_effects: self.unordered_effects.clone(),
-            disabled_safety_checks: self.disabled_safety_checks.clone(),
-            mlir_module_serialized: self.mlir_module_serialized.clone(),
-            calling_convention_version: self.calling_convention_version,
-            module_kept_var_idx: self.module_kept_var_idx.clone(),
-            uses_global_constants: self.uses_global_constants,
-            serialization_version: self.serialization_version,
-            vjp: self.vjp.clone(),
-            compiled: Arc::clone(&self.compiled),
-        }
-    }
 }
 
 impl fmt::Debug for Exported {

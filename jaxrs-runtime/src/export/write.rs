@@ -19,9 +19,8 @@ use crate::transforms::traced::{avals_of, trace_tree};
 use crate::tree::{Tree, TreeDef};
 
 /// Traces `f` at `args` and exports it for this process's platform (`"cpu"` on XLA's CPU
-/// plugin): JAX's
-/// `jax.export.export(jax.jit(f))(*args)`. A tuple `args` holds the positional arguments;
-/// any other tree is the one argument. Every constant the function closes over is embedded
+/// plugin): JAX's `jax.export.export(jax.jit(f))(*args)`. A tuple `args` holds the
+/// positional arguments; any other tree is the one argument. Every constant the function closes over is embedded
 /// in the module, so the artifact needs nothing but its arguments.
 ///
 /// Structures map onto JAX's pytrees as the module's table says, the other way round: a
