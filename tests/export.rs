@@ -497,6 +497,14 @@ fn unsupported_artifacts_name_what_they_use() {
             "{name}: {e}"
         );
     }
+    // Module bytes the plugin cannot parse: XLA's compile error, no crash.
+    for name in ["garbage_module", "truncated_module"] {
+        let exp = load(name);
+        match exp.call_flat(std::slice::from_ref(&x)) {
+            Err(Error::Compile { message }) => assert!(!message.is_empty(), "{name}"),
+            other => panic!("{name}: expected a compile error, got {other:?}"),
+        }
+    }
     // A namedtuple registered for serialization.
     let e = export_error(export::deserialize(&artifact("custom_node")));
     assert!(

@@ -29,7 +29,8 @@ small exact arithmetic sequences (`seq`), stored in full.
 Hostile artifacts, written by JAX's own serializer from an edited `Exported`, which jaxrs must
 refuse with a typed error (no values): "bad_cc_version" (calling convention 11),
 "ordered_effect" and "unordered_effect" (a TestingEffect, defined here),
-"custom_node" (a namedtuple registered for serialization), "float8" (a float8_e4m3fn input).
+"custom_node" (a namedtuple registered for serialization), "float8" (a float8_e4m3fn input),
+"garbage_module" and "truncated_module" (module bytes that are not MLIR, or half of JAX's).
 """
 
 import json
@@ -218,6 +219,9 @@ def write_hostile(cases):
         "bad_cc_version": dict(calling_convention_version=11),
         "ordered_effect": dict(ordered_effects=(TestingEffect(),)),
         "unordered_effect": dict(unordered_effects=(TestingEffect(),)),
+        "garbage_module": dict(mlir_module_serialized=b"not MLIR at all"),
+        "truncated_module": dict(
+            mlir_module_serialized=exp.mlir_module_serialized[:len(exp.mlir_module_serialized) // 2]),
     }
     for name, edit in edits.items():
         cases[name] = write_case(name, dataclasses.replace(exp, **edit), None, None)
