@@ -100,6 +100,9 @@
 //! - **Looking inside**: [`make_jaxpr`] (the IR), [`stablehlo`] (the program XLA compiles,
 //!   each op located at its Rust line), [`JitSite::last_stablehlo`] and
 //!   [`JitSite::last_optimized_program`] (what a jitted function compiled to).
+//! - **Exporting**: [`export`] reads `jax.export`'s artifacts and runs them
+//!   (`export::deserialize(&bytes)?.call(&args)`), and writes jaxrs functions as artifacts JAX
+//!   loads and calls (`export::export(f, &args)?.serialize()`).
 //! - **Training data**: [`data`] (readers for MNIST-5k, UCI digits and tiny Shakespeare,
 //!   key-shuffled batches, padding masks, host-to-device prefetch).
 //! - **Randomness**: [`random`] (threefry keys; every draw equals `jax.random`'s bit for bit).
@@ -271,7 +274,11 @@ pub use jaxrs_runtime::{
     tree_leaves, tree_map, tree_map2, tree_map_n, tree_paths, tree_unflatten, try_tree_unflatten,
     StaticValue, Tree, TreeDef, TreeMismatch,
 };
-pub use jaxrs_runtime::{try_run, Error, ErrorCode, Result};
+pub use jaxrs_runtime::{try_run, Error, ErrorCode, ExportError, Result};
+
+// `jax.export`'s artifacts, both ways: `jaxrs::export::deserialize(bytes)?.call(&args)` and
+// `jaxrs::export::export(f, &args)?.serialize()`.
+pub use jaxrs_runtime::export;
 
 // Looking inside compiled code: `debug_print!` (JAX's `jax.debug.print`) and the NaN checker
 // (`jaxrs::config::set_debug_nans`, JAX's `jax_debug_nans`).

@@ -160,6 +160,59 @@ pub enum Error {
     /// An I/O failure (cache folder, lock file, plugin file).
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
+    /// A `jax.export` artifact that cannot be read, or cannot run here (`jaxrs::export`).
+    #[error("jaxrs::export: {0}")]
+    Export(ExportError),
+}
+
+/// Why a `jax.export` artifact cannot be read or run ([`Error::Export`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExportError {
+    /// The bytes are not a well-formed artifact: truncated, an offset out of range, a tree
+    /// whose leaves and avals disagree, ...
+    #[error("a malformed artifact: {0}")]
+    Malformed(String),
+    /// A calling convention version this reader does not run.
+    #[error(
+        "the artifact uses calling convention version {found}; jaxrs runs versions {}..={}",
+        supported.0,
+        supported.1
+    )]
+    CallingConventionVersion { found: u16, supported: (u16, u16) },
+    /// A feature of the artifact jaxrs does not run (effects, custom pytree nodes, dtypes it
+    /// has no type for, host memory, explicit mesh axes).
+    #[error("the artifact uses {0}, which jaxrs does not support")]
+    Unsupported(String),
+    /// The artifact was exported for other platforms than the one this process runs on (and
+    /// its platform check is not disabled).
+    #[error(
+        "the artifact was exported for the platforms {platforms:?}, not for {here:?}; export          it for {here:?} too, or with DisabledSafetyCheck.platform()"
+    )]
+    Platform {
+        platforms: Vec<String>,
+        here: String,
+    },
+    /// The program needs more devices than this process has.
+    #[error(
+        "the artifact runs on {needed} devices and this process has {available}          (jaxrs::set_cpu_device_count before the first array operation)"
+    )]
+    Devices { needed: usize, available: usize },
+    /// The arguments do not fit the artifact's input tree, dtypes or shapes.
+    #[error("{0}")]
+    Arguments(String),
+    /// A shape-polymorphic artifact the plugin could not compile at the caller's shapes.
+    #[error(
+        "the artifact has symbolic dimensions {symbols:?} (bound here to {bindings}); the          plugin could not compile it at these shapes ({message}). Export it at concrete          shapes"
+    )]
+    SymbolicShapes {
+        symbols: Vec<String>,
+        bindings: String,
+        message: String,
+    },
+    /// A function jaxrs cannot write as an artifact.
+    #[error("cannot export: {0}")]
+    Export(String),
 }
 
 /// `Result` with jaxrs's [`Error`].

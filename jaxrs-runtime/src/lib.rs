@@ -13,6 +13,7 @@
 //!
 //! | folder | what it holds |
 //! |---|---|
+//! | `export/` | `jax.export`'s artifacts read, run and written (`jaxrs::export`) |
 //! | `random.rs` | `jax.random` on raw threefry keys, bit for bit, built on the Array API |
 //! | `transforms/` | the user API: `jit` and its compile cache, `pmap`, `grad` and friends, `vmap`, loops and branches, `remat`, inspection, `check_grads` |
 //! | `higher_order/` | primitives holding jaxprs (scan, while, cond, custom_jvp, custom_vjp, remat), each with all its rules |
@@ -28,6 +29,7 @@ mod coordination;
 mod core;
 mod dtype;
 mod error;
+pub mod export;
 pub mod fs_safety;
 mod higher_order;
 mod interpreters;
@@ -215,7 +217,7 @@ macro_rules! debug_print {
         )
     };
 }
-pub use error::{Error, ErrorCode, Result};
+pub use error::{Error, ErrorCode, ExportError, Result};
 
 /// The door to the engine for the macros' expansions, jaxrs's own tests and benches. Not part
 /// of the public API: anything here may change in any release.

@@ -29,6 +29,7 @@ fn layer(module: &[String]) -> (u8, &'static str) {
         Some("higher_order") => (4, "higher_order"),
         Some("transforms") => (5, "transforms"),
         Some("random") => (6, "random"),
+        Some("export") => (6, "export"),
         other => panic!(
             "jaxrs-runtime/src/{}: a top-level module this test does not know; give it a layer in \
              tests/layers.rs (and DESIGN.md's map)",

@@ -121,7 +121,7 @@ fn same_layout(a: &NamedSharding, b: &NamedSharding) -> bool {
 
 /// The shardings XLA's propagation gave the results, as specs over `mesh` (`None` where it
 /// could not be read or is no spec over this mesh).
-fn propagated_out_shardings(
+pub(crate) fn propagated_out_shardings(
     exe: &LoadedExecutable,
     mesh: &Mesh,
     out_avals: &[Aval],

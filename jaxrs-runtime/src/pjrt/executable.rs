@@ -524,14 +524,22 @@ impl Client {
     ///
     /// XLA's rejection is [`Error::Compile`] with its message.
     pub fn compile(&self, mlir_text: &str, options: &CompileOptions) -> Result<LoadedExecutable> {
+        self.compile_mlir(mlir_text.as_bytes(), options)
+    }
+
+    /// Compiles an MLIR module given as bytes: text, MLIR bytecode, or a StableHLO portable
+    /// artifact (VHLO bytecode, what `jax.export` stores), which the plugin upgrades itself.
+    ///
+    /// XLA's rejection is [`Error::Compile`] with its message.
+    pub fn compile_mlir(&self, code: &[u8], options: &CompileOptions) -> Result<LoadedExecutable> {
         const FORMAT: &str = "mlir";
         let opts = options.encode();
         let program = sys::PJRT_Program {
             struct_size: sys::PJRT_Program_STRUCT_SIZE,
             extension_start: ptr::null_mut(),
             // The plugin reads the code only; the `char*` is the header's.
-            code: mlir_text.as_ptr() as *mut c_char,
-            code_size: mlir_text.len(),
+            code: code.as_ptr() as *mut c_char,
+            code_size: code.len(),
             format: FORMAT.as_ptr().cast(),
             format_size: FORMAT.len(),
         };

@@ -231,6 +231,7 @@ pub(crate) fn copy_error(e: &Error) -> Error {
             message: message.clone(),
         },
         Error::DonatedBufferUsed(m) => Error::DonatedBufferUsed(m.clone()),
+        Error::Export(e) => Error::Export(e.clone()),
         Error::FloatingPoint(m) => Error::FloatingPoint(m.clone()),
         Error::ShapeTooLarge(m) => Error::ShapeTooLarge(m.clone()),
         Error::Pjrt {

@@ -13,5 +13,5 @@ pub mod loops;
 pub mod pmap;
 pub mod remat;
 pub mod shard_map;
-mod traced;
+pub(crate) mod traced;
 pub mod vmap;
