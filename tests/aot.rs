@@ -236,6 +236,11 @@ fn a_site_program_takes_donated_and_kept_tuples() {
     assert_eq!(y.to_vec::<f32>(), expected);
     assert_eq!((back.scale, back.activation.as_str()), (2.0, "relu"));
     assert_eq!(back.w.to_vec::<f32>(), iota(&[3, 2]).to_vec::<f32>());
+
+    // Loaded back in this process too.
+    let loaded = Compiled::deserialize(&compiled.serialize().unwrap()).unwrap();
+    let (_, y): (Layer, Array) = loaded.call(((layer,), (x, Array::scalar(0.25f32))));
+    assert_eq!(y.to_vec::<f32>(), expected);
 }
 
 #[test]
@@ -306,38 +311,8 @@ fn bits(a: &Array) -> String {
     bits.join(" ")
 }
 
-// XLA's CPU plugin leaves out of a serialized executable the kernels it took from an identical
-// earlier compile in the same process, and it cannot load a program in the process that
-// compiled it: the programs here are compiled once (shapes no other test uses) and loaded in
-// a child process, as a program is in practice.
-#[test]
-fn serialized_programs_run_in_another_process() {
-    setup();
-    if let Ok(dir) = std::env::var(CHILD) {
-        // The child: load and run, nothing traced or compiled.
-        let dir = std::path::PathBuf::from(dir);
-        let read = |name: &str| Compiled::deserialize(&std::fs::read(dir.join(name)).unwrap());
-        let y: Array = read("closure").unwrap().call(iota(&[7, 128]));
-        let (back, z): (Layer, Array) = read("site")
-            .unwrap()
-            .call(((layer(),), (iota(&[9, 3]), Array::scalar(0.25f32))));
-        assert_eq!((back.scale, back.activation.as_str()), (2.0, "relu"));
-        std::fs::write(dir.join("result"), format!("{}\n{}", bits(&y), bits(&z))).unwrap();
-        return;
-    }
-    let f = jit(closure_with_a_big_constant(7));
-    let closure = f.lower(&iota(&[7, 128])).compile();
-    let site = apply::jit_site()
-        .lower(&(layer(), iota(&[9, 3])), |(l, x): (Layer, Array)| {
-            apply(l, &x, 0.25)
-        })
-        .compile();
-    let dir = std::env::temp_dir().join(format!("jaxrs-aot-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("closure"), closure.serialize().unwrap()).unwrap();
-    std::fs::write(dir.join("site"), site.serialize().unwrap()).unwrap();
-    let y: Array = closure.call(iota(&[7, 128]));
-    let z = apply(layer(), &iota(&[9, 3]), 0.25).1;
+/// Runs this test binary's `serialized_programs_run_in_another_process` as a child in `mode`.
+fn child(mode: &str, dir: &std::path::Path) {
     let out = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
@@ -345,17 +320,57 @@ fn serialized_programs_run_in_another_process() {
             "--test-threads=1",
             "--quiet",
         ])
-        .env(CHILD, &dir)
+        .env(CHILD, format!("{mode}:{}", dir.display()))
         .output()
         .unwrap();
-    let got = std::fs::read_to_string(dir.join("result"));
-    std::fs::remove_dir_all(&dir).unwrap();
     assert!(
         out.status.success(),
-        "{}{}",
+        "{mode}: {}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+// One process compiles and serializes, another loads and runs, as an export step and a
+// service would. The compiling process may answer from the persistent compile cache: the
+// bytes are then the cache entry's (XLA's CPU plugin serializes a program it deserialized
+// without its kernels' code).
+#[test]
+fn serialized_programs_run_in_another_process() {
+    setup();
+    if let Ok(task) = std::env::var(CHILD) {
+        let (mode, dir) = task.split_once(':').unwrap();
+        let dir = std::path::PathBuf::from(dir);
+        if mode == "compile" {
+            let site = apply::jit_site()
+                .lower(&(layer(), iota(&[9, 3])), |(l, x): (Layer, Array)| {
+                    apply(l, &x, 0.25)
+                })
+                .compile();
+            let f = jit(closure_with_a_big_constant(7));
+            let closure = f.lower(&iota(&[7, 128])).compile();
+            std::fs::write(dir.join("closure"), closure.serialize().unwrap()).unwrap();
+            std::fs::write(dir.join("site"), site.serialize().unwrap()).unwrap();
+        } else {
+            // Load and run: nothing traced or compiled.
+            let read = |name: &str| Compiled::deserialize(&std::fs::read(dir.join(name)).unwrap());
+            let y: Array = read("closure").unwrap().call(iota(&[7, 128]));
+            let (back, z): (Layer, Array) = read("site")
+                .unwrap()
+                .call(((layer(),), (iota(&[9, 3]), Array::scalar(0.25f64))));
+            assert_eq!((back.scale, back.activation.as_str()), (2.0, "relu"));
+            std::fs::write(dir.join("result"), format!("{}\n{}", bits(&y), bits(&z))).unwrap();
+        }
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("jaxrs-aot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    child("compile", &dir);
+    child("run", &dir);
+    let got = std::fs::read_to_string(dir.join("result"));
+    std::fs::remove_dir_all(&dir).unwrap();
+    let y = jit(closure_with_a_big_constant(7)).call(iota(&[7, 128]));
+    let z = apply(layer(), &iota(&[9, 3]), 0.25).1;
     assert_eq!(got.unwrap(), format!("{}\n{}", bits(&y), bits(&z)));
 }
 

@@ -113,27 +113,59 @@ pub(crate) fn compile(
     text: &str,
     options: &CompileOptions,
 ) -> Result<(LoadedExecutable, Lookup)> {
+    let (exe, lookup, _) = compile_inner(site, text, options, false)?;
+    Ok((exe, lookup))
+}
+
+/// [`compile`], also returning the plugin's serialization of the program: the bytes it was
+/// loaded from on a hit. XLA's CPU plugin serializes an executable it deserialized without
+/// the kernels' code (another process then fails with "Function ... not found"), so the
+/// bytes of a loaded program are never asked of the plugin again.
+pub(crate) fn compile_serialized(
+    site: &dyn std::fmt::Display,
+    text: &str,
+    options: &CompileOptions,
+) -> Result<(LoadedExecutable, Lookup, Result<Vec<u8>>)> {
+    let (exe, lookup, bytes) = compile_inner(site, text, options, true)?;
+    let bytes = bytes.expect("asked for");
+    Ok((exe, lookup, bytes))
+}
+
+/// A compiled or loaded program, how the cache answered, and its serialization if asked for.
+type Outcome = (LoadedExecutable, Lookup, Option<Result<Vec<u8>>>);
+
+fn compile_inner(
+    site: &dyn std::fmt::Display,
+    text: &str,
+    options: &CompileOptions,
+    keep_bytes: bool,
+) -> Result<Outcome> {
     let options = &*crate::core::lower::with_plugin_workarounds(text, options);
+    let fresh = |exe: LoadedExecutable, lookup| {
+        let bytes = keep_bytes.then(|| exe.serialize());
+        Ok((exe, lookup, bytes))
+    };
     if configured_dir().is_none() {
-        return Ok((client().compile(text, options)?, Lookup::Off));
+        return fresh(client().compile(text, options)?, Lookup::Off);
     }
     let max = max_bytes()?;
     let Some(dir) = cache_dir(max) else {
-        return Ok((client().compile(text, options)?, Lookup::Off));
+        return fresh(client().compile(text, options)?, Lookup::Off);
     };
     let key = key(text, options);
     let path = dir.join(format!("{}.{SUFFIX}", hex(&key)));
-    if let Some(exe) = load(&path, &key) {
+    if let Some((exe, payload)) = load(&path, &key) {
         HITS.fetch_add(1, Ordering::Relaxed);
         log::debug!("compile cache hit for {site}: {}", path.display());
-        return Ok((exe, Lookup::Hit));
+        return Ok((exe, Lookup::Hit, keep_bytes.then_some(Ok(payload))));
     }
     let exe = client().compile(text, options)?;
     MISSES.fetch_add(1, Ordering::Relaxed);
     log::debug!("compile cache miss for {site}: {}", path.display());
-    match exe.serialize() {
+    let serialized = exe.serialize();
+    match &serialized {
         Ok(payload) => {
-            if let Err(e) = store(&path, &key, &payload) {
+            if let Err(e) = store(&path, &key, payload) {
                 log::warn!("compile cache: cannot write {}: {e}", path.display());
             } else {
                 evict(&dir, Some(&path), max);
@@ -141,7 +173,7 @@ pub(crate) fn compile(
         }
         Err(e) => log::debug!("compile cache: cannot serialize: {e}"),
     }
-    Ok((exe, Lookup::Miss))
+    Ok((exe, Lookup::Miss, keep_bytes.then_some(serialized)))
 }
 
 /// Where entries live, or `None` when the cache is off. Read on every compile (the cost is
@@ -303,7 +335,8 @@ fn hex(bytes: &[u8]) -> String {
 
 /// The program stored at `path` under `key`, or `None` when absent, corrupt, not a regular
 /// file, or unloadable.
-fn load(path: &Path, key: &[u8; 32]) -> Option<LoadedExecutable> {
+/// The entry at `path` loaded, with its payload (the plugin's serialization).
+fn load(path: &Path, key: &[u8; 32]) -> Option<(LoadedExecutable, Vec<u8>)> {
     let file = match fs_safety::open_regular(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
@@ -332,7 +365,7 @@ fn load(path: &Path, key: &[u8; 32]) -> Option<LoadedExecutable> {
             if let Err(e) = file.set_modified(SystemTime::now()) {
                 log::debug!("compile cache: cannot touch {}: {e}", path.display());
             }
-            Some(exe)
+            Some((exe, payload))
         }
         Err(e) => {
             log::warn!("compile cache: cannot load {}: {e}", path.display());

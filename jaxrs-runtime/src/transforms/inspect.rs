@@ -1,10 +1,9 @@
 //! Inspecting programs: the IR and the StableHLO of any function over trees.
 
 use crate::aval::Aval;
-use crate::core::array::Array;
 use crate::core::ir::ClosedJaxpr;
 use crate::core::lower::{lower_jaxpr, LowerOptions};
-use crate::core::sharding::{NamedSharding, Sharding};
+pub use crate::transforms::abstract_leaf::{AbstractLeaf, ShardedShapeDtypeStruct};
 use crate::transforms::traced::{avals_of, trace_tree};
 use crate::tree::{Leaves, Tree, TreeOf};
 
@@ -66,99 +65,6 @@ pub fn stablehlo<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, example: &A) -> Strin
 /// assert_eq!(x.to_string(), "f32[2,3]");
 /// ```
 pub type ShapeDtypeStruct = Aval;
-
-/// A leaf [`eval_shape`] and [`Jitted::lower`](crate::Jitted::lower) can take: an [`Array`],
-/// its abstract value, or an abstract value with a sharding ([`ShardedShapeDtypeStruct`]).
-pub trait AbstractLeaf: Clone {
-    /// The shape, dtype and weak type.
-    fn abstract_value(&self) -> Aval;
-
-    /// How the value lies over a mesh, when it does.
-    fn named_sharding(&self) -> Option<NamedSharding> {
-        None
-    }
-
-    /// Whether [`AbstractLeaf::named_sharding`] is `Some` (asked on every jitted call, so an
-    /// implementation answers without building the sharding).
-    fn is_sharded(&self) -> bool {
-        self.named_sharding().is_some()
-    }
-}
-
-impl AbstractLeaf for Array {
-    fn abstract_value(&self) -> Aval {
-        self.aval().clone()
-    }
-
-    fn named_sharding(&self) -> Option<NamedSharding> {
-        match self.sharding()? {
-            Sharding::Named(n) => Some(n.clone()),
-            _ => None,
-        }
-    }
-
-    fn is_sharded(&self) -> bool {
-        matches!(self.sharding(), Some(Sharding::Named(_)))
-    }
-}
-
-impl AbstractLeaf for Aval {
-    fn abstract_value(&self) -> Aval {
-        self.clone()
-    }
-}
-
-/// An abstract array laid out over a mesh: JAX's `ShapeDtypeStruct(shape, dtype,
-/// sharding=...)`, made by [`Aval::with_sharding`] (jaxrs's [`ShapeDtypeStruct`] is the
-/// sharding-free [`Aval`]). [`Jitted::lower`](crate::Jitted::lower) compiles for the layout it
-/// names, as for an array laid out so.
-///
-/// ```
-/// use jaxrs::{DType, Mesh, NamedSharding, ShapeDtypeStruct, P};
-///
-/// jaxrs::set_cpu_device_count(8)?;
-/// let mesh = Mesh::new(&jaxrs::devices(), &[2, 4], &["dp", "mp"])?;
-/// let x = ShapeDtypeStruct::new([8, 4], DType::F32)
-///     .with_sharding(NamedSharding::new(mesh, P!["dp", None])?);
-/// assert_eq!(x.aval.to_string(), "f32[8,4]");
-/// # Ok::<(), jaxrs::Error>(())
-/// ```
-#[derive(Clone, Debug, PartialEq)]
-pub struct ShardedShapeDtypeStruct {
-    /// The shape and dtype.
-    pub aval: Aval,
-    /// How it lies (`None`: as the function's `in_shardings` say, else on one device).
-    pub sharding: Option<NamedSharding>,
-}
-
-impl Aval {
-    /// This abstract value laid out as `sharding` (JAX's `ShapeDtypeStruct(..., sharding=s)`).
-    pub fn with_sharding(self, sharding: NamedSharding) -> ShardedShapeDtypeStruct {
-        ShardedShapeDtypeStruct {
-            aval: self,
-            sharding: Some(sharding),
-        }
-    }
-}
-
-impl From<Aval> for ShardedShapeDtypeStruct {
-    fn from(aval: Aval) -> Self {
-        ShardedShapeDtypeStruct {
-            aval,
-            sharding: None,
-        }
-    }
-}
-
-impl AbstractLeaf for ShardedShapeDtypeStruct {
-    fn abstract_value(&self) -> Aval {
-        self.aval.clone()
-    }
-
-    fn named_sharding(&self) -> Option<NamedSharding> {
-        self.sharding.clone()
-    }
-}
 
 /// The shapes and dtypes of `f`'s outputs, found by tracing it, without compiling or
 /// running anything: JAX's `jax.eval_shape`. `args` is the argument tree (arrays), or its

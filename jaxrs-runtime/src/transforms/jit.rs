@@ -20,7 +20,7 @@ use crate::core::trace::is_tracing;
 use crate::error::Error;
 use crate::pjrt::{Buffer, LoadedExecutable};
 use crate::prims::sharding::{shardings_per_leaf, with_sharding_constraint};
-use crate::transforms::inspect::AbstractLeaf;
+use crate::transforms::abstract_leaf::AbstractLeaf;
 use crate::transforms::traced::{rebuild, trace_tree};
 use crate::tree::{leaf_paths, static_diffs, Tree, TreeDef};
 use std::any::Any;
@@ -782,9 +782,9 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
     drop(donated);
     drop(kept);
 
-    if crate::transforms::aot::is_lowering(site) {
+    if is_lowering(site) {
         // `site.lower(..)` traces a call of this function to find what it would compile.
-        crate::transforms::aot::capture(
+        capture(
             site,
             shardings,
             &dd,
@@ -1354,25 +1354,46 @@ impl Prepared {
 
     /// Lowers and compiles (through the persistent compile cache, counted in `site`'s).
     pub(crate) fn compile(self, site: &JitSite) -> Entry {
+        self.compile_keeping_bytes(site, false).0
+    }
+
+    /// [`Prepared::compile`], also giving the plugin's serialization of a single-device
+    /// program when `keep_bytes` (see [`crate::core::compile_cache::compile_serialized`]).
+    pub(crate) fn compile_keeping_bytes(
+        self,
+        site: &JitSite,
+        keep_bytes: bool,
+    ) -> (Entry, Option<crate::error::Result<Vec<u8>>>) {
+        let what = format!("jit `{}`", site.name());
         let lower = |spmd: Option<Spmd>| {
             let opts = self.lower_options(spmd);
             let text = lower_jaxpr(&self.jaxpr, &opts);
-            let (exe, lookup) = crate::core::compile_cache::compile(
-                &format_args!("jit `{}`", site.name()),
-                &text,
-                &opts.compile_options(),
-            )
-            .unwrap_or_else(|e| fail(e));
+            let (exe, lookup) =
+                crate::core::compile_cache::compile(&what, &text, &opts.compile_options())
+                    .unwrap_or_else(|e| fail(e));
             site.cache().count_lookup(lookup);
             (text, exe)
         };
+        let mut bytes = None;
         let (text, exe, program) = match &self.plan {
+            None if keep_bytes => {
+                let opts = self.lower_options(None);
+                let text = lower_jaxpr(&self.jaxpr, &opts);
+                let (exe, lookup, serialized) = crate::core::compile_cache::compile_serialized(
+                    &what,
+                    &text,
+                    &opts.compile_options(),
+                )
+                .unwrap_or_else(|e| fail(e));
+                site.cache().count_lookup(lookup);
+                bytes = Some(serialized);
+                (text, exe, None)
+            }
             None => {
                 let (text, exe) = lower(None);
                 (text, exe, None)
             }
             Some(plan) => {
-                let what = format!("jit `{}`", site.name());
                 let (text, exe, program) = crate::core::spmd::compile(
                     &what,
                     plan.mesh.clone(),
@@ -1384,7 +1405,7 @@ impl Prepared {
                 (text, exe, Some(program))
             }
         };
-        Entry {
+        let entry = Entry {
             donated_def: self.donated_def,
             kept_def: self.kept_def,
             out_avals: self.out_avals,
@@ -1396,8 +1417,60 @@ impl Prepared {
             consts: self.consts,
             out_def: self.out_def,
             text,
-        }
+        };
+        (entry, bytes)
     }
+}
+
+/// A [`JitSite::lower`] under way: the site it lowers (by address), and once the closure it
+/// traces called that site, what the call prepared, with the structure of the arguments its
+/// program takes and how many of their leaves are donated.
+pub(crate) type Lowering = (usize, Option<(Prepared, TreeDef, usize)>);
+
+thread_local! {
+    pub(crate) static LOWERING: std::cell::RefCell<Option<Lowering>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Whether this call of `site` is the one a [`JitSite::lower`] on this thread waits for.
+fn is_lowering(site: &JitSite) -> bool {
+    LOWERING.with(|l| {
+        matches!(&*l.borrow(), Some((target, None)) if *target == site as *const JitSite as usize)
+    })
+}
+
+/// At the call a [`JitSite::lower`] waits for: traces the site's body for these arguments'
+/// shapes as a cache miss would, and hands the result to `lower` (the call then goes on
+/// inlined into `lower`'s throwaway trace).
+#[allow(clippy::too_many_arguments)]
+fn capture<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
+    site: &JitSite,
+    shardings: Option<&JitShardings>,
+    dd: &TreeDef,
+    kd: &TreeDef,
+    leaves: &[Array],
+    num_donated: usize,
+    statics: &S,
+    body: &impl Fn(DT, KT, &S) -> R,
+) {
+    let avals: Vec<Aval> = leaves.iter().map(|l| l.aval().clone()).collect();
+    let layout = layout_of(site, shardings, dd, kd, leaves);
+    let prepared = prepare(
+        site,
+        dd.clone(),
+        kd.clone(),
+        avals,
+        num_donated,
+        statics.clone(),
+        layout,
+        body,
+    );
+    let arg_def = TreeDef::Tuple(vec![dd.clone(), kd.clone()]);
+    LOWERING.with(|l| {
+        if let Some((_, slot)) = &mut *l.borrow_mut() {
+            *slot = Some((prepared, arg_def, num_donated));
+        }
+    });
 }
 
 /// Says what differs between this call and the most recent cached specialisation, naming

@@ -3,6 +3,7 @@
 //! ([`inspect`]) and [`check_grads`](check_grads). Each traces a function over trees into a
 //! jaxpr and runs an interpreter or binds a higher-order primitive.
 
+pub mod abstract_leaf;
 pub mod aot;
 pub mod check_grads;
 pub mod grad;
