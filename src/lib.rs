@@ -103,6 +103,9 @@
 //! - **Exporting**: [`export`] reads `jax.export`'s artifacts and runs them
 //!   (`export::deserialize(&bytes)?.call(&args)`), and writes jaxrs functions as artifacts JAX
 //!   loads and calls (`export::export(f, &args)?.serialize()`).
+//! - **Ahead of time and profiling**: `jitted.lower(&shapes)?.compile()` ([`Lowered`],
+//!   [`Compiled`]: `jax.stages`), and [`profiler`] (`jax.profiler`: host spans of trace,
+//!   lower, compile, execute and transfers as a Perfetto trace, with a per-function summary).
 //! - **Training data**: [`data`] (readers for MNIST-5k, UCI digits and tiny Shakespeare,
 //!   key-shuffled batches, padding masks, host-to-device prefetch).
 //! - **Randomness**: [`random`] (threefry keys; every draw equals `jax.random`'s bit for bit).
@@ -279,6 +282,9 @@ pub use jaxrs_runtime::{try_run, Error, ErrorCode, ExportError, Result};
 // `jax.export`'s artifacts, both ways: `jaxrs::export::deserialize(bytes)?.call(&args)` and
 // `jaxrs::export::export(f, &args)?.serialize()`.
 pub use jaxrs_runtime::export;
+
+// `jax.profiler`: `profiler::trace(dir)`, `TraceAnnotation`, `StepTraceAnnotation`.
+pub use jaxrs_runtime::profiler;
 
 // Looking inside compiled code: `debug_print!` (JAX's `jax.debug.print`) and the NaN checker
 // (`jaxrs::config::set_debug_nans`, JAX's `jax_debug_nans`).

@@ -173,6 +173,15 @@ pub mod tree_utils {
     };
 }
 
+/// The profiler, as `jax.profiler`: traces of host spans written for Perfetto, with a
+/// per-function summary (see [`core::profile`]).
+pub mod profiler {
+    pub use crate::core::profile::{
+        start_trace, stop_trace, trace, SiteSummary, StepTraceAnnotation, TraceAnnotation,
+        TraceGuard, TraceSummary,
+    };
+}
+
 // Looking inside: the IR and the StableHLO of a function.
 pub use crate::core::ir::{ClosedJaxpr, Jaxpr};
 pub use crate::core::trace::{named_call, named_scope};

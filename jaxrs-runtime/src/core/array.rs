@@ -95,6 +95,8 @@ impl Array {
     }
 
     fn from_host_bytes(bytes: &[u8], aval: Aval) -> Array {
+        let mut span = crate::core::profile::span("transfer", "upload", || aval.to_string());
+        span.arg("bytes", || bytes.len().to_string());
         let client = client();
         let dims: Vec<i64> = aval.shape.iter().map(|&d| d as i64).collect();
         let device = client.devices()[0];

@@ -140,6 +140,27 @@ fn compile_inner(
     options: &CompileOptions,
     keep_bytes: bool,
 ) -> Result<Outcome> {
+    let mut span = crate::core::profile::span("compile", "compile", || site.to_string());
+    let result = compile_uncounted(site, text, options, keep_bytes);
+    if let Ok((_, lookup, _)) = &result {
+        span.arg("cache", || {
+            match lookup {
+                Lookup::Hit => "hit",
+                Lookup::Miss => "miss",
+                Lookup::Off => "off",
+            }
+            .to_string()
+        });
+    }
+    result
+}
+
+fn compile_uncounted(
+    site: &dyn std::fmt::Display,
+    text: &str,
+    options: &CompileOptions,
+    keep_bytes: bool,
+) -> Result<Outcome> {
     let options = &*crate::core::lower::with_plugin_workarounds(text, options);
     let fresh = |exe: LoadedExecutable, lookup| {
         let bytes = keep_bytes.then(|| exe.serialize());

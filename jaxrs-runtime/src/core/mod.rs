@@ -1,8 +1,8 @@
 //! The kernel of the engine: the IR ([`ir`]), the primitive trait ([`primitive`]), tracing
 //! ([`trace`]), the one `Array` type ([`array`]), eager execution ([`eager`]), StableHLO
 //! lowering ([`lower`]), the process-wide PJRT client ([`client`]), how arrays lie on
-//! devices ([`sharding`]) and JAX's mesh scopes and arrays made of pieces ([`mesh_api`]), the named axes in scope while tracing ([`axes`]) and the array
-//! printer (`print`).
+//! devices ([`sharding`]) and JAX's mesh scopes and arrays made of pieces ([`mesh_api`]), the named axes in scope while tracing ([`axes`]) the array
+//! printer (`print`) and the profiler's host spans ([`profile`]).
 //!
 //! These modules import each other (an `Array` op binds a primitive, which records into the
 //! trace or runs eagerly, which lowers and executes): the one accepted import cycle, as in
@@ -19,6 +19,7 @@ pub mod lower;
 pub mod mesh_api;
 pub mod primitive;
 pub(crate) mod print;
+pub mod profile;
 pub mod sharding;
 pub(crate) mod spmd;
 pub mod trace;

@@ -908,6 +908,8 @@ impl Array {
     /// The whole array's bytes in row-major order, gathered from its shards.
     pub(crate) fn host_bytes(&self) -> Result<Vec<u8>> {
         let c = self.concrete("reading values");
+        let mut span = crate::core::profile::span("transfer", "download", || c.aval.to_string());
+        span.arg("bytes", || c.aval.size_in_bytes().to_string());
         let mut bytes = vec![0u8; c.aval.size_in_bytes()];
         if bytes.is_empty() {
             return Ok(bytes);

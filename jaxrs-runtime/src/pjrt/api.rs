@@ -95,6 +95,8 @@ pub struct Api {
     pub(crate) in_flight: InFlight,
     /// The FFI extension's handler registration, where the plugin has one.
     pub(crate) ffi_register_handler: Option<sys::RegisterHandlerFn>,
+    /// The types of the plugin's extensions (`PJRT_Extension_Type`), in chain order.
+    pub(crate) extension_types: Vec<std::os::raw::c_int>,
     /// How long `dlopen` and `PJRT_Plugin_Initialize` took, for the start-up breakdown.
     pub(crate) load_times: LoadTimes,
     _lib: ManuallyDrop<libloading::Library>,
@@ -236,6 +238,8 @@ impl Api {
             in_flight: InFlight::new(),
             // SAFETY: `t` is the plugin's table, its extension chain the plugin's own.
             ffi_register_handler: unsafe { sys::find_register_handler(t) },
+            // SAFETY: as above.
+            extension_types: unsafe { sys::extension_types(t) },
             load_times: LoadTimes::default(),
             _lib: ManuallyDrop::new(lib),
         };
@@ -264,6 +268,13 @@ impl Api {
     /// The plugin's PJRT C API version (major, minor).
     pub fn version(&self) -> (i32, i32) {
         self.version
+    }
+
+    /// Whether the plugin offers PJRT's profiler extension (`PJRT_Extension_Type_Profiler`),
+    /// through which device activity can be traced.
+    pub fn has_profiler_extension(&self) -> bool {
+        const PJRT_EXTENSION_TYPE_PROFILER: std::os::raw::c_int = 1;
+        self.extension_types.contains(&PJRT_EXTENSION_TYPE_PROFILER)
     }
 
     /// The plugin file's size and modification time (nanoseconds since the epoch, 0 when

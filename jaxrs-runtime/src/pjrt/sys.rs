@@ -988,6 +988,24 @@ pub unsafe fn find_register_handler(api: &PJRT_Api) -> Option<RegisterHandlerFn>
     None
 }
 
+/// The type of each extension in `api`'s chain, in order (`PJRT_Extension_Type`: 1 the
+/// profiler, 5 the FFI, ...).
+///
+/// # Safety
+/// `api` is a plugin's `PJRT_Api` table, whose extension chain is well formed.
+pub unsafe fn extension_types(api: &PJRT_Api) -> Vec<c_int> {
+    let mut types = Vec::new();
+    let mut ext = api.extension_start;
+    // A chain is a handful long; the bound only stops a cyclic one.
+    while !ext.is_null() && types.len() < 64 {
+        // SAFETY: every extension starts with a PJRT_Extension_Base (the caller's promise).
+        let base = unsafe { &*ext };
+        types.push(base.type_);
+        ext = base.next;
+    }
+    types
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -36,8 +36,8 @@ use crate::error::{Error, Result};
 use crate::pjrt::MemoryStats;
 use crate::transforms::abstract_leaf::AbstractLeaf;
 use crate::transforms::jit::{
-    donated_twice, layout_of, param_paths, prepare, run_on_one_device, run_spmd, Entry, JitSite,
-    Jitted, Prepared, LOWERING,
+    donated_twice, execute, layout_of, param_paths, prepare, Entry, JitSite, Jitted, Prepared,
+    LOWERING,
 };
 use crate::transforms::traced::{rebuild, trace_tree};
 use crate::tree::{Leaves, StaticValue, Tree, TreeDef, TreeOf};
@@ -210,10 +210,7 @@ impl Compiled<'_> {
             )));
         }
         let entry = &self.entry;
-        let arrays = match &entry.program {
-            Some(program) => run_spmd(&self.site, entry, program, leaves, num_donated),
-            None => run_on_one_device(&self.site, entry, leaves, num_donated),
-        };
+        let arrays = execute(&self.site, entry, leaves, num_donated);
         Ok(rebuild(
             format_args!("jit `{name}`: cannot rebuild the result"),
             &entry.out_def,

@@ -844,10 +844,7 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
     // The NaN checker keeps the arguments to re-run the body op by op (so a donated one
     // is not donated then).
     let for_nan_rerun = crate::core::debug_nans::enabled().then(|| leaves.clone());
-    let arrays = match &entry.program {
-        Some(program) => run_spmd(site, &entry, program, leaves, num_donated),
-        None => run_on_one_device(site, &entry, leaves, num_donated),
-    };
+    let arrays = execute(site, &entry, leaves, num_donated);
     if let Some(leaves) = for_nan_rerun {
         if crate::core::debug_nans::any_nan(&arrays) {
             rerun_for_nan(site, &entry, leaves, &body);
@@ -885,10 +882,24 @@ fn rerun_for_nan<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
     )));
 }
 
+/// Runs a compiled specialisation on its device or mesh, in a profiler span.
+pub(crate) fn execute(
+    site: &JitSite,
+    entry: &Entry,
+    leaves: Vec<Array>,
+    num_donated: usize,
+) -> Vec<Array> {
+    let _span = crate::core::profile::span("jit", "execute", || format!("jit `{}`", site.name()));
+    match &entry.program {
+        Some(program) => run_spmd(site, entry, program, leaves, num_donated),
+        None => run_on_one_device(site, entry, leaves, num_donated),
+    }
+}
+
 /// Runs a single-device program. Arguments laid out otherwise (replicated, or a shard view
 /// on another device) are first gathered onto its device (a gathered copy is what gets
 /// donated then).
-pub(crate) fn run_on_one_device(
+fn run_on_one_device(
     site: &JitSite,
     entry: &Entry,
     leaves: Vec<Array>,
@@ -925,7 +936,7 @@ pub(crate) fn run_on_one_device(
 /// each leaf's shard on the executable's device `d`. A leaf already laid out as the program
 /// takes it is passed buffer by buffer; another is re-laid out first (and that copy is what
 /// gets donated). Results keep their shardings, one buffer per device.
-pub(crate) fn run_spmd(
+fn run_spmd(
     site: &JitSite,
     entry: &Entry,
     program: &SpmdProgram,
@@ -1227,6 +1238,7 @@ pub(crate) fn prepare<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
     }
     // Bare specs in `with_sharding_constraint` inside refer to the program's mesh.
     let scope = layout.as_ref().map(|l| l.mesh.enter());
+    let span = crate::core::profile::span("jit", "trace", || format!("jit `{}`", site.name()));
     let ((closed, out_def), traced_meshes) = collect_traced_meshes(|| {
         trace_tree(
             format_args!("jit `{}`", site.name()),
@@ -1235,6 +1247,7 @@ pub(crate) fn prepare<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
             |(d, k): (DT, KT)| body(d, k, &statics),
         )
     });
+    drop(span);
     drop(scope);
     let out_avals = closed.jaxpr.out_avals();
     // A program whose arguments name no mesh still runs on the mesh its sharding constraints
@@ -1325,6 +1338,12 @@ impl Prepared {
         }
     }
 
+    /// The StableHLO module for `opts`, in a profiler span.
+    fn lower_text(&self, site: &JitSite, opts: &LowerOptions) -> String {
+        let _span = crate::core::profile::span("jit", "lower", || format!("jit `{}`", site.name()));
+        lower_jaxpr(&self.jaxpr, opts)
+    }
+
     /// The StableHLO module the compile starts from (for an SPMD program, the one with the
     /// given out shardings, before XLA's choices are read back).
     pub(crate) fn text(&self) -> String {
@@ -1367,7 +1386,7 @@ impl Prepared {
         let what = format!("jit `{}`", site.name());
         let lower = |spmd: Option<Spmd>| {
             let opts = self.lower_options(spmd);
-            let text = lower_jaxpr(&self.jaxpr, &opts);
+            let text = self.lower_text(site, &opts);
             let (exe, lookup) =
                 crate::core::compile_cache::compile(&what, &text, &opts.compile_options())
                     .unwrap_or_else(|e| fail(e));
@@ -1378,7 +1397,7 @@ impl Prepared {
         let (text, exe, program) = match &self.plan {
             None if keep_bytes => {
                 let opts = self.lower_options(None);
-                let text = lower_jaxpr(&self.jaxpr, &opts);
+                let text = self.lower_text(site, &opts);
                 let (exe, lookup, serialized) = crate::core::compile_cache::compile_serialized(
                     &what,
                     &text,
