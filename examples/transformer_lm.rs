@@ -15,8 +15,9 @@
 //! Run: `cargo run --release --example transformer_lm [-- --epochs N --steps N --resume --out
 //! DIR --dtype f32|bf16 PATH_TO_tinyshakespeare.txt]`. An "epoch" is
 //! [`Config::steps_per_epoch`] steps of random windows, after which the held-out loss is
-//! printed. The loss curve goes to `OUT/loss.png` and the final state to `OUT/checkpoint`
-//! (`--resume` continues from it); OUT defaults to `target/train/transformer_lm`.
+//! printed. The loss curve goes to `OUT/loss.png` and the final state to
+//! `OUT/checkpoints/<step>` (a `jaxrs::checkpoint::CheckpointManager`; `--resume` continues from
+//! the latest step); OUT defaults to `target/train/transformer_lm`.
 //!
 //! `--mesh dp=2,mp=4` trains sharded over a 2 x 4 mesh of 8 CPU devices instead
 //! ([`run_sharded`]): FSDP over `"dp"` (every kernel and embedding split along d_model, Adam's
