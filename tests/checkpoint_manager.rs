@@ -496,6 +496,13 @@ fn a_failed_background_save_is_reported_once_and_not_listed() {
 }
 
 #[test]
+fn a_manager_can_move_to_another_thread() {
+    fn send_and_sync<T: Send + Sync>() {}
+    send_and_sync::<CheckpointManager>();
+    send_and_sync::<CheckpointManagerOptions>();
+}
+
+#[test]
 fn a_second_manager_on_one_folder_is_refused() {
     setup();
     let dir = temp_dir("locked");

@@ -451,13 +451,20 @@ fn steps_to_delete(steps: &Steps, options: &CheckpointManagerOptions) -> Vec<u64
         .iter()
         .copied()
         .filter(|&step| Some(step) != latest)
-        .filter(|&step| !options.keep_period.is_some_and(|k| k > 0 && step % k == 0))
+        .filter(|&step| {
+            !options
+                .keep_period
+                .is_some_and(|k| k > 0 && step.is_multiple_of(k))
+        })
         .collect()
 }
 
+/// A piece of an array copied to the host: its range along each dimension, its elements.
+type HostPiece = (Vec<Range<usize>>, HostArray);
+
 /// A tree copied to the host: each tensor's distinct pieces (replicas once).
 struct HostTree {
-    tensors: Vec<(TensorSpec, Vec<(Vec<Range<usize>>, HostArray)>)>,
+    tensors: Vec<(TensorSpec, Vec<HostPiece>)>,
 }
 
 impl HostTree {
@@ -655,7 +662,7 @@ impl CheckpointManager {
             .as_ref()
             .map(|p| p.step)
             .max(self.latest_step());
-        last.is_none_or(|last| step > last) && step % self.options.save_interval_steps == 0
+        last.is_none_or(|last| step > last) && step.is_multiple_of(self.options.save_interval_steps)
     }
 
     /// Saves `tree` as `step` (unless [`should_save`](Self::should_save) says no and `args`
