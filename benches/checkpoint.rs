@@ -6,16 +6,17 @@
 //! Run: `cargo bench --bench checkpoint` (folders under `std::env::temp_dir()`, at most three
 //! steps of 128 MiB at a time, deleted at the end).
 //!
-//! Measured on the development machine (2 shared cores, a virtual disk), release build:
+//! Measured on the development machine (2 cores shared with other builds, a virtual disk),
+//! `cargo bench --bench checkpoint`, criterion's median of 10 samples:
 //!
-//! | what the caller waits for | median |
+//! | what the caller waits for | time |
 //! |---|---|
-//! | device-to-host copy alone (`try_device_get`) | 36 ms |
-//! | async `save` (copy, then the write goes on in the background) | 40 ms |
-//! | sync `save` (copy + write + fsync + rename) | 390 ms |
+//! | the device-to-host copy alone (`try_device_get`) | 78 ms |
+//! | an async `save` (the copy; the write goes on in the background) | 82 ms |
+//! | a sync `save` (copy + write + fsync + rename) | 320 ms |
 //!
-//! The async save blocks for the copy plus a few milliseconds (flattening the tree, starting
-//! the thread); the rest of the write overlaps the training loop. Each timed async save first
+//! The async save blocks for the copy plus a few milliseconds (the tree's paths, the metadata,
+//! starting the thread); the rest of the write overlaps the training loop. Each timed async save first
 //! waits, untimed, for the previous one, so the figure is the call's own cost, not a wait for
 //! the disk; a loop that saves faster than the disk writes waits in its next `save`.
 
