@@ -12,6 +12,9 @@
 //! leaves, whatever the layout they were saved from ([`save`], [`load`]): the file is the
 //! same safetensors file either way.
 //!
+//! A training run keeps its checkpoints with a [`CheckpointManager`] (Orbax's): one folder per
+//! step, written atomically, saved in the background, old steps deleted by a retention policy.
+//!
 //! A tree's static fields (Rust scalars, `bool`s, `String`s: see [`Tree`]) are not tensors:
 //! they are not saved, and loading takes them from the template, as it takes the structure.
 //!

@@ -601,6 +601,14 @@ fn hostile_folders_are_ignored_or_refused_by_name() {
     .unwrap();
     let message = manager.metadata(3).unwrap_err().to_string();
     assert!(message.contains("says step 2"), "{message}");
+    // A tensor file replaced by a symlink (to a FIFO, say, or someone else's file) is refused.
+    let planted = dir.join("2/state.safetensors");
+    std::fs::remove_file(&planted).unwrap();
+    std::os::unix::fs::symlink(dir.join("3/state.safetensors"), &planted).unwrap();
+    named(
+        manager.restore(2, &tiny(0)).unwrap_err(),
+        "2/state.safetensors",
+    );
     drop(manager);
     std::fs::remove_dir_all(&dir).unwrap();
 }

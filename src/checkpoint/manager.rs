@@ -1,23 +1,6 @@
-//! A folder of checkpoints, one per training step, as Orbax's `CheckpointManager` keeps them.
-//!
-//! ```text
-//! DIR/
-//!   .checkpoint-manager.lock          held by the one manager writing DIR
-//!   1000/
-//!     state.safetensors               the tree ([`save`](super::save)'s file)
-//!     _CHECKPOINT_METADATA            step, wall times, metrics, your JSON
-//!   2000/ ...
-//!   3000.orbax-checkpoint-tmp-...     a save under way (or a crashed one's remains)
-//! ```
-//!
-//! A step is written into a temp folder beside its final name, fsynced, and renamed onto
-//! `DIR/<step>` when complete, so a process killed at any moment leaves only whole steps (and
-//! perhaps a temp folder, which the next manager opened on `DIR` deletes). With `enable_async`
-//! (the default) [`CheckpointManager::save`] returns once the arrays are copied to host
-//! memory, and the file is written on a background thread; the next save, a
-//! [`CheckpointManager::wait_until_finished`] or closing the manager waits for it and reports
-//! its failure. After each completed save, the retention policy deletes the steps it no longer
-//! keeps.
+//! [`CheckpointManager`]: a folder of checkpoints, one per training step, as Orbax keeps them.
+//! Its documentation says how, for users (this module is private; its items are re-exported
+//! by `jaxrs::checkpoint`).
 
 use super::{tensors_of, write_file, CheckpointError, Metadata, TensorSpec};
 use crate::{HostArray, Tree};
@@ -280,7 +263,31 @@ struct Pending {
 /// Keeps checkpoints of a training run in a folder, one per step (Orbax's
 /// `CheckpointManager`): atomic step folders, asynchronous saves, retention by recency,
 /// period and metric, and restore onto a template (sharded leaves onto the template's
-/// layouts). See the [module](self) for the layout on disk.
+/// layouts).
+///
+/// ```text
+/// DIR/
+///   .checkpoint-manager.lock          held by the one manager writing DIR
+///   1000/
+///     state.safetensors               the tree (the file `jaxrs::checkpoint::save` writes)
+///     _CHECKPOINT_METADATA            step, wall times, metrics, your JSON
+///   2000/ ...
+///   3000.orbax-checkpoint-tmp-...     a save under way (or a crashed one's remains)
+/// ```
+///
+/// A step is written into a temp folder beside its final name, fsynced, and renamed onto
+/// `DIR/<step>` when complete, so a process killed at any moment leaves only whole steps (and
+/// perhaps a temp folder, which the next manager opened on `DIR` deletes). With `enable_async`
+/// (the default) [`save`](Self::save) returns once the arrays are copied to host memory, and
+/// the files are written on a background thread; the next save,
+/// [`wait_until_finished`](Self::wait_until_finished) or closing the manager waits for it and
+/// reports its failure. After each completed save, the retention policy
+/// ([`CheckpointManagerOptions`]) deletes the steps it no longer keeps.
+///
+/// What is read from the folder is untrusted: an entry whose name is not a step number
+/// written plainly, a step folder without its metadata file, and symlinks are not steps; a
+/// metadata file is bounded ([`MAX_STEP_METADATA_BYTES`]) before it is read, and one that is
+/// not valid is an error naming it; tensor files are read as [`load`](super::load) reads them.
 ///
 /// Only one manager may hold a folder at a time (a lock file in it says which process does);
 /// dropping the manager waits for its save under way, as [`close`](Self::close) does.
@@ -764,8 +771,15 @@ impl CheckpointManager {
     /// Reads step `step` into the structure, shapes, dtypes and layouts of `template` (see
     /// [`load`](super::load): each leaf restored onto the template leaf's sharding).
     pub fn restore<T: Tree>(&self, step: u64, template: &T) -> Result<T, CheckpointError> {
-        let folder = self.step_folder(step)?;
-        let (tree, _) = super::load(folder.join(STATE_FILE), template)?;
+        let path = self.step_folder(step)?.join(STATE_FILE);
+        // `load` follows symlinks (a user's file may be one); a step's file never is.
+        if !is_real_file(&path) {
+            return Err(CheckpointError::Format(format!(
+                "{}: missing, or not a regular file",
+                path.display()
+            )));
+        }
+        let (tree, _) = super::load(path, template)?;
         Ok(tree)
     }
 
