@@ -6,7 +6,7 @@
 //! afterwards restores bit for bit.
 
 use jaxrs::checkpoint::{
-    BestMode, CheckpointError, CheckpointManager, CheckpointManagerOptions, SaveArgs,
+    self, BestMode, CheckpointError, CheckpointManager, CheckpointManagerOptions, SaveArgs,
     MAX_STEP_METADATA_BYTES,
 };
 use jaxrs::prelude::*;
@@ -373,33 +373,44 @@ fn a_sharded_tree_restores_onto_the_templates_layouts() {
     let b = Array::arange(-4.0, 4.0, 1.0, DType::F32).astype(DType::BF16);
     let saved = (on(&grid, P!["dp", "mp"], &w), on(&grid, P![], &b));
 
-    let dir = temp_dir("sharded");
-    let mut manager = CheckpointManager::new(&dir, CheckpointManagerOptions::default()).unwrap();
-    manager.save(3, &saved, SaveArgs::default()).unwrap();
-    manager.wait_until_finished().unwrap();
+    // Saved from the host copy (async) or straight from the devices (sync): the same file, the
+    // one `to_bytes` makes of the gathered tree.
+    for enable_async in [true, false] {
+        let dir = temp_dir(&format!("sharded-{enable_async}"));
+        let options = CheckpointManagerOptions {
+            enable_async,
+            ..Default::default()
+        };
+        let mut manager = CheckpointManager::new(&dir, options).unwrap();
+        manager.save(3, &saved, SaveArgs::default()).unwrap();
+        manager.wait_until_finished().unwrap();
+        let file = std::fs::read(dir.join("3/state.safetensors")).unwrap();
+        let gathered = (w.clone(), b.clone());
+        let expected = checkpoint::to_bytes(&gathered, &checkpoint::Metadata::at_step(3));
+        assert!(
+            file == expected.unwrap(),
+            "async {enable_async}: another file"
+        );
 
-    // Onto 8x1 rows and a replicated bias; then onto one device.
-    let template = (
-        on(&row, P!["d"], &Array::zeros(&[16, 8], DType::F32)),
-        on(&row, P!["d"], &Array::zeros(&[8], DType::BF16)),
-    );
-    let restored = manager.restore(3, &template).unwrap();
-    assert_eq!(restored.0.sharding(), template.0.sharding());
-    assert_eq!(restored.1.sharding(), template.1.sharding());
-    assert_eq!(restored.0.addressable_shards()[1].index, vec![2..4, 0..8]);
-    assert_eq!(leaf_bytes(&restored), leaf_bytes(&(w.clone(), b.clone())));
-    let single = manager
-        .restore(
-            3,
-            &(
-                Array::zeros(&[16, 8], DType::F32),
-                Array::zeros(&[8], DType::BF16),
-            ),
-        )
-        .unwrap();
-    assert_eq!(leaf_bytes(&single), leaf_bytes(&(w, b)));
-    drop(manager);
-    std::fs::remove_dir_all(&dir).unwrap();
+        // Onto 8x1 rows and a replicated bias; then onto one device.
+        let template = (
+            on(&row, P!["d"], &Array::zeros(&[16, 8], DType::F32)),
+            on(&row, P!["d"], &Array::zeros(&[8], DType::BF16)),
+        );
+        let restored = manager.restore(3, &template).unwrap();
+        assert_eq!(restored.0.sharding(), template.0.sharding());
+        assert_eq!(restored.1.sharding(), template.1.sharding());
+        assert_eq!(restored.0.addressable_shards()[1].index, vec![2..4, 0..8]);
+        assert_eq!(leaf_bytes(&restored), leaf_bytes(&gathered));
+        let one_device = (
+            Array::zeros(&[16, 8], DType::F32),
+            Array::zeros(&[8], DType::BF16),
+        );
+        let single = manager.restore(3, &one_device).unwrap();
+        assert_eq!(leaf_bytes(&single), leaf_bytes(&gathered));
+        drop(manager);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
 
 /// A tree of about `mib` MiB whose values depend on `step` and on the position.

@@ -2,7 +2,7 @@
 //! Its documentation says how, for users (this module is private; its items are re-exported
 //! by `jaxrs::checkpoint`).
 
-use super::{tensors_of, write_file, CheckpointError, Metadata, TensorSpec};
+use super::{tensors_of, write_file, CheckpointError, Metadata, Piece, Tensor, TensorSpec};
 use crate::{HostArray, Tree};
 use jaxrs_runtime::fs_safety::WithPath;
 use jaxrs_runtime::fs_safety::{open_regular, sync_folder, write_atomic, LockFile, PathError};
@@ -471,15 +471,15 @@ type HostPiece = (Vec<Range<usize>>, HostArray);
 
 /// A tree copied to the host: each tensor's distinct pieces (replicas once).
 struct HostTree {
-    tensors: Vec<(TensorSpec, Vec<HostPiece>)>,
+    tensors: Vec<Vec<HostPiece>>,
 }
 
 impl HostTree {
-    fn of<T: Tree>(tree: &T) -> Result<HostTree, CheckpointError> {
-        let tensors = tensors_of(tree)?
+    fn of(tensors: Vec<Tensor>) -> Result<HostTree, CheckpointError> {
+        let tensors = tensors
             .into_iter()
             .map(|tensor| {
-                let pieces = tensor
+                tensor
                     .leaf
                     .addressable_shards()
                     .into_iter()
@@ -488,29 +488,33 @@ impl HostTree {
                         let host = shard.data.try_to_host();
                         Ok((shard.index, host.map_err(CheckpointError::Device)?))
                     })
-                    .collect::<Result<Vec<_>, CheckpointError>>()?;
-                Ok((tensor.spec(), pieces))
+                    .collect::<Result<Vec<_>, CheckpointError>>()
             })
             .collect::<Result<Vec<_>, CheckpointError>>()?;
         Ok(HostTree { tensors })
     }
 }
 
-/// Everything a save's write needs, owned, so that it can run on another thread.
+/// Everything a save's write needs but the tensors' pieces, owned, so that it can run on
+/// another thread.
 struct SaveJob {
     dir: PathBuf,
     step: u64,
-    tree: HostTree,
+    specs: Vec<TensorSpec>,
     metadata: StepMetadata,
     options: CheckpointManagerOptions,
     steps: Arc<Mutex<Steps>>,
 }
 
 impl SaveJob {
-    /// Writes the step's folder, lists the step, and applies retention.
-    fn run(mut self) -> Result<(), CheckpointError> {
+    /// Writes the step's folder, each tensor's pieces given by `pieces` (as [`write_file`]
+    /// takes them), lists the step, and applies retention.
+    fn run(
+        mut self,
+        pieces: impl FnMut(usize, &mut Piece<'_>) -> Result<(), CheckpointError>,
+    ) -> Result<(), CheckpointError> {
         let temp = self.dir.join(format!("{}{TMP_MARK}{}", self.step, nonce()));
-        let written = self.write(&temp);
+        let written = self.write(&temp, pieces);
         if written.is_err() {
             // Best effort: what is left is a temp folder, which the next open deletes.
             let _ = std::fs::remove_dir_all(&temp);
@@ -530,23 +534,16 @@ impl SaveJob {
             .try_for_each(|step| delete_step_folder(&self.dir, step))
     }
 
-    fn write(&mut self, temp: &Path) -> Result<(), CheckpointError> {
+    fn write(
+        &mut self,
+        temp: &Path,
+        pieces: impl FnMut(usize, &mut Piece<'_>) -> Result<(), CheckpointError>,
+    ) -> Result<(), CheckpointError> {
         std::fs::create_dir(temp)
             .at("create the folder", temp)
             .map_err(io)?;
-        let specs: Vec<TensorSpec> = self.tree.tensors.iter().map(|(s, _)| s.clone()).collect();
-        let tensors = &self.tree.tensors;
-        write_file(
-            &temp.join(STATE_FILE),
-            &specs,
-            &Metadata::at_step(self.step),
-            |i, write| {
-                tensors[i]
-                    .1
-                    .iter()
-                    .try_for_each(|(index, host)| write(index, host))
-            },
-        )?;
+        let state = temp.join(STATE_FILE);
+        write_file(&state, &self.specs, &Metadata::at_step(self.step), pieces)?;
         self.metadata.commit_time = SystemTime::now();
         write_atomic(&temp.join(METADATA_FILE), &self.metadata.to_json()).map_err(io)?;
         sync_folder(temp).map_err(io)?;
@@ -714,21 +711,40 @@ impl CheckpointManager {
                  {MAX_STEP_METADATA_BYTES} a step's metadata may have"
             )));
         }
+        let tensors = tensors_of(tree)?;
         let job = SaveJob {
             dir: self.dir.clone(),
             step,
-            tree: HostTree::of(tree)?,
+            specs: tensors.iter().map(Tensor::spec).collect(),
             metadata,
             options: self.options.clone(),
             steps: Arc::clone(&self.steps),
         };
         if !self.options.enable_async {
-            job.run()?;
+            // Straight from the devices, one shard on the host at a time, as `save` writes.
+            job.run(|i, write| {
+                for shard in tensors[i].leaf.addressable_shards() {
+                    if shard.replica_id == 0 {
+                        let host = shard.data.try_to_host();
+                        write(&shard.index, &host.map_err(CheckpointError::Device)?)?;
+                    }
+                }
+                Ok(())
+            })?;
             return Ok(true);
         }
+        // Every distinct shard copied to the host now: the caller may then change or donate
+        // the arrays while the thread writes.
+        let host = HostTree::of(tensors)?;
         let thread = std::thread::Builder::new()
             .name(format!("checkpoint-save-{step}"))
-            .spawn(move || job.run())
+            .spawn(move || {
+                job.run(|i, write| {
+                    host.tensors[i]
+                        .iter()
+                        .try_for_each(|(index, piece)| write(index, piece))
+                })
+            })
             .map_err(|e| {
                 CheckpointError::Io(std::io::Error::new(
                     e.kind(),
