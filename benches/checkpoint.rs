@@ -7,16 +7,16 @@
 //! steps of 128 MiB at a time, deleted at the end).
 //!
 //! Measured on the development machine (2 cores shared with other builds, a virtual disk),
-//! `cargo bench --bench checkpoint`, criterion's median of 10 samples:
+//! `cargo bench --bench checkpoint`, criterion's median of 10 samples, two runs:
 //!
-//! | what the caller waits for | time |
-//! |---|---|
-//! | the device-to-host copy alone (`try_device_get`) | 78 ms |
-//! | an async `save` (the copy; the write goes on in the background) | 82 ms |
-//! | a sync `save` (copy + write + fsync + rename) | 320 ms |
+//! | what the caller waits for | run 1 | run 2 |
+//! |---|---|---|
+//! | the device-to-host copy alone (`try_device_get`) | 85 ms | 93 ms |
+//! | an async `save` (the copy; the write goes on in the background) | 98 ms | 103 ms |
+//! | a sync `save` (shard by shard from the devices, write, fsync, rename) | 232 ms | 228 ms |
 //!
-//! The async save blocks for the copy plus a few milliseconds (the tree's paths, the metadata,
-//! starting the thread); the rest of the write overlaps the training loop. Each timed async save first
+//! The async save blocks for the copy plus about 10 ms (the tree's paths, the metadata, fresh
+//! host buffers for every shard, starting the thread); the rest of the write overlaps the training loop. Each timed async save first
 //! waits, untimed, for the previous one, so the figure is the call's own cost, not a wait for
 //! the disk; a loop that saves faster than the disk writes waits in its next `save`.
 
