@@ -673,10 +673,13 @@ impl CheckpointManager {
     /// does not force it: then `Ok(false)`), with `args`' metrics and custom metadata.
     ///
     /// First waits for the save under way, and returns its failure if it failed
-    /// ([`CheckpointError::AsyncSave`]; this save is then not made). Then copies the tree's
-    /// arrays to host memory (each distinct shard of a sharded array), and, with
-    /// `enable_async`, returns while a background thread writes them; otherwise returns when
-    /// they are written. The step is listed once complete, and retention runs then.
+    /// ([`CheckpointError::AsyncSave`]; this save is then not made). Then, with
+    /// `enable_async`, copies the tree's arrays to host memory (each distinct shard of a
+    /// sharded array) and returns while a background thread writes them; otherwise writes them
+    /// straight from the devices, one shard on the host at a time, and returns when they are
+    /// written. The step is listed once complete, and retention runs then. An async save
+    /// holds one host copy of the tree until it is written; as each save first waits for the
+    /// one before, there is never more than one.
     ///
     /// Errors: [`CheckpointError::StepExists`] for a step already in the folder, a metadata
     /// JSON over [`MAX_STEP_METADATA_BYTES`], a device failure while copying, and (when
