@@ -513,7 +513,17 @@ pub fn load_checkpoint<P: Tree, O: Tree>(args: &Args, fresh: TrainState<P, O>) -
     let manager = open_checkpoints(args);
     let dir = manager.directory().display().to_string();
     let Some(step) = manager.latest_step() else {
-        eprintln!("--resume: no checkpoint in {dir} (run without --resume first)");
+        // Runs before the checkpoint manager left one file pair in `OUT/checkpoint`.
+        let old = args.out.join("checkpoint");
+        let hint = if old.join("params.safetensors").is_file() {
+            format!(
+                "; {} holds a checkpoint of the old layout (`jaxrs::checkpoint::load` reads it)",
+                old.display()
+            )
+        } else {
+            " (run without --resume first)".to_string()
+        };
+        eprintln!("--resume: no checkpoint in {dir}{hint}");
         std::process::exit(1);
     };
     match manager.restore(step, &(fresh.params, fresh.opt_state)) {
