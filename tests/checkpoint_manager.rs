@@ -662,6 +662,17 @@ fn spawn_child(dir: &Path) -> std::process::Child {
         .expect("the child starts")
 }
 
+/// A child process killed when the test lets go of it, even by panicking: a saving child left
+/// behind would save forever.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// The child's stdout lines, on a channel (so a read cannot block the test forever).
 fn lines_of(child: &mut std::process::Child) -> mpsc::Receiver<String> {
     let stdout = child.stdout.take().unwrap();
@@ -703,15 +714,15 @@ fn a_child_killed_during_async_saves_leaves_only_whole_steps() {
     let delays_ms = [0u64, 0, 3, 10, 25, 60, 120, 250];
     let mut latest_seen = 0;
     for (kill, &delay) in delays_ms.iter().enumerate() {
-        let mut child = spawn_child(&dir);
-        let lines = lines_of(&mut child);
+        let mut child = KillOnDrop(spawn_child(&dir));
+        let lines = lines_of(&mut child.0);
         // The child starts after the latest step; wait until it has written at least one
         // more, and returned from the save after it.
         let first = latest_seen + 1;
         wait_for(&lines, &format!("saved {}", first + 1));
         std::thread::sleep(Duration::from_millis(delay));
-        child.kill().expect("SIGKILL the saving child");
-        child.wait().unwrap();
+        child.0.kill().expect("SIGKILL the saving child");
+        child.0.wait().unwrap();
         // The last `saved N` the child printed: step N-1 was complete when it did.
         let mut returned = first + 1;
         while let Ok(line) = lines.recv_timeout(Duration::from_millis(200)) {
