@@ -12,8 +12,8 @@
 //! --dtype f32|bf16 PATH_TO_tinyshakespeare.txt]` (or set `JAXRS_DATA_DIR` to the folder
 //! holding the data sets). An epoch is as many steps as it takes to draw as many characters as
 //! the training text has. The loss curve goes to `OUT/loss.png` and the final state to
-//! `OUT/checkpoint` (`--resume` continues from it, with the next steps' windows); OUT defaults
-//! to `target/train/char_rnn`.
+//! `OUT/checkpoints/<step>` (a `jaxrs::checkpoint::CheckpointManager`; `--resume` continues from
+//! the latest step, with the next steps' windows); OUT defaults to `target/train/char_rnn`.
 
 #[path = "common/harness.rs"]
 mod harness;

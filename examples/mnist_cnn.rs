@@ -7,8 +7,9 @@
 //!
 //! Run: `cargo run --release --example mnist_cnn [-- --epochs N --steps N --resume --out DIR
 //! --dtype f32|bf16 PATH_TO_mnist_5k.csv.gz]` (or set `JAXRS_DATA_DIR` to the folder holding
-//! the data sets). The loss curve goes to `OUT/loss.png` and the final state to
-//! `OUT/checkpoint` (`--resume` continues from it); OUT defaults to `target/train/mnist_cnn`.
+//! the data sets). The loss curve goes to `OUT/loss.png`; each epoch's state is saved in the
+//! background to `OUT/checkpoints/<step>` (a `jaxrs::checkpoint::CheckpointManager` keeping the
+//! last 3), and `--resume` continues from the latest; OUT defaults to `target/train/mnist_cnn`.
 
 #[path = "common/harness.rs"]
 pub mod harness;

@@ -15,8 +15,10 @@
 //! Run: `cargo run --release --example transformer_lm [-- --epochs N --steps N --resume --out
 //! DIR --dtype f32|bf16 PATH_TO_tinyshakespeare.txt]`. An "epoch" is
 //! [`Config::steps_per_epoch`] steps of random windows, after which the held-out loss is
-//! printed. The loss curve goes to `OUT/loss.png` and the final state to `OUT/checkpoint`
-//! (`--resume` continues from it); OUT defaults to `target/train/transformer_lm`.
+//! printed and the state saved in the background to `OUT/checkpoints/<step>` (a
+//! `jaxrs::checkpoint::CheckpointManager` keeping the last 3; `--resume` continues from the
+//! latest step). The loss curve goes to `OUT/loss.png`; OUT defaults to
+//! `target/train/transformer_lm`.
 //!
 //! `--mesh dp=2,mp=4` trains sharded over a 2 x 4 mesh of 8 CPU devices instead
 //! ([`run_sharded`]): FSDP over `"dp"` (every kernel and embedding split along d_model, Adam's
@@ -28,7 +30,10 @@
 #[path = "common/harness.rs"]
 pub mod harness;
 
-use harness::{load_checkpoint, write_outputs, Args, Progress, TrainState};
+use harness::{
+    load_checkpoint, open_checkpoints, save_checkpoint, write_outputs_to, Args, Progress,
+    TrainState,
+};
 use jaxrs::data::{self, Corpus};
 use jaxrs::nn::{self, Embedding, LayerNorm, Linear, MultiHeadAttention};
 use jaxrs::optim::{self, GradientTransformation, Mask};
@@ -386,6 +391,7 @@ pub fn run_on(corpus: &Corpus, args: &Args, config: &Config) -> Report {
     let state = load_checkpoint(args, fresh);
     let start_step = state.step;
     let (mut params, mut opt_state) = (state.params, state.opt_state);
+    let mut checkpoints = open_checkpoints(args);
 
     let (eval_inputs, eval_targets) = data::random_windows(
         corpus.held_out(),
@@ -428,6 +434,13 @@ pub fn run_on(corpus: &Corpus, args: &Args, config: &Config) -> Report {
         let steps = progress.steps();
         if steps.is_multiple_of(config.steps_per_epoch) || steps == total {
             evaluate(&params, start_step + steps as u64, &progress);
+            // Written in the background while the next steps train.
+            save_checkpoint(
+                &mut checkpoints,
+                start_step + steps as u64,
+                &params,
+                &opt_state,
+            );
         }
     }
     let summary = progress.finish();
@@ -436,7 +449,14 @@ pub fn run_on(corpus: &Corpus, args: &Args, config: &Config) -> Report {
         summary.samples_per_sec,
         train_step::jit_site().cache_misses()
     );
-    let state = write_outputs(args, &summary, params, opt_state, start_step);
+    let state = write_outputs_to(
+        &mut checkpoints,
+        args,
+        &summary,
+        params,
+        opt_state,
+        start_step,
+    );
     let report = Report {
         start_step,
         losses: summary.losses,

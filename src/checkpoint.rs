@@ -12,6 +12,9 @@
 //! leaves, whatever the layout they were saved from ([`save`], [`load`]): the file is the
 //! same safetensors file either way.
 //!
+//! A training run keeps its checkpoints with a [`CheckpointManager`] (Orbax's): one folder per
+//! step, written atomically, saved in the background, old steps deleted by a retention policy.
+//!
 //! A tree's static fields (Rust scalars, `bool`s, `String`s: see [`Tree`]) are not tensors:
 //! they are not saved, and loading takes them from the template, as it takes the structure.
 //!
@@ -38,7 +41,7 @@
 //! # std::fs::remove_file(&path).unwrap();
 //! ```
 
-use crate::{tree_paths, try_tree_unflatten, Array, DType, Sharding, Tree, C128, C64};
+use crate::{tree_paths, try_tree_unflatten, Array, DType, HostArray, Sharding, Tree, C128, C64};
 use half::{bf16, f16};
 use jaxrs_runtime::fs_safety::{AtomicFile, PathError, WithPath};
 use safetensors::tensor::{Dtype, Metadata as Header, TensorInfo, TensorView};
@@ -47,7 +50,13 @@ use std::fmt;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+mod manager;
+pub use manager::{
+    BestFn, BestMode, CheckpointManager, CheckpointManagerOptions, SaveArgs, StepMetadata,
+    MAX_STEP_METADATA_BYTES,
+};
 
 /// The largest safetensors header [`load`] reads: 16 MiB, room for about 100,000 tensors
 /// (the largest published models have a few thousand per file). Checked against the
@@ -134,6 +143,32 @@ pub enum CheckpointError {
     Format(String),
     /// The file does not hold the tree the template describes: the first difference.
     Mismatch(String),
+    /// Copying an array from its device failed.
+    Device(crate::Error),
+    /// A [`CheckpointManager`] has no complete checkpoint of this step.
+    StepNotFound {
+        /// The step asked for.
+        step: u64,
+        /// The manager's folder.
+        dir: PathBuf,
+    },
+    /// A [`CheckpointManager`] already has a checkpoint of this step (or is writing one).
+    StepExists {
+        /// The step being saved.
+        step: u64,
+        /// The manager's folder.
+        dir: PathBuf,
+    },
+    /// A save that went on in the background failed: reported by the manager's next call
+    /// ([`CheckpointManager::wait_until_finished`], the next save, or closing it). The step
+    /// is not listed, unless its files were complete and what failed was retention's
+    /// deletion of older steps.
+    AsyncSave {
+        /// The step whose save failed.
+        step: u64,
+        /// Why.
+        error: Box<CheckpointError>,
+    },
 }
 
 impl fmt::Display for CheckpointError {
@@ -144,6 +179,22 @@ impl fmt::Display for CheckpointError {
             CheckpointError::Mismatch(m) => {
                 write!(f, "checkpoint does not match the template: {m}")
             }
+            CheckpointError::Device(e) => write!(f, "checkpoint: copying to the host: {e}"),
+            CheckpointError::StepNotFound { step, dir } => {
+                write!(
+                    f,
+                    "checkpoint: no complete step {step} in {}",
+                    dir.display()
+                )
+            }
+            CheckpointError::StepExists { step, dir } => write!(
+                f,
+                "checkpoint: step {step} is already saved (or being saved) in {}",
+                dir.display()
+            ),
+            CheckpointError::AsyncSave { step, error } => {
+                write!(f, "the background save of step {step} failed: {error}")
+            }
         }
     }
 }
@@ -152,6 +203,8 @@ impl std::error::Error for CheckpointError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             CheckpointError::Io(e) => Some(e),
+            CheckpointError::Device(e) => Some(e),
+            CheckpointError::AsyncSave { error, .. } => Some(error.as_ref()),
             _ => None,
         }
     }
@@ -257,15 +310,25 @@ pub fn to_bytes<T: Tree>(tree: &T, metadata: &Metadata) -> Result<Vec<u8>, Check
 
 /// A leaf to store: its tensor name (its path in the tree), the leaf and its safetensors
 /// dtype.
-struct Tensor {
-    name: String,
-    leaf: Array,
-    dtype: Dtype,
+pub(crate) struct Tensor {
+    pub(crate) name: String,
+    pub(crate) leaf: Array,
+    pub(crate) dtype: Dtype,
+}
+
+impl Tensor {
+    pub(crate) fn spec(&self) -> TensorSpec {
+        TensorSpec {
+            name: self.name.clone(),
+            dtype: self.dtype,
+            shape: self.leaf.shape().to_vec(),
+        }
+    }
 }
 
 /// The tree's leaves as tensors, refusing two leaves of one path and dtypes safetensors
 /// lacks.
-fn tensors_of<T: Tree>(tree: &T) -> Result<Vec<Tensor>, CheckpointError> {
+pub(crate) fn tensors_of<T: Tree>(tree: &T) -> Result<Vec<Tensor>, CheckpointError> {
     let (leaves, _) = tree.flatten();
     let names = tree_paths(tree);
     let mut seen = HashSet::new();
@@ -289,7 +352,7 @@ fn tensors_of<T: Tree>(tree: &T) -> Result<Vec<Tensor>, CheckpointError> {
 /// [`to_bytes`] makes), as the bytes that start the file, and each tensor's data offset from
 /// the start of the file, in `tensors`' order.
 fn file_layout(
-    tensors: &[Tensor],
+    tensors: &[TensorSpec],
     metadata: &Metadata,
 ) -> Result<(Vec<u8>, Vec<u64>), CheckpointError> {
     let mut order: Vec<usize> = (0..tensors.len()).collect();
@@ -302,13 +365,13 @@ fn file_layout(
     let mut infos = Vec::with_capacity(tensors.len());
     for i in order {
         let t = &tensors[i];
-        let len = t.leaf.size() * t.dtype.bitsize() / 8;
+        let len = t.shape.iter().product::<usize>() * t.dtype.bitsize() / 8;
         offsets[i] = offset;
         infos.push((
             t.name.clone(),
             TensorInfo {
                 dtype: t.dtype,
-                shape: t.leaf.shape().to_vec(),
+                shape: t.shape.clone(),
                 data_offsets: (offset, offset + len),
             },
         ));
@@ -394,9 +457,40 @@ pub fn save<T: Tree>(
     tree: &T,
     metadata: &Metadata,
 ) -> Result<(), CheckpointError> {
-    let path = path.as_ref();
     let tensors = tensors_of(tree)?;
-    let (start, offsets) = file_layout(&tensors, metadata)?;
+    let specs: Vec<TensorSpec> = tensors.iter().map(Tensor::spec).collect();
+    write_file(path.as_ref(), &specs, metadata, |i, write| {
+        // Each distinct piece once (replicas skipped), copied to the host one at a time: the
+        // array is never gathered.
+        for shard in tensors[i].leaf.addressable_shards() {
+            if shard.replica_id == 0 {
+                let host = shard.data.try_to_host().map_err(CheckpointError::Device)?;
+                write(&shard.index, &host)?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The name, dtype and shape of a tensor to write: what the file's header says of it.
+#[derive(Clone)]
+pub(crate) struct TensorSpec {
+    pub(crate) name: String,
+    pub(crate) dtype: Dtype,
+    pub(crate) shape: Vec<usize>,
+}
+
+/// Writes a safetensors file of `tensors` at `path`, with `metadata` in its header, piece by
+/// piece: `pieces(i, write)` calls `write(index, host)` for each distinct piece of tensor `i`
+/// (its range along each dimension and its elements), in any order, each piece once. The
+/// file is the one [`to_bytes`] makes of the whole arrays.
+pub(crate) fn write_file(
+    path: &Path,
+    tensors: &[TensorSpec],
+    metadata: &Metadata,
+    mut pieces: impl FnMut(usize, &mut Piece<'_>) -> Result<(), CheckpointError>,
+) -> Result<(), CheckpointError> {
+    let (start, offsets) = file_layout(tensors, metadata)?;
     let io = |e: PathError| CheckpointError::Io(e.into());
     // A temp file beside the target, fsynced and renamed over it: a save killed at any
     // moment leaves the previous checkpoint whole.
@@ -404,27 +498,37 @@ pub fn save<T: Tree>(
     out.write_all(&start)?;
     let temp = out.temp_path().to_path_buf();
     let mut file = out.as_file();
-    for (tensor, &base) in tensors.iter().zip(&offsets) {
-        let element = (tensor.dtype.bitsize() / 8) as u64;
-        let shape = tensor.leaf.shape();
-        // Each distinct piece once (replicas skipped), copied to the host one at a time and
-        // written where its rows lie in the tensor: the array is never gathered.
-        for shard in tensor.leaf.addressable_shards() {
-            if shard.replica_id != 0 {
-                continue;
-            }
-            let bytes = leaf_bytes(&shard.data);
-            let element = element as usize;
-            for (at, from, len) in runs(shape, &shard.index) {
+    for (i, (tensor, &base)) in tensors.iter().zip(&offsets).enumerate() {
+        let element = tensor.dtype.bitsize() / 8;
+        let shape = &tensor.shape;
+        pieces(i, &mut |index: &[Range<usize>], host: &HostArray| {
+            let bytes = safetensors_bytes(host);
+            for (at, from, len) in runs(shape, index) {
                 file.seek(SeekFrom::Start(base + (at * element) as u64))
                     .and_then(|_| file.write_all(&bytes[from * element..(from + len) * element]))
                     .at("write", &temp)
                     .map_err(io)?;
             }
-        }
+            Ok(())
+        })?;
     }
     out.commit().map_err(io)?;
     Ok(())
+}
+
+/// What [`write_file`] hands its `pieces` callback: writes one piece of the tensor (its range
+/// along each dimension, its elements) where its elements lie in the file.
+pub(crate) type Piece<'a> =
+    dyn FnMut(&[Range<usize>], &HostArray) -> Result<(), CheckpointError> + 'a;
+
+/// A host copy's elements as safetensors stores them: little-endian already, except that a
+/// device's bool may be any nonzero byte, and a file's is 0 or 1.
+fn safetensors_bytes(host: &HostArray) -> std::borrow::Cow<'_, [u8]> {
+    if host.dtype() == DType::Bool {
+        std::borrow::Cow::Owned(host.as_bytes().iter().map(|&b| u8::from(b != 0)).collect())
+    } else {
+        std::borrow::Cow::Borrowed(host.as_bytes())
+    }
 }
 
 /// Reads a tree of the structure, shapes and dtypes of `template` from safetensors bytes,

@@ -39,6 +39,13 @@ macro_rules! trains_then_resumes {
             // Chance is 10%.
             assert!(first.test_accuracy > 0.8, "held-out accuracy: {first:?}");
             assert!(out.join("loss.png").exists());
+            // The manager's folder holds the last step, whole.
+            let last = out.join("checkpoints").join($steps.to_string());
+            assert!(
+                last.join("state.safetensors").is_file(),
+                "{}",
+                last.display()
+            );
 
             let more = ["--steps", &$more.to_string(), "--resume"];
             let resumed = $trainer::run(&args(&out, &more));

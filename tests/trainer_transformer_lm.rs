@@ -86,10 +86,17 @@ fn trains_in_f32_and_resumes_from_the_saved_step() {
         "the resumed run started at loss {}",
         first_loss(&resumed)
     );
-    let (_, metadata) =
-        jaxrs::checkpoint::load(out.join("checkpoint/params.safetensors"), &resumed.params)
-            .expect("the resumed run's checkpoint");
-    assert_eq!(metadata.step, Some(70));
+    // The resumed run saved its last step, beside the first run's.
+    let checkpoints =
+        jaxrs::checkpoint::CheckpointManager::new(out.join("checkpoints"), Default::default())
+            .expect("the run's checkpoint folder");
+    assert_eq!(checkpoints.latest_step(), Some(70));
+    assert_eq!(
+        checkpoints.metadata(70).expect("step 70's metadata").step,
+        70
+    );
+    assert!(checkpoints.all_steps().contains(&60));
+    drop(checkpoints);
     let _ = std::fs::remove_dir_all(&out);
 }
 

@@ -1,7 +1,8 @@
 //! What the trainers share: a small argument parser ([`Args`]), a progress bar with the loss
 //! and the throughput after warm-up ([`Progress`], which also keeps the loss curve and writes
-//! it as a PNG), and checkpoints of (params, opt_state, step) saved at the end and loaded with
-//! `--resume` ([`save_checkpoint`], [`load_checkpoint`], on `jaxrs::checkpoint`), and the
+//! it as a PNG), checkpoints of (params, opt_state) in a `jaxrs::checkpoint::CheckpointManager`
+//! folder, one per step, restored with `--resume` from the latest ([`save_checkpoint`],
+//! [`load_checkpoint`]), and the
 //! [`Report`] a trainer's `run` returns to its `main` and its integration test.
 //!
 //! Only scalar metrics (the loss) are read back from the device, and only every
@@ -12,7 +13,7 @@
 #![allow(dead_code)]
 
 use indicatif::{ProgressBar, ProgressStyle};
-use jaxrs::checkpoint::{self, CheckpointError, Metadata};
+use jaxrs::checkpoint::{CheckpointManager, CheckpointManagerOptions, SaveArgs};
 use jaxrs::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -417,33 +418,53 @@ pub struct TrainState<P, O> {
     pub step: u64,
 }
 
-/// The checkpoint folder of a run: `OUT/checkpoint`, holding `params.safetensors` and
-/// `opt_state.safetensors` (`jaxrs::checkpoint` files, the step in their metadata).
+/// The checkpoint folder of a run: `OUT/checkpoints`, a
+/// [`CheckpointManager`](jaxrs::checkpoint::CheckpointManager)'s: one folder per saved step,
+/// each holding the tree `(params, opt_state)`, the step in its name.
 pub fn checkpoint_dir(args: &Args) -> PathBuf {
-    args.out.join("checkpoint")
+    args.out.join("checkpoints")
 }
 
-/// Saves the run's state to `OUT/checkpoint` and says where.
+/// How many steps a trainer keeps in `OUT/checkpoints`: the latest few.
+pub const CHECKPOINTS_KEPT: usize = 3;
+
+/// Opens the run's checkpoint folder (asynchronous saves, the last [`CHECKPOINTS_KEPT`]
+/// steps kept); exits with the reason if it cannot.
+pub fn open_checkpoints(args: &Args) -> CheckpointManager {
+    let options = CheckpointManagerOptions {
+        max_to_keep: Some(CHECKPOINTS_KEPT),
+        ..Default::default()
+    };
+    CheckpointManager::new(checkpoint_dir(args), options).unwrap_or_else(|e| {
+        eprintln!("cannot open the checkpoint folder: {e}");
+        std::process::exit(1);
+    })
+}
+
+/// Starts saving the run's state as step `step` in the background (a step already saved is
+/// skipped); the call returns once the arrays are copied to the host. Panics with the reason
+/// if this save or the one before it failed.
 pub fn save_checkpoint<P: Tree, O: Tree>(
-    args: &Args,
-    state: &TrainState<P, O>,
-) -> Result<(), CheckpointError> {
-    let dir = checkpoint_dir(args);
-    std::fs::create_dir_all(&dir)?;
-    let metadata = Metadata::at_step(state.step);
-    checkpoint::save(dir.join("params.safetensors"), &state.params, &metadata)?;
-    checkpoint::save(
-        dir.join("opt_state.safetensors"),
-        &state.opt_state,
-        &metadata,
-    )?;
-    println!("checkpoint (step {}): {}", state.step, dir.display());
-    Ok(())
+    manager: &mut CheckpointManager,
+    step: u64,
+    params: &P,
+    opt_state: &O,
+) {
+    // The tree `(params, opt_state)`, its leaves shared with the caller's (not copied).
+    let state = (
+        jaxrs::tree::map(params, Array::clone),
+        jaxrs::tree::map(opt_state, Array::clone),
+    );
+    manager
+        .save(step, &state, SaveArgs::default())
+        .unwrap_or_else(|e| panic!("checkpoint: {e}"));
 }
 
 /// What a run leaves when it ends: its loss curve (`OUT/loss.png`; one that cannot be drawn is
-/// reported, not fatal) and a checkpoint of its state at the step reached; returns that state.
-pub fn write_outputs<P: Tree, O: Tree>(
+/// reported, not fatal) and a checkpoint of its state at the step reached, in `manager`, written
+/// before this returns; returns that state.
+pub fn write_outputs_to<P: Tree, O: Tree>(
+    manager: &mut CheckpointManager,
     args: &Args,
     summary: &Summary,
     params: P,
@@ -458,39 +479,64 @@ pub fn write_outputs<P: Tree, O: Tree>(
         opt_state,
         step: start_step + summary.steps as u64,
     };
-    save_checkpoint(args, &state).unwrap_or_else(|e| panic!("checkpoint: {e}"));
+    save_checkpoint(manager, state.step, &state.params, &state.opt_state);
+    manager
+        .wait_until_finished()
+        .unwrap_or_else(|e| panic!("checkpoint: {e}"));
+    println!(
+        "checkpoint (step {}): {}",
+        state.step,
+        manager.directory().join(state.step.to_string()).display()
+    );
     state
 }
 
-/// With `--resume`, the state saved in `OUT/checkpoint`, read into the structure, shapes and
-/// dtypes of `fresh` (exits with the reason if there is none or it does not fit); without,
-/// `fresh`.
+/// [`write_outputs_to`] the run's checkpoint folder.
+pub fn write_outputs<P: Tree, O: Tree>(
+    args: &Args,
+    summary: &Summary,
+    params: P,
+    opt_state: O,
+    start_step: u64,
+) -> TrainState<P, O> {
+    let mut manager = open_checkpoints(args);
+    write_outputs_to(&mut manager, args, summary, params, opt_state, start_step)
+}
+
+/// With `--resume`, the latest step saved in `OUT/checkpoints`, read into the structure,
+/// shapes and dtypes of `fresh` (exits with the reason if there is none or it does not fit);
+/// without, `fresh`.
 pub fn load_checkpoint<P: Tree, O: Tree>(args: &Args, fresh: TrainState<P, O>) -> TrainState<P, O> {
     if !args.resume {
         return fresh;
     }
-    let dir = checkpoint_dir(args);
-    let loaded = checkpoint::load(dir.join("params.safetensors"), &fresh.params).and_then(
-        |(params, metadata)| {
-            let (opt_state, _) =
-                checkpoint::load(dir.join("opt_state.safetensors"), &fresh.opt_state)?;
-            Ok(TrainState {
+    let manager = open_checkpoints(args);
+    let dir = manager.directory().display().to_string();
+    let Some(step) = manager.latest_step() else {
+        // Runs before the checkpoint manager left one file pair in `OUT/checkpoint`.
+        let old = args.out.join("checkpoint");
+        let hint = if old.join("params.safetensors").is_file() {
+            format!(
+                "; {} holds a checkpoint of the old layout (`jaxrs::checkpoint::load` reads it)",
+                old.display()
+            )
+        } else {
+            " (run without --resume first)".to_string()
+        };
+        eprintln!("--resume: no checkpoint in {dir}{hint}");
+        std::process::exit(1);
+    };
+    match manager.restore(step, &(fresh.params, fresh.opt_state)) {
+        Ok((params, opt_state)) => {
+            println!("resumed from {dir} at step {step}");
+            TrainState {
                 params,
                 opt_state,
-                step: metadata.step.unwrap_or(0),
-            })
-        },
-    );
-    match loaded {
-        Ok(state) => {
-            println!("resumed from {} at step {}", dir.display(), state.step);
-            state
+                step,
+            }
         }
         Err(e) => {
-            eprintln!(
-                "--resume: cannot load the checkpoint in {}: {e}",
-                dir.display()
-            );
+            eprintln!("--resume: cannot restore step {step} from {dir}: {e}");
             std::process::exit(1);
         }
     }
@@ -516,6 +562,7 @@ pub fn train_classifier<P: Tree, O: Tree>(
     let state = load_checkpoint(args, fresh);
     let start_step = state.step;
     let (mut params, mut opt_state) = (state.params, state.opt_state);
+    let mut checkpoints = open_checkpoints(args);
     let steps_per_epoch = train.len() / batch;
     let total = args.total_steps(steps_per_epoch);
     let mut progress = Progress::new(total, batch);
@@ -540,9 +587,19 @@ pub fn train_classifier<P: Tree, O: Tree>(
             "epoch {epoch}: held-out accuracy {:.1}%",
             acc * 100.0
         ));
+        // Each epoch's state, written in the background while the next epoch trains.
+        let step = start_step + progress.steps() as u64;
+        save_checkpoint(&mut checkpoints, step, &params, &opt_state);
     }
     let summary = progress.finish();
     let accuracies = (accuracy_on(&params, train), accuracy_on(&params, test));
-    write_outputs(args, &summary, params, opt_state, start_step);
+    write_outputs_to(
+        &mut checkpoints,
+        args,
+        &summary,
+        params,
+        opt_state,
+        start_step,
+    );
     Report::new(summary, start_step, accuracies, started)
 }
