@@ -334,7 +334,9 @@ pub fn run(args: &Args, config: &Config) -> Report {
 fn main() {
     let args = Args::parse("char_rnn", EPOCHS);
     let started = Instant::now();
+    let profile = args.start_profile();
     let report = run(&args, &Config::default());
+    drop(profile);
     println!(
         "steps {}..{}: loss {:.4} -> {:.4}, held-out {:.4} nats/char; compile {:.2?}, \
          {:.0} chars/s, {:.1?} in all",

@@ -153,5 +153,9 @@ pub fn run(args: &Args) -> Report {
 
 #[allow(dead_code)] // The integration test includes this file and calls `run`.
 fn main() {
-    run(&Args::parse("mnist_cnn", EPOCHS)).print();
+    let args = Args::parse("mnist_cnn", EPOCHS);
+    let profile = args.start_profile();
+    let report = run(&args);
+    drop(profile);
+    report.print();
 }

@@ -120,5 +120,9 @@ pub fn run(args: &Args) -> Report {
 
 #[allow(dead_code)] // The integration test includes this file and calls `run`.
 fn main() {
-    run(&Args::parse("train_mnist", EPOCHS)).print();
+    let args = Args::parse("train_mnist", EPOCHS);
+    let profile = args.start_profile();
+    let report = run(&args);
+    drop(profile);
+    report.print();
 }

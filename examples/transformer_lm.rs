@@ -909,6 +909,7 @@ fn main() {
         }
         Err(e) => exit_with(&e),
     };
+    let _profile = args.start_profile();
     match mesh {
         None => {
             run(&args, &Config::default());

@@ -1,8 +1,11 @@
 //! The profiler (`jaxrs::profiler`, as `jax.profiler`): the trace file parses as a Chrome /
 //! Perfetto trace and holds each jitted function's spans in order (trace, lower, compile once,
 //! then one execute per call), the transfers with their bytes, and the user's annotations; the
-//! summary counts the same. The profiler is process-wide, so this file's checks run in one
-//! test.
+//! summary counts the same; `train_mnist --profile DIR` writes such a trace. The profiler is
+//! process-wide, so this file's tests take turns.
+
+#[path = "../examples/train_mnist.rs"]
+mod train_mnist;
 
 use jaxrs::prelude::*;
 use jaxrs::profiler::{self, StepTraceAnnotation, TraceAnnotation};
@@ -26,8 +29,21 @@ fn named<'a>(events: &'a [Value], prefix: &str) -> Vec<&'a Value> {
         .collect()
 }
 
+/// Held by each test: one trace at a time in the process.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn time_order(spans: &mut [&Value]) {
+    spans.sort_by(|a, b| {
+        a["ts"]
+            .as_f64()
+            .unwrap()
+            .total_cmp(&b["ts"].as_f64().unwrap())
+    });
+}
+
 #[test]
 fn a_trace_holds_each_functions_spans_in_order_and_the_summary_counts_them() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let dir = std::env::temp_dir().join(format!("jaxrs-profiler-{}", std::process::id()));
     // Nothing to stop yet; and a second start while one runs is refused.
     assert!(profiler::stop_trace().is_err());
@@ -128,4 +144,64 @@ fn a_trace_holds_each_functions_spans_in_order_and_the_summary_counts_them() {
     assert_eq!(written.len(), 2, "one file per trace");
     std::fs::remove_dir_all(&dir).unwrap();
     assert!(losses.iter().all(|l| l.is_finite()));
+}
+
+#[test]
+fn a_profiled_training_run_compiles_once_then_executes_each_step() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let root = std::env::temp_dir().join(format!("jaxrs-profiled-mnist-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let argv = vec![
+        "--steps".to_string(),
+        "20".to_string(),
+        "--out".to_string(),
+        root.display().to_string(),
+        "--profile".to_string(),
+        root.join("profile").display().to_string(),
+    ];
+    let args = train_mnist::harness::Args::parse_from("train_mnist", train_mnist::EPOCHS, argv)
+        .expect("arguments");
+    let profile = args.start_profile().expect("--profile was given");
+    let report = train_mnist::run(&args);
+    let summary = profile.stop().unwrap();
+    assert_eq!(report.end_step, 20);
+
+    let site = &summary.sites["jit `train_step`"];
+    assert_eq!((site.traces, site.compiles, site.executes), (1, 1, 20));
+    assert_eq!(summary.steps, 20);
+    // Every step uploads its batch (images and labels).
+    assert!(summary.uploads >= 40, "{summary}");
+    assert!(summary.upload_bytes >= 20 * 100 * 784 * 4, "{summary}");
+    assert!(summary.downloads >= 1, "{summary}");
+
+    let events = events(&summary.path);
+    let mut spans: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["args"]["subject"] == "jit `train_step`")
+        .collect();
+    time_order(&mut spans);
+    let kinds: Vec<&str> = spans
+        .iter()
+        .map(|e| e["name"].as_str().unwrap().split(' ').next().unwrap())
+        .collect();
+    let mut expected = vec!["trace", "lower", "compile"];
+    expected.extend(["execute"; 20]);
+    assert_eq!(kinds, expected);
+    // Step i's annotation holds the i-th execute, and its batch's uploads come before it.
+    let mut steps = named(&events, "train");
+    time_order(&mut steps);
+    assert_eq!(steps.len(), 20);
+    let uploads = named(&events, "upload");
+    for (i, (s, e)) in steps.iter().zip(&spans[3..]).enumerate() {
+        assert_eq!(s["args"]["step_num"], i.to_string());
+        let start = s["ts"].as_f64().unwrap();
+        let end = start + s["dur"].as_f64().unwrap();
+        let execute = e["ts"].as_f64().unwrap();
+        assert!(start <= execute && execute <= end, "step {i}");
+        assert!(
+            uploads.iter().any(|u| u["ts"].as_f64().unwrap() < execute),
+            "no upload before step {i}'s execute"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
 }

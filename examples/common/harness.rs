@@ -35,6 +35,9 @@ pub struct Args {
     /// `--data PATH` (or a lone positional argument): the data file; default the trainer's
     /// file in `jaxrs::data::data_dir()`.
     pub data: Option<PathBuf>,
+    /// `--profile DIR`: record a `jaxrs::profiler` trace of the run into DIR (a Perfetto /
+    /// Chrome trace JSON file, and the per-function summary on standard error).
+    pub profile: Option<PathBuf>,
 }
 
 impl Args {
@@ -68,6 +71,7 @@ impl Args {
             out: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target/train")).join(name),
             dtype: DType::F32,
             data: None,
+            profile: None,
         };
         let mut args = args.into_iter();
         while let Some(arg) = args.next() {
@@ -94,6 +98,7 @@ impl Args {
                 "--resume" => parsed.resume = true,
                 "--out" => parsed.out = value("--out")?.into(),
                 "--data" => parsed.data = Some(value("--data")?.into()),
+                "--profile" => parsed.profile = Some(value("--profile")?.into()),
                 "--dtype" => {
                     let v = value("--dtype")?;
                     parsed.dtype =
@@ -113,8 +118,20 @@ impl Args {
         format!(
             "usage: cargo run --release --example {name} -- [--epochs N (default {default_epochs})] \
              [--steps N] [--resume] [--out DIR (default target/train/{name})] \
-             [--dtype f32|bf16|f16|f64] [--data PATH | PATH]"
+             [--dtype f32|bf16|f16|f64] [--profile DIR] [--data PATH | PATH]"
         )
+    }
+
+    /// Starts the `--profile` trace, if asked for: it is written when the guard drops.
+    pub fn start_profile(&self) -> Option<jaxrs::profiler::TraceGuard> {
+        let dir = self.profile.as_ref()?;
+        match jaxrs::profiler::trace(dir) {
+            Ok(guard) => Some(guard),
+            Err(e) => {
+                eprintln!("--profile {}: {e}", dir.display());
+                std::process::exit(1);
+            }
+        }
     }
 
     /// The data file: `--data` if given, else `file_name` in `jaxrs::data::data_dir()`.
@@ -577,6 +594,10 @@ pub fn train_classifier<P: Tree, O: Tree>(
         epoch += 1;
         let batches = train.epoch(data_key, epoch as u32, batch, jaxrs::data::Remainder::Drop);
         for b in batches.take(total - progress.steps()) {
+            let _step = jaxrs::profiler::StepTraceAnnotation::new(
+                "train",
+                start_step + progress.steps() as u64,
+            );
             let x = b.x.astype(args.dtype);
             let (next, next_state, loss) = step(params, opt_state, &x, &b.y);
             (params, opt_state) = (next, next_state);

@@ -247,11 +247,10 @@ pub struct TraceAnnotation {
 }
 
 impl TraceAnnotation {
-    /// An annotation named `name`.
-    pub fn new(name: impl Into<String>) -> TraceAnnotation {
-        let name = name.into();
+    /// An annotation named `name` (copied only while a trace is on).
+    pub fn new(name: &str) -> TraceAnnotation {
         TraceAnnotation {
-            _span: span("annotation", "annotation", || name),
+            _span: span("annotation", "annotation", || name.to_string()),
         }
     }
 }
@@ -264,10 +263,9 @@ pub struct StepTraceAnnotation {
 }
 
 impl StepTraceAnnotation {
-    /// Step `step_num` of the loop named `name`.
-    pub fn new(name: impl Into<String>, step_num: u64) -> StepTraceAnnotation {
-        let name = name.into();
-        let mut span = span("step", "step", || name);
+    /// Step `step_num` of the loop named `name` (copied only while a trace is on).
+    pub fn new(name: &str, step_num: u64) -> StepTraceAnnotation {
+        let mut span = span("step", "step", || name.to_string());
         span.arg("step_num", || step_num.to_string());
         StepTraceAnnotation { _span: span }
     }
