@@ -3,10 +3,12 @@
 //! header's claimed length is bounded before anything is read for it, loading holds one
 //! tensor at a time on the host, and no byte string makes the decoder panic.
 
+mod common;
+
+use common::lines_of;
 use jaxrs::checkpoint::{self, CheckpointError, Metadata, MAX_HEADER_BYTES};
 use jaxrs::prelude::*;
 use proptest::prelude::*;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
@@ -41,20 +43,6 @@ fn spawn_child(test: &str, mode: &str) -> std::process::Child {
         .stderr(Stdio::null())
         .spawn()
         .expect("the child starts")
-}
-
-/// The child's stdout lines, on a channel (a read that cannot block the test forever).
-fn lines_of(child: &mut std::process::Child) -> mpsc::Receiver<String> {
-    let stdout = child.stdout.take().unwrap();
-    let (send, receive) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if send.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    receive
 }
 
 /// Waits (bounded) for a line of the child's containing `marker`.

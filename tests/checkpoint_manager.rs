@@ -5,6 +5,9 @@
 //! and a child process killed with SIGKILL during asynchronous saves: every step listed
 //! afterwards restores bit for bit.
 
+mod common;
+
+use common::lines_of;
 use jaxrs::checkpoint::{
     self, BestMode, CheckpointError, CheckpointManager, CheckpointManagerOptions, SaveArgs,
     MAX_STEP_METADATA_BYTES,
@@ -12,7 +15,6 @@ use jaxrs::checkpoint::{
 use jaxrs::prelude::*;
 use jaxrs::{NamedSharding, P};
 use serde_json::json;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
@@ -671,20 +673,6 @@ impl Drop for KillOnDrop {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-/// The child's stdout lines, on a channel (so a read cannot block the test forever).
-fn lines_of(child: &mut std::process::Child) -> mpsc::Receiver<String> {
-    let stdout = child.stdout.take().unwrap();
-    let (send, receive) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if send.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    receive
 }
 
 /// Waits (bounded) for the child's line `line`.

@@ -3,6 +3,23 @@
 pub mod cases;
 pub mod golden;
 
+/// A child process's stdout lines, on a channel (so that a read cannot block a test forever:
+/// receive with a timeout).
+#[allow(dead_code)]
+pub fn lines_of(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<String> {
+    use std::io::{BufRead, BufReader};
+    let stdout = child.stdout.take().expect("the child's stdout is piped");
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    receive
+}
+
 /// The panic message of `f`, which must panic (a programmer-error test).
 #[allow(dead_code)]
 pub fn panic_message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
