@@ -44,6 +44,7 @@ fn time_order(spans: &mut [&Value]) {
 #[test]
 fn a_trace_holds_each_functions_spans_in_order_and_the_summary_counts_them() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    jaxrs::set_cpu_device_count(2).unwrap();
     let dir = std::env::temp_dir().join(format!("jaxrs-profiler-{}", std::process::id()));
     // Nothing to stop yet; and a second start while one runs is refused.
     assert!(profiler::stop_trace().is_err());
@@ -61,8 +62,15 @@ fn a_trace_holds_each_functions_spans_in_order_and_the_summary_counts_them() {
         let _eval = TraceAnnotation::new("evaluate");
         let _ = step(&w, &Array::zeros(&[8, 16], DType::F32)).item::<f32>();
     }
+    let doubled: Array = jaxrs::pmap(|x: Array| &x * 2.0).call(Array::ones(&[2, 3], DType::F32));
     let summary = profiler::stop_trace().unwrap();
     assert!(profiler::stop_trace().is_err(), "stopped twice");
+    assert_eq!(doubled.to_vec::<f32>(), vec![2.0; 6]);
+    let pmapped = &summary.sites["pmap `<closure>`"];
+    assert_eq!(
+        (pmapped.traces, pmapped.compiles, pmapped.executes),
+        (1, 1, 1)
+    );
 
     // The summary.
     let site = &summary.sites["jit `step`"];
@@ -149,6 +157,7 @@ fn a_trace_holds_each_functions_spans_in_order_and_the_summary_counts_them() {
 #[test]
 fn a_profiled_training_run_compiles_once_then_executes_each_step() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    jaxrs::set_cpu_device_count(2).unwrap();
     let root = std::env::temp_dir().join(format!("jaxrs-profiled-mnist-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     let argv = vec![

@@ -526,10 +526,12 @@ fn call<D: Tree, K: Tree, S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
                 .collect()
         })
         .collect();
+    let span = crate::core::profile::span("pmap", "execute", || format!("pmap `{}`", site.name));
     let outs = entry
         .exe
         .execute(&args, &keep_alive)
         .unwrap_or_else(|e| fail(e));
+    drop(span);
     drop(args);
     let donated_buffers: usize = placed[..num_donated]
         .iter()
@@ -627,6 +629,7 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
     let in_def = TreeDef::Tuple(vec![key.dd.clone(), key.kd.clone()]);
     let mut out_dims: Vec<Option<usize>> = Vec::new();
     let mut out_def = None;
+    let span = crate::core::profile::span("pmap", "trace", || format!("pmap `{}`", site.name));
     let (closed, _) = trace_leaves(Some(head.clone()), &shard_avals, |tracers| {
         let values: Vec<Array> = tracers
             .into_iter()
@@ -676,6 +679,7 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         out_def = Some(def);
         outs
     });
+    drop(span);
     let out_def = out_def.expect("traced");
 
     let mesh = Mesh::new(&devices, &[n], &[spec.axis_name.unwrap_or(UNNAMED_AXIS)])
@@ -722,7 +726,9 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         bf16_dots_in_f32: crate::core::client::bf16_dots_in_f32(),
         embedded_consts,
     };
+    let span = crate::core::profile::span("pmap", "lower", || format!("pmap `{}`", site.name));
     let text = lower_jaxpr(&closed.jaxpr, &lowering);
+    drop(span);
     // Replica r runs on `devices[r]`; the replica count comes from the lowering options, as
     // the module's `mhlo.num_replicas` does.
     let options = CompileOptions {
