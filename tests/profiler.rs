@@ -62,7 +62,7 @@ fn a_trace_holds_each_functions_spans_in_order_and_the_summary_counts_them() {
         let _eval = TraceAnnotation::new("evaluate");
         let _ = step(&w, &Array::zeros(&[8, 16], DType::F32)).item::<f32>();
     }
-    let doubled: Array = jaxrs::pmap(|x: Array| &x * 2.0).call(Array::ones(&[2, 3], DType::F32));
+    let doubled: Array = pmap(|x: Array| &x * 2.0).call(Array::ones(&[2, 3], DType::F32));
     let summary = profiler::stop_trace().unwrap();
     assert!(profiler::stop_trace().is_err(), "stopped twice");
     assert_eq!(doubled.to_vec::<f32>(), vec![2.0; 6]);
