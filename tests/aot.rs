@@ -8,7 +8,7 @@ mod common;
 use common::panic_message;
 use jaxrs::prelude::*;
 use jaxrs::tree::TreeOf;
-use jaxrs::{Compiled, Error, Mesh, NamedSharding, ShapeDtypeStruct, TreeDef, P};
+use jaxrs::{Compiled, Error, Jitted, Mesh, NamedSharding, ShapeDtypeStruct, TreeDef, P};
 use std::process::Command;
 
 fn setup() {
@@ -276,12 +276,11 @@ fn a_sharded_lowering_runs_over_its_mesh() {
     let expected = x.matmul(&w).tanh().to_vec::<f32>();
     let got = y.to_vec::<f32>();
     assert!(got.iter().zip(&expected).all(|(a, b)| (a - b).abs() < 1e-6));
-    // Programs over a mesh are not serializable yet, and say so.
-    let err = compiled.serialize().expect_err("refused");
-    assert!(
-        matches!(err, Error::IncompatibleExecutable(ref m) if m.contains("mesh")),
-        "{err}"
-    );
+    // Serialized with its layout, loaded back, it runs over the same mesh.
+    let loaded = Compiled::deserialize(&compiled.serialize().unwrap()).unwrap();
+    let z: Array = loaded.call((x, w));
+    assert_eq!(z.to_vec::<f32>(), got);
+    assert_eq!(z.sharding(), y.sharding());
 }
 
 /// Where the child process finds the serialized programs and writes its results.
@@ -291,6 +290,15 @@ fn closure_with_a_big_constant(rows: usize) -> impl Fn(Array) -> Array {
     // 32 KiB: too large to embed, so the program takes it as a lifted constant.
     let table = iota(&[128, 64]);
     move |x: Array| x.matmul(&table).sum(0, false) + rows as f32
+}
+
+/// A matmul laid out over a 2x4 mesh of the 8 CPU devices.
+fn sharded_matmul() -> Jitted<impl Fn((Array, Array)) -> Array> {
+    let mesh = Mesh::new(&jaxrs::devices(), &[2, 4], &["dp", "mp"]).unwrap();
+    jit(|(x, w): (Array, Array)| x.matmul(&w))
+        .in_shardings((P!["dp", None], P![None, "mp"]))
+        .out_shardings(P!["dp", "mp"])
+        .mesh(&mesh)
 }
 
 fn layer() -> Layer {
@@ -349,8 +357,11 @@ fn serialized_programs_run_in_another_process() {
                 .compile();
             let f = jit(closure_with_a_big_constant(7));
             let closure = f.lower(&iota(&[7, 128])).compile();
+            let matmul = sharded_matmul();
+            let sharded = matmul.lower(&(iota(&[8, 6]), iota(&[6, 8]))).compile();
             std::fs::write(dir.join("closure"), closure.serialize().unwrap()).unwrap();
             std::fs::write(dir.join("site"), site.serialize().unwrap()).unwrap();
+            std::fs::write(dir.join("sharded"), sharded.serialize().unwrap()).unwrap();
         } else {
             // Load and run: nothing traced or compiled.
             let read = |name: &str| Compiled::deserialize(&std::fs::read(dir.join(name)).unwrap());
@@ -359,7 +370,13 @@ fn serialized_programs_run_in_another_process() {
                 .unwrap()
                 .call(((layer(),), (iota(&[9, 3]), Array::scalar(0.25f64))));
             assert_eq!((back.scale, back.activation.as_str()), (2.0, "relu"));
-            std::fs::write(dir.join("result"), format!("{}\n{}", bits(&y), bits(&z))).unwrap();
+            let s: Array = read("sharded")
+                .unwrap()
+                .call((iota(&[8, 6]), iota(&[6, 8])));
+            assert_eq!(s.addressable_shards().len(), 8);
+            assert_eq!(s.addressable_shards()[0].data.shape(), &[4, 2]);
+            let text = format!("{}\n{}\n{}", bits(&y), bits(&z), bits(&s));
+            std::fs::write(dir.join("result"), text).unwrap();
         }
         return;
     }
@@ -371,7 +388,11 @@ fn serialized_programs_run_in_another_process() {
     std::fs::remove_dir_all(&dir).unwrap();
     let y = jit(closure_with_a_big_constant(7)).call(iota(&[7, 128]));
     let z = apply(layer(), &iota(&[9, 3]), 0.25).1;
-    assert_eq!(got.unwrap(), format!("{}\n{}", bits(&y), bits(&z)));
+    let sharded: Array = sharded_matmul().call((iota(&[8, 6]), iota(&[6, 8])));
+    assert_eq!(
+        got.unwrap(),
+        format!("{}\n{}\n{}", bits(&y), bits(&z), bits(&sharded))
+    );
 }
 
 /// The parts of a serialized program: the header as JSON and the bytes after it.
@@ -442,6 +463,20 @@ fn hostile_serialized_programs_are_refused_with_a_reason() {
     let mut bad_const = header;
     bad_const["consts"][0]["aval"]["shape"] = serde_json::json!([129, 64]);
     assert!(refusal(&join(&bad_const, &data)).contains("bytes"));
+    // A program over a mesh: its layout is checked against this process's devices.
+    let matmul = sharded_matmul();
+    let sharded = matmul.lower(&(iota(&[8, 2]), iota(&[2, 8]))).compile();
+    let (header, data) = split(&sharded.serialize().unwrap());
+    let mut absent = header.clone();
+    absent["spmd"]["mesh"]["devices"][0] = serde_json::json!(99);
+    assert!(refusal(&join(&absent, &data)).contains("device 99"));
+    let mut short = header.clone();
+    short["spmd"]["ins"] = serde_json::json!([]);
+    assert!(refusal(&join(&short, &data)).contains("`ins` does not give"));
+    let mut unknown_axis = header;
+    unknown_axis["spmd"]["outs"][0] = serde_json::json!([["nope"]]);
+    assert!(refusal(&join(&unknown_axis, &data)).contains("nope"));
+
     // The executable's own bytes altered: caught before the plugin parses them.
     let mut flipped = bytes.clone();
     let n = flipped.len();

@@ -139,8 +139,7 @@ pub struct Compiled<'a> {
     site: SiteRef<'a>,
     entry: Arc<Entry>,
     signature: Signature,
-    /// The plugin's serialization of the executable, taken when it was compiled or loaded
-    /// (`None` for a program over a mesh).
+    /// The plugin's serialization of the executable, taken when it was compiled or loaded.
     executable: Option<Result<Vec<u8>>>,
 }
 
@@ -252,19 +251,13 @@ impl Compiled<'_> {
     /// The program as bytes that [`Compiled::deserialize`] loads in another process running
     /// the same plugin build on the same devices, without tracing or compiling: the
     /// executable as the plugin serializes it, the argument and result structures, the
-    /// lifted constants, and what identifies the plugin and devices. A program over a mesh
-    /// is refused ([`Error::IncompatibleExecutable`]): its layout is not part of the format yet.
+    /// lifted constants, how a program over a mesh lies on it, and what identifies the plugin
+    /// and devices.
     pub fn serialize(&self) -> Result<Vec<u8>> {
         let exe = match &self.executable {
             Some(Ok(bytes)) => bytes,
             Some(Err(e)) => return Err(crate::pjrt::copy_error(e)),
-            None => {
-                return Err(Error::IncompatibleExecutable(format!(
-                    "jit `{}` runs over a mesh; serializing a program over a mesh is not \
-                     supported yet (only single-device programs are)",
-                    self.site.name()
-                )))
-            }
+            None => unreachable!("a compiled program keeps its bytes"),
         };
         serial::write(&self.site, &self.entry, &self.signature, exe)
     }
@@ -484,6 +477,8 @@ impl JitSite {
 /// executable, at the offsets and lengths the header gives.
 mod serial {
     use super::*;
+    use crate::core::sharding::{Mesh, NamedSharding, PartitionDim, PartitionSpec};
+    use crate::core::spmd::SpmdProgram;
     use serde_json::{json, Value};
     use sha2::{Digest, Sha256};
 
@@ -545,6 +540,7 @@ mod serial {
             "out_avals": entry.out_avals.iter().map(aval_json).collect::<Vec<_>>(),
             "consts": consts,
             "executable": {"offset": data.len(), "len": exe.len()},
+            "spmd": entry.program.as_ref().map(spmd_json),
             "text": entry.text,
         });
         data.extend_from_slice(exe);
@@ -637,7 +633,7 @@ mod serial {
                 "the argument structure does not match the argument count",
             ));
         }
-        let mut consts = Vec::new();
+        let mut consts: Vec<Array> = Vec::new();
         for c in header["consts"]
             .as_array()
             .ok_or_else(|| bad("no constants list"))?
@@ -658,13 +654,30 @@ mod serial {
                 out_avals.len()
             )));
         }
+        let program = match &header["spmd"] {
+            Value::Null => None,
+            spmd => Some(spmd_from(
+                spmd,
+                &exe,
+                consts.len() + in_avals.len(),
+                out_avals.len(),
+            )?),
+        };
+        if let Some(program) = &program {
+            // Constants are replicated over the mesh, as the compile placed them.
+            consts = consts
+                .iter()
+                .zip(&program.ins)
+                .map(|(c, s)| crate::core::sharding::try_device_put(c, s.clone()))
+                .collect::<Result<_>>()?;
+        }
         let entry = Entry {
             donated_def,
             kept_def,
             in_avals,
             statics: Box::new(()),
             layout: None,
-            program: None,
+            program,
             exe,
             consts,
             out_def,
@@ -676,6 +689,127 @@ mod serial {
             num_donated,
         };
         Ok((name, entry, signature, executable))
+    }
+
+    /// How a program over a mesh lies: the mesh (device ids, shape, axis names), each
+    /// argument's and result's partition spec, and where each of the executable's devices
+    /// sits in the mesh.
+    fn spmd_json(p: &SpmdProgram) -> Value {
+        let spec = |s: &NamedSharding| -> Value {
+            s.spec()
+                .dims()
+                .iter()
+                .map(|d| match d {
+                    PartitionDim::Replicated => Value::Null,
+                    PartitionDim::Axes(axes) => json!(axes),
+                })
+                .collect()
+        };
+        json!({
+            "mesh": {
+                "devices": p.mesh.devices().iter().map(|d| d.id()).collect::<Vec<_>>(),
+                "shape": p.mesh.shape(),
+                "axis_names": p.mesh.axis_names(),
+            },
+            "ins": p.ins.iter().map(spec).collect::<Vec<_>>(),
+            "outs": p.outs.iter().map(spec).collect::<Vec<_>>(),
+            "mesh_pos": p.mesh_pos,
+        })
+    }
+
+    fn spmd_from(
+        v: &Value,
+        exe: &crate::pjrt::LoadedExecutable,
+        num_ins: usize,
+        num_outs: usize,
+    ) -> Result<SpmdProgram> {
+        let client = client();
+        let ids = v["mesh"]["devices"]
+            .as_array()
+            .ok_or_else(|| bad("a mesh without devices"))?;
+        let devices = ids
+            .iter()
+            .map(|id| {
+                let id = id
+                    .as_i64()
+                    .ok_or_else(|| bad(format!("a bad device id {id}")))?;
+                client
+                    .devices()
+                    .iter()
+                    .find(|d| i64::from(d.id()) == id)
+                    .copied()
+                    .ok_or_else(|| bad(format!("the mesh names device {id}, which is not here")))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let shape: Vec<usize> = v["mesh"]["shape"]
+            .as_array()
+            .ok_or_else(|| bad("a mesh without a shape"))?
+            .iter()
+            .map(|d| d.as_u64().and_then(|d| usize::try_from(d).ok()))
+            .collect::<Option<_>>()
+            .ok_or_else(|| bad("a bad mesh shape"))?;
+        let names: Vec<&str> = v["mesh"]["axis_names"]
+            .as_array()
+            .ok_or_else(|| bad("a mesh without axis names"))?
+            .iter()
+            .map(Value::as_str)
+            .collect::<Option<_>>()
+            .ok_or_else(|| bad("a bad mesh axis name"))?;
+        let mesh = Mesh::new(&devices, &shape, &names).map_err(|e| bad(format!("{e}")))?;
+        let spec_from = |s: &Value| -> Result<NamedSharding> {
+            let what = || bad(format!("a bad partition spec {s}"));
+            let dims = s
+                .as_array()
+                .ok_or_else(what)?
+                .iter()
+                .map(|d| match d {
+                    Value::Null => Ok(PartitionDim::Replicated),
+                    Value::Array(axes) => axes
+                        .iter()
+                        .map(|a| a.as_str().map(str::to_string))
+                        .collect::<Option<Vec<_>>>()
+                        .map(PartitionDim::Axes)
+                        .ok_or_else(what),
+                    _ => Err(what()),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            NamedSharding::new(mesh.clone(), PartitionSpec::new(dims))
+                .map_err(|e| bad(format!("{e}")))
+        };
+        let specs = |key: &str, count: usize| -> Result<Vec<NamedSharding>> {
+            v[key]
+                .as_array()
+                .filter(|l| l.len() == count)
+                .ok_or_else(|| bad(format!("`{key}` does not give {count} shardings")))?
+                .iter()
+                .map(spec_from)
+                .collect()
+        };
+        let ins = specs("ins", num_ins)?;
+        let outs = specs("outs", num_outs)?;
+        let mesh_pos: Vec<usize> = v["mesh_pos"]
+            .as_array()
+            .ok_or_else(|| bad("no `mesh_pos`"))?
+            .iter()
+            .map(|p| p.as_u64().and_then(|p| usize::try_from(p).ok()))
+            .collect::<Option<_>>()
+            .ok_or_else(|| bad("a bad `mesh_pos`"))?;
+        // The executable runs on the mesh's devices, each at the position the header says.
+        let placed = exe.devices().len() == mesh_pos.len()
+            && exe
+                .devices()
+                .iter()
+                .zip(&mesh_pos)
+                .all(|(d, &p)| mesh.devices().get(p) == Some(d));
+        if !placed {
+            return Err(bad("the executable's devices are not the mesh's"));
+        }
+        Ok(SpmdProgram {
+            mesh,
+            ins,
+            outs,
+            mesh_pos,
+        })
     }
 
     fn hex(bytes: &[u8]) -> String {

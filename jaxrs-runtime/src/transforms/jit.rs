@@ -1376,38 +1376,34 @@ impl Prepared {
         self.compile_keeping_bytes(site, false).0
     }
 
-    /// [`Prepared::compile`], also giving the plugin's serialization of a single-device
-    /// program when `keep_bytes` (see [`crate::core::compile_cache::compile_serialized`]).
+    /// [`Prepared::compile`], also giving the plugin's serialization of the program when
+    /// `keep_bytes` (see [`crate::core::compile_cache::compile_serialized`]).
     pub(crate) fn compile_keeping_bytes(
         self,
         site: &JitSite,
         keep_bytes: bool,
     ) -> (Entry, Option<crate::error::Result<Vec<u8>>>) {
         let what = format!("jit `{}`", site.name());
+        // The bytes of the last program compiled: an SPMD compile may lower twice.
+        let bytes = std::cell::RefCell::new(None);
         let lower = |spmd: Option<Spmd>| {
             let opts = self.lower_options(spmd);
             let text = self.lower_text(site, &opts);
-            let (exe, lookup) =
-                crate::core::compile_cache::compile(&what, &text, &opts.compile_options())
-                    .unwrap_or_else(|e| fail(e));
+            let options = opts.compile_options();
+            let (exe, lookup) = if keep_bytes {
+                let (exe, lookup, serialized) =
+                    crate::core::compile_cache::compile_serialized(&what, &text, &options)
+                        .unwrap_or_else(|e| fail(e));
+                *bytes.borrow_mut() = Some(serialized);
+                (exe, lookup)
+            } else {
+                crate::core::compile_cache::compile(&what, &text, &options)
+                    .unwrap_or_else(|e| fail(e))
+            };
             site.cache().count_lookup(lookup);
             (text, exe)
         };
-        let mut bytes = None;
         let (text, exe, program) = match &self.plan {
-            None if keep_bytes => {
-                let opts = self.lower_options(None);
-                let text = self.lower_text(site, &opts);
-                let (exe, lookup, serialized) = crate::core::compile_cache::compile_serialized(
-                    &what,
-                    &text,
-                    &opts.compile_options(),
-                )
-                .unwrap_or_else(|e| fail(e));
-                site.cache().count_lookup(lookup);
-                bytes = Some(serialized);
-                (text, exe, None)
-            }
             None => {
                 let (text, exe) = lower(None);
                 (text, exe, None)
@@ -1437,7 +1433,7 @@ impl Prepared {
             out_def: self.out_def,
             text,
         };
-        (entry, bytes)
+        (entry, bytes.into_inner())
     }
 }
 
