@@ -438,8 +438,13 @@ fn an_async_save_writes_the_values_at_the_call() {
         .save(2, &big_state(2, 32), SaveArgs::default())
         .unwrap());
     assert_eq!(manager.all_steps(), vec![1]);
-    manager.wait_until_finished().unwrap();
+    // A bounded wait (a zero one returns at once, whether the save is done or not).
+    let _ = manager.wait_until_finished_for(Duration::ZERO).unwrap();
+    assert!(manager
+        .wait_until_finished_for(Duration::from_secs(120))
+        .unwrap());
     assert!(!manager.is_saving());
+    manager.wait_until_finished().unwrap();
     assert_eq!(manager.all_steps(), vec![1, 2]);
     let template = (Array::zeros(&[32 << 18], DType::U32), Array::scalar(0i32));
     assert_eq!(

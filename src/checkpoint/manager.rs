@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// The largest `_CHECKPOINT_METADATA` file a manager reads or writes: 1 MiB (metrics and your
 /// JSON are meant to be small). A bigger file on disk is refused before it is read; a save
@@ -778,6 +778,27 @@ impl CheckpointManager {
             step,
             error: Box::new(error),
         })
+    }
+
+    /// [`CheckpointManager::wait_until_finished`] for at most `timeout`: `Ok(true)` when no
+    /// save is under way any more (its failure returned as there), `Ok(false)` when the save
+    /// is still writing at the deadline (a dead disk, say); the save then goes on, and a later
+    /// wait collects it.
+    pub fn wait_until_finished_for(&mut self, timeout: Duration) -> Result<bool, CheckpointError> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            match &self.pending {
+                None => return Ok(true),
+                Some(p) if p.thread.is_finished() => {
+                    self.wait_until_finished()?;
+                    return Ok(true);
+                }
+                Some(_) if Instant::now() >= deadline => return Ok(false),
+                // The writer signals nothing but its end; a short poll costs nothing next to
+                // a checkpoint's write.
+                Some(_) => std::thread::sleep(Duration::from_millis(2)),
+            }
+        }
     }
 
     /// Whether a save is being written in the background.
