@@ -173,9 +173,45 @@ pub mod tree_utils {
     };
 }
 
-/// The profiler, as `jax.profiler`: traces of host spans written for Perfetto, with a
-/// per-function summary (see [`core::profile`]).
 pub mod profiler {
+    //! The profiler (`jax.profiler`): host spans of what jaxrs does for each jitted function —
+    //! trace, lower, compile (and whether the persistent compile cache answered), execute — and of
+    //! eager operations and host-device transfers, written as a Chrome / Perfetto trace (JSON)
+    //! with a per-function summary.
+    //!
+    //! Every span is also a `tracing` span (target `jaxrs::profile`), so a subscriber of the
+    //! user's sees them too; the trace file needs none. Outside a trace a span costs one atomic
+    //! load besides `tracing`'s own check.
+    //!
+    //! Device activity comes through PJRT's profiler extension where a plugin has it; XLA's CPU
+    //! plugin (0.11.2) has none (its extensions are the FFI, layouts, memory descriptions and
+    //! phase compile ones), so on CPU the trace holds the host's side only, where a program's
+    //! execution shows as its `execute` span (a launch that waits for the device when the
+    //! program is the first of its executable, else returns once it is queued).
+    //!
+    //! ```
+    //! use jaxrs::prelude::*;
+    //! use jaxrs::profiler::{self, TraceAnnotation};
+    //!
+    //! let dir = std::env::temp_dir().join(format!("jaxrs-profile-doc-{}", std::process::id()));
+    //! let f = jit(|x: Array| x.sin().sum(None, false));
+    //! let trace = profiler::trace(&dir)?;
+    //! for step in 0..3 {
+    //!     let _step = profiler::StepTraceAnnotation::new("train", step);
+    //!     let _: Array = f.call(Array::ones(&[8], DType::F32));
+    //! }
+    //! {
+    //!     let _eval = TraceAnnotation::new("eval");
+    //!     let _: Array = f.call(Array::zeros(&[8], DType::F32));
+    //! }
+    //! let summary = trace.stop()?;
+    //! let site = &summary.sites["jit `<closure>`"];
+    //! assert_eq!((site.compiles, site.executes), (1, 4));
+    //! assert!(std::fs::read_to_string(&summary.path)?.contains("\"traceEvents\""));
+    //! # std::fs::remove_dir_all(&dir)?;
+    //! # Ok::<(), Box<dyn std::error::Error>>(())
+    //! ```
+
     pub use crate::core::profile::{
         start_trace, stop_trace, trace, SiteSummary, StepTraceAnnotation, TraceAnnotation,
         TraceGuard, TraceSummary,

@@ -18,7 +18,7 @@
 //! The functions JAX defines with a custom derivative (`xlogy`, `xlog1py`, `entr`,
 //! `rel_entr`, `kl_div`, `log_ndtr`, `erfcx`, `dawsn`, `poch`, `expi`, `expn`/`exp1`, `sici`,
 //! `fresnel`, `owens_t`, `wofz`) carry the same rule here, through
-//! [`custom_jvp`](crate::custom_jvp), so their derivatives at the edges (`x = 0`) are JAX's,
+//! [`custom_jvp`], so their derivatives at the edges (`x = 0`) are JAX's,
 //! not autodiff of their selections. JAX's `while_loop`s inside `jnp.vectorize` (`expn`'s
 //! series and continued fraction) run per element here too: the loop goes on while any element
 //! needs it, the others keeping their values, as JAX's batched loop does. Not yet here (API.md

@@ -116,7 +116,7 @@ impl<U: fmt::Debug> fmt::Display for TreeOf<U> {
 }
 
 /// A value whose leaves can be listed: every [`Tree`] (its leaves are arrays) and every
-/// [`TreeOf`]. The functions of [`crate::tree`] take it.
+/// [`TreeOf`]. The functions of `jaxrs::tree` take it.
 pub trait Leaves {
     /// The type of a leaf.
     type Leaf: Clone;
