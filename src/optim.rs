@@ -56,6 +56,8 @@ use crate::{
 use std::fmt;
 use std::sync::Arc;
 
+mod lbfgs;
+mod linesearch;
 pub mod losses;
 mod optimizers;
 mod scale_by;
@@ -64,6 +66,8 @@ mod transforms;
 mod tree_math;
 mod wrappers;
 
+pub use lbfgs::*;
+pub use linesearch::*;
 pub use losses::{
     convex_kl_divergence, cosine_distance, cosine_similarity, ctc_loss,
     ctc_loss_with_forward_probs, generalized_kl_divergence, hinge_loss, huber_loss, kl_divergence,
@@ -103,6 +107,23 @@ pub trait GradientTransformation {
         state: Self::State<P>,
         params: Option<&P>,
     ) -> (P, Self::State<P>);
+
+    /// [`update`](Self::update) with the objective at hand (optax's
+    /// `GradientTransformationExtraArgs.update(updates, state, params, value=..., grad=...,
+    /// value_fn=...)`). The line searches ([`scale_by_zoom_linesearch`],
+    /// [`scale_by_backtracking_linesearch`]) need it; [`Chain`] hands `extra` to each of its
+    /// transformations; every other transformation ignores it (this default), as optax's
+    /// `with_extra_args_support` does.
+    fn update_with_extra_args<P: Tree>(
+        &self,
+        updates: P,
+        state: Self::State<P>,
+        params: Option<&P>,
+        extra: &ExtraArgs<'_, P>,
+    ) -> (P, Self::State<P>) {
+        let _ = extra;
+        self.update(updates, state, params)
+    }
 }
 
 /// The state type of optimizer `O` for parameters of tree type `P`, to write in a jitted
@@ -457,6 +478,18 @@ macro_rules! chain_tuple {
                 params: Option<&P>,
             ) -> (P, Self::State<P>) {
                 $(let (updates, $t) = self.0.$i.update(updates, state.$i, params);)+
+                (updates, ($($t,)+))
+            }
+
+            fn update_with_extra_args<P: Tree>(
+                &self,
+                updates: P,
+                state: Self::State<P>,
+                params: Option<&P>,
+                extra: &ExtraArgs<'_, P>,
+            ) -> (P, Self::State<P>) {
+                $(let (updates, $t) =
+                    self.0.$i.update_with_extra_args(updates, state.$i, params, extra);)+
                 (updates, ($($t,)+))
             }
         }
