@@ -235,7 +235,7 @@ pub fn lbfgs_linesearch() -> ScaleByZoomLinesearch {
 /// // Rosenbrock's function, minimum at (1, 1).
 /// let f = |x: &Array| {
 ///     let (a, b) = (lax::index_in_dim(x, 0, 0, false), lax::index_in_dim(x, 1, 0, false));
-///     (&b - &a * &a).powi(2) * 100.0 + (1.0 - &a).powi(2)
+///     (&b - &a * &a).powi(2) * 100.0 + (1.0f64 - &a).powi(2)
 /// };
 /// let opt = optim::lbfgs(None, 10, true, optim::lbfgs_linesearch());
 /// let mut params = Array::from_vec(vec![-1.2f64, 1.0], &[2]);

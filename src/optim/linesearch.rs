@@ -9,7 +9,8 @@
 //! which captures its data.
 
 use super::GradientTransformation;
-use crate::numpy::vdot;
+use crate::lax::index_in_dim;
+use crate::numpy::{stack, vdot};
 use crate::{
     cond, tree_map, tree_map2, tree_paths, tree_unflatten, value_and_grad, where_, while_loop,
     Array, DType, Tree,
@@ -307,8 +308,17 @@ fn cubicmin(
     let denom = (&db * &dc).powi(2) * (&db - &dc);
     let v0 = fb - fa - fpa * &db;
     let v1 = fc - fa - fpa * &dc;
-    let aa = (dc.powi(2) * &v0 + (-db.powi(2)) * &v1) / &denom;
-    let bb = ((-dc.powi(3)) * &v0 + db.powi(3) * &v1) / &denom;
+    // optax's `jnp.dot(d1, [v0, v1])`: one 2x2 contraction, as XLA computes it.
+    let d1 = stack(
+        &[
+            &stack(&[&dc.powi(2), &(-db.powi(2))], 0),
+            &stack(&[&(-dc.powi(3)), &db.powi(3)], 0),
+        ],
+        0,
+    );
+    let ab = d1.matmul(&stack(&[&v0, &v1], 0)) / &denom;
+    let aa = index_in_dim(&ab, 0, 0, false);
+    let bb = index_in_dim(&ab, 1, 0, false);
     let radical = &bb * &bb - (&aa * 3.0) * fpa;
     a + (-&bb + radical.sqrt()) / (&aa * 3.0)
 }
