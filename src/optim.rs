@@ -60,6 +60,7 @@ mod lbfgs;
 mod linesearch;
 pub mod losses;
 mod optimizers;
+mod polyak;
 mod scale_by;
 mod schedules;
 mod transforms;
@@ -76,6 +77,7 @@ pub use losses::{
 };
 use optimizers::rmsprop_with;
 pub use optimizers::*;
+pub use polyak::*;
 pub use scale_by::*;
 pub use schedules::*;
 pub use transforms::*;

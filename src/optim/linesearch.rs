@@ -16,31 +16,76 @@ use crate::{
     Array, DType, Tree,
 };
 
-/// What a line search needs beyond the updates (optax's `value=`, `grad=`, `value_fn=`
-/// keyword arguments of `GradientTransformationExtraArgs.update`): the objective's value and
-/// gradient at the current parameters and the objective itself. `value_fn` captures whatever
-/// data the objective reads (optax passes those as further keyword arguments).
-#[derive(Clone, Copy)]
+/// What a transformation may need beyond the updates (optax's `value=`, `grad=`,
+/// `value_fn=` keyword arguments of `GradientTransformationExtraArgs.update`): the
+/// objective's value at the current parameters, and for the line searches its gradient
+/// there and the objective itself. `value_fn` captures whatever data the objective reads
+/// (optax passes those as further keyword arguments).
 pub struct ExtraArgs<'a, P> {
     /// The objective at the current parameters (a real scalar).
     pub value: &'a Array,
-    /// Its gradient at the current parameters.
-    pub grad: &'a P,
-    /// The objective: parameters to a real scalar. It must be differentiable with
-    /// [`value_and_grad`] and traceable (the line searches call it inside a
-    /// [`while_loop`]).
-    pub value_fn: &'a dyn Fn(&P) -> Array,
+    /// Its gradient at the current parameters (the line searches need it).
+    pub grad: Option<&'a P>,
+    /// The objective: parameters to a real scalar (the line searches need it). It must be
+    /// differentiable with [`value_and_grad`] and traceable (the line searches call it
+    /// inside a [`while_loop`]).
+    pub value_fn: Option<&'a dyn Fn(&P) -> Array>,
 }
 
+impl<P> Clone for ExtraArgs<'_, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P> Copy for ExtraArgs<'_, P> {}
+
 impl<'a, P> ExtraArgs<'a, P> {
-    /// The extra arguments `value`, `grad` (at the current parameters) and `value_fn`.
+    /// All the extra arguments: `value` and `grad` at the current parameters, and
+    /// `value_fn`.
     pub fn new(value: &'a Array, grad: &'a P, value_fn: &'a dyn Fn(&P) -> Array) -> Self {
         ExtraArgs {
             value,
-            grad,
-            value_fn,
+            grad: Some(grad),
+            value_fn: Some(value_fn),
         }
     }
+
+    /// Only the objective's value, all [`scale_by_polyak`](super::scale_by_polyak) reads.
+    pub fn value(value: &'a Array) -> Self {
+        ExtraArgs {
+            value,
+            grad: None,
+            value_fn: None,
+        }
+    }
+
+    #[track_caller]
+    fn grad_and_fn(&self, name: &str) -> (&'a P, &'a dyn Fn(&P) -> Array) {
+        match (self.grad, self.value_fn) {
+            (Some(grad), Some(value_fn)) => (grad, value_fn),
+            _ => extra_args_needed(name),
+        }
+    }
+}
+
+/// `transformation` itself (`optax.with_extra_args_support`): every jaxrs
+/// [`GradientTransformation`] takes [`ExtraArgs`] already, through
+/// [`update_with_extra_args`](GradientTransformation::update_with_extra_args), which those
+/// that need none ignore; optax wraps a transformation to give it that method.
+///
+/// ```
+/// use jaxrs::optim::{self, ExtraArgs, GradientTransformation};
+/// use jaxrs::prelude::*;
+///
+/// let opt = optim::with_extra_args_support(optim::sgd(0.5));
+/// let g = Array::from_vec(vec![2.0f32], &[1]);
+/// let value = Array::scalar(1.0f32);
+/// let (u, _) = opt.update_with_extra_args(g.clone(), opt.init(&g), None, &ExtraArgs::value(&value));
+/// assert_eq!(u.to_vec::<f32>(), vec![-1.0]);
+/// ```
+pub fn with_extra_args_support<T: GradientTransformation>(transformation: T) -> T {
+    transformation
 }
 
 // ---------------------------------------------------------------------------------------
@@ -91,7 +136,7 @@ fn nan_to_inf(x: Array) -> Array {
 
 fn extra_args_needed(name: &str) -> ! {
     panic!(
-        "{name} needs the objective: call update_with_extra_args with ExtraArgs {{ value, grad, value_fn }}"
+        "{name} needs the objective: call update_with_extra_args with ExtraArgs::new(&value, &grad, &value_fn)"
     )
 }
 
@@ -567,9 +612,9 @@ impl GradientTransformation for ScaleByZoomLinesearch {
         let params = params
             .expect("scale_by_zoom_linesearch: update needs the parameters (pass Some(&params))");
         let dtype = value_dtype(params);
-        let value_fn = extra.value_fn;
+        let (grad, value_fn) = extra.grad_and_fn("scale_by_zoom_linesearch");
         let value_init = extra.value.astype(dtype);
-        let slope_init = tree_vdot(&updates, extra.grad).real();
+        let slope_init = tree_vdot(&updates, grad).real();
         let stepsize_guess = match self.initial_guess_strategy {
             InitialGuessStrategy::One => full(1.0, dtype),
             InitialGuessStrategy::Keep => state.learning_rate.astype(dtype),
@@ -580,7 +625,7 @@ impl GradientTransformation for ScaleByZoomLinesearch {
             count: Array::scalar(0i32),
             stepsize: zero.clone(),
             value: value_init.clone(),
-            grad: tree_map(extra.grad, Array::clone),
+            grad: tree_map(grad, Array::clone),
             slope: slope_init.clone(),
             decrease_error: inf.clone(),
             curvature_error: inf,
@@ -597,7 +642,7 @@ impl GradientTransformation for ScaleByZoomLinesearch {
             value_cubic_ref: value_init.clone(),
             safe_stepsize: zero,
             safe_value: value_init.clone(),
-            safe_grad: tree_map(extra.grad, Array::clone),
+            safe_grad: tree_map(grad, Array::clone),
         };
         let fin = while_loop(
             |s: &ZoomState<P>| s.done.logical_or(&s.failed).logical_not(),
@@ -827,9 +872,9 @@ impl GradientTransformation for ScaleByBacktrackingLinesearch {
             "scale_by_backtracking_linesearch: update needs the parameters (pass Some(&params))",
         );
         let dtype = value_dtype(params);
-        let value_fn = extra.value_fn;
+        let (grad, value_fn) = extra.grad_and_fn("scale_by_backtracking_linesearch");
         let value = extra.value.astype(dtype);
-        let slope = tree_vdot(&updates, extra.grad).real();
+        let slope = tree_vdot(&updates, grad).real();
         let max_steps = self.max_backtracking_steps;
         let init = BacktrackingState {
             learning_rate: (&state.learning_rate * self.increase_factor)

@@ -532,3 +532,57 @@ pub(crate) fn all_finite(leaves: &[Array]) -> Array {
         acc.logical_and(l.isfinite().reduce_and(all))
     })
 }
+
+/// Clips each example's gradient to global norm `l2_norm_clip` and sums them
+/// (`optax.per_example_global_norm_clip`, for differential privacy): every leaf of `grads`
+/// has the examples on axis 0; an example's norm is over all its leaves together. Returns
+/// the sum of the clipped gradients (the leaves without their batch axis) and how many
+/// examples were clipped (`i32` scalar). An example of norm 0 is kept as it is.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// // Three examples of norms 0, 3 and 4: the last two are clipped to norm 2.5.
+/// let grads = (Array::from_vec(vec![0.0f32, 0.0, 0.0, 3.0, 4.0, 0.0], &[3, 2]),);
+/// let (sum, clipped) = jaxrs::optim::per_example_global_norm_clip(&grads, 2.5);
+/// assert!(sum.0.to_vec::<f32>().iter().all(|x| (x - 2.5).abs() < 1e-6));
+/// assert_eq!(clipped.item::<i32>(), 2);
+/// ```
+#[track_caller]
+pub fn per_example_global_norm_clip<P: Tree>(grads: &P, l2_norm_clip: f64) -> (P, Array) {
+    let (leaves, def) = grads.flatten();
+    let batch = |x: &Array| -> usize {
+        assert!(
+            x.rank() >= 1,
+            "per_example_global_norm_clip: every leaf needs a batch axis 0, got shape {:?}",
+            x.shape()
+        );
+        x.shape()[0]
+    };
+    let flat: Vec<Array> = leaves
+        .iter()
+        .map(|x| {
+            let n = x.shape()[1..].iter().product::<usize>();
+            x.reshape([batch(x), n])
+        })
+        .collect();
+    let norms = flat
+        .iter()
+        .map(|x| (x * x).sum(1i64, false))
+        .reduce(|acc, s| acc + s)
+        .expect("per_example_global_norm_clip: grads need at least one leaf")
+        .sqrt();
+    let multipliers = (l2_norm_clip / &norms).minimum(1.0);
+    let multipliers = where_(multipliers.isnan(), 1.0, &multipliers);
+    let num_clipped = multipliers
+        .lt(1.0)
+        .astype(crate::DType::I32)
+        .sum(None, false)
+        .astype(crate::DType::I32);
+    let sums = flat
+        .iter()
+        .zip(&leaves)
+        .map(|(g, leaf)| multipliers.matmul(g).reshape(&leaf.shape()[1..]))
+        .collect();
+    (tree_unflatten(&def, sums), num_clipped)
+}
