@@ -242,6 +242,24 @@ fn lbfgs_and_linesearches_match_optax_f64() {
     check("f64", DType::F64, 1e-12);
 }
 
+/// `with_extra_args_support` is the transformation itself: SGD so wrapped, then the zoom
+/// search, is optax's `sgd_zoom` run.
+#[test]
+fn with_extra_args_support_matches_optax() {
+    let g = golden();
+    let opt = optim::chain((
+        optim::with_extra_args_support(optim::sgd(1.0)),
+        optim::scale_by_zoom_linesearch(15),
+    ));
+    let x0 = array(&floats(&g["rosenbrock_x0"]), &[4], DType::F32);
+    let got: Vec<Vec<f64>> = run(&opt, &|x: &Array| rosenbrock(x), x0, true)
+        .iter()
+        .map(|p| p.astype(DType::F64).to_vec::<f64>())
+        .collect();
+    let err = max_rel_err(&got, &want(&g, "f32", "sgd_zoom", "rosenbrock"));
+    assert!(err <= 1e-5, "max relative error {err:e}");
+}
+
 /// A whole L-BFGS step under jit (the zoom search's `while_loop` and `cond`s traced) gives
 /// the eager trajectory.
 #[test]

@@ -1,0 +1,111 @@
+//! `jaxrs::optim`'s Polyak step sizes and per-example clipping against optax 0.2.8
+//! (`tests/golden/gen_optim_polyak.py` writes `tests/golden/optim_polyak.json`): 10 steps of
+//! `polyak_sgd` on `optim_lbfgs.json`'s logistic regression, and
+//! `per_example_global_norm_clip` on a two-leaf batch of 5 examples at 5 clips.
+
+use jaxrs::optim::{self, ExtraArgs, GradientTransformation, PolyakVariant};
+use jaxrs::prelude::*;
+use serde_json::Value;
+
+/// optax's parameters, in the order of `jax.tree.leaves` of its dict (`b` before `w`).
+#[derive(Tree, Clone)]
+struct LogReg {
+    b: Array,
+    w: Array,
+}
+
+fn read(name: &str) -> Value {
+    let path = format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("{path}"));
+    serde_json::from_str(&text).unwrap()
+}
+
+fn floats(v: &Value) -> Vec<f32> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|x| match x.as_array() {
+            Some(row) => row.iter().map(|y| y.as_f64().unwrap() as f32).collect(),
+            None => vec![x.as_f64().unwrap() as f32],
+        })
+        .collect()
+}
+
+fn assert_close(what: &str, got: &[f32], want: &[f32], rtol: f32) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (g - w).abs() <= rtol * w.abs().max(1.0),
+            "{what}[{i}]: got {g}, optax {w}"
+        );
+    }
+}
+
+#[test]
+fn polyak_sgd_matches_optax() {
+    let g = read("optim_polyak.json");
+    let d = &read("optim_lbfgs.json")["logreg"];
+    let x = Array::from_vec(floats(&d["x"]), &[8, 3]);
+    let y = Array::from_vec(floats(&d["y"]), &[8]);
+    let half_l2 = 0.5 * d["l2"].as_f64().unwrap();
+    let f = |p: &LogReg| {
+        let z = x.matmul(&p.w) + &p.b;
+        let nll = (z.exp().log1p() - &y * &z).mean(None, false);
+        nll + p.w.powi(2).sum(None, false) * half_l2
+    };
+    let cases = [
+        (
+            "polyak_sgd",
+            optim::polyak_sgd(1.0, 1.0, 0.0, 0.0, PolyakVariant::Sps),
+        ),
+        (
+            "polyak_sgd_plus",
+            optim::polyak_sgd(2.0, 0.5, 0.4, 1e-3, PolyakVariant::SpsPlus),
+        ),
+        (
+            "polyak_sgd_fmin",
+            optim::polyak_sgd(5.0, 1.0, 0.3, 0.0, PolyakVariant::Sps),
+        ),
+    ];
+    for (name, opt) in cases {
+        let mut params = LogReg {
+            b: Array::from_vec(floats(&d["b0"]), &[1]),
+            w: Array::from_vec(floats(&d["w0"]), &[3]),
+        };
+        let mut state = opt.init(&params);
+        for (t, want) in g["polyak"][name].as_array().unwrap().iter().enumerate() {
+            let (value, grad) = value_and_grad(|p: LogReg| f(&p))(params.clone());
+            let extra = ExtraArgs::value(&value);
+            let (u, s) = opt.update_with_extra_args(grad, state, Some(&params), &extra);
+            (params, state) = (optim::apply_updates(&params, &u), s);
+            let what = format!("{name} step {t}");
+            assert_close(&what, &params.b.to_vec::<f32>(), &floats(&want["b"]), 1e-6);
+            assert_close(&what, &params.w.to_vec::<f32>(), &floats(&want["w"]), 1e-6);
+        }
+    }
+}
+
+#[test]
+fn per_example_global_norm_clip_matches_optax() {
+    let g = read("optim_polyak.json");
+    for case in g["per_example_global_norm_clip"].as_array().unwrap() {
+        let clip = match &case["clip"] {
+            Value::String(s) if s == "inf" => f64::INFINITY,
+            v => v.as_f64().unwrap(),
+        };
+        let grads = (
+            Array::from_vec(floats(&case["a"]), &[5, 3]),
+            Array::from_vec(floats(&case["b"]), &[5, 2, 2]),
+        );
+        let (sum, num) = optim::per_example_global_norm_clip(&grads, clip);
+        let what = format!("clip {clip}");
+        assert_eq!(sum.1.shape(), &[2, 2], "{what}");
+        assert_close(&what, &sum.0.to_vec::<f32>(), &floats(&case["sum_a"]), 1e-6);
+        assert_close(&what, &sum.1.to_vec::<f32>(), &floats(&case["sum_b"]), 1e-6);
+        assert_eq!(
+            num.item::<i32>() as i64,
+            case["num_clipped"].as_i64().unwrap(),
+            "{what}"
+        );
+    }
+}
