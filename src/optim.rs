@@ -59,6 +59,7 @@ use std::sync::Arc;
 mod lbfgs;
 mod linesearch;
 pub mod losses;
+mod noise;
 mod optimizers;
 mod polyak;
 mod scale_by;
@@ -75,6 +76,7 @@ pub use losses::{
     l2_loss, log_cosh, ntxent, safe_softmax_cross_entropy, sigmoid_focal_loss, smooth_labels,
     softmax_cross_entropy, squared_error,
 };
+pub use noise::*;
 use optimizers::rmsprop_with;
 pub use optimizers::*;
 pub use polyak::*;
