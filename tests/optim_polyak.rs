@@ -1,7 +1,8 @@
-//! `jaxrs::optim`'s Polyak step sizes and per-example clipping against optax 0.2.8
-//! (`tests/golden/gen_optim_polyak.py` writes `tests/golden/optim_polyak.json`): 10 steps of
-//! `polyak_sgd` on `optim_lbfgs.json`'s logistic regression, and
-//! `per_example_global_norm_clip` on a two-leaf batch of 5 examples at 5 clips.
+//! `jaxrs::optim`'s Polyak step sizes, per-example clipping and gradient noise against optax
+//! 0.2.8 (`tests/golden/gen_optim_polyak.py` writes `tests/golden/optim_polyak.json`,
+//! `gen_optim_noise.py` `optim_noise.json`): 10 steps of `polyak_sgd` and of `noisy_sgd` on
+//! `optim_lbfgs.json`'s logistic regression, and `per_example_global_norm_clip` on a two-leaf
+//! batch of 5 examples at 5 clips.
 
 use jaxrs::optim::{self, ExtraArgs, GradientTransformation, PolyakVariant};
 use jaxrs::prelude::*;
@@ -107,5 +108,44 @@ fn per_example_global_norm_clip_matches_optax() {
             case["num_clipped"].as_i64().unwrap(),
             "{what}"
         );
+    }
+}
+
+#[test]
+fn noisy_sgd_matches_optax() {
+    let g = read("optim_noise.json");
+    let d = &read("optim_lbfgs.json")["logreg"];
+    let x = Array::from_vec(floats(&d["x"]), &[8, 3]);
+    let y = Array::from_vec(floats(&d["y"]), &[8]);
+    let half_l2 = 0.5 * d["l2"].as_f64().unwrap();
+    let f = |p: LogReg| {
+        let z = x.matmul(&p.w) + &p.b;
+        let nll = (z.exp().log1p() - &y * &z).mean(None, false);
+        nll + p.w.powi(2).sum(None, false) * half_l2
+    };
+    let cases = [
+        (
+            "noisy_sgd",
+            optim::noisy_sgd(0.1, 0.01, 0.55, &jaxrs::random::key(0)),
+        ),
+        (
+            "noisy_sgd_eta",
+            optim::noisy_sgd(0.05, 0.3, 0.8, &jaxrs::random::key(42)),
+        ),
+    ];
+    for (name, opt) in cases {
+        let mut params = LogReg {
+            b: Array::from_vec(floats(&d["b0"]), &[1]),
+            w: Array::from_vec(floats(&d["w0"]), &[3]),
+        };
+        let mut state = opt.init(&params);
+        for (t, want) in g[name].as_array().unwrap().iter().enumerate() {
+            let grad = grad(f)(params.clone());
+            let (u, s) = opt.update(grad, state, Some(&params));
+            (params, state) = (optim::apply_updates(&params, &u), s);
+            let what = format!("{name} step {t}");
+            assert_close(&what, &params.b.to_vec::<f32>(), &floats(&want["b"]), 1e-6);
+            assert_close(&what, &params.w.to_vec::<f32>(), &floats(&want["w"]), 1e-6);
+        }
     }
 }
