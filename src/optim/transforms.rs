@@ -586,3 +586,42 @@ pub fn per_example_global_norm_clip<P: Tree>(grads: &P, l2_norm_clip: f64) -> (P
         .collect();
     (tree_unflatten(&def, sums), num_clipped)
 }
+
+/// [`per_example_global_norm_clip`] leaf by leaf (`optax.per_example_layer_norm_clip`): each
+/// leaf's examples clipped to their own norm bound, `global_l2_norm_clip * sqrt(1 / leaves)`
+/// when `uniform`, else `global_l2_norm_clip * sqrt(leaf size / total size)` (sizes per
+/// example), so that the bounds' global norm is `global_l2_norm_clip`. Returns the tree of
+/// clipped sums and the tree of per-leaf clipped counts (`i32` scalars).
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// // Two leaves of one example each, norms 3 and 4, each bound 5 / sqrt(2).
+/// let grads = (Array::from_vec(vec![3.0f32], &[1, 1]), Array::from_vec(vec![4.0f32], &[1, 1]));
+/// let (sum, clipped) = jaxrs::optim::per_example_layer_norm_clip(&grads, 5.0, true);
+/// assert_eq!(sum.0.to_vec::<f32>(), vec![3.0]);
+/// assert!((sum.1.to_vec::<f32>()[0] - 5.0 / 2f32.sqrt()).abs() < 1e-6);
+/// assert_eq!((clipped.0.item::<i32>(), clipped.1.item::<i32>()), (0, 1));
+/// ```
+#[track_caller]
+pub fn per_example_layer_norm_clip<P: Tree>(
+    grads: &P,
+    global_l2_norm_clip: f64,
+    uniform: bool,
+) -> (P, P) {
+    let (leaves, def) = grads.flatten();
+    let per_example_size = |x: &Array| x.shape().iter().skip(1).product::<usize>();
+    let total: usize = leaves.iter().map(per_example_size).sum();
+    let (sums, counts) = leaves
+        .iter()
+        .map(|g| {
+            let clip = if uniform {
+                global_l2_norm_clip * (1.0 / leaves.len() as f64).powf(0.5)
+            } else {
+                global_l2_norm_clip * (per_example_size(g) as f64 / total as f64).powf(0.5)
+            };
+            per_example_global_norm_clip(g, clip)
+        })
+        .unzip();
+    (tree_unflatten(&def, sums), tree_unflatten(&def, counts))
+}
