@@ -149,3 +149,32 @@ fn noisy_sgd_matches_optax() {
         }
     }
 }
+
+#[test]
+fn per_example_layer_norm_clip_matches_optax() {
+    let g = read("optim_polyak.json");
+    for case in g["per_example_layer_norm_clip"].as_array().unwrap() {
+        let clip = case["clip"].as_f64().unwrap();
+        let uniform = case["uniform"].as_bool().unwrap();
+        let grads = (
+            Array::from_vec(floats(&case["a"]), &[4, 3]),
+            Array::from_vec(floats(&case["b"]), &[4, 2, 5]),
+        );
+        let (sum, num) = optim::per_example_layer_norm_clip(&grads, clip, uniform);
+        let what = format!("clip {clip}, uniform {uniform}");
+        assert_eq!(sum.1.shape(), &[2, 5], "{what}");
+        assert_close(&what, &sum.0.to_vec::<f32>(), &floats(&case["sum_a"]), 1e-6);
+        assert_close(&what, &sum.1.to_vec::<f32>(), &floats(&case["sum_b"]), 1e-6);
+        let want: Vec<i64> = case["num_clipped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_i64().unwrap())
+            .collect();
+        assert_eq!(
+            vec![num.0.item::<i32>() as i64, num.1.item::<i32>() as i64],
+            want,
+            "{what}"
+        );
+    }
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Golden values for `jaxrs::optim`'s Polyak step sizes and per-example clipping: optax
-0.2.8's `polyak_sgd` / `scale_by_polyak` and `per_example_global_norm_clip`.
+0.2.8's `polyak_sgd` / `scale_by_polyak`, `per_example_global_norm_clip` and
+`per_example_layer_norm_clip`.
 
 Usage (from the repository root): /work/venv/bin/python tests/golden/gen_optim_polyak.py
 (writes tests/golden/optim_polyak.json). JAX on the CPU, x64 disabled.
@@ -101,8 +102,37 @@ def clip_cases():
     return out
 
 
+def layer_clip_cases():
+    rng = np.random.default_rng(1)
+    grads = {
+        "a": rng.normal(size=(4, 3)).astype(np.float32),
+        "b": rng.normal(size=(4, 2, 5)).astype(np.float32),
+    }
+    out = []
+    for clip, uniform in [(1.0, True), (2.5, True), (1.0, False), (4.0, False)]:
+        total, num = optax.per_example_layer_norm_clip(
+            [jnp.asarray(grads["a"]), jnp.asarray(grads["b"])], clip, uniform
+        )
+        out.append(
+            {
+                "clip": clip,
+                "uniform": uniform,
+                "a": grads["a"].reshape(-1).tolist(),
+                "b": grads["b"].reshape(-1).tolist(),
+                "sum_a": np.asarray(total[0]).reshape(-1).tolist(),
+                "sum_b": np.asarray(total[1]).reshape(-1).tolist(),
+                "num_clipped": [int(n) for n in num],
+            }
+        )
+    return out
+
+
 def main():
-    out = {"polyak": polyak_runs(), "per_example_global_norm_clip": clip_cases()}
+    out = {
+        "polyak": polyak_runs(),
+        "per_example_global_norm_clip": clip_cases(),
+        "per_example_layer_norm_clip": layer_clip_cases(),
+    }
     with open(os.path.join(HERE, "optim_polyak.json"), "w") as f:
         json.dump(out, f, indent=1)
 
