@@ -801,6 +801,7 @@ use jaxrs::optim::optimistic_adam_v2 as _;
 use jaxrs::optim::optimistic_gradient_descent as _;
 use jaxrs::optim::partition as _;
 use jaxrs::optim::per_example_global_norm_clip as _;
+use jaxrs::optim::per_example_layer_norm_clip as _;
 use jaxrs::optim::periodic_update as _;
 use jaxrs::optim::piecewise_constant_schedule as _;
 use jaxrs::optim::piecewise_interpolate_schedule as _;
