@@ -296,3 +296,33 @@ fn linesearch_without_extra_args_panics() {
     let p = Array::zeros(&[2], DType::F32);
     let _ = opt.update(p.clone(), opt.init(&p), Some(&p));
 }
+
+/// Parameters with a field named `value` (stored inside the L-BFGS state too) do not
+/// confuse `value_and_grad_from_state`: it takes the line search's value and gradient.
+#[test]
+fn value_and_grad_from_state_skips_params_named_value() {
+    #[derive(Tree, Clone)]
+    struct Named {
+        value: Array,
+    }
+    let f = |p: &Named| (&p.value - 3.0f32).powi(2);
+    let opt = optim::lbfgs(None, 10, true, optim::lbfgs_linesearch());
+    let mut params = Named {
+        value: Array::scalar(0.0f32),
+    };
+    let mut state = opt.init(&params);
+    let vg = optim::value_and_grad_from_state(f);
+    for step in 0..3 {
+        let (value, grad) = vg(&params, &state);
+        let fresh = f(&params).item::<f32>();
+        assert_eq!(
+            value.item::<f32>(),
+            fresh,
+            "step {step}: the value at the params"
+        );
+        let extra = ExtraArgs::new(&value, &grad, &f);
+        let (u, s) = opt.update_with_extra_args(grad.clone(), state, Some(&params), &extra);
+        (params, state) = (optim::apply_updates(&params, &u), s);
+    }
+    assert!((params.value.item::<f32>() - 3.0).abs() < 1e-5);
+}

@@ -1012,23 +1012,27 @@ fn stored_value_and_grad<P: Tree, S: Tree>(params: &P, state: &S) -> (Array, P) 
     let (leaves, _) = state.flatten();
     let (_, params_def) = params.flatten();
     let n = params_def.num_leaves();
-    let value_at = paths
-        .iter()
-        .position(|p| p == "value" || p.ends_with(".value"))
-        .unwrap_or_else(|| not_found());
-    let prefix = &paths[value_at][..paths[value_at].len() - "value".len()];
-    let grad_path = format!("{prefix}grad");
-    let grad_leaves: Vec<Array> = paths
-        .iter()
-        .zip(&leaves)
-        .filter(|(p, _)| **p == grad_path || p.starts_with(&format!("{grad_path}.")))
-        .map(|(_, l)| l.clone())
-        .collect();
-    if grad_leaves.len() != n {
-        not_found();
+    // A scalar leaf named `value` with a `grad` subtree of the parameters' size beside it:
+    // a field of the parameters (inside an L-BFGS state, say) named `value` is no match.
+    for (at, path) in paths.iter().enumerate() {
+        let prefix = match path.strip_suffix("value") {
+            Some(prefix) if prefix.is_empty() || prefix.ends_with('.') => prefix,
+            _ => continue,
+        };
+        if leaves[at].rank() != 0 {
+            continue;
+        }
+        let grad_path = format!("{prefix}grad");
+        let grad_prefix = format!("{grad_path}.");
+        let grad_leaves: Vec<Array> = paths
+            .iter()
+            .zip(&leaves)
+            .filter(|(p, _)| **p == grad_path || p.starts_with(&grad_prefix))
+            .map(|(_, l)| l.clone())
+            .collect();
+        if grad_leaves.len() == n {
+            return (leaves[at].clone(), tree_unflatten(&params_def, grad_leaves));
+        }
     }
-    (
-        leaves[value_at].clone(),
-        tree_unflatten(&params_def, grad_leaves),
-    )
+    not_found()
 }
