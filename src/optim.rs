@@ -115,9 +115,15 @@ pub trait GradientTransformation {
     /// [`update`](Self::update) with the objective at hand (optax's
     /// `GradientTransformationExtraArgs.update(updates, state, params, value=..., grad=...,
     /// value_fn=...)`). The line searches ([`scale_by_zoom_linesearch`],
-    /// [`scale_by_backtracking_linesearch`]) need it; [`Chain`] hands `extra` to each of its
-    /// transformations; every other transformation ignores it (this default), as optax's
-    /// `with_extra_args_support` does.
+    /// [`scale_by_backtracking_linesearch`]) and [`scale_by_polyak`] need it; [`Chain`]
+    /// hands `extra` to each of its transformations; every other transformation ignores it
+    /// (this default), as optax's `with_extra_args_support` does. The wrappers ([`masked`],
+    /// [`inject_hyperparams`], [`MultiSteps`], ...) do not pass it on yet: chain a line
+    /// search outside them.
+    ///
+    /// optax takes these as keyword arguments of `update`, the objective's data as further
+    /// ones; in Rust they are one [`ExtraArgs`] value, and `value_fn` is a closure that
+    /// captures its data.
     fn update_with_extra_args<P: Tree>(
         &self,
         updates: P,
