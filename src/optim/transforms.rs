@@ -625,3 +625,80 @@ pub fn per_example_layer_norm_clip<P: Tree>(
         .unzip();
     (tree_unflatten(&def, sums), tree_unflatten(&def, counts))
 }
+
+/// The state of [`snapshot`] (`optax.SnapshotState`).
+#[derive(Tree, Clone, Debug)]
+pub struct SnapshotState {
+    /// The measure of the last updates (of the parameters, after `init`).
+    pub measurement: Array,
+}
+
+/// A measurement of the updates kept in the state; see [`snapshot`].
+#[derive(Clone)]
+pub struct Snapshot {
+    measure_name: String,
+    measure: Arc<dyn Fn(Vec<Array>) -> Array + Send + Sync>,
+}
+
+impl fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Snapshot({:?})", self.measure_name)
+    }
+}
+
+impl Snapshot {
+    /// The name given to the measurement.
+    pub fn measure_name(&self) -> &str {
+        &self.measure_name
+    }
+}
+
+/// Keeps `measure(updates)` in the state and passes the updates on unchanged
+/// (`optax.snapshot`): in a [`chain`](super::chain), a look at the updates at that point
+/// (their norm before clipping, say); `init` measures the parameters. `measure` gets the
+/// updates' leaves (a tree itself, so [`global_norm`] takes them) and returns one array.
+/// optax finds the measurement by its name with `optax.tree.get`; here it is the state's
+/// `measurement` field, and the name is [`Snapshot::measure_name`].
+///
+/// ```
+/// use jaxrs::optim::{self, GradientTransformation};
+/// use jaxrs::prelude::*;
+///
+/// let opt = optim::chain((
+///     optim::snapshot("norm_before_clip", |leaves| optim::global_norm(&leaves)),
+///     optim::clip_by_global_norm(1.0),
+/// ));
+/// let g = Array::from_vec(vec![3.0f32, 4.0], &[2]);
+/// let (u, state) = opt.update(g.clone(), opt.init(&g), None);
+/// assert_eq!(state.0.measurement.item::<f32>(), 5.0);
+/// assert!((u.to_vec::<f32>()[1] - 0.8).abs() < 1e-6);
+/// ```
+pub fn snapshot(
+    measure_name: &str,
+    measure: impl Fn(Vec<Array>) -> Array + Send + Sync + 'static,
+) -> Snapshot {
+    Snapshot {
+        measure_name: measure_name.to_string(),
+        measure: Arc::new(measure),
+    }
+}
+
+impl GradientTransformation for Snapshot {
+    type State<P: Tree> = SnapshotState;
+
+    fn init<P: Tree>(&self, params: &P) -> SnapshotState {
+        SnapshotState {
+            measurement: (self.measure)(params.flatten().0),
+        }
+    }
+
+    fn update<P: Tree>(
+        &self,
+        updates: P,
+        _state: SnapshotState,
+        _params: Option<&P>,
+    ) -> (P, SnapshotState) {
+        let measurement = (self.measure)(updates.flatten().0);
+        (updates, SnapshotState { measurement })
+    }
+}
