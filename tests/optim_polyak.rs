@@ -1,8 +1,9 @@
 //! `jaxrs::optim`'s Polyak step sizes, per-example clipping and gradient noise against optax
 //! 0.2.8 (`tests/golden/gen_optim_polyak.py` writes `tests/golden/optim_polyak.json`,
 //! `gen_optim_noise.py` `optim_noise.json`): 10 steps of `polyak_sgd` and of `noisy_sgd` on
-//! `optim_lbfgs.json`'s logistic regression, and `per_example_global_norm_clip` on a two-leaf
-//! batch of 5 examples at 5 clips.
+//! `optim_lbfgs.json`'s logistic regression, `per_example_global_norm_clip` and
+//! `per_example_layer_norm_clip` on two-leaf batches, and `snapshot` in a momentum-and-clip
+//! chain (`gen_optim_snapshot.py`, `optim_snapshot.json`).
 
 use jaxrs::optim::{self, ExtraArgs, GradientTransformation, PolyakVariant};
 use jaxrs::prelude::*;
@@ -175,6 +176,51 @@ fn per_example_layer_norm_clip_matches_optax() {
             vec![num.0.item::<i32>() as i64, num.1.item::<i32>() as i64],
             want,
             "{what}"
+        );
+    }
+}
+
+#[test]
+fn snapshot_matches_optax() {
+    let g = read("optim_snapshot.json");
+    let d = &read("optim_lbfgs.json")["logreg"];
+    let x = Array::from_vec(floats(&d["x"]), &[8, 3]);
+    let y = Array::from_vec(floats(&d["y"]), &[8]);
+    let half_l2 = 0.5 * d["l2"].as_f64().unwrap();
+    let f = |p: LogReg| {
+        let z = x.matmul(&p.w) + &p.b;
+        let nll = (z.exp().log1p() - &y * &z).mean(None, false);
+        nll + p.w.powi(2).sum(None, false) * half_l2
+    };
+    let opt = optim::chain((
+        optim::momentum(0.1, 0.9),
+        optim::snapshot("norm_before_clip", |leaves| optim::global_norm(&leaves)),
+        optim::clip_by_global_norm(0.05),
+    ));
+    let mut params = LogReg {
+        b: Array::from_vec(floats(&d["b0"]), &[1]),
+        w: Array::from_vec(floats(&d["w0"]), &[3]),
+    };
+    let mut state = opt.init(&params);
+    assert_close(
+        "init",
+        &[state.1.measurement.item::<f32>()],
+        &[g["init"].as_f64().unwrap() as f32],
+        1e-6,
+    );
+    for (t, want) in g["steps"].as_array().unwrap().iter().enumerate() {
+        let grad = grad(f)(params.clone());
+        let (u, s) = opt.update(grad, state, Some(&params));
+        (params, state) = (optim::apply_updates(&params, &u), s);
+        let what = format!("snapshot step {t}");
+        let p = &want["params"];
+        assert_close(&what, &params.b.to_vec::<f32>(), &floats(&p["b"]), 1e-6);
+        assert_close(&what, &params.w.to_vec::<f32>(), &floats(&p["w"]), 1e-6);
+        assert_close(
+            &what,
+            &[state.1.measurement.item::<f32>()],
+            &[want["measurement"].as_f64().unwrap() as f32],
+            1e-6,
         );
     }
 }
