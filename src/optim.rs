@@ -57,6 +57,7 @@ use std::fmt;
 use std::sync::Arc;
 
 mod lbfgs;
+mod linear_algebra;
 mod linesearch;
 pub mod losses;
 mod noise;
@@ -69,6 +70,7 @@ mod tree_math;
 mod wrappers;
 
 pub use lbfgs::*;
+pub use linear_algebra::*;
 pub use linesearch::*;
 pub use losses::{
     convex_kl_divergence, cosine_distance, cosine_similarity, ctc_loss,
