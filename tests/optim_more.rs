@@ -1,9 +1,10 @@
-//! `jaxrs::optim`'s Polyak step sizes, per-example clipping and gradient noise against optax
-//! 0.2.8 (`tests/golden/gen_optim_polyak.py` writes `tests/golden/optim_polyak.json`,
-//! `gen_optim_noise.py` `optim_noise.json`): 10 steps of `polyak_sgd` and of `noisy_sgd` on
-//! `optim_lbfgs.json`'s logistic regression, `per_example_global_norm_clip` and
-//! `per_example_layer_norm_clip` on two-leaf batches, and `snapshot` in a momentum-and-clip
-//! chain (`gen_optim_snapshot.py`, `optim_snapshot.json`).
+//! The smaller optax pieces of `jaxrs::optim` against optax 0.2.8: `polyak_sgd` and
+//! `per_example_global_norm_clip` / `per_example_layer_norm_clip`
+//! (`tests/golden/gen_optim_polyak.py`, `optim_polyak.json`), `noisy_sgd`
+//! (`gen_optim_noise.py`, `optim_noise.json`), `snapshot` in a momentum-and-clip chain
+//! (`gen_optim_snapshot.py`, `optim_snapshot.json`) and `power_iteration`
+//! (`gen_optim_power_iteration.py`, `optim_power_iteration.json`). The optimizers run 10
+//! steps on `optim_lbfgs.json`'s logistic regression.
 
 use jaxrs::optim::{self, ExtraArgs, GradientTransformation, PolyakVariant};
 use jaxrs::prelude::*;
@@ -222,5 +223,30 @@ fn snapshot_matches_optax() {
             &[want["measurement"].as_f64().unwrap() as f32],
             1e-6,
         );
+    }
+}
+
+#[test]
+fn power_iteration_matches_optax() {
+    let g = read("optim_power_iteration.json");
+    let m = Array::from_vec(floats(&g["matrix"]), &[6, 6]);
+    let v0 = Array::from_vec(floats(&g["v0"]), &[6]);
+    let diag = Array::from_vec(floats(&g["diag"]), &[6]);
+    for case in g["cases"].as_array().unwrap() {
+        let name = case["name"].as_str().unwrap();
+        let (eig, vec) = match name {
+            "default" => optim::power_iteration(&m, None, 100, 1e-6, None),
+            "key7" => optim::power_iteration(&m, None, 100, 1e-6, Some(&jaxrs::random::key(7))),
+            "v0_3_iters" => optim::power_iteration(&m, Some(&v0), 3, 1e-6, None),
+            "callable" => optim::power_iteration_fn(|v: &Array| &diag * v, &v0, 100, 1e-5),
+            _ => unreachable!("{name}"),
+        };
+        assert_close(
+            name,
+            &[eig.item::<f32>()],
+            &[case["eig"].as_f64().unwrap() as f32],
+            1e-5,
+        );
+        assert_close(name, &vec.to_vec::<f32>(), &floats(&case["vec"]), 1e-5);
     }
 }
