@@ -808,6 +808,7 @@ use jaxrs::optim::piecewise_constant_schedule as _;
 use jaxrs::optim::piecewise_interpolate_schedule as _;
 use jaxrs::optim::polyak_sgd as _;
 use jaxrs::optim::polynomial_schedule as _;
+use jaxrs::optim::power_iteration as _;
 use jaxrs::optim::radam as _;
 use jaxrs::optim::rmsprop as _;
 use jaxrs::optim::rprop as _;
