@@ -56,22 +56,32 @@ use crate::{
 use std::fmt;
 use std::sync::Arc;
 
+mod lbfgs;
+mod linear_algebra;
+mod linesearch;
 pub mod losses;
+mod noise;
 mod optimizers;
+mod polyak;
 mod scale_by;
 mod schedules;
 mod transforms;
 mod tree_math;
 mod wrappers;
 
+pub use lbfgs::*;
+pub use linear_algebra::*;
+pub use linesearch::*;
 pub use losses::{
     convex_kl_divergence, cosine_distance, cosine_similarity, ctc_loss,
     ctc_loss_with_forward_probs, generalized_kl_divergence, hinge_loss, huber_loss, kl_divergence,
     l2_loss, log_cosh, ntxent, safe_softmax_cross_entropy, sigmoid_focal_loss, smooth_labels,
     softmax_cross_entropy, squared_error,
 };
+pub use noise::*;
 use optimizers::rmsprop_with;
 pub use optimizers::*;
+pub use polyak::*;
 pub use scale_by::*;
 pub use schedules::*;
 pub use transforms::*;
@@ -103,6 +113,29 @@ pub trait GradientTransformation {
         state: Self::State<P>,
         params: Option<&P>,
     ) -> (P, Self::State<P>);
+
+    /// [`update`](Self::update) with the objective at hand (optax's
+    /// `GradientTransformationExtraArgs.update(updates, state, params, value=..., grad=...,
+    /// value_fn=...)`). The line searches ([`scale_by_zoom_linesearch`],
+    /// [`scale_by_backtracking_linesearch`]) and [`scale_by_polyak`] need it; [`Chain`]
+    /// hands `extra` to each of its transformations; every other transformation ignores it
+    /// (this default), as optax's `with_extra_args_support` does. The wrappers ([`masked`],
+    /// [`inject_hyperparams`], [`MultiSteps`], ...) do not pass it on yet: chain a line
+    /// search outside them.
+    ///
+    /// optax takes these as keyword arguments of `update`, the objective's data as further
+    /// ones; in Rust they are one [`ExtraArgs`] value, and `value_fn` is a closure that
+    /// captures its data.
+    fn update_with_extra_args<P: Tree>(
+        &self,
+        updates: P,
+        state: Self::State<P>,
+        params: Option<&P>,
+        extra: &ExtraArgs<'_, P>,
+    ) -> (P, Self::State<P>) {
+        let _ = extra;
+        self.update(updates, state, params)
+    }
 }
 
 /// The state type of optimizer `O` for parameters of tree type `P`, to write in a jitted
@@ -457,6 +490,18 @@ macro_rules! chain_tuple {
                 params: Option<&P>,
             ) -> (P, Self::State<P>) {
                 $(let (updates, $t) = self.0.$i.update(updates, state.$i, params);)+
+                (updates, ($($t,)+))
+            }
+
+            fn update_with_extra_args<P: Tree>(
+                &self,
+                updates: P,
+                state: Self::State<P>,
+                params: Option<&P>,
+                extra: &ExtraArgs<'_, P>,
+            ) -> (P, Self::State<P>) {
+                $(let (updates, $t) =
+                    self.0.$i.update_with_extra_args(updates, state.$i, params, extra);)+
                 (updates, ($($t,)+))
             }
         }

@@ -532,3 +532,173 @@ pub(crate) fn all_finite(leaves: &[Array]) -> Array {
         acc.logical_and(l.isfinite().reduce_and(all))
     })
 }
+
+/// Clips each example's gradient to global norm `l2_norm_clip` and sums them
+/// (`optax.per_example_global_norm_clip`, for differential privacy): every leaf of `grads`
+/// has the examples on axis 0; an example's norm is over all its leaves together. Returns
+/// the sum of the clipped gradients (the leaves without their batch axis) and how many
+/// examples were clipped (`i32` scalar). An example of norm 0 is kept as it is.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// // Three examples of norms 0, 3 and 4: the last two are clipped to norm 2.5.
+/// let grads = (Array::from_vec(vec![0.0f32, 0.0, 0.0, 3.0, 4.0, 0.0], &[3, 2]),);
+/// let (sum, clipped) = jaxrs::optim::per_example_global_norm_clip(&grads, 2.5);
+/// assert!(sum.0.to_vec::<f32>().iter().all(|x| (x - 2.5).abs() < 1e-6));
+/// assert_eq!(clipped.item::<i32>(), 2);
+/// ```
+#[track_caller]
+pub fn per_example_global_norm_clip<P: Tree>(grads: &P, l2_norm_clip: f64) -> (P, Array) {
+    let (leaves, def) = grads.flatten();
+    let batch = |x: &Array| -> usize {
+        assert!(
+            x.rank() >= 1,
+            "per_example_global_norm_clip: every leaf needs a batch axis 0, got shape {:?}",
+            x.shape()
+        );
+        x.shape()[0]
+    };
+    let flat: Vec<Array> = leaves
+        .iter()
+        .map(|x| {
+            let n = x.shape()[1..].iter().product::<usize>();
+            x.reshape([batch(x), n])
+        })
+        .collect();
+    let norms = flat
+        .iter()
+        .map(|x| (x * x).sum(1i64, false))
+        .reduce(|acc, s| acc + s)
+        .expect("per_example_global_norm_clip: grads need at least one leaf")
+        .sqrt();
+    let multipliers = (l2_norm_clip / &norms).minimum(1.0);
+    let multipliers = where_(multipliers.isnan(), 1.0, &multipliers);
+    let num_clipped = multipliers
+        .lt(1.0)
+        .astype(crate::DType::I32)
+        .sum(None, false)
+        .astype(crate::DType::I32);
+    let sums = flat
+        .iter()
+        .zip(&leaves)
+        .map(|(g, leaf)| multipliers.matmul(g).reshape(&leaf.shape()[1..]))
+        .collect();
+    (tree_unflatten(&def, sums), num_clipped)
+}
+
+/// [`per_example_global_norm_clip`] leaf by leaf (`optax.per_example_layer_norm_clip`): each
+/// leaf's examples clipped to their own norm bound, `global_l2_norm_clip * sqrt(1 / leaves)`
+/// when `uniform`, else `global_l2_norm_clip * sqrt(leaf size / total size)` (sizes per
+/// example), so that the bounds' global norm is `global_l2_norm_clip`. Returns the tree of
+/// clipped sums and the tree of per-leaf clipped counts (`i32` scalars).
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// // Two leaves of one example each, norms 3 and 4, each bound 5 / sqrt(2).
+/// let grads = (Array::from_vec(vec![3.0f32], &[1, 1]), Array::from_vec(vec![4.0f32], &[1, 1]));
+/// let (sum, clipped) = jaxrs::optim::per_example_layer_norm_clip(&grads, 5.0, true);
+/// assert_eq!(sum.0.to_vec::<f32>(), vec![3.0]);
+/// assert!((sum.1.to_vec::<f32>()[0] - 5.0 / 2f32.sqrt()).abs() < 1e-6);
+/// assert_eq!((clipped.0.item::<i32>(), clipped.1.item::<i32>()), (0, 1));
+/// ```
+#[track_caller]
+pub fn per_example_layer_norm_clip<P: Tree>(
+    grads: &P,
+    global_l2_norm_clip: f64,
+    uniform: bool,
+) -> (P, P) {
+    let (leaves, def) = grads.flatten();
+    let per_example_size = |x: &Array| x.shape().iter().skip(1).product::<usize>();
+    let total: usize = leaves.iter().map(per_example_size).sum();
+    let (sums, counts) = leaves
+        .iter()
+        .map(|g| {
+            let clip = if uniform {
+                global_l2_norm_clip * (1.0 / leaves.len() as f64).powf(0.5)
+            } else {
+                global_l2_norm_clip * (per_example_size(g) as f64 / total as f64).powf(0.5)
+            };
+            per_example_global_norm_clip(g, clip)
+        })
+        .unzip();
+    (tree_unflatten(&def, sums), tree_unflatten(&def, counts))
+}
+
+/// The state of [`snapshot`] (`optax.SnapshotState`).
+#[derive(Tree, Clone, Debug)]
+pub struct SnapshotState {
+    /// The measure of the last updates (of the parameters, after `init`).
+    pub measurement: Array,
+}
+
+/// A measurement of the updates kept in the state; see [`snapshot`].
+#[derive(Clone)]
+pub struct Snapshot {
+    measure_name: String,
+    measure: Arc<dyn Fn(Vec<Array>) -> Array + Send + Sync>,
+}
+
+impl fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Snapshot({:?})", self.measure_name)
+    }
+}
+
+impl Snapshot {
+    /// The name given to the measurement.
+    pub fn measure_name(&self) -> &str {
+        &self.measure_name
+    }
+}
+
+/// Keeps `measure(updates)` in the state and passes the updates on unchanged
+/// (`optax.snapshot`): in a [`chain`](super::chain), a look at the updates at that point
+/// (their norm before clipping, say); `init` measures the parameters. `measure` gets the
+/// updates' leaves (a tree itself, so [`global_norm`] takes them) and returns one array.
+/// optax finds the measurement by its name with `optax.tree.get`; here it is the state's
+/// `measurement` field, and the name is [`Snapshot::measure_name`].
+///
+/// ```
+/// use jaxrs::optim::{self, GradientTransformation};
+/// use jaxrs::prelude::*;
+///
+/// let opt = optim::chain((
+///     optim::snapshot("norm_before_clip", |leaves| optim::global_norm(&leaves)),
+///     optim::clip_by_global_norm(1.0),
+/// ));
+/// let g = Array::from_vec(vec![3.0f32, 4.0], &[2]);
+/// let (u, state) = opt.update(g.clone(), opt.init(&g), None);
+/// assert_eq!(state.0.measurement.item::<f32>(), 5.0);
+/// assert!((u.to_vec::<f32>()[1] - 0.8).abs() < 1e-6);
+/// ```
+pub fn snapshot(
+    measure_name: &str,
+    measure: impl Fn(Vec<Array>) -> Array + Send + Sync + 'static,
+) -> Snapshot {
+    Snapshot {
+        measure_name: measure_name.to_string(),
+        measure: Arc::new(measure),
+    }
+}
+
+impl GradientTransformation for Snapshot {
+    type State<P: Tree> = SnapshotState;
+
+    fn init<P: Tree>(&self, params: &P) -> SnapshotState {
+        SnapshotState {
+            measurement: (self.measure)(params.flatten().0),
+        }
+    }
+
+    fn update<P: Tree>(
+        &self,
+        updates: P,
+        _state: SnapshotState,
+        _params: Option<&P>,
+    ) -> (P, SnapshotState) {
+        let measurement = (self.measure)(updates.flatten().0);
+        (updates, SnapshotState { measurement })
+    }
+}
