@@ -260,7 +260,8 @@ pub(crate) fn execute(
         return execute_spmd(prim, inputs, in_avals, out_avals, mesh);
     }
     let exe = executable(prim, in_avals, out_avals);
-    let _span = crate::core::profile::span("eager", "execute", || format!("eager {}", prim.name()));
+    let _span =
+        crate::core::profile::span("eager", "execute", || format!("eager `{}`", prim.name()));
     let device = exe.devices()[0];
     // No operand is sharded over a mesh: the op runs on one device, and an operand copied
     // whole onto several devices is read from this one.

@@ -290,8 +290,8 @@ pub struct SiteSummary {
     pub execute_ms: f64,
 }
 
-/// The summary [`stop_trace`] prints: per jitted function (`jit `step``; eager operations as
-/// `eager add`), and the transfers between host and devices.
+/// The summary [`stop_trace`] prints: per jitted function (``jit `step` ``; eager operations as
+/// ``eager `add` ``), and the transfers between host and devices.
 #[derive(Clone, Debug)]
 pub struct TraceSummary {
     /// The trace file written.
