@@ -36,8 +36,8 @@ use crate::error::{Error, Result};
 use crate::pjrt::MemoryStats;
 use crate::transforms::abstract_leaf::AbstractLeaf;
 use crate::transforms::jit::{
-    donated_twice, execute, layout_of, param_paths, prepare, Entry, JitSite, Jitted, Prepared,
-    LOWERING,
+    begin_lowering, donated_twice, end_lowering, execute, layout_of, param_paths, prepare, Entry,
+    JitSite, Jitted, Prepared,
 };
 use crate::transforms::traced::{rebuild, trace_tree};
 use crate::tree::{Leaves, StaticValue, Tree, TreeDef, TreeOf};
@@ -431,20 +431,24 @@ impl JitSite {
         }
         let (leaves, def) = args.leaves_and_structure();
         let avals: Vec<Aval> = leaves.iter().map(|l| l.abstract_value()).collect();
-        let me = self as *const JitSite as usize;
-        struct Reset;
+        /// Ends the wait when tracing `call` panics.
+        struct Reset {
+            ended: bool,
+        }
         impl Drop for Reset {
             fn drop(&mut self) {
-                LOWERING.with(|l| l.borrow_mut().take());
+                if !self.ended {
+                    end_lowering();
+                }
             }
         }
-        let previous = LOWERING.with(|l| l.borrow_mut().replace((me, None)));
+        let previous = begin_lowering(self);
+        let mut reset = Reset { ended: false };
         assert!(
             previous.is_none(),
             "jit `{}`: `lower` inside another site's `lower`",
             self.name()
         );
-        let _reset = Reset;
         // The trace only carries the call to the site; it is thrown away.
         drop(trace_tree(
             format_args!("lower of jit `{}`", self.name()),
@@ -452,7 +456,8 @@ impl JitSite {
             &avals,
             call,
         ));
-        let captured = LOWERING.with(|l| l.borrow_mut().take().and_then(|(_, c)| c));
+        let captured = end_lowering().and_then(|(_, c)| c);
+        reset.ended = true;
         let Some((prepared, arg_def, num_donated)) = captured else {
             panic!(
                 "jit `{}`: the closure given to `lower` did not call the function",

@@ -1443,12 +1443,35 @@ impl Prepared {
 pub(crate) type Lowering = (usize, Option<(Prepared, TreeDef, usize)>);
 
 thread_local! {
-    pub(crate) static LOWERING: std::cell::RefCell<Option<Lowering>> =
+    static LOWERING: std::cell::RefCell<Option<Lowering>> =
         const { std::cell::RefCell::new(None) };
+}
+
+/// How many [`JitSite::lower`]s are under way in the process: while none is, a jitted call
+/// asks nothing of the thread-local (the dispatch path stays one relaxed load).
+static LOWERINGS_UNDER_WAY: AtomicU64 = AtomicU64::new(0);
+
+/// Begins waiting for a call of `site` on this thread; returns what was waited for before (a
+/// `lower` inside another, which the caller refuses).
+pub(crate) fn begin_lowering(site: &JitSite) -> Option<Lowering> {
+    LOWERINGS_UNDER_WAY.fetch_add(1, Ordering::Relaxed);
+    LOWERING.with(|l| {
+        l.borrow_mut()
+            .replace((site as *const JitSite as usize, None))
+    })
+}
+
+/// Ends the wait [`begin_lowering`] began, returning what it captured.
+pub(crate) fn end_lowering() -> Option<Lowering> {
+    LOWERINGS_UNDER_WAY.fetch_sub(1, Ordering::Relaxed);
+    LOWERING.with(|l| l.borrow_mut().take())
 }
 
 /// Whether this call of `site` is the one a [`JitSite::lower`] on this thread waits for.
 fn is_lowering(site: &JitSite) -> bool {
+    if LOWERINGS_UNDER_WAY.load(Ordering::Relaxed) == 0 {
+        return false;
+    }
     LOWERING.with(|l| {
         matches!(&*l.borrow(), Some((target, None)) if *target == site as *const JitSite as usize)
     })
