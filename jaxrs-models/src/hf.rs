@@ -1,0 +1,1 @@
+//! Reading a model folder as `transformers`` `save_pretrained` writes it.
