@@ -7,6 +7,9 @@
 //! only trains what it defines does not compile a tokenizer or a model zoo.
 
 pub mod dense;
+mod error;
 pub mod hf;
+pub mod tokenizer;
 
 pub use dense::Dense;
+pub use error::{Error, Result};
