@@ -529,3 +529,36 @@ fn shared_across_threads() {
         }
     });
 }
+
+#[test]
+fn the_demo_models_tokenizer_is_the_golden_one_and_decodes_its_sample() {
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/shakespeare-gpt2");
+    assert_eq!(
+        fs::read(demo.join("tokenizer.json")).unwrap(),
+        fs::read(golden("tokenizer/tokenizer.json")).unwrap()
+    );
+    let tok = Tokenizer::from_dir(&demo).unwrap();
+    assert_eq!(tok.eos_token_id(), Some(0));
+    assert_eq!(tok.stop_token_ids(), &[0]);
+    let exp: Value =
+        serde_json::from_str(&fs::read_to_string(demo.join("expected.json")).unwrap()).unwrap();
+    let ids = |v: &Value| -> Vec<u32> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap() as u32)
+            .collect()
+    };
+    assert_eq!(exp["prompt"], "ROMEO:");
+    assert_eq!(tok.encode("ROMEO:", true).unwrap(), ids(&exp["prompt_ids"]));
+    let sample = ids(&exp["greedy_tokens"]);
+    assert_eq!(sample.len(), 64);
+    assert_eq!(
+        tok.decode(&sample, false).unwrap(),
+        exp["greedy_decoded"].as_str().unwrap()
+    );
+    assert_eq!(
+        stream_pieces(&tok, &sample, false).concat(),
+        exp["greedy_decoded"].as_str().unwrap()
+    );
+}
