@@ -112,7 +112,7 @@ fn run(o: Options) -> Result<(), Box<dyn std::error::Error>> {
     let prompts = o
         .prompts
         .iter()
-        .map(|p| tokenizer.encode(p))
+        .map(|p| tokenizer.encode(p, true))
         .collect::<Result<Vec<_>, _>>()?;
     let longest = prompts.iter().map(Vec::len).max().unwrap_or(0);
     let capacity = o
@@ -125,7 +125,7 @@ fn run(o: Options) -> Result<(), Box<dyn std::error::Error>> {
             capacity,
         },
     )?;
-    let stop: Vec<u32> = tokenizer.eos_token_id().into_iter().collect();
+    let stop: Vec<u32> = tokenizer.stop_token_ids().to_vec();
 
     // Prefill all prompts in one call, then one decode step per token for all of them.
     let t0 = Instant::now();
@@ -152,6 +152,8 @@ fn run(o: Options) -> Result<(), Box<dyn std::error::Error>> {
     let prefill = t0.elapsed();
     let t1 = Instant::now();
     let mut decoded = 0usize;
+    // The first decode step compiles; the rate is measured over the steps after it.
+    let mut steady: Option<(Instant, usize)> = None;
     loop {
         slots.retain(|&slot, &mut i| {
             let out: &Vec<u32> = &outputs[i];
@@ -172,17 +174,22 @@ fn run(o: Options) -> Result<(), Box<dyn std::error::Error>> {
                 decoded += 1;
             }
         }
+        steady.get_or_insert((Instant::now(), decoded));
     }
     let decode = t1.elapsed();
     for (prompt, out) in o.prompts.iter().zip(&outputs) {
-        println!("\n--- {prompt:?} ->\n{prompt}{}", tokenizer.decode(out)?);
+        println!(
+            "\n--- {prompt:?} ->\n{prompt}{}",
+            tokenizer.decode(out, true)?
+        );
     }
+    let rate = steady
+        .filter(|(_, first)| decoded > *first)
+        .map(|(t, first)| (decoded - first) as f64 / t.elapsed().as_secs_f64().max(1e-9));
     println!(
-        "\nprefill: {} prompt(s) in {:.1?}; decode: {decoded} tokens in {:.1?} ({:.0} tokens/s, compiles included)",
+        "\nprefill: {} prompt(s) in {prefill:.1?} (compile included); decode: {decoded} tokens in {decode:.1?}, {} tokens/s after the first step",
         prompts.len(),
-        prefill,
-        decode,
-        decoded as f64 / decode.as_secs_f64().max(1e-9)
+        rate.map_or("-".to_string(), |r| format!("{r:.0}")),
     );
     Ok(())
 }

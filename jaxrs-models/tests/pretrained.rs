@@ -152,3 +152,49 @@ fn int8_weights_stay_close_to_float32() {
         assert!(agree >= 21, "{folder}: {agree}/24");
     }
 }
+
+#[test]
+fn the_demo_model_generates_its_golden_text() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/shakespeare-gpt2");
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let ids = |v: &serde_json::Value| -> Vec<u32> {
+        let v = match v.as_str() {
+            Some(text) => serde_json::from_str(text).unwrap(),
+            None => v.clone(),
+        };
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_u64().unwrap() as u32)
+            .collect()
+    };
+    let tokenizer = jaxrs_models::tokenizer::Tokenizer::from_dir(&dir).unwrap();
+    let prompt = tokenizer
+        .encode(expected["prompt"].as_str().unwrap(), true)
+        .unwrap();
+    assert_eq!(prompt, ids(&expected["prompt_ids"]));
+    let model = Transformer::from_pretrained(&dir, None).unwrap();
+    let want = ids(&expected["greedy_tokens"]);
+    let mut engine = Engine::new(
+        model,
+        EngineConfig {
+            slots: 1,
+            capacity: 128,
+        },
+    )
+    .unwrap();
+    let options = GenerateOptions {
+        max_new_tokens: want.len(),
+        sampling: SamplingParams::greedy(),
+        stop_tokens: vec![],
+    };
+    let got = generate(&mut engine, &[prompt], &options)
+        .unwrap()
+        .remove(0);
+    assert_eq!(got, want);
+    assert_eq!(
+        tokenizer.decode(&got, true).unwrap(),
+        expected["greedy_decoded"].as_str().unwrap()
+    );
+}
