@@ -135,6 +135,16 @@ impl Client {
 }
 
 impl EventStream {
+    /// The rest of the body as text (for an error answered instead of a stream).
+    pub async fn rest(mut self) -> Result<String, BoxError> {
+        while let Some(frame) = tokio::time::timeout(self.timeout, self.body.frame()).await? {
+            if let Ok(data) = frame?.into_data() {
+                self.buffer.extend_from_slice(&data);
+            }
+        }
+        Ok(String::from_utf8(self.buffer)?)
+    }
+
     /// The next event's `data` (the lines joined), skipping comments such as keep-alives;
     /// `None` at the end of the body.
     pub async fn next_data(&mut self) -> Result<Option<String>, BoxError> {

@@ -24,4 +24,4 @@ mod text;
 
 pub use api::{ApiError, Choice, CompletionRequest, CompletionResponse, FinishReason, Usage};
 pub use scheduler::{Backend, BoxError, Codec, Sampling, Stats, StatsSnapshot};
-pub use server::{router, serve_backend, AppState, Limits};
+pub use server::{router, serve_backend, shutdown_signal, AppState, Limits};

@@ -533,3 +533,27 @@ async fn accept_loop<S: Future<Output = ()> + Send>(
     drop(listener);
     let _ = tokio::time::timeout(limits.drain_timeout, graceful.shutdown()).await;
 }
+
+/// Completes on SIGTERM or ctrl-c: the usual `shutdown` for `serve`.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}

@@ -477,3 +477,54 @@ async fn greedy_completions_do_not_depend_on_batching() {
     );
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn slow_headers_and_surplus_connections_are_cut_off() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = Server::start(
+        || MockBackend::new(1, 16),
+        Limits {
+            header_timeout: Duration::from_millis(200),
+            max_connections: 2,
+            ..limits()
+        },
+    )
+    .await;
+    let read_to_end = |mut s: tokio::net::TcpStream| async move {
+        let mut buf = Vec::new();
+        tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut buf))
+            .await
+            .expect("the server should close the connection")
+            .ok();
+        buf
+    };
+    // A client that never finishes its headers is dropped after the header timeout.
+    let mut slow = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    slow.write_all(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let answer = read_to_end(slow).await;
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert!(
+        answer.is_empty() || answer.starts_with(b"HTTP/1.1 408"),
+        "{}",
+        String::from_utf8_lossy(&answer)
+    );
+    // Two idle connections use up the cap: a third is closed at once, unanswered.
+    let _a = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let _b = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut third = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let _ = third
+        .write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await;
+    assert!(read_to_end(third).await.is_empty());
+    drop((_a, _b));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        server.client().get("/health").await.unwrap().0,
+        StatusCode::OK
+    );
+    server.shutdown().await;
+}
