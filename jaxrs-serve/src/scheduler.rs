@@ -58,6 +58,22 @@ pub trait Backend {
     fn position(&self, slot: usize) -> usize;
     /// Frees a row.
     fn release(&mut self, slot: usize);
+    /// Runs a short request through, before serving, so that compiles are not billed to the
+    /// first clients: by default a one-token prompt and one step.
+    fn warm_up(&mut self) -> Result<(), BoxError> {
+        if self.capacity() < 3 {
+            return Ok(());
+        }
+        let sampling = Sampling {
+            temperature: 0.0,
+            top_p: 1.0,
+            seed: 0,
+        };
+        let (slot, _) = self.insert(&[0], &sampling)?;
+        let stepped = self.step();
+        self.release(slot);
+        stepped.map(|_| ())
+    }
 }
 
 /// What the server needs of a tokenizer. Shared by the HTTP handlers (encoding) and the
@@ -203,7 +219,7 @@ impl Scheduler {
                     }
                 };
                 if warmup {
-                    if let Err(e) = warm_up(&mut backend) {
+                    if let Err(e) = backend.warm_up() {
                         let _ = ready_tx.send(Err(format!("warming the engine up: {e}")));
                         return;
                     }
@@ -270,23 +286,6 @@ impl Scheduler {
         }
         true
     }
-}
-
-/// One short request through the engine, so that prefill and step are compiled before the
-/// first client's request (whose deadline would otherwise include compiles).
-fn warm_up<B: Backend>(backend: &mut B) -> Result<(), BoxError> {
-    if backend.capacity() < 3 {
-        return Ok(());
-    }
-    let sampling = Sampling {
-        temperature: 0.0,
-        top_p: 1.0,
-        seed: 0,
-    };
-    let (slot, _) = backend.insert(&[0], &sampling)?;
-    let stepped = backend.step();
-    backend.release(slot);
-    stepped.map(|_| ())
 }
 
 struct Active {
