@@ -82,12 +82,8 @@ impl Dense {
         }
         let dtype = self.kernel.dtype();
         let k = self.kernel.astype(DType::F32);
-        let amax = k.abs().max(Some(&[0]), false);
-        let scale = where_(
-            &amax.eq(0.0f32),
-            &Array::scalar(1.0f32),
-            &(amax / 127.0f32),
-        );
+        let amax = k.abs().max(0, false);
+        let scale = where_(&amax.eq(0.0f32), &Array::scalar(1.0f32), &(amax / 127.0f32));
         let q = (k / &scale).round().clip(-127.0, 127.0).astype(DType::I8);
         Dense {
             bias: self.bias.clone(),
