@@ -14,6 +14,7 @@
 
 pub mod api;
 pub mod client;
+pub mod engine;
 pub mod scheduler;
 pub mod server;
 #[cfg(test)]

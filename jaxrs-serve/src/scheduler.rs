@@ -83,8 +83,10 @@ pub trait Codec: Send + Sync {
     fn encode(&self, text: &str) -> Result<Vec<u32>, BoxError>;
     /// Token ids to text; an incomplete UTF-8 sequence becomes U+FFFD.
     fn decode(&self, ids: &[u32]) -> Result<String, BoxError>;
-    /// The token that ends a sequence, if the model has one.
-    fn eos_token_id(&self) -> Option<u32>;
+    /// Tokens that end a completion (the model's end of sequence; possibly several).
+    fn stop_token_ids(&self) -> &[u32];
+    /// What an empty prompt is continued from (GPT-2's `<|endoftext|>`, Llama's bos).
+    fn start_token_id(&self) -> Option<u32>;
 }
 
 /// A request, checked and tokenized, on its way to a slot.
@@ -443,13 +445,12 @@ impl<B: Backend> Loop<B> {
     }
 
     fn on_token(&mut self, slot: usize, token: u32) {
-        let eos = self.codec.eos_token_id();
         let Some(a) = self.active.get_mut(&slot) else {
             return;
         };
         a.generated += 1;
         self.stats.tokens.fetch_add(1, Ordering::Relaxed);
-        if Some(token) == eos {
+        if self.codec.stop_token_ids().contains(&token) {
             self.finish(slot, FinishReason::Stop);
             return;
         }

@@ -315,7 +315,7 @@ async fn encode(
     text: String,
     deadline: tokio::time::Instant,
 ) -> Result<Vec<u32>, ApiError> {
-    let eos = codec.eos_token_id();
+    let start = codec.start_token_id();
     // Tokenizing a body-sized prompt is milliseconds of CPU: off the async workers.
     let task = tokio::task::spawn_blocking(move || codec.encode(&text));
     let ids = match tokio::time::timeout_at(deadline, task).await {
@@ -330,9 +330,9 @@ async fn encode(
         }
         Ok(Ok(Ok(ids))) => ids,
     };
-    // An empty prompt is continued from the end-of-text token, as GPT-2 (and OpenAI) do.
-    match (ids.is_empty(), eos) {
-        (true, Some(eos)) => Ok(vec![eos]),
+    // An empty prompt is continued from the start token, as GPT-2 (and OpenAI) do.
+    match (ids.is_empty(), start) {
+        (true, Some(start)) => Ok(vec![start]),
         _ => Ok(ids),
     }
 }

@@ -19,7 +19,11 @@ impl Codec for ByteCodec {
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 
-    fn eos_token_id(&self) -> Option<u32> {
+    fn stop_token_ids(&self) -> &[u32] {
+        &[256]
+    }
+
+    fn start_token_id(&self) -> Option<u32> {
         Some(256)
     }
 }

@@ -114,8 +114,14 @@ impl TextStream {
         if !all && !self.stopped {
             end -= self.held_back();
         }
-        let out = self.text[self.emitted..end].to_string();
-        self.emitted = end;
+        // `emitted <= end` holds (a stop string's start was held back, never shown); `get`
+        // keeps a broken invariant an empty piece rather than a panic on the engine thread.
+        let out = self
+            .text
+            .get(self.emitted..end)
+            .unwrap_or_default()
+            .to_string();
+        self.emitted = end.max(self.emitted);
         out
     }
 
