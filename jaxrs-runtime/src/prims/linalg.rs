@@ -127,6 +127,20 @@ impl DotGeneral {
         Some((lf[0], self.lhs_batch.len()))
     }
 
+    /// Whether this product has the form XLA's CPU backend hands to YNNPACK (checked against
+    /// its optimized programs): a matrix product `[.., k] x [k, n]` or `[.., k] x [n, k]`
+    /// without batch dims, with at least two columns (one row is widened to two, see
+    /// [`DotGeneral::two_row_dim`]).
+    fn ynn_matmul(&self, l: &Aval, r: &Aval) -> bool {
+        let cols = |d: usize| r.shape[1 - d];
+        self.lhs_batch.is_empty()
+            && l.rank() >= 2
+            && self.lhs_contract == [l.rank() - 1]
+            && r.rank() == 2
+            && matches!(self.rhs_contract.as_slice(), [0] | [1])
+            && cols(self.rhs_contract[0]) >= 2
+    }
+
     /// This product with other dimension numbers (the VJP's and batching rule's products keep
     /// the preferred dtype, as JAX's do).
     fn with_dims(
@@ -328,6 +342,42 @@ impl Primitive for DotGeneral {
             (ro, b)
         };
         let cpu = cx.bf16_dots_in_f32();
+        let narrow = |d: DType| matches!(d, DType::BF16 | DType::I8 | DType::U8);
+        if cpu && (narrow(l.dtype) || narrow(r.dtype)) && !self.ynn_matmul(&l, &r) {
+            // XLA's CPU backend runs a bf16 or int8 product only inside a YNNPACK fusion: its
+            // own dot code has no bf16 x bf16 -> f32 or s8 x s8 -> s32 kernel (it fails at run
+            // time, "Unsupported element type for DotThunk"). A product YNNPACK would not take
+            // (batch dims, a contraction it does not read, one column) is computed from
+            // operands widened to f32 / s32, as jaxlib's XLA computes every bf16 dot.
+            let wide = if o.dtype.is_inexact() {
+                DType::F32
+            } else {
+                DType::I32
+            };
+            let mut widen = |x: &Aval, v: &str| {
+                if x.dtype == wide {
+                    (x.clone(), v.to_string())
+                } else {
+                    let xw = x.with_dtype(wide);
+                    let c = cx.op1("stablehlo.convert", &[v], &[x], "", &xw);
+                    (xw, c)
+                }
+            };
+            let (lw, aw) = widen(&l, &a);
+            let (rw, bw) = widen(&r, &b);
+            let ow = o.with_dtype(wide);
+            let d = cx.op1(
+                "stablehlo.dot_general",
+                &[&aw, &bw],
+                &[&lw, &rw],
+                &props,
+                &ow,
+            );
+            if ow.dtype == o.dtype {
+                return vec![d];
+            }
+            return vec![cx.op1("stablehlo.convert", &[&d], &[&ow], "", o)];
+        }
         // On XLA's CPU backend a bf16 x bf16 -> bf16 product is computed as bf16 x bf16 -> f32
         // and rounded once: f32 accumulation, as jaxlib's XLA gives (it upcasts the operands),
         // in the one bf16 form XLA hands to YNNPACK (`IsDotSupportedByYnn` takes bf16 x bf16
