@@ -144,8 +144,38 @@ fn key_words(seed: u64) -> [u32; 2] {
 /// Draws one token per row of `logits` `[rows, vocab]` (float32): greedy where the row's
 /// temperature is 0, else temperature, top-k and top-p warping and a categorical draw with the
 /// row's key folded with `step` `[rows]`.
+///
+/// When every row is greedy, a `cond` skips the warping: its sort of the whole vocabulary and
+/// one categorical draw per row cost more than the rest of a batched decode step.
 #[track_caller]
 pub fn sample(
+    logits: &Array,
+    keys: &Array,
+    step: &Array,
+    temperature: &Array,
+    top_k: &Array,
+    top_p: &Array,
+) -> Array {
+    let any_random = temperature.max(0, false).gt(0.0f32);
+    let operands = vec![
+        logits.clone(),
+        keys.clone(),
+        step.clone(),
+        temperature.clone(),
+        top_k.clone(),
+        top_p.clone(),
+    ];
+    cond(
+        &any_random,
+        |o: Vec<Array>| sample_warped(&o[0], &o[1], &o[2], &o[3], &o[4], &o[5]),
+        |o: Vec<Array>| o[0].argmax(-1, false).astype(DType::I32),
+        operands,
+    )
+}
+
+/// [`sample`] with the warping and the draws computed whatever the temperatures.
+#[track_caller]
+fn sample_warped(
     logits: &Array,
     keys: &Array,
     step: &Array,
@@ -210,13 +240,8 @@ fn prefill_step(
     top_p: &Array,
 ) -> (KvCache, Array) {
     let rows = tokens.shape()[0];
-    let (logits, kvs) = model.prefill(tokens);
-    let vocab = model.config.vocab_size;
     // The logits at each row's last real token.
-    let last = (lengths - 1)
-        .reshape([rows, 1, 1])
-        .broadcast_to(&[rows, 1, vocab]);
-    let last_logits = logits.take_along_axis(&last, 1).reshape([rows, vocab]);
+    let (last_logits, kvs) = model.prefill_last(tokens, lengths);
     let KvCache {
         keys: mut cache_keys,
         values: mut cache_values,
