@@ -251,6 +251,8 @@ fn prefill_step(
             let slot = slots.slice(&[r], &[r + 1], &[1]).reshape([0usize; 0]);
             let zero = Array::scalar(0i32);
             let starts = [slot, zero.clone(), zero.clone(), zero];
+            // The row in the cache's layouts ([1, kv_heads, D, T] keys, [1, kv_heads, T, D]
+            // values).
             let row = |x: &Array| {
                 x.slice(
                     &[r, 0, 0, 0],
@@ -258,8 +260,12 @@ fn prefill_step(
                     &[1, 1, 1, 1],
                 )
             };
-            cache_keys[layer] = cache_keys[layer].dynamic_update_slice(&row(k), &starts);
-            cache_values[layer] = cache_values[layer].dynamic_update_slice(&row(v), &starts);
+            let (k, v) = (
+                crate::transformer::cache_keys(&row(k)),
+                crate::transformer::cache_values(&row(v)),
+            );
+            cache_keys[layer] = cache_keys[layer].dynamic_update_slice(&k, &starts);
+            cache_values[layer] = cache_values[layer].dynamic_update_slice(&v, &starts);
         }
     }
     let first = sample(&last_logits, keys, lengths, temperature, top_k, top_p);
