@@ -370,7 +370,7 @@ fn llama_family(keys: &Keys<'_>, model_type: &str) -> Result<HfConfig> {
     };
     Ok(HfConfig {
         model,
-        rope_theta: keys.f64_or("rope_theta", 10000.0)?,
+        rope_theta: rope_theta(keys)?,
         rope_scaling: rope_scaling(keys)?,
         qkv_bias: model_type == "qwen2" || attention_bias,
         o_bias: attention_bias,
@@ -381,15 +381,36 @@ fn llama_family(keys: &Keys<'_>, model_type: &str) -> Result<HfConfig> {
     })
 }
 
+/// The rotary parameters' object: `rope_scaling` (transformers 4's spelling, beside a
+/// top-level `rope_theta`) or `rope_parameters` (transformers 5's, holding `rope_theta` too).
+fn rope_object<'a>(
+    keys: &Keys<'a>,
+) -> Result<Option<(&'static str, &'a serde_json::Map<String, Value>)>> {
+    for key in ["rope_scaling", "rope_parameters"] {
+        match keys.0.get(key).filter(|v| !v.is_null()) {
+            None => {}
+            Some(Value::Object(map)) => return Ok(Some((key, map))),
+            Some(v) => return Err(key_error(key, format!("expected an object, found {v}"))),
+        }
+    }
+    Ok(None)
+}
+
+fn rope_theta(keys: &Keys<'_>) -> Result<f64> {
+    if keys.get("rope_theta").is_some() {
+        return keys.f64_or("rope_theta", 10000.0);
+    }
+    match rope_object(keys)? {
+        Some(("rope_parameters", map)) => Keys(map)
+            .f64_or("rope_theta", 10000.0)
+            .map_err(|_| key_error("rope_parameters.rope_theta", "expected a number")),
+        _ => Ok(10000.0),
+    }
+}
+
 fn rope_scaling(keys: &Keys<'_>) -> Result<RopeScaling> {
-    let Some(v) = keys.get("rope_scaling") else {
+    let Some((object_key, map)) = rope_object(keys)? else {
         return Ok(RopeScaling::Default);
-    };
-    let Value::Object(map) = v else {
-        return Err(key_error(
-            "rope_scaling",
-            format!("expected an object, found {v}"),
-        ));
     };
     let scaling = Keys(map);
     // `transformers` has spelt the kind both ways.
@@ -402,7 +423,7 @@ fn rope_scaling(keys: &Keys<'_>) -> Result<RopeScaling> {
             .get(key)
             .and_then(Value::as_f64)
             .filter(|f| *f > 0.0)
-            .ok_or_else(|| key_error(&format!("rope_scaling.{key}"), "expected a positive number"))
+            .ok_or_else(|| key_error(&format!("{object_key}.{key}"), "expected a positive number"))
     };
     match kind {
         "default" => Ok(RopeScaling::Default),
@@ -426,7 +447,7 @@ fn rope_scaling(keys: &Keys<'_>) -> Result<RopeScaling> {
             })
         }
         other => Err(key_error(
-            "rope_scaling.rope_type",
+            &format!("{object_key}.rope_type"),
             format!("{other:?} is not supported (default, linear, llama3 are)"),
         )),
     }

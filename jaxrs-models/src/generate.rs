@@ -23,7 +23,7 @@
 use crate::error::{Error, Result};
 use crate::transformer::{KvCache, Transformer};
 use jaxrs::prelude::*;
-use jaxrs::{jit, lax, random, try_run};
+use jaxrs::{jit, lax, random, try_run, vmap};
 
 /// How a token is drawn from the logits, as `transformers`' `generate` applies its warpers:
 /// temperature, then top-k, then top-p (nucleus), then a draw with `jaxrs::random`.
@@ -202,25 +202,16 @@ fn sample_warped(
         .logical_and(&sorted.gt(f32::NEG_INFINITY));
     let threshold = where_(&keep, &sorted, &Array::scalar(f32::INFINITY)).min(-1, true);
     let warped = where_(&scaled.ge(&threshold), &scaled, &neg_inf);
-    let drawn: Vec<Array> = (0..rows)
-        .map(|r| {
-            let key = keys.slice(&[r, 0], &[r + 1, 2], &[1, 1]).reshape([2]);
-            let key = random::fold_in(
-                &key,
-                &step
-                    .slice(&[r], &[r + 1], &[1])
-                    .reshape([0usize; 0])
-                    .astype(DType::U32),
-            );
-            let row = warped
-                .slice(&[r, 0], &[r + 1, vocab], &[1, 1])
-                .reshape([vocab]);
-            random::categorical(&key, &row, -1)
-                .astype(DType::I32)
-                .reshape([1])
-        })
-        .collect();
-    let drawn = Array::concatenate(&drawn, 0);
+    // One categorical draw per row with the row's key folded with its step, vmapped so the
+    // program's size does not grow with the rows.
+    let draw = vmap(
+        |(key, step, row): (Array, Array, Array)| {
+            random::categorical(&random::fold_in(&key, &step.astype(DType::U32)), &row, -1)
+        },
+        (0, 0, 0),
+        0,
+    );
+    let drawn = draw((keys.clone(), step.clone(), warped)).astype(DType::I32);
     where_(&temperature.gt(0.0f32), &drawn, &greedy)
 }
 

@@ -23,6 +23,7 @@ mod error;
 pub mod generate;
 pub mod hf;
 mod pretrained;
+pub mod tokenizer;
 mod transformer;
 
 pub use config::TransformerConfig;
