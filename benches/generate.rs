@@ -5,7 +5,9 @@
 //! architecture in JAX, jitted prefill and a jitted decode step over a donated KV cache of the
 //! same capacity) and `transformers`' `generate` (`benches/peer/generate_hf.py`, greedy, on
 //! CPU with `torch.set_num_threads` set to this machine's cores, as XLA's CPU client uses), all
-//! in the same run over the same weights.
+//! in the same run over the same weights. Each row runs jaxrs, then the JAX twin, then
+//! `transformers` (each peer a fresh Python process for that row), so that the three share the
+//! load of a shared machine.
 //!
 //! The models are random-initialised and written by this bench as Hugging Face folders
 //! (`config.json` + `model.safetensors`, f32) under `target/bench-models/`, so the jaxrs rows
@@ -15,7 +17,7 @@
 //! Run: `JAXRS_BENCH_PYTHON=/work/venv/bin/python cargo bench --bench generate` (a Python with
 //! jax==0.10.2, torch and transformers; without one the peers' columns are empty). A filter
 //! argument picks rows by name (e.g. `cargo bench --bench generate -- llama_bf16`);
-//! `JAXRS_GENERATE_STEPS` sets the decode steps timed (default 16).
+//! `JAXRS_GENERATE_STEPS` sets the decode steps timed (default 12).
 //!
 //! Prefill is the time of one 128-token prompt into an empty slot, to its first token (best of
 //! 3). Decode is steady-state tokens/s (after the compile and a warm-up step): one sequence
@@ -344,10 +346,10 @@ fn main() {
     let steps: usize = std::env::var("JAXRS_GENERATE_STEPS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(16);
+        .unwrap_or(12);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut rows: Vec<(String, Measured)> = Vec::new();
-    let mut dirs = Vec::new();
+    let (mut jax, mut hf): (Option<PeerOut>, Option<PeerOut>) = (None, None);
     for spec in &MODELS {
         let wanted: Vec<&str> = DTYPES
             .into_iter()
@@ -369,7 +371,6 @@ fn main() {
             })
             .collect();
         std::fs::write(dir.join("prompts.txt"), lines.join("\n") + "\n").expect("write prompts");
-        dirs.push(format!("{}={}", spec.name, dir.display()));
         let f32_model = Transformer::from_pretrained(&dir, None).expect("load the model");
         for dtype in wanted {
             let model = match dtype {
@@ -384,24 +385,39 @@ fn main() {
                 "  prefill {:.1} ms, decode {:.1} tok/s (batch 1), {:.1} tok/s (batch {BATCH})",
                 m.prefill_ms, m.decode1, m.decode8
             );
+            // The peers run this row right after jaxrs, so that all three see the same
+            // load on a shared machine.
+            let args = vec![
+                format!("--rows={row}"),
+                format!("--steps={steps}"),
+                format!("--prompt={PROMPT}"),
+                format!("--capacity={CAPACITY}"),
+                format!("--batch={BATCH}"),
+                format!("--threads={threads}"),
+                format!("--model={}={}", spec.name, dir.display()),
+            ];
+            let peers: [(&str, &mut Option<PeerOut>); 2] =
+                [("generate_jax.py", &mut jax), ("generate_hf.py", &mut hf)];
+            for (script, all) in peers {
+                // transformers has no int8 row (see generate_hf.py).
+                if script == "generate_hf.py" && dtype == "int8" {
+                    continue;
+                }
+                if let Some(out) = run_peer(script, &args) {
+                    let all = all.get_or_insert_with(|| PeerOut {
+                        figures: Vec::new(),
+                        tokens: Vec::new(),
+                    });
+                    all.figures.extend(out.figures);
+                    all.tokens.extend(out.tokens);
+                }
+            }
             rows.push((row, m));
         }
     }
     if rows.is_empty() {
         return;
     }
-    let names: Vec<String> = rows.iter().map(|(r, _)| r.clone()).collect();
-    let mut args = vec![
-        format!("--rows={}", names.join(",")),
-        format!("--steps={steps}"),
-        format!("--prompt={PROMPT}"),
-        format!("--capacity={CAPACITY}"),
-        format!("--batch={BATCH}"),
-        format!("--threads={threads}"),
-    ];
-    args.extend(dirs.iter().map(|d| format!("--model={d}")));
-    let jax = run_peer("generate_jax.py", &args);
-    let hf = run_peer("generate_hf.py", &args);
 
     println!(
         "\nprompt {PROMPT} tokens, cache {CAPACITY} positions, {steps} decode steps timed, \
