@@ -25,8 +25,22 @@
 //! its first-token time (`generate` with one new token) and its decode rate is
 //! `(n - 1) / (time(n tokens) - time(1 token))`.
 //!
-//! Figures (2 cores of an Intel Xeon with AMX-BF16/INT8, shared with other jobs; see the
-//! README's "Generation speed"): filled in by the run recorded there.
+//! Figures (2 cores of an Intel Xeon with AMX-BF16/INT8, shared with other jobs, 12 steps;
+//! the README's "Generation speed" says more), jaxrs / JAX twin / transformers:
+//!
+//! ```text
+//! row          prefill ms          tok/s batch 1        tok/s batch 8
+//! gpt2_f32     392 / 438 / 657     10.3 / 12.7 / 2.9    63.9 / 31.2 / 29.2
+//! gpt2_bf16    752 / 544 / 384      2.4 /  2.5 / 7.2    13.4 / 10.5 / 19.3
+//! gpt2_int8    484 / 524 / -        2.8 /  2.6 / -      20.4 / 14.1 / -
+//! llama_f32    399 / 246 / 459     19.6 / 18.8 / 6.1    71.1 / 52.3 / 26.8
+//! llama_bf16   536 / 557 / 3124     3.6 /  3.3 / 8.2    19.9 / 20.0 / 9.8
+//! llama_int8   488 / 582 / -        3.5 /  3.5 / -      28.8 / 20.7 / -
+//! ```
+//!
+//! bf16 and int8 run slower than f32 because the lowering computes their dots in f32 after a
+//! conversion of every weight at every step (see the README); that is the runtime's dot path,
+//! not the generation code.
 
 #[path = "common/peer.rs"]
 mod peer;
