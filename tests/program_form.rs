@@ -38,8 +38,9 @@ fn a_division_by_a_constant_computes_only_the_numerator_partial() {
 
 #[test]
 fn a_bf16_product_runs_as_an_f32_dot_rounded_once_on_cpu() {
-    // XLA's CPU plugin runs bf16 dots through slow YNNPACK kernels (6x a jaxlib transformer
-    // step); jaxlib's XLA computes them in f32, and so does jaxrs's lowering on CPU.
+    // XLA's CPU backend runs bf16 x bf16 -> f32 dots on YNNPACK's bf16 kernels, and upcasts
+    // every other bf16 dot's operands on each call; jaxrs lowers a bf16 product to that form,
+    // accumulating in f32 as jaxlib's XLA does, and rounds once.
     let to_bf16 = |v: Vec<f32>, shape: &[usize]| Array::from_vec(v, shape).astype(DType::BF16);
     let a = to_bf16((0..6).map(|i| 1.0 + i as f32 / 128.0).collect(), &[2, 3]);
     let b = to_bf16((0..6).map(|i| 1.0 - i as f32 / 256.0).collect(), &[3, 2]);
@@ -52,7 +53,7 @@ fn a_bf16_product_runs_as_an_f32_dot_rounded_once_on_cpu() {
         .find(|l| l.contains("stablehlo.dot_general"))
         .expect("a dot");
     assert!(
-        dot.contains("(tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>"),
+        dot.contains("(tensor<2x3xbf16>, tensor<3x2xbf16>) -> tensor<2x2xf32>"),
         "{text}"
     );
     let product = jit(|(a, b): (Array, Array)| a.matmul(&b)).call((a.clone(), b.clone()));
@@ -65,4 +66,46 @@ fn a_bf16_product_runs_as_an_f32_dot_rounded_once_on_cpu() {
         product.astype(DType::F32).to_vec::<f32>(),
         want.astype(DType::F32).to_vec::<f32>()
     );
+}
+
+#[test]
+fn a_one_row_bf16_product_runs_as_a_two_row_one_on_cpu() {
+    // YNNPACK takes no dot with one row, and XLA's own code upcasts a bf16 kernel to f32 on each
+    // call: a decode step's [1, k] x [k, n] is lowered as two copies of the row, then sliced.
+    let x = Array::from_vec((0..64).map(|i| (i as f32 / 32.0) - 1.0).collect(), &[1, 64])
+        .astype(DType::BF16);
+    let w = Array::from_vec(
+        (0..64 * 16)
+            .map(|i| ((i * 7 % 31) as f32 / 31.0) - 0.5)
+            .collect(),
+        &[64, 16],
+    )
+    .astype(DType::BF16);
+    let text = stablehlo(
+        |(x, w): (Array, Array)| x.matmul(&w),
+        &(x.clone(), w.clone()),
+    );
+    let dot = text
+        .lines()
+        .find(|l| l.contains("stablehlo.dot_general"))
+        .expect("a dot");
+    assert!(
+        dot.contains("(tensor<2x64xbf16>, tensor<64x16xbf16>) -> tensor<2x16xf32>"),
+        "{text}"
+    );
+    assert!(text.contains("stablehlo.slice"), "{text}");
+    let got = jit(|(x, w): (Array, Array)| x.matmul(&w)).call((x.clone(), w.clone()));
+    assert_eq!((got.shape(), got.dtype()), (&[1usize, 16][..], DType::BF16));
+    let want = x
+        .astype(DType::F32)
+        .matmul(&w.astype(DType::F32))
+        .to_vec::<f32>();
+    let got = got.astype(DType::F32).to_vec::<f32>();
+    for (g, w) in got.iter().zip(&want) {
+        // f32 sums in another order, rounded once to bf16 (8 bits of mantissa).
+        assert!(
+            (g - w).abs() <= w.abs() / 128.0 + 1e-3,
+            "{got:?} vs {want:?}"
+        );
+    }
 }

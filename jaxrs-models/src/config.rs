@@ -195,7 +195,7 @@ fn check_shape(c: &TransformerConfig) -> Result<()> {
             ));
         }
     }
-    if c.num_heads % c.num_kv_heads != 0 {
+    if !c.num_heads.is_multiple_of(c.num_kv_heads) {
         return Err(key_error(
             "num_key_value_heads",
             format!(
@@ -204,7 +204,7 @@ fn check_shape(c: &TransformerConfig) -> Result<()> {
             ),
         ));
     }
-    if !c.learned_positions && c.head_dim % 2 != 0 {
+    if !c.learned_positions && !c.head_dim.is_multiple_of(2) {
         return Err(key_error(
             "head_dim",
             format!(

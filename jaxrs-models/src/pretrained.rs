@@ -55,6 +55,32 @@ struct Reader {
 }
 
 impl Reader {
+    /// A reader of the checkpoint's tensors, under `prefix` if the checkpoint uses it (it holds
+    /// `{prefix}{embedding}`), in `dtype` or else the checkpoint's own.
+    fn open(
+        store: TensorStore,
+        prefix: &'static str,
+        embedding: &str,
+        cfg: &HfConfig,
+        dtype: Option<DType>,
+    ) -> Reader {
+        let prefix = if store.contains(&format!("{prefix}{embedding}")) {
+            prefix
+        } else {
+            ""
+        };
+        let stored = checkpoint_dtype(
+            cfg.torch_dtype.as_deref(),
+            &store,
+            &format!("{prefix}{embedding}"),
+        );
+        Reader {
+            store,
+            prefix,
+            dtype: dtype.unwrap_or(stored),
+        }
+    }
+
     fn name(&self, name: &str) -> String {
         format!("{}{name}", self.prefix)
     }
@@ -78,21 +104,7 @@ impl Reader {
 
 fn load_gpt2(cfg: &HfConfig, store: TensorStore, dtype: Option<DType>) -> Result<Transformer> {
     let c = &cfg.model;
-    let prefix = if store.contains("transformer.wte.weight") {
-        "transformer."
-    } else {
-        ""
-    };
-    let stored = checkpoint_dtype(
-        cfg.torch_dtype.as_deref(),
-        &store,
-        &format!("{prefix}wte.weight"),
-    );
-    let mut r = Reader {
-        store,
-        prefix,
-        dtype: dtype.unwrap_or(stored),
-    };
+    let mut r = Reader::open(store, "transformer.", "wte.weight", cfg, dtype);
     let h = c.hidden_size;
     let embedding = r.take("wte.weight", &[c.vocab_size, h])?;
     let positions = r.take("wpe.weight", &[c.max_positions, h])?;
@@ -184,21 +196,7 @@ fn output_head(r: &mut Reader, name: &str, tied: bool, embedding: &Array) -> Res
 
 fn load_llama(cfg: &HfConfig, store: TensorStore, dtype: Option<DType>) -> Result<Transformer> {
     let c = &cfg.model;
-    let prefix = if store.contains("model.embed_tokens.weight") {
-        "model."
-    } else {
-        ""
-    };
-    let stored = checkpoint_dtype(
-        cfg.torch_dtype.as_deref(),
-        &store,
-        &format!("{prefix}embed_tokens.weight"),
-    );
-    let mut r = Reader {
-        store,
-        prefix,
-        dtype: dtype.unwrap_or(stored),
-    };
+    let mut r = Reader::open(store, "model.", "embed_tokens.weight", cfg, dtype);
     let h = c.hidden_size;
     let (q_out, kv_out) = (c.num_heads * c.head_dim, c.num_kv_heads * c.head_dim);
     let embedding = r.take("embed_tokens.weight", &[c.vocab_size, h])?;

@@ -24,27 +24,14 @@ pub enum Precision {
     Highest,
 }
 
-fn cast_pair(lhs: &Array, rhs: &Array, preferred: Option<DType>) -> (Array, Array) {
-    match preferred {
-        None => (lhs.clone(), rhs.clone()),
-        Some(dt) => {
-            let cast = |x: &Array| {
-                if x.dtype() == dt {
-                    x.clone()
-                } else {
-                    x.astype(dt)
-                }
-            };
-            (cast(lhs), cast(rhs))
-        }
-    }
-}
-
 /// A general contraction (`lax.dot_general`): `dimension_numbers` is
 /// `((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))` (or a [`DotDims`]); the result's
-/// axes are the batch axes, then `lhs`'s free axes, then `rhs`'s. `preferred_element_type`
-/// is the accumulation and result dtype (the operands are converted to it first, which on
-/// CPU is what XLA does); `precision` is accepted for JAX's signature.
+/// axes are the batch axes, then `lhs`'s free axes, then `rhs`'s. As JAX's, the operands are
+/// not promoted: of two dtypes the wider is the result's (f32 x int8 -> f32, the form of a
+/// weight-only int8 layer), and `preferred_element_type` is the dtype the products are
+/// accumulated and returned in, given to XLA as the dot's own result type (bf16 x bf16 ->
+/// f32 and int8 x int8 -> int32 run on XLA's bf16 and int8 kernels, with no widened copy of
+/// the operands). `precision` is accepted for JAX's signature.
 ///
 /// ```
 /// use jaxrs::lax;
@@ -64,8 +51,7 @@ pub fn dot_general(
     preferred_element_type: Option<DType>,
 ) -> Array {
     let _ = precision;
-    let (l, r) = cast_pair(lhs, rhs, preferred_element_type);
-    l.dot_general(&r, &dimension_numbers.into())
+    lhs.dot_general_preferred(rhs, &dimension_numbers.into(), preferred_element_type)
 }
 
 /// Vector and matrix products (`lax.dot`): `lhs`'s last axis contracted with `rhs`'s first.

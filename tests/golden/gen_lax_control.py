@@ -146,4 +146,23 @@ c.add("lax.platform_dependent", lambda x: lax.platform_dependent(x, cpu=jnp.sin,
       [c.normal((3,), "float64")], params={"branches": "cpu,cuda"})
 c.add("lax.platform_dependent", lambda x: lax.platform_dependent(x, cuda=jnp.sin, default=jnp.cos),
       [c.normal((3,), "float64")], params={"branches": "cuda"})
+# ---- mixed operand dtypes (weight-only int8) -------------------------------------------------
+# Appended last so that the random inputs of the cases above stay as they were. JAX does not
+# promote lax.dot_general's operands: f32 x int8 is an f32 product (the int8 side converted in
+# the program), bf16 x int8 with an f32 preferred type likewise; int8 x int8 -> f32 is one dot.
+for la, ra, pet, shapes, dn in [
+        ("float32", "int8", None, ((2, 3), (3, 4)), (((1,), (0,)), ((), ()))),
+        ("bfloat16", "int8", "float32", ((2, 3), (3, 4)), (((1,), (0,)), ((), ()))),
+        ("int8", "float32", None, ((4, 3), (2, 4, 3)), (((1,), (2,)), ((), ()))),
+        ("int8", "int8", "float32", ((2, 3), (3, 2)), (((1,), (0,)), ((), ()))),
+        ("bfloat16", "bfloat16", "float32", ((2, 3, 4), (2, 4, 5)), (((2,), (1,)), ((0,), (0,))))]:
+    mk = lambda s, dt: c.ints(s, -100, 100, dt) if dt == "int8" else c.normal(s, dt)
+    (lc, rc), (lb, rb) = dn
+    params = {"lc": list(lc), "rc": list(rc), "lb": list(lb), "rb": list(rb)}
+    if pet:
+        params["preferred_element_type"] = pet
+    c.add("lax.dot_general",
+          lambda a, b, dn=dn, pet=pet: lax.dot_general(a, b, dn, preferred_element_type=pet),
+          [mk(shapes[0], la), mk(shapes[1], ra)], params=params,
+          name=f"lax.dot_general/mixed/{la}x{ra}->{pet}", tol=(1e-5, 1e-5))
 c.save()

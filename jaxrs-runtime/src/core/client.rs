@@ -48,12 +48,18 @@ pub fn client() -> Arc<Client> {
     pjrt::default_client().unwrap_or_else(|e| fail(e))
 }
 
-/// Whether programs for this process's client lower bf16 x bf16 products as f32 products
-/// rounded once ([`crate::core::lower::LowerOptions::bf16_dots_in_f32`]): on XLA's CPU backend.
-/// The CPU plugin's XLA hands bf16 dots to YNNPACK, whose bf16 kernels ran a transformer step
-/// 6x slower than jaxlib 0.10.2, whose XLA upcasts bf16 dots to f32 itself (README
-/// "Train-step speed"); upcasting in the program gives jaxlib's numbers and speed. Starts the
-/// client, as compiling does anyway.
+/// Whether programs for this process's client are lowered for XLA's CPU backend's dot kernels
+/// ([`crate::core::lower::LowerOptions::bf16_dots_in_f32`]): true on the CPU plugin.
+///
+/// The plugin's XLA (jaxlib 0.11.2) sends dots to YNNPACK only in the type combinations
+/// `IsDotSupportedByYnn` lists (f32 x f32 -> f32, bf16 x bf16 -> f32, s8 x s8 -> s32, ...) and
+/// with at least two rows; any other dot is XLA's own code, which for bf16 or int8 first writes
+/// an f32 / s32 copy of both operands on every call. So a bf16 x bf16 -> bf16 product is
+/// lowered as bf16 x bf16 -> f32 rounded once (f32 accumulation, jaxlib's numbers), and a
+/// one-row bf16 or int8 product as a two-row one. Upcasting the operands in the program (what
+/// jaxrs did before, and what jaxlib 0.10.2's XLA does) was 1.4-9x slower than f32 at
+/// `[m, 768] x [768, 3072]`; the YNNPACK forms are 2-4x faster than f32 for m >= 8
+/// (benches/matmul_dtypes.rs). Starts the client, as compiling does anyway.
 pub fn bf16_dots_in_f32() -> bool {
     static ON_CPU: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON_CPU.get_or_init(|| client().platform_name() == "cpu")

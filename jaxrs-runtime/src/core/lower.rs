@@ -57,10 +57,11 @@ pub struct LowerOptions {
     /// A program partitioned over a mesh (pjit): Shardy shardings on `main`'s arguments and
     /// results, one partition per mesh device.
     pub spmd: Option<Spmd>,
-    /// Lower a bf16 x bf16 `dot_general` as an f32 product rounded to bf16 once, as jaxlib's
-    /// XLA computes it on CPU; set from the target by the compiling caller
-    /// (`crate::core::client::bf16_dots_in_f32`), so that lowering itself stays a pure
-    /// function of the program and these options.
+    /// Lower dots in the forms XLA's CPU backend runs on its bf16/int8 kernels: a bf16 x bf16
+    /// `dot_general` as bf16 x bf16 -> f32 rounded to bf16 once (f32 accumulation, as jaxlib's
+    /// XLA computes it on CPU), and a one-row bf16 or int8 product as a two-row one; set from
+    /// the target by the compiling caller (`crate::core::client::bf16_dots_in_f32`, which says
+    /// why), so that lowering itself stays a pure function of the program and these options.
     pub bf16_dots_in_f32: bool,
     /// Per constvar: its value as a dense attribute (see `dense_constant`) when it is
     /// embedded in the program as a `stablehlo.constant`, as JAX embeds constants; `None`

@@ -46,13 +46,40 @@ impl Array {
     #[track_caller]
     pub fn dot_general(&self, other: &Array, dims: &DotDims) -> Array {
         let (a, b) = promoted(self, other);
+        a.dot_general_preferred(&b, dims, None)
+    }
+
+    /// `lax.dot_general` as JAX's primitive takes it: the operands are not promoted (an f32
+    /// activation times an int8 kernel is one product, whose result has the wider dtype), and
+    /// `preferred_element_type` is the dtype the products are accumulated and returned in
+    /// (bf16 x bf16 -> f32, int8 x int8 -> int32). XLA computes it without widening the
+    /// operands where it can; mixed operand dtypes are converted to the result's in the
+    /// program, as JAX's lowering does.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// let x = Array::from_vec(vec![100i8, 100, -100], &[1, 3]);
+    /// let w = Array::from_vec(vec![100i8, 100, 1], &[3, 1]);
+    /// let dims = jaxrs::DotDims { lhs_contract: vec![1], rhs_contract: vec![0], ..Default::default() };
+    /// let y = x.dot_general_preferred(&w, &dims, Some(DType::I32));
+    /// assert_eq!((y.dtype(), y.to_vec::<i32>()), (DType::I32, vec![19_900]));
+    /// ```
+    #[track_caller]
+    pub fn dot_general_preferred(
+        &self,
+        other: &Array,
+        dims: &DotDims,
+        preferred_element_type: Option<DType>,
+    ) -> Array {
         let prim = DotGeneral {
             lhs_contract: dims.lhs_contract.clone(),
             rhs_contract: dims.rhs_contract.clone(),
             lhs_batch: dims.lhs_batch.clone(),
             rhs_batch: dims.rhs_batch.clone(),
+            preferred_element_type,
         };
-        bind1(prim, &[Operand::from(&a), Operand::from(&b)])
+        bind1(prim, &[Operand::from(self), Operand::from(other)])
     }
 
     /// The matrix product with numpy's rules: 1-D operands are vectors, leading axes are
@@ -100,6 +127,7 @@ impl Array {
             rhs_contract: vec![rc],
             lhs_batch: lb,
             rhs_batch: rb_,
+            preferred_element_type: None,
         };
         if rb <= 2 {
             // No batch axes on the right: contract directly; a's leading axes stay in front.

@@ -3,7 +3,7 @@
 use super::arity;
 use crate::aval::Aval;
 use crate::core::array::Array;
-use crate::core::lower::{dim_list, LowerCtx};
+use crate::core::lower::{dim_list, i64_array, LowerCtx};
 use crate::core::primitive::{as_any, tuple_str, Primitive};
 use crate::core::trace::{bind1, Operand};
 use crate::dtype::DType;
@@ -38,12 +38,18 @@ fn transpose_back(
 
 /// Contracts `lhs_contract` with `rhs_contract`, pairing `lhs_batch` with `rhs_batch`.
 /// The result's dims are: batch dims, then lhs's free dims, then rhs's free dims.
+///
+/// As JAX's `dot_general_p`, the operands may differ in dtype (an f32 activation times an
+/// int8 kernel): the result has the wider of the two ([`DotGeneral::result_dtype`]), or
+/// `preferred_element_type`, which names the accumulation and result dtype (bf16 x bf16 ->
+/// f32, s8 x s8 -> s32) and is never narrower than the operands' for integers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DotGeneral {
     pub lhs_contract: Vec<usize>,
     pub rhs_contract: Vec<usize>,
     pub lhs_batch: Vec<usize>,
     pub rhs_batch: Vec<usize>,
+    pub preferred_element_type: Option<DType>,
 }
 
 impl DotGeneral {
@@ -53,6 +59,91 @@ impl DotGeneral {
             .filter(|d| !contract.contains(d) && !batch.contains(d))
             .collect()
     }
+
+    /// The result dtype of a product of `lhs` and `rhs` elements with `preferred` asked for:
+    /// JAX's `_dot_general_dtype_rule` (XLA's `HigherPrecisionType`, then `MaybeUpcast`). Of two
+    /// different dtypes the one with more range, then more mantissa, then more bits wins
+    /// (f32 over bf16 over int8); a `preferred` dtype replaces it, but an integer result may
+    /// not be narrowed.
+    pub fn result_dtype(lhs: DType, rhs: DType, preferred: Option<DType>) -> Result<DType, String> {
+        // (complex, max exponent, mantissa bits, bit width, signed): compared in this order.
+        fn rank(d: DType) -> (bool, i32, i32, usize, bool) {
+            let real = d.real_dtype();
+            let (maxexp, mant) = match real {
+                DType::BF16 => (128, 7),
+                DType::F16 => (16, 10),
+                DType::F32 => (128, 23),
+                DType::F64 => (1024, 52),
+                _ => (-1, -1),
+            };
+            let bits = if d == DType::Bool {
+                1
+            } else {
+                real.size_in_bytes() * 8
+            };
+            (d.is_complex(), maxexp, mant, bits, !d.is_unsigned())
+        }
+        let (a, b) = (rank(lhs), rank(rhs));
+        let result = if a > b {
+            lhs
+        } else if b > a {
+            rhs
+        } else if lhs != rhs {
+            return Err(format!(
+                "operand dtypes {} and {} have no common result dtype",
+                lhs.name(),
+                rhs.name()
+            ));
+        } else {
+            lhs
+        };
+        match preferred {
+            None => Ok(result),
+            Some(p) if p == result => Ok(p),
+            Some(p) if !result.is_inexact() && rank(p).3 < rank(result).3 => Err(format!(
+                "preferred_element_type {} is narrower than the result dtype {}",
+                p.name(),
+                result.name()
+            )),
+            Some(p) => Ok(p),
+        }
+    }
+
+    /// For a bf16 or int8 product whose lhs has one row (its free dims multiply to 1) and
+    /// whose rhs has several columns: the lhs free dim to widen to two rows, and where that
+    /// dim lands in the result. `None` for every other product.
+    fn two_row_dim(&self, l: &Aval, r: &Aval) -> Option<(usize, usize)> {
+        let low = |d: DType| matches!(d, DType::BF16 | DType::I8 | DType::U8);
+        if !(low(l.dtype) && low(r.dtype)) {
+            return None;
+        }
+        let lf = DotGeneral::free_dims(l.rank(), &self.lhs_contract, &self.lhs_batch);
+        let rf = DotGeneral::free_dims(r.rank(), &self.rhs_contract, &self.rhs_batch);
+        let rows: usize = lf.iter().map(|&d| l.shape[d]).product();
+        let cols: usize = rf.iter().map(|&d| r.shape[d]).product();
+        if lf.is_empty() || rows != 1 || cols < 2 {
+            return None;
+        }
+        Some((lf[0], self.lhs_batch.len()))
+    }
+
+    /// This product with other dimension numbers (the VJP's and batching rule's products keep
+    /// the preferred dtype, as JAX's do).
+    fn with_dims(
+        &self,
+        lhs_contract: Vec<usize>,
+        rhs_contract: Vec<usize>,
+        lhs_batch: Vec<usize>,
+        rhs_batch: Vec<usize>,
+    ) -> DotGeneral {
+        DotGeneral {
+            lhs_contract,
+            rhs_contract,
+            lhs_batch,
+            rhs_batch,
+            preferred_element_type: self.preferred_element_type,
+        }
+    }
 }
 
 impl Primitive for DotGeneral {
@@ -60,23 +151,26 @@ impl Primitive for DotGeneral {
         "dot_general"
     }
     fn params_string(&self) -> String {
-        format!(
+        let dims = format!(
             "dimension_numbers=(({}, {}), ({}, {}))",
             tuple_str(&self.lhs_contract),
             tuple_str(&self.rhs_contract),
             tuple_str(&self.lhs_batch),
             tuple_str(&self.rhs_batch)
-        )
+        );
+        // Shown only when set, as JAX's jaxprs show it.
+        match self.preferred_element_type {
+            Some(p) => format!("{dims} preferred_element_type={}", p.name()),
+            None => dims,
+        }
     }
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 2)?;
         let (l, r) = (&inputs[0], &inputs[1]);
-        if l.dtype != r.dtype {
-            return Err("operands must have the same dtype".into());
-        }
-        if l.dtype == DType::Bool {
+        if l.dtype == DType::Bool || r.dtype == DType::Bool {
             return Err("dot_general is not defined on bool".into());
         }
+        let dtype = DotGeneral::result_dtype(l.dtype, r.dtype, self.preferred_element_type)?;
         if self.lhs_contract.len() != self.rhs_contract.len()
             || self.lhs_batch.len() != self.rhs_batch.len()
         {
@@ -120,7 +214,9 @@ impl Primitive for DotGeneral {
                 .iter()
                 .map(|&d| r.shape[d]),
         );
-        Ok(vec![l.with_shape(shape).weak(l.weak && r.weak)])
+        Ok(vec![l.with_shape(shape).with_dtype(dtype).weak(
+            l.weak && r.weak && self.preferred_element_type.is_none(),
+        )])
     }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         let (x, y) = (p[0].to_array(), p[1].to_array());
@@ -157,39 +253,28 @@ impl Primitive for DotGeneral {
         let g_rhs_free: Vec<usize> = (nb + lf.len()..g.rank()).collect();
         // d lhs: contract g's rhs-free dims with rhs's free dims; what remains of rhs are its
         // contracting dims, which map back to lhs's contracting dims.
+        // With mixed or preferred dtypes the products below come out in the result's dtype;
+        // each cotangent is rounded back to its operand's dtype, as JAX's transpose rules do.
+        let like = |ct: Array, operand: &Array| {
+            if ct.dtype() == operand.dtype() {
+                ct
+            } else {
+                ct.astype(operand.dtype())
+            }
+        };
         let ct_x = wanted[0].then(|| {
-            transpose_back(
-                bind1(
-                    DotGeneral {
-                        lhs_contract: g_rhs_free,
-                        rhs_contract: rf.clone(),
-                        lhs_batch: g_batch.clone(),
-                        rhs_batch: rb.clone(),
-                    },
-                    &[Operand::from(g), Operand::from(&*y)],
-                ),
-                lb,
-                &lf,
-                lc,
-                rc,
-            )
+            let d = bind1(
+                self.with_dims(g_rhs_free, rf.clone(), g_batch.clone(), rb.clone()),
+                &[Operand::from(g), Operand::from(&*y)],
+            );
+            like(transpose_back(d, lb, &lf, lc, rc), &x)
         });
         let ct_y = wanted[1].then(|| {
-            transpose_back(
-                bind1(
-                    DotGeneral {
-                        lhs_contract: g_lhs_free,
-                        rhs_contract: lf.clone(),
-                        lhs_batch: g_batch,
-                        rhs_batch: lb.clone(),
-                    },
-                    &[Operand::from(g), Operand::from(&*x)],
-                ),
-                rb,
-                &rf,
-                rc,
-                lc,
-            )
+            let d = bind1(
+                self.with_dims(g_lhs_free, lf.clone(), g_batch, lb.clone()),
+                &[Operand::from(g), Operand::from(&*x)],
+            );
+            like(transpose_back(d, rb, &rf, rc, lc), &y)
         });
         vec![ct_x, ct_y]
     }
@@ -225,33 +310,76 @@ impl Primitive for DotGeneral {
             "dot_dimension_numbers = #stablehlo.dot<{}>",
             fields.join(", ")
         );
-        let (l, r) = (&in_avals[0], &in_avals[1]);
-        if l.dtype == DType::BF16 && r.dtype == DType::BF16 && cx.bf16_dots_in_f32() {
-            // jaxlib's program on CPU: f32 products and sums, rounded once (why: the doc of
-            // `core::client::bf16_dots_in_f32`).
-            let (l32, r32) = (l.with_dtype(DType::F32), r.with_dtype(DType::F32));
-            let o32 = out[0].with_dtype(DType::F32);
-            let a = cx.op1("stablehlo.convert", &[&ins[0]], &[l], "", &l32);
-            let b = cx.op1("stablehlo.convert", &[&ins[1]], &[r], "", &r32);
-            let d = cx.op1(
-                "stablehlo.dot_general",
-                &[&a, &b],
-                &[&l32, &r32],
-                &props,
-                &o32,
-            );
-            if out[0].dtype == DType::F32 {
-                return vec![d];
+        let (l, r, o) = (&in_avals[0], &in_avals[1], &out[0]);
+        // Operands of two dtypes are converted to the result's first, as JAX lowers them on
+        // CPU and GPU (XLA's CPU codegen has no mixed-operand dots).
+        let (l, a) = if l.dtype == r.dtype || l.dtype == o.dtype {
+            (l.clone(), ins[0].clone())
+        } else {
+            let lo = l.with_dtype(o.dtype);
+            let a = cx.op1("stablehlo.convert", &[&ins[0]], &[l], "", &lo);
+            (lo, a)
+        };
+        let (r, b) = if l.dtype == r.dtype || r.dtype == o.dtype {
+            (r.clone(), ins[1].clone())
+        } else {
+            let ro = r.with_dtype(o.dtype);
+            let b = cx.op1("stablehlo.convert", &[&ins[1]], &[r], "", &ro);
+            (ro, b)
+        };
+        let cpu = cx.bf16_dots_in_f32();
+        // On XLA's CPU backend a bf16 x bf16 -> bf16 product is computed as bf16 x bf16 -> f32
+        // and rounded once: f32 accumulation, as jaxlib's XLA gives (it upcasts the operands),
+        // in the one bf16 form XLA hands to YNNPACK (`IsDotSupportedByYnn` takes bf16 x bf16
+        // only with an f32 result). Upcasting the operands instead writes an f32 copy of both
+        // on every call: 3-5x slower at LLM shapes (benches/matmul_dtypes.rs).
+        let acc =
+            if cpu && l.dtype == DType::BF16 && r.dtype == DType::BF16 && o.dtype == DType::BF16 {
+                o.with_dtype(DType::F32)
+            } else {
+                o.clone()
+            };
+        let unit = cpu.then(|| self.two_row_dim(&l, &r)).flatten();
+        let d = match unit {
+            None => cx.op1("stablehlo.dot_general", &[&a, &b], &[&l, &r], &props, &acc),
+            Some((lhs_dim, out_dim)) => {
+                // A matrix-vector product (one activation row: a decode step) in bf16 or int8:
+                // YNNPACK takes no dot with one row, and XLA's own code for it upcasts the whole
+                // kernel to f32 / s32 on every call. Two copies of the row make a two-row
+                // product that YNNPACK runs; its first row is the result (3-4x faster for
+                // [1, 768] x [768, 3072], benches/matmul_dtypes.rs).
+                let mut shape2 = l.shape.clone();
+                shape2[lhs_dim] = 2;
+                let l2 = l.with_shape(shape2);
+                let dims = format!(
+                    "broadcast_dimensions = {}",
+                    i64_array((0..l.rank()).map(|d| d as i64))
+                );
+                let a2 = cx.op1("stablehlo.broadcast_in_dim", &[&a], &[&l], &dims, &l2);
+                let mut out2 = acc.shape.clone();
+                out2[out_dim] = 2;
+                let acc2 = acc.with_shape(out2);
+                let d2 = cx.op1(
+                    "stablehlo.dot_general",
+                    &[&a2, &b],
+                    &[&l2, &r],
+                    &props,
+                    &acc2,
+                );
+                let limit: Vec<i64> = acc.shape.iter().map(|&n| n as i64).collect();
+                let slice = format!(
+                    "limit_indices = {}, start_indices = {}, strides = {}",
+                    i64_array(limit.iter().copied()),
+                    i64_array(vec![0; acc.rank()]),
+                    i64_array(vec![1; acc.rank()])
+                );
+                cx.op1("stablehlo.slice", &[&d2], &[&acc2], &slice, &acc)
             }
-            return vec![cx.op1("stablehlo.convert", &[&d], &[&o32], "", &out[0])];
+        };
+        if acc.dtype == o.dtype {
+            return vec![d];
         }
-        vec![cx.op1(
-            "stablehlo.dot_general",
-            &[&ins[0], &ins[1]],
-            &[l, r],
-            &props,
-            &out[0],
-        )]
+        vec![cx.op1("stablehlo.convert", &[&d], &[&acc], "", o)]
     }
     fn batch(
         &self,
@@ -268,12 +396,12 @@ impl Primitive for DotGeneral {
                 .collect()
         };
         let (ld, rd) = (dims[0], dims[1]);
-        let mut prim = DotGeneral {
-            lhs_contract: shifted(&self.lhs_contract, ld),
-            rhs_contract: shifted(&self.rhs_contract, rd),
-            lhs_batch: shifted(&self.lhs_batch, ld),
-            rhs_batch: shifted(&self.rhs_batch, rd),
-        };
+        let mut prim = self.with_dims(
+            shifted(&self.lhs_contract, ld),
+            shifted(&self.rhs_contract, rd),
+            shifted(&self.lhs_batch, ld),
+            shifted(&self.rhs_batch, rd),
+        );
         let (lhs, rhs) = (args[0].aval(), args[1].aval());
         let nbatch = prim.lhs_batch.len();
         let out = match (ld, rd) {
