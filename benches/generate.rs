@@ -1,6 +1,7 @@
 //! Generation speed: prefill time of a 128-token prompt and decode tokens/s at batch 1 and
 //! batch 8, for a GPT-2-small-sized and a Llama-shaped model in f32, bf16 and int8
-//! (weight-only, per-output-channel scales, f32 activations), for jaxrs's
+//! (int8 kernels with per-output-channel scales, activation rows quantized on the fly, int8 x
+//! int8 -> int32 products, as `Dense` does it), for jaxrs's
 //! [`jaxrs_models::generate::Engine`] beside a JAX twin (`benches/peer/generate_jax.py`: the same
 //! architecture in JAX, jitted prefill and a jitted decode step over a donated KV cache of the
 //! same capacity) and `transformers`' `generate` (`benches/peer/generate_hf.py`, greedy, on
@@ -25,22 +26,21 @@
 //! its first-token time (`generate` with one new token) and its decode rate is
 //! `(n - 1) / (time(n tokens) - time(1 token))`.
 //!
-//! Figures (2 cores of an Intel Xeon with AMX-BF16/INT8, shared with other jobs, 12 steps;
-//! the README's "Generation speed" says more), jaxrs / JAX twin / transformers:
+//! Figures (2 cores of an Intel Xeon with AMX-BF16/INT8, quiet, 12 steps, 3.5 minutes; the
+//! README's "Generation speed" says more), jaxrs / JAX twin / transformers:
 //!
 //! ```text
-//! row          prefill ms          tok/s batch 1        tok/s batch 8
-//! gpt2_f32     392 / 438 / 657     10.3 / 12.7 / 2.9    63.9 / 31.2 / 29.2
-//! gpt2_bf16    752 / 544 / 384      2.4 /  2.5 / 7.2    13.4 / 10.5 / 19.3
-//! gpt2_int8    484 / 524 / -        2.8 /  2.6 / -      20.4 / 14.1 / -
-//! llama_f32    399 / 246 / 459     19.6 / 18.8 / 6.1    71.1 / 52.3 / 26.8
-//! llama_bf16   536 / 557 / 3124     3.6 /  3.3 / 8.2    19.9 / 20.0 / 9.8
-//! llama_int8   488 / 582 / -        3.5 /  3.5 / -      28.8 / 20.7 / -
+//! row          prefill ms         tok/s batch 1        tok/s batch 8
+//! gpt2_f32     160 / 161 / 145    25.9 / 25.6 / 25.0   123.9 /  69.4 / 101.9
+//! gpt2_bf16     92 / 278 /  89    24.4 /  4.8 / 31.2   166.6 /  23.2 / 166.8
+//! gpt2_int8     65 / 130 / -      31.0 /  4.6 / -      177.5 / 107.7 / -
+//! llama_f32    142 / 170 / 174    36.2 / 37.0 / 29.4   140.7 / 112.1 / 103.1
+//! llama_bf16    62 / 314 /  85    31.1 /  5.6 / 32.6   158.9 /  32.1 / 177.3
+//! llama_int8    73 / 122 / -      42.2 /  5.7 / -      255.9 / 230.6 / -
 //! ```
 //!
-//! bf16 and int8 run slower than f32 because the lowering computes their dots in f32 after a
-//! conversion of every weight at every step (see the README); that is the runtime's dot path,
-//! not the generation code.
+//! bf16 is 0.86-0.94x f32's tokens/s at batch 1 and 1.13-1.34x at batch 8, not the 1.5x asked
+//! (transformers' bf16 is 1.1-1.25x its f32 at batch 1): see the README.
 
 #[path = "common/peer.rs"]
 mod peer;

@@ -5,8 +5,9 @@ A jitted prefill (one prompt bucket, cache rows written with `dynamic_update_sli
 token drawn from the last real position's logits) and a jitted decode step (one token per cache
 slot, the cache donated and updated in place with a scatter, attention over the cache's whole
 capacity under a mask, greedy argmax), each result brought to the host as jaxrs's Engine does.
-f32, bf16 (every float parameter cast), int8 (weight-only: int8 kernels with per-output-channel
-scales, f32 activations, the tied output head quantized as an untied copy), as jaxrs does it.
+f32, bf16 (every float parameter cast), int8 (int8 kernels with per-output-channel scales, each
+activation row quantized to int8 on the fly, int8 x int8 -> int32 products; the tied output head
+quantized as an untied copy), as jaxrs's Dense does it.
 
 Run by the Rust bench with `--rows=gpt2_f32,... --model=gpt2=DIR ... --steps=N --prompt=128
 --capacity=256 --batch=8 --threads=T`. Prints `ROW_prefill_ms`, `ROW_decode1_tps`,
@@ -126,7 +127,14 @@ def variant(params, dtype):
 
 def apply(d, x):
     if d["scale"] is not None:
-        y = jnp.matmul(x, d["kernel"].astype(x.dtype)) * d["scale"]
+        # jaxrs's int8 Dense: rows of x quantized to int8 (one scale each), an int8 x int8 ->
+        # int32 product, both scales applied in f32.
+        xf = x.astype(jnp.float32)
+        amax = jnp.max(jnp.abs(xf), -1, keepdims=True)
+        row_scale = jnp.where(amax == 0, jnp.float32(1), amax / jnp.float32(127))
+        xq = jnp.round(xf / row_scale).astype(jnp.int8)
+        acc = jnp.matmul(xq, d["kernel"], preferred_element_type=jnp.int32)
+        y = (acc.astype(jnp.float32) * row_scale * d["scale"].astype(jnp.float32)).astype(x.dtype)
     else:
         y = jnp.matmul(x, d["kernel"])
     return y if d["bias"] is None else y + d["bias"]
