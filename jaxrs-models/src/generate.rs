@@ -186,33 +186,33 @@ fn sample_warped(
     let (rows, vocab) = (logits.shape()[0], logits.shape()[1]);
     let greedy = logits.argmax(-1, false).astype(DType::I32);
     let temp = temperature.reshape([rows, 1]);
-    let scaled = logits / where_(&temp.gt(0.0f32), &temp, &Array::scalar(1.0f32));
+    let scaled = logits / where_(temp.gt(0.0f32), &temp, Array::scalar(1.0f32));
     // Warping works on the logits sorted in descending order.
     let sorted = -(-&scaled).sort(-1);
     let rank = lax::broadcasted_iota(DType::I32, &[rows, vocab], 1);
     let k = top_k.reshape([rows, 1]);
-    let in_top_k = k.eq(0).logical_or(&rank.lt(&k));
+    let in_top_k = k.eq(0).logical_or(rank.lt(&k));
     let neg_inf = Array::scalar(f32::NEG_INFINITY);
     let sorted = where_(&in_top_k, &sorted, &neg_inf);
     // Nucleus: keep a token while the mass before it is under top_p (the first always).
     let probs = sorted.softmax(-1);
     let before = probs.cumsum(-1) - &probs;
     let keep = before
-        .lt(&top_p.reshape([rows, 1]))
-        .logical_and(&sorted.gt(f32::NEG_INFINITY));
-    let threshold = where_(&keep, &sorted, &Array::scalar(f32::INFINITY)).min(-1, true);
-    let warped = where_(&scaled.ge(&threshold), &scaled, &neg_inf);
+        .lt(top_p.reshape([rows, 1]))
+        .logical_and(sorted.gt(f32::NEG_INFINITY));
+    let threshold = where_(&keep, &sorted, Array::scalar(f32::INFINITY)).min(-1, true);
+    let warped = where_(scaled.ge(&threshold), &scaled, &neg_inf);
     // One categorical draw per row with the row's key folded with its step, vmapped so the
     // program's size does not grow with the rows.
     let draw = vmap(
         |(key, step, row): (Array, Array, Array)| {
-            random::categorical(&random::fold_in(&key, &step.astype(DType::U32)), &row, -1)
+            random::categorical(&random::fold_in(&key, step.astype(DType::U32)), &row, -1)
         },
         (0, 0, 0),
         0,
     );
     let drawn = draw((keys.clone(), step.clone(), warped)).astype(DType::I32);
-    where_(&temperature.gt(0.0f32), &drawn, &greedy)
+    where_(temperature.gt(0.0f32), &drawn, &greedy)
 }
 
 /// Prefills `tokens` `[rows, bucket]` (right-padded; `lengths` `[rows]` real tokens each)
@@ -587,7 +587,7 @@ pub fn generate(
             }
         }
         if running.is_empty() {
-            if waiting.len() == 0 {
+            if waiting.is_empty() {
                 return Ok(outputs);
             }
             continue;

@@ -318,7 +318,7 @@ impl Transformer {
         ); // [B, KV, T, G, S]
         let scores = scores.astype(DType::F32) * (1.0 / (c.head_dim as f64).sqrt()) as f32;
         let mask = mask.reshape([b, 1, t, 1, s]);
-        let scores = where_(&mask, &scores, &Array::scalar(f32::MIN));
+        let scores = where_(&mask, &scores, Array::scalar(f32::MIN));
         let probs = scores.softmax(-1).astype(v.dtype());
         let out = probs.dot_general(
             v,
@@ -365,7 +365,7 @@ impl Transformer {
         let causal = key_pos.le(query_pos);
         match self.config.sliding_window {
             0 => causal,
-            w => causal.logical_and(&(query_pos - key_pos).lt(w as i32)),
+            w => causal.logical_and((query_pos - key_pos).lt(w as i32)),
         }
     }
 
