@@ -144,8 +144,38 @@ fn key_words(seed: u64) -> [u32; 2] {
 /// Draws one token per row of `logits` `[rows, vocab]` (float32): greedy where the row's
 /// temperature is 0, else temperature, top-k and top-p warping and a categorical draw with the
 /// row's key folded with `step` `[rows]`.
+///
+/// When every row is greedy, a `cond` skips the warping: its sort of the whole vocabulary and
+/// one categorical draw per row cost more than the rest of a batched decode step.
 #[track_caller]
 pub fn sample(
+    logits: &Array,
+    keys: &Array,
+    step: &Array,
+    temperature: &Array,
+    top_k: &Array,
+    top_p: &Array,
+) -> Array {
+    let any_random = temperature.max(0, false).gt(0.0f32);
+    let operands = vec![
+        logits.clone(),
+        keys.clone(),
+        step.clone(),
+        temperature.clone(),
+        top_k.clone(),
+        top_p.clone(),
+    ];
+    cond(
+        &any_random,
+        |o: Vec<Array>| sample_warped(&o[0], &o[1], &o[2], &o[3], &o[4], &o[5]),
+        |o: Vec<Array>| o[0].argmax(-1, false).astype(DType::I32),
+        operands,
+    )
+}
+
+/// [`sample`] with the warping and the draws computed whatever the temperatures.
+#[track_caller]
+fn sample_warped(
     logits: &Array,
     keys: &Array,
     step: &Array,
@@ -156,33 +186,33 @@ pub fn sample(
     let (rows, vocab) = (logits.shape()[0], logits.shape()[1]);
     let greedy = logits.argmax(-1, false).astype(DType::I32);
     let temp = temperature.reshape([rows, 1]);
-    let scaled = logits / where_(&temp.gt(0.0f32), &temp, &Array::scalar(1.0f32));
+    let scaled = logits / where_(temp.gt(0.0f32), &temp, Array::scalar(1.0f32));
     // Warping works on the logits sorted in descending order.
     let sorted = -(-&scaled).sort(-1);
     let rank = lax::broadcasted_iota(DType::I32, &[rows, vocab], 1);
     let k = top_k.reshape([rows, 1]);
-    let in_top_k = k.eq(0).logical_or(&rank.lt(&k));
+    let in_top_k = k.eq(0).logical_or(rank.lt(&k));
     let neg_inf = Array::scalar(f32::NEG_INFINITY);
     let sorted = where_(&in_top_k, &sorted, &neg_inf);
     // Nucleus: keep a token while the mass before it is under top_p (the first always).
     let probs = sorted.softmax(-1);
     let before = probs.cumsum(-1) - &probs;
     let keep = before
-        .lt(&top_p.reshape([rows, 1]))
-        .logical_and(&sorted.gt(f32::NEG_INFINITY));
-    let threshold = where_(&keep, &sorted, &Array::scalar(f32::INFINITY)).min(-1, true);
-    let warped = where_(&scaled.ge(&threshold), &scaled, &neg_inf);
+        .lt(top_p.reshape([rows, 1]))
+        .logical_and(sorted.gt(f32::NEG_INFINITY));
+    let threshold = where_(&keep, &sorted, Array::scalar(f32::INFINITY)).min(-1, true);
+    let warped = where_(scaled.ge(&threshold), &scaled, &neg_inf);
     // One categorical draw per row with the row's key folded with its step, vmapped so the
     // program's size does not grow with the rows.
     let draw = vmap(
         |(key, step, row): (Array, Array, Array)| {
-            random::categorical(&random::fold_in(&key, &step.astype(DType::U32)), &row, -1)
+            random::categorical(&random::fold_in(&key, step.astype(DType::U32)), &row, -1)
         },
         (0, 0, 0),
         0,
     );
     let drawn = draw((keys.clone(), step.clone(), warped)).astype(DType::I32);
-    where_(&temperature.gt(0.0f32), &drawn, &greedy)
+    where_(temperature.gt(0.0f32), &drawn, &greedy)
 }
 
 /// Prefills `tokens` `[rows, bucket]` (right-padded; `lengths` `[rows]` real tokens each)
@@ -201,13 +231,8 @@ fn prefill_step(
     top_p: &Array,
 ) -> (KvCache, Array) {
     let rows = tokens.shape()[0];
-    let (logits, kvs) = model.prefill(tokens);
-    let vocab = model.config.vocab_size;
     // The logits at each row's last real token.
-    let last = (lengths - 1)
-        .reshape([rows, 1, 1])
-        .broadcast_to(&[rows, 1, vocab]);
-    let last_logits = logits.take_along_axis(&last, 1).reshape([rows, vocab]);
+    let (last_logits, kvs) = model.prefill_last(tokens, lengths);
     let KvCache {
         keys: mut cache_keys,
         values: mut cache_values,
@@ -217,6 +242,8 @@ fn prefill_step(
             let slot = slots.slice(&[r], &[r + 1], &[1]).reshape([0usize; 0]);
             let zero = Array::scalar(0i32);
             let starts = [slot, zero.clone(), zero.clone(), zero];
+            // The row in the cache's layouts ([1, kv_heads, D, T] keys, [1, kv_heads, T, D]
+            // values).
             let row = |x: &Array| {
                 x.slice(
                     &[r, 0, 0, 0],
@@ -224,8 +251,12 @@ fn prefill_step(
                     &[1, 1, 1, 1],
                 )
             };
-            cache_keys[layer] = cache_keys[layer].dynamic_update_slice(&row(k), &starts);
-            cache_values[layer] = cache_values[layer].dynamic_update_slice(&row(v), &starts);
+            let (k, v) = (
+                crate::transformer::cache_keys(&row(k)),
+                crate::transformer::cache_values(&row(v)),
+            );
+            cache_keys[layer] = cache_keys[layer].dynamic_update_slice(&k, &starts);
+            cache_values[layer] = cache_values[layer].dynamic_update_slice(&v, &starts);
         }
     }
     let first = sample(&last_logits, keys, lengths, temperature, top_k, top_p);
@@ -556,7 +587,7 @@ pub fn generate(
             }
         }
         if running.is_empty() {
-            if waiting.len() == 0 {
+            if waiting.is_empty() {
                 return Ok(outputs);
             }
             continue;

@@ -101,7 +101,13 @@ pub struct Transformer {
 }
 
 /// Keys and values of every layer for `slots` sequences of up to `capacity` positions each:
-/// `keys[l]` and `values[l]` are `[slots, capacity, kv_heads, head_dim]`.
+/// `keys[l]` is `[slots, kv_heads, head_dim, capacity]` and `values[l]` is `[slots, kv_heads,
+/// capacity, head_dim]`.
+///
+/// These are the layouts attention's two dots read as they are (batch axes first, then the
+/// contracted axis before the free one for keys, after it for values), so a decode step
+/// copies no part of the cache; in `transformers`' `[slots, capacity, kv_heads, head_dim]`
+/// XLA transposes every layer's keys and values at every step.
 #[derive(Tree, Clone, Debug)]
 pub struct KvCache {
     /// Per layer.
@@ -114,15 +120,14 @@ impl KvCache {
     /// A zeroed cache for `model`, of its dtype.
     pub fn new(model: &Transformer, slots: usize, capacity: usize) -> KvCache {
         let c = &model.config;
-        let shape = [slots, capacity, c.num_kv_heads, c.head_dim];
-        let zeros = || {
+        let zeros = |shape: [usize; 4]| {
             (0..c.num_layers)
                 .map(|_| Array::zeros(&shape, model.dtype()))
                 .collect()
         };
         KvCache {
-            keys: zeros(),
-            values: zeros(),
+            keys: zeros([slots, c.num_kv_heads, c.head_dim, capacity]),
+            values: zeros([slots, c.num_kv_heads, capacity, c.head_dim]),
         }
     }
 
@@ -133,7 +138,7 @@ impl KvCache {
 
     /// Positions per sequence.
     pub fn capacity(&self) -> usize {
-        self.keys.first().map_or(0, |k| k.shape()[1])
+        self.values.first().map_or(0, |v| v.shape()[2])
     }
 }
 
@@ -146,6 +151,16 @@ fn activate(x: &Array, name: &str) -> Array {
         "relu" => x.relu(),
         other => unreachable!("the config reader refuses the activation {other:?}"),
     }
+}
+
+/// Keys `[B, T, kv_heads, D]` in the cache's layout, `[B, kv_heads, D, T]`.
+pub(crate) fn cache_keys(k: &Array) -> Array {
+    k.transpose([0, 2, 3, 1])
+}
+
+/// Values `[B, T, kv_heads, D]` in the cache's layout, `[B, kv_heads, T, D]`.
+pub(crate) fn cache_values(v: &Array) -> Array {
+    v.transpose([0, 2, 1, 3])
 }
 
 /// `transformers`' `rotate_half`: `[-x2, x1]` of the two halves of the last axis.
@@ -282,12 +297,13 @@ impl Transformer {
         (self.rope(&q, positions), self.rope(&k, positions), v)
     }
 
-    /// Grouped-query attention of `q` `[B, T, heads, D]` over `k`, `v` `[B, S, kv_heads, D]`
-    /// where `mask` `[B, T, S]` is true; `[B, T, heads * D]`.
+    /// Grouped-query attention of `q` `[B, T, heads, D]` over keys `k` `[B, kv_heads, D, S]`
+    /// and values `v` `[B, kv_heads, S, D]` (the cache's layouts) where `mask` `[B, T, S]` is
+    /// true; `[B, T, heads * D]`.
     fn attend(&self, q: &Array, k: &Array, v: &Array, mask: &Array) -> Array {
         let c = &self.config;
         let (b, t) = (q.shape()[0], q.shape()[1]);
-        let s = k.shape()[1];
+        let s = k.shape()[3];
         let groups = c.num_heads / c.num_kv_heads;
         // Query head h reads key/value head h / groups, as transformers' repeat_kv.
         let q = q.reshape([b, t, c.num_kv_heads, groups, c.head_dim]);
@@ -295,22 +311,22 @@ impl Transformer {
             k,
             &DotDims {
                 lhs_contract: vec![4],
-                rhs_contract: vec![3],
+                rhs_contract: vec![2],
                 lhs_batch: vec![0, 2],
-                rhs_batch: vec![0, 2],
+                rhs_batch: vec![0, 1],
             },
         ); // [B, KV, T, G, S]
         let scores = scores.astype(DType::F32) * (1.0 / (c.head_dim as f64).sqrt()) as f32;
         let mask = mask.reshape([b, 1, t, 1, s]);
-        let scores = where_(&mask, &scores, &Array::scalar(f32::MIN));
+        let scores = where_(&mask, &scores, Array::scalar(f32::MIN));
         let probs = scores.softmax(-1).astype(v.dtype());
         let out = probs.dot_general(
             v,
             &DotDims {
                 lhs_contract: vec![4],
-                rhs_contract: vec![1],
+                rhs_contract: vec![2],
                 lhs_batch: vec![0, 1],
-                rhs_batch: vec![0, 2],
+                rhs_batch: vec![0, 1],
             },
         ); // [B, KV, T, G, D]
         out.transpose([0, 2, 1, 3, 4])
@@ -349,7 +365,7 @@ impl Transformer {
         let causal = key_pos.le(query_pos);
         match self.config.sliding_window {
             0 => causal,
-            w => causal.logical_and(&(query_pos - key_pos).lt(w as i32)),
+            w => causal.logical_and((query_pos - key_pos).lt(w as i32)),
         }
     }
 
@@ -359,6 +375,30 @@ impl Transformer {
     /// before the padding do not depend on the padding.
     #[track_caller]
     pub fn prefill(&self, tokens: &Array) -> (Array, Vec<(Array, Array)>) {
+        let (x, kvs) = self.prefill_hidden(tokens);
+        (self.logits(&x), kvs)
+    }
+
+    /// [`Transformer::prefill`] with the logits of each row's last real token only: `lengths`
+    /// `[B]` (int32) real tokens per row; float32 logits `[B, vocab]`. The output projection
+    /// runs on one position per row instead of all `T` (for GPT-2 small and a 128-token prompt,
+    /// it would otherwise be 45% of the prefill's flops).
+    #[track_caller]
+    pub fn prefill_last(&self, tokens: &Array, lengths: &Array) -> (Array, Vec<(Array, Array)>) {
+        let (x, kvs) = self.prefill_hidden(tokens);
+        let (b, hidden) = (x.shape()[0], x.shape()[2]);
+        let last = (lengths - 1)
+            .reshape([b, 1, 1])
+            .broadcast_to(&[b, 1, hidden]);
+        let x = x.take_along_axis(&last, 1);
+        let logits = self.logits(&x).reshape([b, self.config.vocab_size]);
+        (logits, kvs)
+    }
+
+    /// The final hidden states `[B, T, hidden]` (before the final norm) and each layer's keys
+    /// and values.
+    #[track_caller]
+    fn prefill_hidden(&self, tokens: &Array) -> (Array, Vec<(Array, Array)>) {
         let (b, t) = (tokens.shape()[0], tokens.shape()[1]);
         let positions = lax::broadcasted_iota(DType::I32, &[b, t], 1);
         let query_pos = lax::broadcasted_iota(DType::I32, &[b, t, t], 1);
@@ -369,11 +409,15 @@ impl Transformer {
         for block in &self.blocks {
             let h = block.attention_norm.apply(&x, &self.config);
             let (q, k, v) = self.qkv(block, &h, &positions);
-            x = x + block.attention.o.apply(&self.attend(&q, &k, &v, &mask));
+            let (k_cache, v_cache) = (cache_keys(&k), cache_values(&v));
+            x = x + block
+                .attention
+                .o
+                .apply(&self.attend(&q, &k_cache, &v_cache, &mask));
             x = &x + self.mlp(block, &block.mlp_norm.apply(&x, &self.config));
             kvs.push((k, v));
         }
-        (self.logits(&x), kvs)
+        (x, kvs)
     }
 
     /// One token per cache slot: `tokens` `[slots]` (int32) at `positions` `[slots]`, each
@@ -386,10 +430,24 @@ impl Transformer {
         let positions = positions.reshape([slots, 1]);
         let key_pos = lax::broadcasted_iota(DType::I32, &[slots, 1, capacity], 2);
         let mask = self.visible(&positions.expand_dims(-1), &key_pos);
-        // The cache row each slot writes: one position, selected by a mask that XLA fuses
-        // into an in-place update of the donated cache.
-        let write = lax::broadcasted_iota(DType::I32, &[slots, capacity, 1, 1], 1)
-            .eq(&positions.reshape([slots, 1, 1, 1]));
+        // Each slot writes its one new row in place with a `dynamic_update_slice` (a select
+        // over the whole cache would read and write all of it every step: at 8 slots of 256
+        // positions, more bytes than the model's weights). A position must be below the
+        // capacity (the update's start would be clamped). `new` is `[slots, ...]` in the cache's layout, whose position axis is `axis`.
+        let write = |cache: Array, new: &Array, axis: usize| -> Array {
+            (0..slots).fold(cache, |cache, r| {
+                let mut limits = new.shape().to_vec();
+                limits[0] = r + 1;
+                let row = new.slice(&[r, 0, 0, 0], &limits, &[1, 1, 1, 1]);
+                let position = positions
+                    .slice(&[r, 0], &[r + 1, 1], &[1, 1])
+                    .reshape([0usize; 0]);
+                let mut starts = vec![Array::scalar(0i32); 4];
+                starts[0] = Array::scalar(r as i32);
+                starts[axis] = position;
+                cache.dynamic_update_slice(&row, &starts)
+            })
+        };
         let mut x = self.embed(&tokens.reshape([slots, 1]), &positions);
         let KvCache { keys, values } = cache;
         let mut new_keys = Vec::with_capacity(keys.len());
@@ -397,8 +455,8 @@ impl Transformer {
         for ((block, cached_k), cached_v) in self.blocks.iter().zip(keys).zip(values) {
             let h = block.attention_norm.apply(&x, &self.config);
             let (q, k, v) = self.qkv(block, &h, &positions);
-            let cached_k = where_(&write, &k, &cached_k);
-            let cached_v = where_(&write, &v, &cached_v);
+            let cached_k = write(cached_k, &cache_keys(&k), 3);
+            let cached_v = write(cached_v, &cache_values(&v), 2);
             x = x + block
                 .attention
                 .o
