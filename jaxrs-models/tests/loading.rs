@@ -68,13 +68,12 @@ fn load_err(dir: &Path) -> Error {
     }
 }
 
+/// A change to a `config.json`'s object.
+type ConfigEdit = dyn Fn(&mut serde_json::Map<String, serde_json::Value>);
+
 #[test]
 fn config_keys_that_do_not_fit_are_named() {
-    let cases: Vec<(
-        &str,
-        &str,
-        Box<dyn Fn(&mut serde_json::Map<String, serde_json::Value>)>,
-    )> = vec![
+    let cases: Vec<(&str, &str, Box<ConfigEdit>)> = vec![
         ("gpt2", "n_embd", Box::new(|c| drop(c.remove("n_embd")))),
         (
             "gpt2",
