@@ -79,9 +79,10 @@ fn main() {
             .collect::<Vec<_>>(),
         &[K, N],
     );
-    let dense = Dense::new(w.clone(), None);
+    // Dense keeps its weight as [out, in].
+    let dense = Dense::new(w.transpose([1, 0]), None);
     let q = dense.quantize_int8();
-    let (wq, scale) = (q.kernel.clone(), q.scale.clone().expect("int8"));
+    let (wq, scale) = (q.weight.transpose([1, 0]), q.scale.clone().expect("int8"));
     let w16 = w.astype(DType::BF16);
     let mut rows: Vec<(String, f64)> = Vec::new();
     for m in MS {
@@ -116,6 +117,7 @@ fn main() {
             rows.push((row, time_us(f.as_ref(), m)));
         }
     }
+    streamed(filter.as_deref());
     let jax = peer::jax_figures("matmul_dtypes_jax.py", &[]);
     println!(
         "\n{:<16} {:>10} {:>10} {:>9} {:>12} {:>14}",
@@ -147,5 +149,82 @@ fn main() {
         if let Some(j) = peer::figure(&jax, &name) {
             println!("JAX {name:<12} {j:>10.1} us");
         }
+    }
+}
+
+/// Weights per streamed call: a GPT-2-small decode step's MLP products, 96 MiB in bf16, more
+/// than this machine's caches, so every call reads its weights from memory (and YNNPACK packs
+/// each one again).
+const STREAMED: usize = 24;
+
+/// `[m, 768]` times each of 24 different `[768, 3072]` weights, summed, in one jitted call,
+/// with the weight stored `[in, out]` (`kn`, Flax's kernel) or `[out, in]` (`nk`, PyTorch's
+/// and [`Dense`]'s); ms per call. int8 rows are the int8 x int8 -> int32 product alone.
+fn streamed(filter: Option<&str>) {
+    let mut lines = Vec::new();
+    for dtype in [DType::F32, DType::BF16, DType::I8] {
+        // int8 values span the type's range; float values are small, as trained weights are.
+        let amplitude = if dtype == DType::I8 { 127.0f32 } else { 0.05 };
+        let kn: Vec<Array> = (0..STREAMED)
+            .map(|l| {
+                let v: Vec<f32> = uniform(K * N, 100 + l as u64)
+                    .iter()
+                    .map(|v| v * amplitude)
+                    .collect();
+                Array::from_vec(v, &[K, N]).astype(dtype)
+            })
+            .collect();
+        let nk: Vec<Array> = kn.iter().map(|w| w.transpose([1, 0])).collect();
+        let acc_dtype = if dtype == DType::I8 {
+            DType::I32
+        } else {
+            dtype
+        };
+        let preferred = (dtype == DType::I8).then_some(DType::I32);
+        for m in [1usize, 8] {
+            let x = Array::from_vec(
+                uniform(m * K, 7).iter().map(|v| v * amplitude).collect(),
+                &[m, K],
+            )
+            .astype(dtype);
+            let mut us = [0f64; 2];
+            for (contract, weights) in [&kn, &nk].into_iter().enumerate() {
+                let row = format!("{}_{}_{m}", dtype.name(), ["kn", "nk"][contract]);
+                if filter.is_some_and(|f| !format!("streamed_{row}").contains(f)) {
+                    continue;
+                }
+                let f = jit(move |(x, ws): (Array, Vec<Array>)| {
+                    let dims = jaxrs::DotDims {
+                        lhs_contract: vec![1],
+                        rhs_contract: vec![contract],
+                        ..jaxrs::DotDims::default()
+                    };
+                    ws.iter().fold(Array::zeros(&[m, N], acc_dtype), |acc, w| {
+                        acc + x.dot_general_preferred(w, &dims, preferred)
+                    })
+                });
+                let call = || {
+                    f.call((x.clone(), weights.clone())).block_until_ready();
+                };
+                call();
+                us[contract] = peer::best_us(5, 3, call);
+            }
+            if us.iter().all(|&u| u > 0.0) {
+                lines.push(format!(
+                    "streamed {:<8} m={m:<2} {:>9.2} {:>9.2} {:>9.2}",
+                    dtype.name(),
+                    us[0] / 1e3,
+                    us[1] / 1e3,
+                    us[1] / us[0]
+                ));
+            }
+        }
+    }
+    if !lines.is_empty() {
+        println!(
+            "\n{STREAMED} weights [768, 3072] per call, ms:\n{:<23} {:>9} {:>9} {:>9}",
+            "", "kn", "nk", "nk/kn"
+        );
+        lines.iter().for_each(|l| println!("{l}"));
     }
 }

@@ -125,6 +125,16 @@ def variant(params, dtype):
     return jax.tree.map(jnp.asarray, out)
 
 
+def matmul(a, b):
+    """jaxrs's float dot: accumulated in f32 and rounded once to the operands' dtype (JAX's
+    default bf16 dot on CPU rounds differently, which moves near-tied greedy tokens)."""
+    return jnp.matmul(a, b, preferred_element_type=jnp.float32).astype(a.dtype)
+
+
+def einsum(spec, a, b):
+    return jnp.einsum(spec, a, b, preferred_element_type=jnp.float32).astype(a.dtype)
+
+
 def apply(d, x):
     if d["scale"] is not None:
         # jaxrs's int8 Dense: rows of x quantized to int8 (one scale each), an int8 x int8 ->
@@ -136,7 +146,7 @@ def apply(d, x):
         acc = jnp.matmul(xq, d["kernel"], preferred_element_type=jnp.int32)
         y = (acc.astype(jnp.float32) * row_scale * d["scale"].astype(jnp.float32)).astype(x.dtype)
     else:
-        y = jnp.matmul(x, d["kernel"])
+        y = matmul(x, d["kernel"])
     return y if d["bias"] is None else y + d["bias"]
 
 
@@ -168,10 +178,10 @@ def attend(cfg, q, k, v, mask):
     b, t = q.shape[:2]
     kv, d = cfg["kv_heads"], cfg["head_dim"]
     q = q.reshape(b, t, kv, cfg["heads"] // kv, d)
-    scores = jnp.einsum("btkgd,bskd->bktgs", q, k).astype(jnp.float32) / np.float32(np.sqrt(d))
+    scores = einsum("btkgd,bskd->bktgs", q, k).astype(jnp.float32) / np.float32(np.sqrt(d))
     scores = jnp.where(mask[:, None, :, None, :], scores, jnp.finfo(jnp.float32).min)
     probs = jax.nn.softmax(scores, -1).astype(v.dtype)
-    out = jnp.einsum("bktgs,bskd->btkgd", probs, v)
+    out = einsum("bktgs,bskd->btkgd", probs, v)
     return out.reshape(b, t, cfg["heads"] * d)
 
 
@@ -202,7 +212,7 @@ def embed(p, tokens, positions):
 def logits(cfg, p, x):
     h = norm(p["final_norm"], x, cfg["eps"])
     if p["lm_head"] is None:
-        return (h @ p["embedding"].T).astype(jnp.float32)
+        return matmul(h, p["embedding"].T).astype(jnp.float32)
     return apply(p["lm_head"], h).astype(jnp.float32)
 
 

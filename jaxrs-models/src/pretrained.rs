@@ -1,7 +1,7 @@
 //! Hugging Face checkpoints into [`Transformer`]s: each family's tensor names mapped to the
-//! model's fields, `[out, in]` `nn.Linear` weights transposed to `[in, out]` kernels (GPT-2's
-//! `Conv1D` weights are `[in, out]` already), GPT-2's fused `c_attn` split into q, k and v, and
-//! tied output embeddings left tied.
+//! model's fields, `[out, in]` `nn.Linear` weights kept as they are (the layout [`Dense`] uses;
+//! GPT-2's `Conv1D` `[in, out]` weights are transposed to it), GPT-2's fused `c_attn` split into
+//! q, k and v, and tied output embeddings left tied.
 
 use crate::config::{rope_inverse_frequencies, HfConfig};
 use crate::dense::Dense;
@@ -94,11 +94,11 @@ impl Reader {
         present.then(|| self.take(name, shape)).transpose()
     }
 
-    /// An `nn.Linear` `[out, in]` weight as a `[in, out]` kernel, with its bias if it has one.
+    /// An `nn.Linear` `[out, in]` weight as it is, with its bias if it has one.
     fn linear(&mut self, name: &str, d_in: usize, d_out: usize, bias: bool) -> Result<Dense> {
         let weight = self.take(&format!("{name}.weight"), &[d_out, d_in])?;
         let bias = self.take_opt(&format!("{name}.bias"), &[d_out], bias)?;
-        Ok(Dense::new(weight.transpose([1, 0]), bias))
+        Ok(Dense::new(weight, bias))
     }
 }
 
@@ -119,15 +119,19 @@ fn load_gpt2(cfg: &HfConfig, store: TensorStore, dtype: Option<DType>) -> Result
         };
         let attention_norm = norm(&mut r, "ln_1")?;
         let mlp_norm = norm(&mut r, "ln_2")?;
-        // Conv1D keeps its weight as [in, out]; c_attn's columns are q, then k, then v.
-        let qkv_w = r.take(&format!("{p}.attn.c_attn.weight"), &[h, 3 * h])?;
+        // Conv1D keeps its weight as [in, out] (transposed here to Dense's [out, in]);
+        // c_attn's columns are q, then k, then v.
+        let qkv_w = r
+            .take(&format!("{p}.attn.c_attn.weight"), &[h, 3 * h])?
+            .transpose([1, 0]);
         let qkv_b = r.take(&format!("{p}.attn.c_attn.bias"), &[3 * h])?;
-        let ws = jaxrs::lax::split(&qkv_w, &[h, h, h], 1);
+        let ws = jaxrs::lax::split(&qkv_w, &[h, h, h], 0);
         let bs = jaxrs::lax::split(&qkv_b, &[h, h, h], 0);
         let dense = |i: usize| Dense::new(ws[i].clone(), Some(bs[i].clone()));
         let conv1d = |r: &mut Reader, n: &str, d_in: usize, d_out: usize| -> Result<Dense> {
             Ok(Dense::new(
-                r.take(&format!("{p}.{n}.weight"), &[d_in, d_out])?,
+                r.take(&format!("{p}.{n}.weight"), &[d_in, d_out])?
+                    .transpose([1, 0]),
                 Some(r.take(&format!("{p}.{n}.bias"), &[d_out])?),
             ))
         };
@@ -190,7 +194,7 @@ fn output_head(r: &mut Reader, name: &str, tied: bool, embedding: &Array) -> Res
     Ok(if tied {
         None
     } else {
-        Some(Dense::new(weight.transpose([1, 0]), None))
+        Some(Dense::new(weight, None))
     })
 }
 

@@ -19,18 +19,19 @@ fn uniform(n: usize, seed: u64) -> Vec<f32> {
 
 #[test]
 fn quantize_int8_rounds_per_output_channel() {
-    // Columns: max |.| = 2.54 (scale 0.02), 1.27 (0.01), and a zero column (scale 1).
-    let k = Array::from_vec(vec![2.54f32, -1.27, 0.0, -1.0, 0.004, 0.0], &[2, 3]);
-    let q = Dense::new(k, None).quantize_int8();
-    assert_eq!(q.kernel.dtype(), DType::I8);
-    assert_eq!(q.kernel.to_vec::<i8>(), vec![127, -127, 0, -50, 0, 0]);
+    // Output channels (rows of the `[out, in]` weight): max |.| = 2.54 (scale 0.02), 1.27
+    // (0.01), and a zero row (scale 1).
+    let w = Array::from_vec(vec![2.54f32, -1.0, -1.27, 0.004, 0.0, 0.0], &[3, 2]);
+    let q = Dense::new(w, None).quantize_int8();
+    assert_eq!(q.weight.dtype(), DType::I8);
+    assert_eq!(q.weight.to_vec::<i8>(), vec![127, -50, -127, 0, 0, 0]);
     let scale = q.scale.as_ref().expect("int8 layer").to_vec::<f32>();
     for (s, want) in scale.iter().zip([0.02f32, 0.01, 1.0]) {
         assert!((s - want).abs() < 1e-7, "{scale:?}");
     }
     // Quantizing again is the identity.
     let again = q.quantize_int8();
-    assert_eq!(again.kernel.to_vec::<i8>(), q.kernel.to_vec::<i8>());
+    assert_eq!(again.weight.to_vec::<i8>(), q.weight.to_vec::<i8>());
 }
 
 /// The largest |a - b| over the largest |b|.
@@ -42,15 +43,15 @@ fn rel_err(a: &[f32], b: &[f32]) -> f32 {
 #[test]
 fn int8_apply_is_within_two_percent_of_the_float_layer() {
     let (n_in, n_out) = (768, 96);
-    let kernel = Array::from_vec(
+    let weight = Array::from_vec(
         uniform(n_in * n_out, 1)
             .iter()
             .map(|v| v * 0.05)
             .collect::<Vec<_>>(),
-        &[n_in, n_out],
+        &[n_out, n_in],
     );
     let bias = Array::from_vec(uniform(n_out, 2), &[n_out]);
-    let float = Dense::new(kernel, Some(bias));
+    let float = Dense::new(weight, Some(bias));
     let int8 = float.quantize_int8();
     // One row (the decode step's two-row product), several rows, and a zero row.
     for rows in [1usize, 5] {

@@ -248,7 +248,7 @@ fn checkpoints_load_in_any_float_dtype() {
     assert_eq!(f32_model.dtype(), DType::F32);
     let bf16 = Transformer::from_pretrained(golden_dir("llama"), Some(DType::BF16)).unwrap();
     assert_eq!(bf16.dtype(), DType::BF16);
-    assert_eq!(bf16.blocks[0].attention.q.kernel.dtype(), DType::BF16);
+    assert_eq!(bf16.blocks[0].attention.q.weight.dtype(), DType::BF16);
     // The rotary frequencies stay float32 whatever the weights' dtype.
     assert_eq!(
         bf16.rope_inverse_frequencies.as_ref().unwrap().dtype(),

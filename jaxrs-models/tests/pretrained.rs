@@ -146,7 +146,7 @@ fn int8_layers_stay_as_close_to_float32_as_a_few_bfloat16_roundings() {
         };
         let float = Transformer::from_pretrained(golden_dir(folder), None).unwrap();
         let int8 = float.quantize_int8();
-        assert_eq!(int8.blocks[0].mlp.up.kernel.dtype(), DType::I8);
+        assert_eq!(int8.blocks[0].mlp.up.weight.dtype(), DType::I8);
         assert_eq!(
             int8.blocks[0].mlp.up.scale.as_ref().unwrap().dtype(),
             DType::F32
