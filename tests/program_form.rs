@@ -109,3 +109,59 @@ fn a_one_row_bf16_product_runs_as_a_two_row_one_on_cpu() {
         );
     }
 }
+
+#[test]
+fn a_few_bf16_rows_times_an_out_in_weight_put_the_weight_on_the_left_on_cpu() {
+    // YNNPACK packs a dot's right operand on every call; `x @ w^T` with w `[n, k]` is lowered
+    // as `(w @ x^T)^T` so that only the rows are packed (one row doubled: no one-column dots),
+    // rounded to bf16 before the transpose so that XLA does not fold it back.
+    let w = Array::from_vec(
+        (0..96 * 64)
+            .map(|i| ((i * 7 % 31) as f32 / 31.0) - 0.5)
+            .collect(),
+        &[96, 64],
+    )
+    .astype(DType::BF16);
+    let dims = jaxrs::DotDims {
+        lhs_contract: vec![2],
+        rhs_contract: vec![1],
+        ..jaxrs::DotDims::default()
+    };
+    for rows in [1usize, 3] {
+        let x = Array::from_vec(
+            (0..rows * 64).map(|i| (i as f32 / 50.0) - 1.0).collect(),
+            &[rows, 1, 64],
+        )
+        .astype(DType::BF16);
+        let f = |(x, w): (Array, Array)| x.dot_general(&w, &dims);
+        let text = stablehlo(f, &(x.clone(), w.clone()));
+        let dot = text
+            .lines()
+            .find(|l| l.contains("stablehlo.dot_general"))
+            .expect("a dot");
+        let cols = rows.max(2);
+        assert!(
+            dot.contains(&format!(
+                "(tensor<96x64xbf16>, tensor<{cols}x64xbf16>) -> tensor<96x{cols}xf32>"
+            )),
+            "{text}"
+        );
+        assert!(text.contains("stablehlo.transpose"), "{text}");
+        let got = jit(f).call((x.clone(), w.clone()));
+        assert_eq!(
+            (got.shape(), got.dtype()),
+            (&[rows, 1, 96][..], DType::BF16)
+        );
+        let want = x
+            .astype(DType::F32)
+            .dot_general(&w.astype(DType::F32), &dims)
+            .to_vec::<f32>();
+        let got = got.astype(DType::F32).to_vec::<f32>();
+        for (g, w) in got.iter().zip(&want) {
+            assert!(
+                (g - w).abs() <= w.abs() / 128.0 + 1e-3,
+                "{got:?} vs {want:?}"
+            );
+        }
+    }
+}
