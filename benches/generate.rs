@@ -26,21 +26,21 @@
 //! its first-token time (`generate` with one new token) and its decode rate is
 //! `(n - 1) / (time(n tokens) - time(1 token))`.
 //!
-//! Figures (2 cores of an Intel Xeon with AMX-BF16/INT8, quiet, 12 steps, 3.5 minutes; the
-//! README's "Generation speed" says more), jaxrs / JAX twin / transformers:
+//! Figures (2 cores of an Intel Xeon with AMX-BF16/INT8, load average about 1.5, 12 steps, 5
+//! minutes; the README's "Generation speed" says more), jaxrs / JAX twin / transformers:
 //!
 //! ```text
 //! row          prefill ms         tok/s batch 1        tok/s batch 8
-//! gpt2_f32     160 / 161 / 145    25.9 / 25.6 / 25.0   123.9 /  69.4 / 101.9
-//! gpt2_bf16     92 / 278 /  89    24.4 /  4.8 / 31.2   166.6 /  23.2 / 166.8
-//! gpt2_int8     65 / 130 / -      31.0 /  4.6 / -      177.5 / 107.7 / -
-//! llama_f32    142 / 170 / 174    36.2 / 37.0 / 29.4   140.7 / 112.1 / 103.1
-//! llama_bf16    62 / 314 /  85    31.1 /  5.6 / 32.6   158.9 /  32.1 / 177.3
-//! llama_int8    73 / 122 / -      42.2 /  5.7 / -      255.9 / 230.6 / -
+//! gpt2_f32     143 / 225 / 186    37.1 / 29.4 / 35.4   138.7 /  76.9 / 111.8
+//! gpt2_bf16     73 /  86 /  80    57.6 /  8.4 / 37.3   232.7 /  60.3 / 184.2
+//! gpt2_int8     43 /  99 / -      70.6 /  5.5 / -      303.6 / 115.8 / -
+//! llama_f32    100 / 154 / 151    50.3 / 38.1 / 28.6   207.5 / 125.8 / 109.6
+//! llama_bf16    69 / 120 /  65    65.0 /  6.6 / 45.0   390.5 / 120.5 / 202.8
+//! llama_int8    51 /  82 / -      91.6 /  6.9 / -      436.7 / 293.4 / -
 //! ```
 //!
-//! bf16 is 0.86-0.94x f32's tokens/s at batch 1 and 1.13-1.34x at batch 8, not the 1.5x asked
-//! (transformers' bf16 is 1.1-1.25x its f32 at batch 1): see the README.
+//! bf16 is 1.3-1.9x f32's tokens/s (the README says how: weights kept `[out, in]`, few-row
+//! bf16 products with the weight on the left, the cache updated behind a barrier).
 
 #[path = "common/peer.rs"]
 mod peer;

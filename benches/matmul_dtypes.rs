@@ -36,6 +36,22 @@
 //! JAX's same-named rows (JAX's bf16 and weight-only int8 programs upcast the kernel each
 //! call).
 
+//! The streamed table (no JAX column) reads its weights from memory, as a decode step does:
+//! `[m, 768]` times 24 different weights of `[768, 3072]` per call, stored `[in, out]` (`kn`)
+//! or `[out, in]` (`nk`, `Dense`'s layout; in bf16 with up to 32 rows lowered with the weight
+//! on the left, so that YNNPACK packs the rows instead of the weight). One run, ms per call
+//! (the machine was busy: absolute figures are about 2x a quiet run's, the ratios hold):
+//!
+//! ```text
+//!                       kn       nk   nk/kn
+//! float32  m=1       14.37    13.41   0.93
+//! float32  m=8       28.97    24.81   0.86
+//! bfloat16 m=1       16.98    10.02   0.59
+//! bfloat16 m=8       19.99    10.71   0.54
+//! int8     m=1       12.39     8.08   0.65
+//! int8     m=8       12.82     6.45   0.50
+//! ```
+
 #[path = "common/peer.rs"]
 mod peer;
 
