@@ -74,13 +74,7 @@ fn a_one_row_bf16_product_runs_as_a_two_row_one_on_cpu() {
     // call: a decode step's [1, k] x [k, n] is lowered as two copies of the row, then sliced.
     let x = Array::from_vec((0..64).map(|i| (i as f32 / 32.0) - 1.0).collect(), &[1, 64])
         .astype(DType::BF16);
-    let w = Array::from_vec(
-        (0..64 * 16)
-            .map(|i| ((i * 7 % 31) as f32 / 31.0) - 0.5)
-            .collect(),
-        &[64, 16],
-    )
-    .astype(DType::BF16);
+    let w = bf16_weight([64, 16]);
     let text = stablehlo(
         |(x, w): (Array, Array)| x.matmul(&w),
         &(x.clone(), w.clone()),
@@ -101,13 +95,7 @@ fn a_one_row_bf16_product_runs_as_a_two_row_one_on_cpu() {
         .matmul(&w.astype(DType::F32))
         .to_vec::<f32>();
     let got = got.astype(DType::F32).to_vec::<f32>();
-    for (g, w) in got.iter().zip(&want) {
-        // f32 sums in another order, rounded once to bf16 (8 bits of mantissa).
-        assert!(
-            (g - w).abs() <= w.abs() / 128.0 + 1e-3,
-            "{got:?} vs {want:?}"
-        );
-    }
+    assert_within_bf16_rounding(&got, &want);
 }
 
 #[test]
@@ -115,13 +103,7 @@ fn a_few_bf16_rows_times_an_out_in_weight_put_the_weight_on_the_left_on_cpu() {
     // YNNPACK packs a dot's right operand on every call; `x @ w^T` with w `[n, k]` is lowered
     // as `(w @ x^T)^T` so that only the rows are packed (one row doubled: no one-column dots),
     // rounded to bf16 before the transpose so that XLA does not fold it back.
-    let w = Array::from_vec(
-        (0..96 * 64)
-            .map(|i| ((i * 7 % 31) as f32 / 31.0) - 0.5)
-            .collect(),
-        &[96, 64],
-    )
-    .astype(DType::BF16);
+    let w = bf16_weight([96, 64]);
     let dims = jaxrs::DotDims {
         lhs_contract: vec![2],
         rhs_contract: vec![1],
@@ -157,11 +139,27 @@ fn a_few_bf16_rows_times_an_out_in_weight_put_the_weight_on_the_left_on_cpu() {
             .dot_general(&w.astype(DType::F32), &dims)
             .to_vec::<f32>();
         let got = got.astype(DType::F32).to_vec::<f32>();
-        for (g, w) in got.iter().zip(&want) {
-            assert!(
-                (g - w).abs() <= w.abs() / 128.0 + 1e-3,
-                "{got:?} vs {want:?}"
-            );
-        }
+        assert_within_bf16_rounding(&got, &want);
+    }
+}
+
+/// A deterministic bf16 weight with values in [-0.5, 0.5).
+fn bf16_weight(shape: [usize; 2]) -> Array {
+    Array::from_vec(
+        (0..shape[0] * shape[1])
+            .map(|i| ((i * 7 % 31) as f32 / 31.0) - 0.5)
+            .collect(),
+        &shape,
+    )
+    .astype(DType::BF16)
+}
+
+/// f32 sums in another order, rounded once to bf16 (8 bits of mantissa).
+fn assert_within_bf16_rounding(got: &[f32], want: &[f32]) {
+    for (g, w) in got.iter().zip(want) {
+        assert!(
+            (g - w).abs() <= w.abs() / 128.0 + 1e-3,
+            "{got:?} vs {want:?}"
+        );
     }
 }
