@@ -71,17 +71,30 @@ impl Client {
             .header(header::CONTENT_TYPE, "application/json")
             .body(Full::new(body))?;
         let timeout = self.timeout;
-        let sender = self.sender().await?;
-        let response = tokio::time::timeout(timeout, sender.send_request(request)).await;
-        match response {
-            Ok(Ok(r)) => Ok(r),
-            Ok(Err(e)) => {
-                self.sender = None;
-                Err(e.into())
-            }
-            Err(e) => {
-                self.sender = None;
-                Err(e.into())
+        let mut request = request;
+        let mut resent = false;
+        loop {
+            let sender = self.sender().await?;
+            let response = tokio::time::timeout(timeout, sender.try_send_request(request)).await;
+            match response {
+                Ok(Ok(r)) => return Ok(r),
+                Ok(Err(mut e)) => {
+                    self.sender = None;
+                    // The server may close a connection after an answer (a 413 whose body it
+                    // did not read) while the next request waits to be written: a request
+                    // that never left is sent once more on a new connection.
+                    match e.take_message() {
+                        Some(unsent) if !resent => {
+                            request = unsent;
+                            resent = true;
+                        }
+                        _ => return Err(e.into_error().into()),
+                    }
+                }
+                Err(e) => {
+                    self.sender = None;
+                    return Err(e.into());
+                }
             }
         }
     }
