@@ -20,9 +20,10 @@ use jaxrs::DotDims;
 /// `weight` is `[out, in]`, not Flax's `[in, out]` kernel: XLA's CPU backend hands both forms
 /// to YNNPACK, which packs the weight into its own tiles on every call (weights are arguments,
 /// not constants; at one row, packing is most of a bf16 product's time), and it packs `[out,
-/// in]` faster: with weights read from memory, as in a decode step, `[out, in]` takes 0.7-0.85x
-/// the time of `[in, out]` in bf16, 0.5-0.65x in int8, and about the same in f32 (the
-/// streamed table of `benches/matmul_dtypes.rs`). Hugging Face's `nn.Linear` weights load as
+/// in]` faster: with weights read from memory, as in a decode step, `[out, in]` takes 0.5-0.65x
+/// the time of `[in, out]` in int8 and about 0.9x in f32; in bf16 0.7-0.85x, and 0.55-0.6x
+/// with the runtime's few-rows form that puts such a weight on the left (the streamed table of
+/// `benches/matmul_dtypes.rs`). Hugging Face's `nn.Linear` weights load as
 /// they are; GPT-2's `Conv1D` `[in, out]` weights are transposed once when loaded.
 /// With `scale` (`[out]`, the activations' dtype) the weight is int8, quantized per output
 /// channel by [`Dense::quantize_int8`]; without it the weight has the activations' dtype.

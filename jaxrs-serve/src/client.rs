@@ -64,14 +64,13 @@ impl Client {
         path: &str,
         body: Bytes,
     ) -> Result<hyper::Response<Incoming>, BoxError> {
-        let request = Request::builder()
+        let mut request = Request::builder()
             .method(method)
             .uri(path)
             .header(header::HOST, self.addr.to_string())
             .header(header::CONTENT_TYPE, "application/json")
             .body(Full::new(body))?;
         let timeout = self.timeout;
-        let mut request = request;
         let mut resent = false;
         loop {
             let sender = self.sender().await?;

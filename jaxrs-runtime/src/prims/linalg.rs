@@ -148,8 +148,9 @@ impl DotGeneral {
     /// YNNPACK packs the right-hand operand of every dot into its own tiles on every call and
     /// reads the left one as it is; with the weight on the right, packing it is most of a
     /// decode step's time. With the weight on the left (`(w @ x^T)^T`) only the few rows are
-    /// packed: 0.5x the time at 2-8 rows, 0.8x at 32, slower from about 128 (24 weights of
-    /// `[3072, 768]` read from memory). int8 and f32 products gain nothing from the swap.
+    /// packed: about 0.5x the time at 1-8 rows (the streamed table of
+    /// `benches/matmul_dtypes.rs`); measured while choosing the bound, 0.8x at 32 rows and
+    /// slower from about 128. int8 and f32 products gained nothing from the swap.
     fn weight_as_lhs_rows(&self, l: &Aval, r: &Aval) -> Option<usize> {
         const MAX_ROWS: usize = 32;
         const MIN_COLS: usize = 64;
@@ -445,14 +446,13 @@ impl Primitive for DotGeneral {
                     &props,
                     &acc2,
                 );
-                let limit: Vec<i64> = acc.shape.iter().map(|&n| n as i64).collect();
-                let slice = format!(
-                    "limit_indices = {}, start_indices = {}, strides = {}",
-                    i64_array(limit.iter().copied()),
-                    i64_array(vec![0; acc.rank()]),
-                    i64_array(vec![1; acc.rank()])
-                );
-                cx.op1("stablehlo.slice", &[&d2], &[&acc2], &slice, &acc)
+                cx.op1(
+                    "stablehlo.slice",
+                    &[&d2],
+                    &[&acc2],
+                    &leading_slice(&acc.shape),
+                    &acc,
+                )
             }
         };
         if acc.dtype == o.dtype {
@@ -560,14 +560,24 @@ fn lower_weight_as_lhs(
     let mut xw = cx.op1("stablehlo.transpose", &[&wx], &[&wx_aval], &perm, &xw_aval);
     if rows == 1 {
         let one = out.with_shape(vec![1, n]);
-        let slice = format!(
-            "limit_indices = {}, start_indices = {}, strides = {}",
-            i64_array([1i64, n as i64]),
-            i64_array([0i64, 0]),
-            i64_array([1i64, 1])
+        xw = cx.op1(
+            "stablehlo.slice",
+            &[&xw],
+            &[&xw_aval],
+            &leading_slice(&one.shape),
+            &one,
         );
-        xw = cx.op1("stablehlo.slice", &[&xw], &[&xw_aval], &slice, &one);
         xw_aval = one;
     }
     cx.op1("stablehlo.reshape", &[&xw], &[&xw_aval], "", out)
+}
+
+/// The attributes of a `stablehlo.slice` taking the leading `shape` of its operand.
+fn leading_slice(shape: &[usize]) -> String {
+    format!(
+        "limit_indices = {}, start_indices = {}, strides = {}",
+        i64_array(shape.iter().map(|&n| n as i64)),
+        i64_array(vec![0i64; shape.len()]),
+        i64_array(vec![1i64; shape.len()])
+    )
 }
