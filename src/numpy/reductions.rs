@@ -668,9 +668,7 @@ pub fn sort_complex(a: &Array) -> Array {
     if a.rank() == 0 {
         fail("sort_complex", "needs an array of at least one axis", &[a]);
     }
-    let z = a.astype(a.dtype().to_complex());
-    // Keyed on the parts, as JAX's comparator orders complex numbers (NaN parts last).
-    jaxrs_runtime::sort_multi(&[z.real(), z.imag(), z], -1, 2, false).remove(2)
+    a.astype(a.dtype().to_complex()).sort(-1)
 }
 
 /// The int64 indices that sort `a` along `axis` (`jnp.argsort`); equal values keep their

@@ -126,6 +126,21 @@ c.add("jnp.lexsort", lambda a, b: jnp.lexsort([a, b]), [c.ints((6,), 0, 3, "int3
       params={"axis": -1})
 c.add("jnp.lexsort", lambda a, b: jnp.lexsort([a, b], axis=0),
       [c.normal((4, 2), "float32"), c.ints((4, 2), 0, 2, "int32")], params={"axis": 0})
+# Complex keys order by real part, then imaginary part, each with NaN last (JAX's comparator).
+# Literal values: ties in the real part, NaN in either part, and no draw from the case stream.
+nan = np.nan
+zs = np.array([[2 + 1j, 1 - 1j, 2 - 3j, nan + 0j, 1 + nan * 1j, -1 + 0j],
+               [0j, 3 + 2j, 3 - 2j, 0 - 1j, 1j * nan, -2 + 5j]])
+for dt in ("complex64", "complex128"):
+    z = zs.astype(dt)
+    c.add("jnp.sort", lambda x: jnp.sort(x, axis=-1), [z], params={"axis": -1}, grad=False)
+    c.add("jnp.sort", lambda x: jnp.sort(x, axis=0), [z], params={"axis": 0}, grad=False)
+    c.add("jnp.sort", lambda x: jnp.sort(x, descending=True), [z],
+          params={"axis": -1, "descending": True}, grad=False)
+    c.add("jnp.argsort", lambda x: jnp.argsort(x), [z], params={"axis": -1})
+    c.add("jnp.argsort", lambda x: jnp.argsort(x, descending=True), [z],
+          params={"axis": -1, "descending": True})
+    c.add("jnp.sort_complex", jnp.sort_complex, [z], params={})
 xp = c.normal((2, 6), "float64")
 c.add("jnp.partition", lambda x: jnp.partition(x, 2), [xp], params={"kth": 2, "axis": -1})
 c.add("jnp.partition", lambda x: jnp.partition(x, 1, axis=0), [c.ints((4, 3), -9, 9, "int32")],

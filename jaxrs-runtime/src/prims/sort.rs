@@ -157,10 +157,7 @@ impl Primitive for Sort {
                     None => lt,
                     Some(rest) => {
                         let gt = key_before(cx, key, descending, rhs, lhs);
-                        let either = cx.op1("stablehlo.or", &[&lt, &gt], &[&b, &b], "", &b);
-                        let tie = cx.op1("stablehlo.not", &[&either], &[&b], "", &b);
-                        let then = cx.op1("stablehlo.and", &[&tie, &rest], &[&b, &b], "", &b);
-                        cx.op1("stablehlo.or", &[&lt, &then], &[&b, &b], "", &b)
+                        before_then_by(cx, &lt, &gt, &rest)
                     }
                 });
             }
@@ -198,8 +195,12 @@ impl Primitive for Sort {
 }
 
 /// Does `lhs` sort strictly before `rhs` by one key of dtype `key`? Ascending puts NaN after
-/// every number, descending before.
+/// every number, descending before. Complex keys order by real part, then imaginary part, each
+/// with that NaN rule (JAX's comparator); XLA's `compare` has no order for complex numbers.
 fn key_before(cx: &mut LowerCtx, key: DType, descending: bool, lhs: &str, rhs: &str) -> String {
+    if key.is_complex() {
+        return complex_key_before(cx, key, descending, lhs, rhs);
+    }
     let (sv, b) = (Aval::scalar(key), Aval::scalar(DType::Bool));
     let dir = if descending {
         CompareOp::Gt
@@ -228,4 +229,32 @@ fn key_before(cx: &mut LowerCtx, key: DType, descending: bool, lhs: &str, rhs: &
     let not_nan = cx.op1("stablehlo.not", &[&number], &[&b], "", &b);
     let nan_order = cx.op1("stablehlo.and", &[&nan, &not_nan], &[&b, &b], "", &b);
     cx.op1("stablehlo.or", &[&ordered, &nan_order], &[&b, &b], "", &b)
+}
+
+/// [`key_before`] for a complex key: lexicographic over its real and imaginary parts.
+fn complex_key_before(
+    cx: &mut LowerCtx,
+    key: DType,
+    descending: bool,
+    lhs: &str,
+    rhs: &str,
+) -> String {
+    let (sv, part) = (Aval::scalar(key), Aval::scalar(key.real_dtype()));
+    let mut parts = |op: &str| [lhs, rhs].map(|z| cx.op1(op, &[z], &[&sv], "", &part));
+    let [lre, rre] = parts("stablehlo.real");
+    let [lim, rim] = parts("stablehlo.imag");
+    let re_lt = key_before(cx, part.dtype, descending, &lre, &rre);
+    let re_gt = key_before(cx, part.dtype, descending, &rre, &lre);
+    let im_lt = key_before(cx, part.dtype, descending, &lim, &rim);
+    before_then_by(cx, &re_lt, &re_gt, &im_lt)
+}
+
+/// Lexicographic order: `lt or (not lt and not gt and rest)`, where `lt`/`gt` compare by the
+/// first key and `rest` by the keys after it.
+fn before_then_by(cx: &mut LowerCtx, lt: &str, gt: &str, rest: &str) -> String {
+    let b = Aval::scalar(DType::Bool);
+    let either = cx.op1("stablehlo.or", &[lt, gt], &[&b, &b], "", &b);
+    let tie = cx.op1("stablehlo.not", &[&either], &[&b], "", &b);
+    let then = cx.op1("stablehlo.and", &[&tie, rest], &[&b, &b], "", &b);
+    cx.op1("stablehlo.or", &[lt, &then], &[&b, &b], "", &b)
 }
