@@ -34,11 +34,11 @@ fn cast(x: &Array, dt: DType) -> Array {
     }
 }
 
-/// JAX's `promote_dtypes_inexact`: the common dtype, then, if that is not a float, JAX's
-/// `to_inexact_dtype` (64-bit ints become float64, other ints and bool float32).
+/// JAX's `promote_dtypes_inexact`: the common dtype, then, if that is not a float or complex
+/// dtype, JAX's `to_inexact_dtype` (64-bit ints become float64, other ints and bool float32).
 fn inexact(xs: &[&Array]) -> Vec<Array> {
     let dt = match result_type(xs) {
-        dt if dt.is_float() => dt,
+        dt if dt.is_inexact() => dt,
         DType::I64 => DType::F64,
         _ => DType::F32,
     };
@@ -780,16 +780,20 @@ pub fn polydiv(u: &Array, v: &Array, trim_leading_zeros: Option<bool>) -> (Array
     (q, u)
 }
 
-/// The coefficients of the monic polynomial with the given roots (`jnp.poly`), in a float
-/// dtype. JAX also takes a square matrix (its eigenvalues' polynomial); that needs `eigvals`,
-/// which jaxrs does not have yet.
+/// The coefficients of the monic polynomial with the given roots (`jnp.poly`), in an inexact
+/// dtype. A non-empty square matrix stands for its eigenvalues, so its polynomial (the
+/// characteristic one) is complex, as JAX's.
 #[track_caller]
 pub fn poly(seq_of_zeros: &Array) -> Array {
     let r = inexact(&[seq_of_zeros]).remove(0);
-    let r = if r.rank() == 0 { r.reshape([1]) } else { r };
+    let r = match r.shape() {
+        [] => r.reshape([1]),
+        &[n, m] if n == m && n != 0 => crate::numpy::linalg::eigvals(&r),
+        _ => r,
+    };
     assert!(
         r.rank() == 1,
-        "poly: only a 1-D array of roots is supported (a square matrix needs eigvals, not in jaxrs yet), got shape {:?}",
+        "poly: input must be 1-D or a non-empty square 2-D array, got shape {:?}",
         r.shape()
     );
     let dt = r.dtype();

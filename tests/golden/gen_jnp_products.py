@@ -184,6 +184,15 @@ c.add("jnp.polydiv", lambda u, v: jnp.polydiv(u, v, trim_leading_zeros=True),
 c.add("jnp.poly", jnp.poly, [c.normal((3,), "float64")])
 c.add("jnp.poly", jnp.poly, [c.normal((4,), "float32")], tol=F32)
 c.add("jnp.poly", jnp.poly, [c.ints((2,), -5, 5, "int32")])
+# Complex roots stay complex (conjugate pairs give a real-valued complex polynomial), and a
+# square matrix stands for its eigenvalues. Literal inputs: no draw from the case stream.
+c.add("jnp.poly", jnp.poly, [np.array([2, 1 + 2j, 1 - 2j], "complex64")], tol=F32, grad=False)
+c.add("jnp.poly", jnp.poly, [np.array([0.5 - 1j, -2 + 0.25j], "complex128")], grad=False)
+c.add("jnp.poly", jnp.poly, [np.array([[2.0, 1, 5], [3, 4, 7], [1, 3, 5]], "float64")], grad=False)
+c.add("jnp.polymul", jnp.polymul, [np.array([1 + 1j, -2j], "complex128"), np.array([3.0, 0.5, -1], "float64")],
+      grad=False)
+c.add("jnp.convolve", jnp.convolve, [np.array([1 - 1j, 2, 0.5j], "complex64"), np.array([1.0, -1], "float32")],
+      tol=F32, grad=False)
 
 # ---- functional helpers -------------------------------------------------------------------
 FUNCS1D = {"sumsq": lambda v: jnp.sum(v * v), "cumsum": jnp.cumsum, "outer_self": lambda v: jnp.outer(v, v)}
