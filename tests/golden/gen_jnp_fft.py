@@ -64,11 +64,11 @@ for dt in ("float32", "float64", "complex64", "complex128"):
                   params={"s": None, "axes": None}, tol=tol(dt), grad_tol=tol(dt))
     c.add("jnp.fft.fftn", lambda a: F.fftn(a, norm="ortho"), [x((4, 4), dt)],
           params={"s": None, "axes": None, "norm": "ortho"}, tol=tol(dt), grad_tol=tol(dt))
-# Integers become complex128 (float64 for the real transforms).
+# int32 becomes complex64 (float32 for the real transforms), at float32's tolerance.
 c.add("jnp.fft.fft", lambda a: F.fft(a), [c.ints((6,), -5, 5, "int32")],
-      params={"n": None, "axis": -1}, tol=TOL64)
+      params={"n": None, "axis": -1}, tol=TOL32)
 c.add("jnp.fft.rfft", lambda a: F.rfft(a), [c.ints((6,), -5, 5, "int32")],
-      params={"n": None, "axis": -1}, tol=TOL64)
+      params={"n": None, "axis": -1}, tol=TOL32)
 c.add("jnp.fft.fft", lambda a: F.fft(a), [x((5,), "float16")],
       params={"n": None, "axis": -1}, tol=(1e-3, 1e-3), grad=False)
 # The lax primitive itself.

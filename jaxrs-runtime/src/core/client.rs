@@ -48,10 +48,12 @@ pub fn client() -> Arc<Client> {
     pjrt::default_client().unwrap_or_else(|e| fail(e))
 }
 
-/// Whether programs for this process's client are lowered for XLA's CPU backend's dot kernels
-/// ([`crate::core::lower::LowerOptions::bf16_dots_in_f32`]): true on the CPU plugin.
+/// Whether programs for this process's client are lowered for XLA's CPU backend
+/// ([`crate::core::lower::LowerOptions::for_cpu`]): true on the CPU plugin. The FFT then runs
+/// as a host kernel (`crate::kernels`, 2^20 points in less than half XLA's time), and dots
+/// take the forms below.
 ///
-/// The plugin's XLA (jaxlib 0.11.2) sends dots to YNNPACK only in the type combinations
+/// For the dots: the plugin's XLA (jaxlib 0.11.2) sends dots to YNNPACK only in the type combinations
 /// `IsDotSupportedByYnn` lists (f32 x f32 -> f32, bf16 x bf16 -> f32, s8 x s8 -> s32, ...) and
 /// with at least two rows; any other dot is XLA's own code, which for bf16 or int8 first writes
 /// an f32 / s32 copy of both operands on every call. So a bf16 x bf16 -> bf16 product is
@@ -60,7 +62,7 @@ pub fn client() -> Arc<Client> {
 /// jaxrs did before, and what jaxlib 0.10.2's XLA does) was 1.4-9x slower than f32 at
 /// `[m, 768] x [768, 3072]`; the YNNPACK forms are 2-4x faster than f32 for m >= 8
 /// (benches/matmul_dtypes.rs). Starts the client, as compiling does anyway.
-pub fn bf16_dots_in_f32() -> bool {
+pub fn for_cpu() -> bool {
     static ON_CPU: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON_CPU.get_or_init(|| client().platform_name() == "cpu")
 }

@@ -40,7 +40,7 @@ struct Keyed {
     params: String,
     in_avals: Vec<Aval>,
     out_avals: Vec<Aval>,
-    bf16_dots_in_f32: bool,
+    for_cpu: bool,
     exe: Arc<LoadedExecutable>,
 }
 
@@ -51,13 +51,13 @@ impl Keyed {
         params: &str,
         in_avals: &[Aval],
         out_avals: &[Aval],
-        bf16: bool,
+        for_cpu: bool,
     ) -> bool {
         self.prim == prim
             && self.params == params
             && self.in_avals == in_avals
             && self.out_avals == out_avals
-            && self.bf16_dots_in_f32 == bf16
+            && self.for_cpu == for_cpu
     }
 }
 
@@ -199,7 +199,7 @@ fn one_op_jaxpr(prim: &Prim, in_avals: &[Aval], out_avals: &[Aval]) -> Jaxpr {
 
 /// The executable of `prim` on operands of `in_avals`, compiled on first use.
 fn executable(prim: &Prim, in_avals: &[Aval], out_avals: &[Aval]) -> Arc<LoadedExecutable> {
-    let bf16_dots_in_f32 = crate::core::client::bf16_dots_in_f32();
+    let for_cpu = crate::core::client::for_cpu();
     // Lowering the one-op program to text took a quarter of an eager call: the primitive's
     // parameters and the types find a program already compiled without it. They are hashed
     // and compared where they lie (writing them into one text key was a tenth of a call).
@@ -207,14 +207,14 @@ fn executable(prim: &Prim, in_avals: &[Aval], out_avals: &[Aval]) -> Arc<LoadedE
     let name = prim.name();
     let hash = params.as_ref().map(|params| {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        (name, params, in_avals, out_avals, bf16_dots_in_f32).hash(&mut hasher);
+        (name, params, in_avals, out_avals, for_cpu).hash(&mut hasher);
         hasher.finish()
     });
     if let (Some(params), Some(hash)) = (&params, hash) {
         let found = by_key().get(&hash).and_then(|keyed| {
             keyed
                 .iter()
-                .find(|k| k.is(name, params, in_avals, out_avals, bf16_dots_in_f32))
+                .find(|k| k.is(name, params, in_avals, out_avals, for_cpu))
                 .map(|k| k.exe.clone())
         });
         if let Some(exe) = found {
@@ -223,7 +223,7 @@ fn executable(prim: &Prim, in_avals: &[Aval], out_avals: &[Aval]) -> Arc<LoadedE
     }
     let jaxpr = one_op_jaxpr(prim, in_avals, out_avals);
     let options = LowerOptions {
-        bf16_dots_in_f32,
+        for_cpu,
         ..LowerOptions::default()
     };
     let exe = compile_cached(name, lower_jaxpr(&jaxpr, &options));
@@ -233,14 +233,14 @@ fn executable(prim: &Prim, in_avals: &[Aval], out_avals: &[Aval]) -> Arc<LoadedE
         // Another thread may have compiled the same program meanwhile.
         if !keyed
             .iter()
-            .any(|k| k.is(name, &params, in_avals, out_avals, bf16_dots_in_f32))
+            .any(|k| k.is(name, &params, in_avals, out_avals, for_cpu))
         {
             keyed.push(Keyed {
                 prim: name,
                 params,
                 in_avals: in_avals.to_vec(),
                 out_avals: out_avals.to_vec(),
-                bf16_dots_in_f32,
+                for_cpu,
                 exe: exe.clone(),
             });
         }
@@ -327,7 +327,7 @@ fn execute_spmd(
 ) -> Vec<Array> {
     let operands: Vec<Array> = inputs.iter().map(|op| op.to_array().into_owned()).collect();
     let jaxpr = &one_op_jaxpr(prim, in_avals, out_avals);
-    let bf16_dots_in_f32 = crate::core::client::bf16_dots_in_f32();
+    let for_cpu = crate::core::client::for_cpu();
     let replicated = NamedSharding::new(mesh.clone(), PartitionSpec::default())
         .expect("an empty spec fits every mesh");
     let ins: Vec<NamedSharding> = operands
@@ -340,7 +340,7 @@ fn execute_spmd(
     let lower = |spmd: Spmd| {
         let options = LowerOptions {
             spmd: Some(spmd),
-            bf16_dots_in_f32,
+            for_cpu,
             ..LowerOptions::default()
         };
         (lower_jaxpr(jaxpr, &options), options)

@@ -57,12 +57,14 @@ pub struct LowerOptions {
     /// A program partitioned over a mesh (pjit): Shardy shardings on `main`'s arguments and
     /// results, one partition per mesh device.
     pub spmd: Option<Spmd>,
-    /// Lower dots in the forms XLA's CPU backend runs on its bf16/int8 kernels: a bf16 x bf16
-    /// `dot_general` as bf16 x bf16 -> f32 rounded to bf16 once (f32 accumulation, as jaxlib's
-    /// XLA computes it on CPU), and a one-row bf16 or int8 product as a two-row one; set from
-    /// the target by the compiling caller (`crate::core::client::bf16_dots_in_f32`, which says
-    /// why), so that lowering itself stays a pure function of the program and these options.
-    pub bf16_dots_in_f32: bool,
+    /// Lower for XLA's CPU backend: dots in the forms its bf16/int8 kernels take (a bf16 x bf16
+    /// `dot_general` as bf16 x bf16 -> f32 rounded to bf16 once, f32 accumulation as jaxlib's
+    /// XLA computes it on CPU; a one-row bf16 or int8 product as a two-row one; few bf16 rows
+    /// times an `[out, in]` weight with the weight on the left), and the FFT as the host kernel
+    /// `jaxrs_fft` (`crate::kernels`), which runs faster than XLA's own. Set from the target by
+    /// the compiling caller (`crate::core::client::for_cpu`, which says why), so that lowering
+    /// itself stays a pure function of the program and these options.
+    pub for_cpu: bool,
     /// Per constvar: its value as a dense attribute (see `dense_constant`) when it is
     /// embedded in the program as a `stablehlo.constant`, as JAX embeds constants; `None`
     /// (or absent): it is an argument of `main`. `donated` and the SPMD specs count only the
@@ -200,7 +202,7 @@ fn element_value(dtype: DType, b: &[u8]) -> LitValue {
 pub fn lower_jaxpr(jaxpr: &Jaxpr, opts: &LowerOptions) -> String {
     let mut cx = LowerCtx::new(opts.with_locations);
     cx.mesh = opts.spmd.as_ref().map(|s| s.mesh.clone());
-    cx.bf16_dots_in_f32 = opts.bf16_dots_in_f32;
+    cx.for_cpu = opts.for_cpu;
     let mut args = Vec::with_capacity(jaxpr.constvars.len() + jaxpr.invars.len());
     for (k, v) in jaxpr.constvars.iter().enumerate() {
         match opts.embedded_consts.get(k).and_then(Option::as_ref) {
@@ -314,7 +316,7 @@ pub struct LowerCtx {
     manual_axes: Vec<String>,
     /// The last channel handle given to a collective of an SPMD program.
     channels: u32,
-    bf16_dots_in_f32: bool,
+    for_cpu: bool,
 }
 
 /// How a collective over a manual mesh axis addresses the devices (see
@@ -362,7 +364,7 @@ impl LowerCtx {
             mesh: None,
             manual_axes: Vec::new(),
             channels: 0,
-            bf16_dots_in_f32: false,
+            for_cpu: false,
         }
     }
 
@@ -530,9 +532,9 @@ impl LowerCtx {
         self.mesh.as_ref()
     }
 
-    /// Whether bf16 x bf16 products are lowered as f32 products ([`LowerOptions`]).
-    pub fn bf16_dots_in_f32(&self) -> bool {
-        self.bf16_dots_in_f32
+    /// Whether the program is lowered for XLA's CPU backend ([`LowerOptions::for_cpu`]).
+    pub fn for_cpu(&self) -> bool {
+        self.for_cpu
     }
 
     fn fresh(&mut self) -> String {

@@ -48,7 +48,7 @@ use std::mem::MaybeUninit;
 type KernelResult = Result<(), String>;
 
 /// The value of string attribute `name`.
-fn attr<'a>(attrs: &[(&str, &'a str)], name: &str) -> Option<&'a str> {
+pub(super) fn attr<'a>(attrs: &[(&str, &'a str)], name: &str) -> Option<&'a str> {
     attrs.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
 }
 
@@ -68,7 +68,7 @@ fn matrix_dims(dims: &[i64]) -> Result<(usize, usize, usize), String> {
 }
 
 /// Reinterprets element bytes as `T`s, checking length and alignment (XLA aligns buffers).
-fn elems<T: Copy>(bytes: &[u8]) -> Result<&[T], String> {
+pub(super) fn elems<T: Copy>(bytes: &[u8]) -> Result<&[T], String> {
     let size = size_of::<T>();
     if !bytes.len().is_multiple_of(size)
         || !(bytes.as_ptr() as usize).is_multiple_of(align_of::<T>())
@@ -79,7 +79,7 @@ fn elems<T: Copy>(bytes: &[u8]) -> Result<&[T], String> {
     Ok(unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast(), bytes.len() / size) })
 }
 
-fn elems_mut<T: Copy>(bytes: &mut [u8]) -> Result<&mut [T], String> {
+pub(super) fn elems_mut<T: Copy>(bytes: &mut [u8]) -> Result<&mut [T], String> {
     let size = size_of::<T>();
     if !bytes.len().is_multiple_of(size)
         || !(bytes.as_ptr() as usize).is_multiple_of(align_of::<T>())

@@ -1,5 +1,5 @@
 //! Host kernels: computations XLA's CPU compiler has no expansion for (LU, SVD, a fast
-//! symmetric eigensolver, ...), written in Rust and called from compiled programs as XLA FFI
+//! symmetric eigensolver, ...) or runs slower than a Rust crate does (the FFT), written in Rust and called from compiled programs as XLA FFI
 //! custom calls (`stablehlo.custom_call @jaxrs_<name>`, `api_version = 4`), the way jaxlib
 //! calls LAPACK on CPU.
 //!
@@ -12,9 +12,13 @@
 //! The kernels run where the device memory is host memory (the CPU plugin); a program
 //! calling one on another platform fails to compile, naming the custom call.
 
+mod fft;
 pub mod linalg;
 mod schur;
 
+use crate::aval::Aval;
+use crate::core::client::{client, fail};
+use crate::core::lower::LowerCtx;
 use crate::error::Result;
 use crate::pjrt::ffi::{self, FfiHandler, HostKernel, XLA_FFI_CallFrame};
 use crate::pjrt::Api;
@@ -52,6 +56,7 @@ kernel_table! {
     "jaxrs_sqrtm_triu" => sqrtm_triu_entry: linalg::sqrtm_triu,
     "jaxrs_sylvester_triu" => sylvester_triu_entry: linalg::sylvester_triu,
     "jaxrs_parlett" => parlett_entry: linalg::parlett,
+    "jaxrs_fft" => fft_entry: fft::fft,
 }
 
 /// Registers every kernel with `api`'s plugin for the host platform, once per process (the
@@ -64,4 +69,31 @@ pub fn ensure_registered(api: &Api) -> Result<()> {
             .iter()
             .try_for_each(|&(target, entry)| ffi::register(api, target, entry))
     })
+}
+
+/// Lowers a call of the host kernel `target` (a `stablehlo.custom_call` with XLA's FFI
+/// calling convention) with string attributes `attrs`, registering the kernels first.
+pub(crate) fn lower_host_kernel(
+    cx: &mut LowerCtx,
+    target: &str,
+    attrs: &[(&str, &str)],
+    ins: &[String],
+    in_avals: &[Aval],
+    out_avals: &[Aval],
+) -> Vec<String> {
+    if let Err(e) = ensure_registered(client().api()) {
+        fail(e);
+    }
+    let config: Vec<String> = attrs
+        .iter()
+        .map(|(name, value)| format!("{name} = \"{value}\""))
+        .collect();
+    let props = format!(
+        "api_version = 4 : i32, backend_config = {{{}}}, call_target_name = \"{target}\"",
+        config.join(", ")
+    );
+    let operands: Vec<&str> = ins.iter().map(String::as_str).collect();
+    let avals: Vec<&Aval> = in_avals.iter().collect();
+    let results: Vec<&Aval> = out_avals.iter().collect();
+    cx.op("stablehlo.custom_call", &operands, &avals, &props, &results)
 }

@@ -32,7 +32,6 @@
 use super::arity;
 use crate::aval::Aval;
 use crate::core::array::Array;
-use crate::core::client::{client, fail};
 use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Primitive};
 use crate::core::trace::{bind, Operand};
@@ -74,21 +73,11 @@ fn lower_kernel(
     in_avals: &[Aval],
     out_avals: &[Aval],
 ) -> Vec<String> {
-    if let Err(e) = kernels::ensure_registered(client().api()) {
-        fail(e);
-    }
-    let config: Vec<String> = flags
+    let flags: Vec<(&str, &str)> = flags
         .iter()
-        .map(|(name, on)| format!("{name} = \"{on}\""))
+        .map(|&(name, on)| (name, if on { "true" } else { "false" }))
         .collect();
-    let props = format!(
-        "api_version = 4 : i32, backend_config = {{{}}}, call_target_name = \"{target}\"",
-        config.join(", ")
-    );
-    let operands: Vec<&str> = ins.iter().map(String::as_str).collect();
-    let avals: Vec<&Aval> = in_avals.iter().collect();
-    let results: Vec<&Aval> = out_avals.iter().collect();
-    cx.op("stablehlo.custom_call", &operands, &avals, &props, &results)
+    kernels::lower_host_kernel(cx, target, &flags, ins, in_avals, out_avals)
 }
 
 /// The batching rule every decomposition shares: batch dims to the front, bind, results

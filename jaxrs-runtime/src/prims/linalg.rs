@@ -368,7 +368,7 @@ impl Primitive for DotGeneral {
             let b = cx.op1("stablehlo.convert", &[&ins[1]], &[r], "", &ro);
             (ro, b)
         };
-        let cpu = cx.bf16_dots_in_f32();
+        let cpu = cx.for_cpu();
         let narrow = |d: DType| matches!(d, DType::BF16 | DType::I8 | DType::U8);
         if cpu && (narrow(l.dtype) || narrow(r.dtype)) && !self.ynn_matmul(&l, &r) {
             // XLA's CPU backend runs a bf16 or int8 product only inside a YNNPACK fusion: its

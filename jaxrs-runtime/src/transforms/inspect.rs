@@ -46,7 +46,7 @@ pub fn stablehlo<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, example: &A) -> Strin
         &closed.jaxpr,
         &LowerOptions {
             with_locations: true,
-            bf16_dots_in_f32: crate::core::client::bf16_dots_in_f32(),
+            for_cpu: crate::core::client::for_cpu(),
             // As jit lowers it: small constants embedded.
             embedded_consts: crate::transforms::jit::embedded_constants(&closed.consts),
             ..Default::default()

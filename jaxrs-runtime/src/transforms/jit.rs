@@ -1333,7 +1333,7 @@ impl Prepared {
             num_replicas: 1,
             num_partitions: 1,
             spmd,
-            bf16_dots_in_f32: crate::core::client::bf16_dots_in_f32(),
+            for_cpu: crate::core::client::for_cpu(),
             embedded_consts: self.embedded_consts.clone(),
         }
     }

@@ -723,7 +723,7 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         num_replicas: n,
         num_partitions: 1,
         spmd: None,
-        bf16_dots_in_f32: crate::core::client::bf16_dots_in_f32(),
+        for_cpu: crate::core::client::for_cpu(),
         embedded_consts,
     };
     let span = crate::core::profile::span("pmap", "lower", || format!("pmap `{}`", site.name));
