@@ -164,6 +164,30 @@ fn the_estimator_is_jaxs_pytree() {
     assert!((leaves[0].item::<f64>() - 3.0).abs() < 1e-12);
 }
 
+/// resample (jitted inside, as JAX's) under `vmap` over keys draws what each key draws alone.
+#[test]
+fn resample_under_vmap_draws_each_keys_sample() {
+    let data = Array::from_vec(vec![0.0f32, 1.0, 3.0, 4.5, 2.0, -1.0], &[6]);
+    let kde = gaussian_kde(&data);
+    let keys = jaxrs::random::split(&jaxrs::random::key(7), 3);
+    let batched = vmap(|k: Array| kde.resample(&k, &[4]), 0, 0)(keys.clone());
+    assert_eq!(batched.shape(), &[3, 1, 4]);
+    for i in 0..3 {
+        let key = keys.slice_axis(0, i, i + 1).reshape([2]);
+        let alone = kde.resample(&key, &[4]).to_vec::<f32>();
+        let row = batched
+            .slice_axis(0, i, i + 1)
+            .reshape([1, 4])
+            .to_vec::<f32>();
+        for (a, b) in alone.iter().zip(&row) {
+            assert!(
+                (a - b).abs() <= 1e-6 * (1.0 + a.abs()),
+                "key {i}: {a} vs {b}"
+            );
+        }
+    }
+}
+
 #[test]
 #[should_panic(expected = "gaussian_kde: `weights` input should be of length n")]
 fn weights_of_the_wrong_length_panic() {

@@ -1,6 +1,6 @@
 //! `jax.scipy.stats.gaussian_kde`: a Gaussian kernel density estimate, as JAX 0.10.2 writes
 //! it (the same covariance, Cholesky whitening and reductions, so values and derivatives are
-//! JAX's to rounding, and `resample` draws JAX's samples for the same key).
+//! JAX's to rounding, and `resample` draws JAX's samples for the same key, to the last bits).
 
 use super::{arg, common_inexact};
 use crate::numpy as jnp;
