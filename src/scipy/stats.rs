@@ -17,9 +17,14 @@
 //! Here: `norm`, `expon`, `laplace`, `logistic`, `cauchy`, `uniform`, `beta`, `gamma`,
 //! `chi2`, `t`, `poisson`, `bernoulli`, `binom`, `dirichlet`, `multivariate_normal`, `pareto`,
 //! `geom`, `gumbel_l`, `gumbel_r`, `wrapcauchy`, `nbinom`, `betabinom`, `gennorm`,
-//! `truncnorm`, `vonmises` and `multinomial` (the functions JAX has for each), and the
-//! functions `sem`, `rankdata` and `mode`; API.md lists the rest as not yet. Shape parameters come
+//! `truncnorm`, `vonmises` and `multinomial` (the functions JAX has for each), the
+//! functions `sem`, `rankdata` and `mode`, and the kernel density estimator [`gaussian_kde`]
+//! ([`GaussianKde`]); API.md lists the rest as not yet. Shape parameters come
 //! before `loc` and `scale`, as in JAX's signatures (`gamma::logpdf(&x, a, loc, scale)`).
+
+mod kde;
+
+pub use kde::{gaussian_kde, gaussian_kde_with, BwMethod, GaussianKde, GaussianKdeOptions};
 
 use crate::scipy::special::{betainc, betaln, entr, gammainc, gammaincc, gammaln, xlog1py, xlogy};
 use crate::{lax, where_, Array, IntoArg};

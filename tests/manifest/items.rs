@@ -1058,6 +1058,7 @@ use jaxrs::scipy::stats::gamma::logpdf as _;
 use jaxrs::scipy::stats::gamma::logsf as _;
 use jaxrs::scipy::stats::gamma::pdf as _;
 use jaxrs::scipy::stats::gamma::sf as _;
+use jaxrs::scipy::stats::gaussian_kde as _;
 use jaxrs::scipy::stats::gennorm::cdf as _;
 use jaxrs::scipy::stats::gennorm::logpdf as _;
 use jaxrs::scipy::stats::gennorm::pdf as _;
