@@ -90,6 +90,7 @@ fn apply_one(op: &str, params: &Value, x: &[In]) -> Array {
         "sp.owens_t" => sp::owens_t(x0(), x1()),
         "sp.wofz" => sp::wofz(x0()),
         "sp.hyp1f1" => sp::hyp1f1(x0(), x1(), a(x, 2)),
+        "sp.hyp2f1" => sp::hyp2f1(x0(), x1(), a(x, 2), a(x, 3)),
         other => panic!("unknown op {other}"),
     }
 }

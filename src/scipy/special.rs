@@ -35,7 +35,7 @@ mod trig_integrals;
 mod wofz;
 
 pub use expint::{exp1, expi, expn};
-pub use hypergeometric::hyp1f1;
+pub use hypergeometric::{hyp1f1, hyp2f1};
 pub use owens_t::owens_t;
 pub use trig_integrals::{fresnel, sici};
 pub use wofz::wofz;

@@ -212,4 +212,45 @@ c.add("sp.hyp1f1", sp.hyp1f1, [np.array([0.5, 1.2, 2.0], "float64"), np.array([1
 c.add("sp.hyp1f1", sp.hyp1f1, [np.array([0.5, 1.2], "float32"), np.array([2.0], "float32"),
                                np.array([1.0, -2.0], "float32")])
 
+# hyp2f1 by JAX's selections: the Taylor series (|x| < 1, and x < -1 where it does not
+# converge), Euler's transformation (c - a - b <= -1), the digamma transformation (x > 0.9,
+# c - a - b an integer, either sign, and c - a - b within eps of -1), the terminating series
+# (a or b a non-positive integer, the larger in magnitude first, at any x), the closed forms
+# (x = 0, a or b = 0, a or b = c, x = 1) and inf (c a non-positive integer, x > 1, x = 1 with
+# c - a - b <= 0); JAX's series derivatives in a, b, c and its x derivative.
+for dt in ("float32", "float64"):
+    c.add("sp.hyp2f1", sp.hyp2f1, [c.uniform((3, 4), 0.2, 2.5, dt), c.uniform((3, 4), 0.2, 2.5, dt),
+                                   c.uniform((3, 4), 0.5, 4.0, dt), c.uniform((3, 4), -0.8, 0.8, dt)])
+    # Euler's transformation (c - a - b <= -1), and x > 0.9 by the series.
+    c.add("sp.hyp2f1", sp.hyp2f1, [np.array([2.0, 1.7, 0.6, 1.1], dt), np.array([1.5, 2.2, 0.8, 1.3], dt),
+                                   np.array([1.2, 1.4, 2.1, 3.3], dt), np.array([0.5, -0.6, 0.93, 0.95], dt)],
+          check_grads=False)
+    # The digamma transformation: c - a - b = 0, 1, 2, 3, -1 (through Euler's), -2.
+    c.add("sp.hyp2f1", sp.hyp2f1, [np.array([0.5, 0.5, 0.5, 1.25, 1.5, 2.0], dt),
+                                   np.array([1.5, 1.5, 0.75, 0.5, 1.5, 1.5], dt),
+                                   np.array([2.0, 3.0, 3.25, 4.75, 2.0, 1.5], dt),
+                                   np.array([0.95, 0.92, 0.97, 0.91, 0.94, 0.96], dt)], grad=False)
+    # The terminating series: a or b a non-positive integer (b < a swaps them), at |x| < 1,
+    # x > 0.9, x < -1; the closed forms and the poles.
+    c.add("sp.hyp2f1", sp.hyp2f1, [np.array([-3.0, 1.5, -2.0, -4.0, 0.5, -1.0, -5.0, 2.0], dt),
+                                   np.array([1.5, -2.0, -3.0, 0.7, -3.0, 2.5, -2.0, 1.0], dt),
+                                   np.array([2.5, 1.2, 0.5, 3.5, 1.5, 0.8, 4.0, 3.0], dt),
+                                   np.array([0.4, -0.7, 0.3, 0.95, -2.5, 3.0, 1.5, -0.3], dt)],
+          grad=False)
+    c.add("sp.hyp2f1", sp.hyp2f1, [np.array([1.5, 0.0, 2.0, 0.5, 1.2, 1.5, 0.5, 0.7, 1.5, 1.0, 0.0], dt),
+                                   np.array([2.5, 1.5, 0.5, 1.3, 0.6, 0.5, 0.5, 0.4, 2.5, 2.0, 1.0], dt),
+                                   np.array([1.0, 2.0, 0.0, -2.0, 0.6, 2.5, 3.0, 1.5, 3.0, 2.5, 0.0], dt),
+                                   np.array([0.0, 0.5, 0.3, 0.2, 0.4, 1.0, 1.0, 1.5, 0.4, -0.5, 0.5], dt)],
+          grad=False)
+    c.add("sp.hyp2f1", sp.hyp2f1, [np.array([0.5, 1.2], dt), np.array([0.7, 0.4], dt),
+                                   np.array([1.9, 2.5], dt), np.array([-1.5, -1.2], dt)], grad=False)
+# c - a - b within eps of -1 (not Euler's), where the digamma transformation's rd is negative.
+c.add("sp.hyp2f1", sp.hyp2f1, [np.array([1.5], "float64"), np.array([1.5], "float64"),
+                               np.array([2.0 + 4e-15], "float64"), np.array([0.95], "float64")],
+      grad=False)
+# Integer arguments promote to float.
+c.add("sp.hyp2f1", sp.hyp2f1, [np.array([1, 2], np.int32), np.array([1, -1], np.int32),
+                               np.array([2, 3], np.int32), np.array([0.5, 0.25], np.float32)],
+      grad=False)
+
 c.save()
