@@ -90,6 +90,14 @@ fn apply_one(op: &str, params: &Value, x: &[In]) -> Array {
         "sp.owens_t" => sp::owens_t(x0(), x1()),
         "sp.wofz" => sp::wofz(x0()),
         "sp.hyp1f1" => sp::hyp1f1(x0(), x1(), a(x, 2)),
+        "sp.hyp2f1" => sp::hyp2f1(x0(), x1(), a(x, 2), a(x, 3)),
+        "sp.sph_harm_y" => sp::sph_harm_y(
+            x0(),
+            x1(),
+            a(x, 2),
+            a(x, 3),
+            params.get("n_max").map(|v| v.as_u64().unwrap() as usize),
+        ),
         other => panic!("unknown op {other}"),
     }
 }
@@ -112,4 +120,21 @@ fn ndtr_refuses_what_jax_refuses() {
 fn polygamma_wants_an_integer_order() {
     let x = Array::ones(&[2], DType::F32);
     sp::polygamma(&x, &x);
+}
+
+#[test]
+#[should_panic(expected = "sph_harm_y: n must be of an integer dtype, not float32")]
+fn sph_harm_y_wants_integer_degrees() {
+    let x = Array::ones(&[2], DType::F32);
+    sp::sph_harm_y(&x, &Array::zeros(&[2], DType::I32), &x, &x, 1);
+}
+
+#[test]
+#[should_panic(
+    expected = "sph_harm_y: n_max must be given to use sph_harm_y within transformations"
+)]
+fn sph_harm_y_needs_n_max_under_jit() {
+    let n = Array::from_vec(vec![1i32, 2], &[2]);
+    let x = Array::ones(&[2], DType::F64);
+    jit(|n: Array| sp::sph_harm_y(&n, &n, &x, &x, None)).call(n);
 }

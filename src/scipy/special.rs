@@ -17,7 +17,7 @@
 //!
 //! The functions JAX defines with a custom derivative (`xlogy`, `xlog1py`, `entr`,
 //! `rel_entr`, `kl_div`, `log_ndtr`, `erfcx`, `dawsn`, `poch`, `expi`, `expn`/`exp1`, `sici`,
-//! `fresnel`, `owens_t`, `wofz`) carry the same rule here, through
+//! `fresnel`, `owens_t`, `wofz`, `hyp1f1`, `hyp2f1`) carry the same rule here, through
 //! [`custom_jvp`], so their derivatives at the edges (`x = 0`) are JAX's,
 //! not autodiff of their selections. JAX's `while_loop`s inside `jnp.vectorize` (`expn`'s
 //! series and continued fraction) run per element here too: the loop goes on while any element
@@ -31,12 +31,14 @@ use jaxrs_runtime::promote_args_inexact;
 mod expint;
 mod hypergeometric;
 mod owens_t;
+mod sph_harm;
 mod trig_integrals;
 mod wofz;
 
 pub use expint::{exp1, expi, expn};
-pub use hypergeometric::hyp1f1;
+pub use hypergeometric::{hyp1f1, hyp2f1};
 pub use owens_t::owens_t;
+pub use sph_harm::sph_harm_y;
 pub use trig_integrals::{fresnel, sici};
 pub use wofz::wofz;
 

@@ -212,4 +212,87 @@ c.add("sp.hyp1f1", sp.hyp1f1, [np.array([0.5, 1.2, 2.0], "float64"), np.array([1
 c.add("sp.hyp1f1", sp.hyp1f1, [np.array([0.5, 1.2], "float32"), np.array([2.0], "float32"),
                                np.array([1.0, -2.0], "float32")])
 
+# hyp2f1 by JAX's selections: the Taylor series (|x| < 1, and x < -1 where it does not
+# converge), Euler's transformation (c - a - b <= -1), the digamma transformation (x > 0.9,
+# c - a - b an integer, either sign, and c - a - b within eps of -1), the terminating series
+# (a or b a non-positive integer, the larger in magnitude first, at any x), the closed forms
+# (x = 0, a or b = 0, a or b = c, x = 1) and inf (c a non-positive integer, x > 1, x = 1 with
+# c - a - b <= 0); JAX's series derivatives in a, b, c and its x derivative.
+for dt in ("float32", "float64"):
+    c.add("sp.hyp2f1", sp.hyp2f1, [c.uniform((3, 4), 0.2, 2.5, dt), c.uniform((3, 4), 0.2, 2.5, dt),
+                                   c.uniform((3, 4), 0.5, 4.0, dt), c.uniform((3, 4), -0.8, 0.8, dt)])
+    # Euler's transformation (c - a - b <= -1), and x > 0.9 by the series.
+    c.add("sp.hyp2f1", sp.hyp2f1, [np.array([2.0, 1.7, 0.6, 1.1], dt), np.array([1.5, 2.2, 0.8, 1.3], dt),
+                                   np.array([1.2, 1.4, 2.1, 3.3], dt), np.array([0.5, -0.6, 0.93, 0.95], dt)],
+          check_grads=False)
+    # The digamma transformation: c - a - b = 0, 1, 2, 3, -1 (through Euler's), -2.
+    c.add("sp.hyp2f1", sp.hyp2f1, [np.array([0.5, 0.5, 0.5, 1.25, 1.5, 2.0], dt),
+                                   np.array([1.5, 1.5, 0.75, 0.5, 1.5, 1.5], dt),
+                                   np.array([2.0, 3.0, 3.25, 4.75, 2.0, 1.5], dt),
+                                   np.array([0.95, 0.92, 0.97, 0.91, 0.94, 0.96], dt)], grad=False)
+    # The terminating series: a or b a non-positive integer (b < a swaps them), at |x| < 1,
+    # x > 0.9, x < -1; the closed forms and the poles.
+    c.add("sp.hyp2f1", sp.hyp2f1, [np.array([-3.0, 1.5, -2.0, -4.0, 0.5, -1.0, -5.0, 2.0], dt),
+                                   np.array([1.5, -2.0, -3.0, 0.7, -3.0, 2.5, -2.0, 1.0], dt),
+                                   np.array([2.5, 1.2, 0.5, 3.5, 1.5, 0.8, 4.0, 3.0], dt),
+                                   np.array([0.4, -0.7, 0.3, 0.95, -2.5, 3.0, 1.5, -0.3], dt)],
+          grad=False)
+    c.add("sp.hyp2f1", sp.hyp2f1, [np.array([1.5, 0.0, 2.0, 0.5, 1.2, 1.5, 0.5, 0.7, 1.5, 1.0, 0.0], dt),
+                                   np.array([2.5, 1.5, 0.5, 1.3, 0.6, 0.5, 0.5, 0.4, 2.5, 2.0, 1.0], dt),
+                                   np.array([1.0, 2.0, 0.0, -2.0, 0.6, 2.5, 3.0, 1.5, 3.0, 2.5, 0.0], dt),
+                                   np.array([0.0, 0.5, 0.3, 0.2, 0.4, 1.0, 1.0, 1.5, 0.4, -0.5, 0.5], dt)],
+          grad=False)
+    c.add("sp.hyp2f1", sp.hyp2f1, [np.array([0.5, 1.2], dt), np.array([0.7, 0.4], dt),
+                                   np.array([1.9, 2.5], dt), np.array([-1.5, -1.2], dt)], grad=False)
+# c - a - b within eps of -1 (not Euler's), where the digamma transformation's rd is negative.
+c.add("sp.hyp2f1", sp.hyp2f1, [np.array([1.5], "float64"), np.array([1.5], "float64"),
+                               np.array([2.0 + 4e-15], "float64"), np.array([0.95], "float64")],
+      grad=False)
+# Integer arguments promote to float.
+c.add("sp.hyp2f1", sp.hyp2f1, [np.array([1, 2], np.int32), np.array([1, -1], np.int32),
+                               np.array([2, 3], np.int32), np.array([0.5, 0.25], np.float32)],
+      grad=False)
+
+# sph_harm_y: degrees and orders (negative ones the conjugate times (-1)^m) over the
+# recurrence's table, with derivatives in theta and phi; n_max given (as JAX needs under
+# jit and vmap), n_max = max(n) taken from a concrete n, n_max below max(n) clipping the
+# degrees, a 0-d theta, the poles, and mixed dtypes.
+n = np.array([0, 1, 1, 2, 2, 3, 3, 4], np.int32)
+m = np.array([0, 0, 1, -1, 2, -3, 1, -2], np.int32)
+for dt in ("float32", "float64"):
+    # The output is complex128 either way; float32 angles are checked at float32's
+    # tolerance.
+    kw = dict(tol=(4e-6, 4e-6), grad_tol=(2e-5, 2e-5)) if dt == "float32" else {}
+    c.add("sp.sph_harm_y", lambda n, m, t, p: sp.sph_harm_y(n, m, t, p, n_max=4),
+          [n, m, c.uniform((8,), 0.1, 3.0, dt), c.uniform((8,), 0.0, 2 * np.pi, dt)],
+          params={"n_max": 4}, **kw)
+    c.add("sp.sph_harm_y", lambda n, m, t, p: sp.sph_harm_y(n, m, t, p, n_max=6),
+          [np.array([6, 5, 6, 4, 6], np.int64), np.array([-5, 4, 6, -4, -1], np.int64),
+           c.uniform((5,), 0.2, 2.9, dt), c.uniform((5,), 0.0, 2 * np.pi, dt)],
+          params={"n_max": 6}, **kw)
+    c.add("sp.sph_harm_y", sp.sph_harm_y,
+          [np.array([2, 3, 1], np.int32), np.array([1, -2, -1], np.int32),
+           np.array([0.4, 1.3, 2.2], dt), np.array([0.5, 2.0, 4.0], dt)], jit=False, **kw)
+    c.add("sp.sph_harm_y", lambda n, m, t, p: sp.sph_harm_y(n, m, t, p, n_max=3),
+          [np.array([5, 2, 4], np.int32), np.array([1, -2, 3], np.int32),
+           np.array([0.7, 1.1, 2.5], dt), np.array([0.3, 1.0, 5.0], dt)],
+          params={"n_max": 3}, **kw)
+    c.add("sp.sph_harm_y", lambda n, m, t, p: sp.sph_harm_y(n, m, t, p, n_max=3),
+          [np.array([3], np.int32), np.array([-2], np.int32), np.array(0.9, dt),
+           np.array([1.1], dt)], params={"n_max": 3}, **kw)
+    c.add("sp.sph_harm_y", lambda n, m, t, p: sp.sph_harm_y(n, m, t, p, n_max=2),
+          [np.array([2, 1, 2, 0], np.int32), np.array([1, 0, -2, 0], np.int32),
+           np.array([0.0, np.pi, 0.0, np.pi], dt), np.array([0.3, 0.2, 1.0, 2.0], dt)],
+          params={"n_max": 2}, grad=False, **({"tol": kw["tol"]} if kw else {}))
+for n_max in (0, 1):
+    c.add("sp.sph_harm_y", lambda n, m, t, p, n_max=n_max: sp.sph_harm_y(n, m, t, p, n_max=n_max),
+          [np.array([n_max, 0], np.int32), np.array([-n_max, 0], np.int32),
+           np.array([0.8, 2.1], "float64"), np.array([0.6, 3.5], "float64")],
+          params={"n_max": n_max})
+# float32 theta, float64 phi, int64 m: the angles promote as JAX promotes them.
+c.add("sp.sph_harm_y", lambda n, m, t, p: sp.sph_harm_y(n, m, t, p, n_max=3),
+      [np.array([3, 2], np.int32), np.array([-1, 2], np.int64),
+       np.array([0.5, 1.9], "float32"), np.array([2.5, 0.1], "float64")],
+      params={"n_max": 3}, tol=(4e-6, 4e-6), grad_tol=(2e-5, 2e-5))
+
 c.save()
