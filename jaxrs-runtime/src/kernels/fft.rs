@@ -171,8 +171,8 @@ fn run<T: Real>(
                 FftDirection::Inverse
             };
             let out = elems_mut::<Complex<T>>(y)?;
-            out.copy_from_slice(elems::<Complex<T>>(x)?);
-            for axis in outer_axes..y_dims.len() {
+            innermost_from(elems::<Complex<T>>(x)?, out, n, direction);
+            for axis in outer_axes..y_dims.len() - 1 {
                 along_axis(out, y_dims, axis, direction);
             }
             scale(out, t.scale::<T>());
@@ -249,6 +249,29 @@ fn along_axis<T: Real>(
     }
 }
 
+/// Transforms the rows of `n` of `src` into `out`, copying each thread's share just before
+/// transforming it (while it is in cache) rather than all of `src` first.
+fn innermost_from<T: Real>(
+    src: &[Complex<T>],
+    out: &mut [Complex<T>],
+    n: usize,
+    direction: FftDirection,
+) {
+    if n <= 1 {
+        out.copy_from_slice(src);
+        return;
+    }
+    let plan = complex_plan::<T>(n, direction);
+    let rows_per_task = MIN_ELEMS_PER_TASK.div_ceil(n).max(1);
+    src.par_chunks(rows_per_task * n)
+        .zip(out.par_chunks_mut(rows_per_task * n))
+        .for_each(|(src, rows)| {
+            rows.copy_from_slice(src);
+            let mut scratch = vec![Complex::default(); plan.get_inplace_scratch_len()];
+            plan.process_with_scratch(rows, &mut scratch);
+        });
+}
+
 /// Transforms the contiguous rows of `data` (each `plan.len()` long) in place, sharing them
 /// out among the threads when `parallel`.
 fn transform_rows<T: Real>(data: &mut [Complex<T>], plan: &dyn Fft<T>, parallel: bool) {
@@ -263,9 +286,9 @@ fn transform_rows<T: Real>(data: &mut [Complex<T>], plan: &dyn Fft<T>, parallel:
 }
 
 /// Transforms the `stride` columns of `n` elements of the row-major `block` in place: copied
-/// into rows (a transpose, in tiles), transformed as rows, copied back. Gathering a few
-/// columns at a time instead was faster on one thread (3.8 ms against 4.4 for 1024x1024
-/// complex64) but cannot be shared among threads without unsafe aliasing.
+/// into rows (a transpose, in tiles of TILE columns, each transformed as soon as it is
+/// gathered, while in cache), then copied back. Transforming in the block's own memory, a few
+/// columns at a time, cannot be shared among threads without unsafe aliasing.
 fn transform_columns<T: Real>(
     block: &mut [Complex<T>],
     n: usize,
@@ -291,9 +314,10 @@ fn transform_columns<T: Real>(
                         }
                     }
                 }
+                let mut scratch = vec![Complex::default(); plan.get_inplace_scratch_len()];
+                plan.process_with_scratch(out, &mut scratch);
             });
     }
-    transform_rows(&mut columns, plan, parallel);
     let columns = &columns;
     block
         .par_chunks_mut(TILE * stride)
