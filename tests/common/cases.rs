@@ -185,10 +185,15 @@ fn last_to_zero(rank: usize) -> Vec<usize> {
 }
 
 /// Every check of every case in `tests/golden/{file}.json`; `apply` maps cases to Rust calls.
-/// Returns the number of cases (a test may assert it covers what it expects).
+/// Returns the number of cases checked (a test may assert it covers what it expects). With
+/// `JAXRS_CASES` set, only the cases whose name contains it are checked (to debug or time one
+/// op: `JAXRS_CASES=sp.hyp2f1 cargo test --test scipy_special`).
 pub fn check_file(file: &str, apply: Apply) -> usize {
-    let cases = load_cases(file);
+    let mut cases = load_cases(file);
     assert!(!cases.is_empty(), "{file}: no cases");
+    if let Ok(only) = std::env::var("JAXRS_CASES") {
+        cases.retain(|c| c.name.contains(&only));
+    }
     check_eager(&cases, apply);
     check_jit(&cases, apply);
     check_vmap(&cases, apply);

@@ -218,40 +218,38 @@ c.add("sp.hyp1f1", sp.hyp1f1, [np.array([0.5, 1.2], "float32"), np.array([2.0], 
 # (a or b a non-positive integer, the larger in magnitude first, at any x), the closed forms
 # (x = 0, a or b = 0, a or b = c, x = 1) and inf (c a non-positive integer, x > 1, x = 1 with
 # c - a - b <= 0); JAX's series derivatives in a, b, c and its x derivative.
+# The special points go in one array per dtype, each element its own selection: hyp2f1's
+# program holds every branch and its loops, so a case per branch made the grouped test
+# programs take minutes to compile.
+SPECIAL_POINTS = [
+    # Euler's transformation (c - a - b <= -1), and x > 0.9 by the series.
+    ([2.0, 1.7, 0.6, 1.1], [1.5, 2.2, 0.8, 1.3], [1.2, 1.4, 2.1, 3.3], [0.5, -0.6, 0.93, 0.95]),
+    # The digamma transformation: c - a - b = 0, 1, 2, 3, -1 (through Euler's), -2.
+    ([0.5, 0.5, 0.5, 1.25, 1.5, 2.0], [1.5, 1.5, 0.75, 0.5, 1.5, 1.5],
+     [2.0, 3.0, 3.25, 4.75, 2.0, 1.5], [0.95, 0.92, 0.97, 0.91, 0.94, 0.96]),
+    # The terminating series: a or b a non-positive integer (b < a swaps them), at |x| < 1,
+    # x > 0.9, x < -1.
+    ([-3.0, 1.5, -2.0, -4.0, 0.5, -1.0, -5.0, 2.0], [1.5, -2.0, -3.0, 0.7, -3.0, 2.5, -2.0, 1.0],
+     [2.5, 1.2, 0.5, 3.5, 1.5, 0.8, 4.0, 3.0], [0.4, -0.7, 0.3, 0.95, -2.5, 3.0, 1.5, -0.3]),
+    # The closed forms and the poles.
+    ([1.5, 0.0, 2.0, 0.5, 1.2, 1.5, 0.5, 0.7, 1.5, 1.0, 0.0], [2.5, 1.5, 0.5, 1.3, 0.6, 0.5, 0.5, 0.4, 2.5, 2.0, 1.0],
+     [1.0, 2.0, 0.0, -2.0, 0.6, 2.5, 3.0, 1.5, 3.0, 2.5, 0.0], [0.0, 0.5, 0.3, 0.2, 0.4, 1.0, 1.0, 1.5, 0.4, -0.5, 0.5]),
+    # x < -1 by the series.
+    ([0.5, 1.2], [0.7, 0.4], [1.9, 2.5], [-1.5, -1.2]),
+]
 for dt in ("float32", "float64"):
     c.add("sp.hyp2f1", sp.hyp2f1, [c.uniform((3, 4), 0.2, 2.5, dt), c.uniform((3, 4), 0.2, 2.5, dt),
                                    c.uniform((3, 4), 0.5, 4.0, dt), c.uniform((3, 4), -0.8, 0.8, dt)])
-    # Euler's transformation (c - a - b <= -1), and x > 0.9 by the series.
-    c.add("sp.hyp2f1", sp.hyp2f1, [np.array([2.0, 1.7, 0.6, 1.1], dt), np.array([1.5, 2.2, 0.8, 1.3], dt),
-                                   np.array([1.2, 1.4, 2.1, 3.3], dt), np.array([0.5, -0.6, 0.93, 0.95], dt)],
-          check_grads=False)
-    # The digamma transformation: c - a - b = 0, 1, 2, 3, -1 (through Euler's), -2.
-    c.add("sp.hyp2f1", sp.hyp2f1, [np.array([0.5, 0.5, 0.5, 1.25, 1.5, 2.0], dt),
-                                   np.array([1.5, 1.5, 0.75, 0.5, 1.5, 1.5], dt),
-                                   np.array([2.0, 3.0, 3.25, 4.75, 2.0, 1.5], dt),
-                                   np.array([0.95, 0.92, 0.97, 0.91, 0.94, 0.96], dt)], grad=False)
-    # The terminating series: a or b a non-positive integer (b < a swaps them), at |x| < 1,
-    # x > 0.9, x < -1; the closed forms and the poles.
-    c.add("sp.hyp2f1", sp.hyp2f1, [np.array([-3.0, 1.5, -2.0, -4.0, 0.5, -1.0, -5.0, 2.0], dt),
-                                   np.array([1.5, -2.0, -3.0, 0.7, -3.0, 2.5, -2.0, 1.0], dt),
-                                   np.array([2.5, 1.2, 0.5, 3.5, 1.5, 0.8, 4.0, 3.0], dt),
-                                   np.array([0.4, -0.7, 0.3, 0.95, -2.5, 3.0, 1.5, -0.3], dt)],
-          grad=False)
-    c.add("sp.hyp2f1", sp.hyp2f1, [np.array([1.5, 0.0, 2.0, 0.5, 1.2, 1.5, 0.5, 0.7, 1.5, 1.0, 0.0], dt),
-                                   np.array([2.5, 1.5, 0.5, 1.3, 0.6, 0.5, 0.5, 0.4, 2.5, 2.0, 1.0], dt),
-                                   np.array([1.0, 2.0, 0.0, -2.0, 0.6, 2.5, 3.0, 1.5, 3.0, 2.5, 0.0], dt),
-                                   np.array([0.0, 0.5, 0.3, 0.2, 0.4, 1.0, 1.0, 1.5, 0.4, -0.5, 0.5], dt)],
-          grad=False)
-    c.add("sp.hyp2f1", sp.hyp2f1, [np.array([0.5, 1.2], dt), np.array([0.7, 0.4], dt),
-                                   np.array([1.9, 2.5], dt), np.array([-1.5, -1.2], dt)], grad=False)
+    c.add("sp.hyp2f1", sp.hyp2f1, [np.array(sum((list(p[k]) for p in SPECIAL_POINTS), []), dt)
+                                   for k in range(4)], grad=False, vmap=False)
 # c - a - b within eps of -1 (not Euler's), where the digamma transformation's rd is negative.
 c.add("sp.hyp2f1", sp.hyp2f1, [np.array([1.5], "float64"), np.array([1.5], "float64"),
                                np.array([2.0 + 4e-15], "float64"), np.array([0.95], "float64")],
-      grad=False)
+      grad=False, vmap=False)
 # Integer arguments promote to float.
 c.add("sp.hyp2f1", sp.hyp2f1, [np.array([1, 2], np.int32), np.array([1, -1], np.int32),
                                np.array([2, 3], np.int32), np.array([0.5, 0.25], np.float32)],
-      grad=False)
+      grad=False, vmap=False)
 
 # sph_harm_y: degrees and orders (negative ones the conjugate times (-1)^m) over the
 # recurrence's table, with derivatives in theta and phi; n_max given (as JAX needs under
