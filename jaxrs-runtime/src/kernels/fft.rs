@@ -25,7 +25,9 @@ use num_traits::NumAssign;
 use rayon::prelude::*;
 use realfft::{RealFftPlanner, RealToComplex};
 use rustfft::{Fft, FftDirection, FftNum, FftPlanner};
+use std::cell::RefCell;
 use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::LocalKey;
 
 type KernelResult = Result<(), String>;
 
@@ -39,14 +41,52 @@ const MIN_ELEMS_PER_TASK: usize = 1 << 14;
 /// tiles evict each other from the cache).
 const TILE: usize = 16;
 
+/// The most a thread keeps of each of its buffers between calls (a 2^24-point complex128
+/// transform's).
+const KEPT_BYTES: usize = 256 << 20;
+
+/// This thread's buffers of one kind, kept between calls: memory the allocator maps afresh
+/// costs a page fault per 4 KiB on first touch, and a fresh 16 MiB scratch buffer for each
+/// 2^20-point complex128 transform doubled its time on the bench machine (`perf stat`:
+/// ~4000 more page faults a call).
+type Kept<E> = LocalKey<RefCell<Vec<E>>>;
+
+/// Runs `f` on `len` elements of this thread's `kept` buffer (grown as needed; a fresh one if
+/// it is in use further up this thread's stack). The contents are whatever the last user left.
+fn with_kept<E: Copy + Default, R>(
+    kept: &'static Kept<E>,
+    len: usize,
+    f: impl FnOnce(&mut [E]) -> R,
+) -> R {
+    kept.with(|cell| {
+        let Ok(mut buffer) = cell.try_borrow_mut() else {
+            return f(&mut vec![E::default(); len]);
+        };
+        if buffer.len() < len {
+            buffer.resize(len, E::default());
+        }
+        let out = f(&mut buffer[..len]);
+        if buffer.len() * size_of::<E>() > KEPT_BYTES {
+            *buffer = Vec::new();
+        }
+        out
+    })
+}
+
 /// The element types rustfft computes in, with their planners (cached: plans for a length are
-/// made once per process and shared by every later call).
+/// made once per process and shared by every later call) and their kept buffers.
 trait Real: FftNum + NumAssign + Default {
     fn planner() -> &'static Mutex<FftPlanner<Self>>;
     fn real_planner() -> &'static Mutex<RealFftPlanner<Self>>;
+    /// The transforms' scratch.
+    fn scratch() -> &'static Kept<Complex<Self>>;
+    /// Whole arrays: the gathered columns, the inverse real transform's spectrum.
+    fn arrays() -> &'static Kept<Complex<Self>>;
+    /// A row of the forward real transform's input, which realfft uses as scratch.
+    fn real_rows() -> &'static Kept<Self>;
 }
 
-macro_rules! real_planners {
+macro_rules! real_impl {
     ($t:ty) => {
         impl Real for $t {
             fn planner() -> &'static Mutex<FftPlanner<$t>> {
@@ -57,11 +97,30 @@ macro_rules! real_planners {
                 static PLANNER: OnceLock<Mutex<RealFftPlanner<$t>>> = OnceLock::new();
                 PLANNER.get_or_init(|| Mutex::new(RealFftPlanner::new()))
             }
+            fn scratch() -> &'static Kept<Complex<$t>> {
+                thread_local!(static KEPT: RefCell<Vec<Complex<$t>>> = const { RefCell::new(Vec::new()) });
+                &KEPT
+            }
+            fn arrays() -> &'static Kept<Complex<$t>> {
+                thread_local!(static KEPT: RefCell<Vec<Complex<$t>>> = const { RefCell::new(Vec::new()) });
+                &KEPT
+            }
+            fn real_rows() -> &'static Kept<$t> {
+                thread_local!(static KEPT: RefCell<Vec<$t>> = const { RefCell::new(Vec::new()) });
+                &KEPT
+            }
         }
     };
 }
-real_planners!(f32);
-real_planners!(f64);
+real_impl!(f32);
+real_impl!(f64);
+
+/// Transforms `rows` (whole rows of `plan.len()`) in place with this thread's scratch.
+fn process<T: Real>(plan: &dyn Fft<T>, rows: &mut [Complex<T>]) {
+    with_kept(T::scratch(), plan.get_inplace_scratch_len(), |scratch| {
+        plan.process_with_scratch(rows, scratch)
+    });
+}
 
 fn complex_plan<T: Real>(n: usize, direction: FftDirection) -> Arc<dyn Fft<T>> {
     let mut planner = T::planner().lock().unwrap_or_else(|e| e.into_inner());
@@ -195,12 +254,15 @@ fn run<T: Real>(
             }
             // The outer axes are inverted first, on a copy: the operand is read-only, and the
             // complex-to-real step uses its input as scratch.
-            let mut spectrum = elems::<Complex<T>>(x)?.to_vec();
-            for axis in outer_axes..x_dims.len() - 1 {
-                along_axis(&mut spectrum, x_dims, axis, FftDirection::Inverse);
-            }
+            let x = elems::<Complex<T>>(x)?;
             let out = elems_mut::<T>(y)?;
-            complex_to_real(&mut spectrum, out, n)?;
+            with_kept(T::arrays(), x.len(), |spectrum| {
+                spectrum.copy_from_slice(x);
+                for axis in outer_axes..x_dims.len() - 1 {
+                    along_axis(spectrum, x_dims, axis, FftDirection::Inverse);
+                }
+                complex_to_real(spectrum, out, n)
+            })?;
             scale(out, t.scale::<T>());
         }
     }
@@ -267,8 +329,7 @@ fn innermost_from<T: Real>(
         .zip(out.par_chunks_mut(rows_per_task * n))
         .for_each(|(src, rows)| {
             rows.copy_from_slice(src);
-            let mut scratch = vec![Complex::default(); plan.get_inplace_scratch_len()];
-            plan.process_with_scratch(rows, &mut scratch);
+            process(&*plan, rows);
         });
 }
 
@@ -279,10 +340,7 @@ fn transform_rows<T: Real>(data: &mut [Complex<T>], plan: &dyn Fft<T>, parallel:
     let rows_per_task = MIN_ELEMS_PER_TASK.div_ceil(n).max(1);
     data.par_chunks_mut(rows_per_task * n)
         .with_min_len(if parallel { 1 } else { usize::MAX })
-        .for_each(|rows| {
-            let mut scratch = vec![Complex::default(); plan.get_inplace_scratch_len()];
-            plan.process_with_scratch(rows, &mut scratch);
-        });
+        .for_each(|rows| process(plan, rows));
 }
 
 /// Transforms the `stride` columns of `n` elements of the row-major `block` in place: copied
@@ -297,9 +355,8 @@ fn transform_columns<T: Real>(
     parallel: bool,
 ) {
     let min_len = if parallel { 1 } else { usize::MAX };
-    let mut columns = vec![Complex::default(); n * stride];
-    {
-        let block = &*block;
+    with_kept(T::arrays(), n * stride, |columns| {
+        let source = &*block;
         columns
             .par_chunks_mut(TILE * n)
             .with_min_len(min_len)
@@ -310,30 +367,29 @@ fn transform_columns<T: Real>(
                 for r0 in (0..n).step_by(TILE) {
                     for c in 0..width {
                         for r in r0..(r0 + TILE).min(n) {
-                            out[c * n + r] = block[r * stride + c0 + c];
+                            out[c * n + r] = source[r * stride + c0 + c];
                         }
                     }
                 }
-                let mut scratch = vec![Complex::default(); plan.get_inplace_scratch_len()];
-                plan.process_with_scratch(out, &mut scratch);
+                process(plan, out);
             });
-    }
-    let columns = &columns;
-    block
-        .par_chunks_mut(TILE * stride)
-        .with_min_len(min_len)
-        .enumerate()
-        .for_each(|(k, out)| {
-            let r0 = k * TILE;
-            let height = out.len() / stride;
-            for c0 in (0..stride).step_by(TILE) {
-                for r in 0..height {
-                    for c in c0..(c0 + TILE).min(stride) {
-                        out[r * stride + c] = columns[c * n + r0 + r];
+        let columns = &*columns;
+        block
+            .par_chunks_mut(TILE * stride)
+            .with_min_len(min_len)
+            .enumerate()
+            .for_each(|(k, out)| {
+                let r0 = k * TILE;
+                let height = out.len() / stride;
+                for c0 in (0..stride).step_by(TILE) {
+                    for r in 0..height {
+                        for c in c0..(c0 + TILE).min(stride) {
+                            out[r * stride + c] = columns[c * n + r0 + r];
+                        }
                     }
                 }
-            }
-        });
+            });
+    });
 }
 
 /// The RFFT of each row of `n` reals in `x` into the rows of `n / 2 + 1` frequencies of `y`.
@@ -347,14 +403,16 @@ fn real_to_complex<T: Real>(x: &[T], y: &mut [Complex<T>], n: usize) -> KernelRe
     x.par_chunks(rows_per_task * n)
         .zip(y.par_chunks_mut(rows_per_task * m))
         .try_for_each(|(xs, ys)| {
-            let mut input = plan.make_input_vec();
-            let mut scratch = plan.make_scratch_vec();
-            for (row, out) in xs.chunks(n).zip(ys.chunks_mut(m)) {
-                input.copy_from_slice(row);
-                plan.process_with_scratch(&mut input, out, &mut scratch)
-                    .map_err(|e| format!("RFFT: {e}"))?;
-            }
-            Ok(())
+            with_kept(T::real_rows(), n, |input| {
+                with_kept(T::scratch(), plan.get_scratch_len(), |scratch| {
+                    for (row, out) in xs.chunks(n).zip(ys.chunks_mut(m)) {
+                        input.copy_from_slice(row);
+                        plan.process_with_scratch(input, out, scratch)
+                            .map_err(|e| format!("RFFT: {e}"))?;
+                    }
+                    Ok(())
+                })
+            })
         })
 }
 
@@ -370,17 +428,18 @@ fn complex_to_real<T: Real>(x: &mut [Complex<T>], y: &mut [T], n: usize) -> Kern
     x.par_chunks_mut(rows_per_task * m)
         .zip(y.par_chunks_mut(rows_per_task * n))
         .try_for_each(|(xs, ys)| {
-            let mut scratch = plan.make_scratch_vec();
-            for (row, out) in xs.chunks_mut(m).zip(ys.chunks_mut(n)) {
-                // The imaginary parts of the real frequencies are ignored, as by XLA's IRFFT.
-                row[0].im = T::zero();
-                if n.is_multiple_of(2) {
-                    row[m - 1].im = T::zero();
+            with_kept(T::scratch(), plan.get_scratch_len(), |scratch| {
+                for (row, out) in xs.chunks_mut(m).zip(ys.chunks_mut(n)) {
+                    // The imaginary parts of the real frequencies are ignored, as by XLA's IRFFT.
+                    row[0].im = T::zero();
+                    if n.is_multiple_of(2) {
+                        row[m - 1].im = T::zero();
+                    }
+                    plan.process_with_scratch(row, out, scratch)
+                        .map_err(|e| format!("IRFFT: {e}"))?;
                 }
-                plan.process_with_scratch(row, out, &mut scratch)
-                    .map_err(|e| format!("IRFFT: {e}"))?;
-            }
-            Ok(())
+                Ok(())
+            })
         })
 }
 
