@@ -6,6 +6,9 @@ Prints one line per measurement, `name: <µs per call>`; the Rust bench parses t
 - `jax_pmap_call_us`: a cached `jax.pmap(lambda x: x * 2.0 + 1.0)` on an f32[8, 4] whose
   rows already lie one per device (the result of the previous call), awaited each call.
 - `jax_pmap_psum_us`: the same with a `psum` over the 8 devices inside.
+- `jax_shard_map_call_us`, `jax_shard_map_psum_us`: the same two functions as
+  `jax.jit(jax.shard_map(f, mesh=, in_specs=P("d"), out_specs=P("d")))` over a 1-D mesh of
+  the 8 devices (JAX's replacement for pmap), on an input already split over the mesh.
 """
 import os
 import sys
@@ -38,6 +41,17 @@ def main() -> None:
     summed = jax.pmap(lambda v: jax.lax.psum(v, "d") * 1e-3, axis_name="d")
     print(f"jax_pmap_call_us: {best_us(affine, x, calls):.3f}")
     print(f"jax_pmap_psum_us: {best_us(summed, x, calls):.3f}")
+    mesh = jax.make_mesh((8,), ("d",))
+    spec = jax.sharding.PartitionSpec("d")
+
+    def with_shard_map(f):
+        return jax.jit(jax.shard_map(f, mesh=mesh, in_specs=spec, out_specs=spec))
+
+    sm_affine = with_shard_map(lambda v: v * 2.0 + 1.0)
+    sm_summed = with_shard_map(lambda v: jax.lax.psum(v, "d") * 1e-3)
+    xs = sm_affine(jax.device_put(x, jax.sharding.NamedSharding(mesh, spec)))
+    print(f"jax_shard_map_call_us: {best_us(sm_affine, xs, calls):.3f}")
+    print(f"jax_shard_map_psum_us: {best_us(sm_summed, xs, calls):.3f}")
     print(f"jax_version: {jax.__version__}")
 
 
