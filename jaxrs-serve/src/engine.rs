@@ -139,25 +139,14 @@ impl Backend for EngineBackend {
     }
 
     fn insert(&mut self, prompt: &[u32], sampling: &Sampling) -> Result<(usize, u32), BoxError> {
-        Ok(self.insert_many(&[(prompt, sampling)])?[0])
-    }
-
-    /// One prefill call for all of them, padded to the bucket of the longest (the engine
-    /// checks every prompt before it takes a row).
-    fn insert_many(
-        &mut self,
-        prompts: &[(&[u32], &Sampling)],
-    ) -> Result<Vec<(usize, u32)>, BoxError> {
-        let prompts: Vec<(&[u32], SamplingParams)> = prompts
-            .iter()
-            .map(|&(prompt, sampling)| (prompt, params_of(sampling)))
-            .collect();
-        Ok(self
-            .engine
-            .insert_many(&prompts)?
-            .into_iter()
-            .map(|(SlotId(slot), token)| (slot, token))
-            .collect())
+        let params = SamplingParams {
+            temperature: sampling.temperature,
+            top_k: 0,
+            top_p: sampling.top_p,
+            seed: sampling.seed,
+        };
+        let (SlotId(slot), token) = self.engine.insert(prompt, params)?;
+        Ok((slot, token))
     }
 
     fn step(&mut self) -> Result<Vec<(usize, u32)>, BoxError> {
@@ -177,11 +166,9 @@ impl Backend for EngineBackend {
         self.engine.release(SlotId(slot));
     }
 
-    /// Compiles the prefill of every prompt-length bucket at every batch size the scheduler
-    /// uses (the powers of two up to the slots), and the decode step, so that no request
-    /// waits on a compile (a program's first call would otherwise be billed to whichever
-    /// requests first had that shape). With the persistent compile cache, a restart loads
-    /// them instead.
+    /// Compiles the prefill of every prompt-length bucket and the decode step, so that no
+    /// request waits on a compile (a bucket's first prefill would otherwise be billed to
+    /// whichever request first had a prompt of that length).
     fn warm_up(&mut self) -> Result<(), BoxError> {
         let capacity = self.engine.capacity();
         let lengths: Vec<usize> = self
@@ -190,32 +177,15 @@ impl Backend for EngineBackend {
             .iter()
             .map(|&b| b.min(capacity - 1))
             .collect();
-        let slots = self.engine.slots();
-        let batches =
-            std::iter::successors(Some(1usize), |b| b.checked_mul(2)).take_while(|&b| b <= slots);
-        for rows in batches {
-            for &len in &lengths {
-                let prompt = vec![0; len];
-                let prompts = vec![(prompt.as_slice(), SamplingParams::greedy()); rows];
-                let taken = self.engine.insert_many(&prompts)?;
-                let stepped = self.engine.step();
-                for (slot, _) in taken {
-                    self.engine.release(slot);
-                }
-                stepped?;
-            }
+        for len in lengths {
+            let (slot, _) = self
+                .engine
+                .insert(&vec![0; len], SamplingParams::greedy())?;
+            let stepped = self.engine.step();
+            self.engine.release(slot);
+            stepped?;
         }
         Ok(())
-    }
-}
-
-/// The engine's sampling parameters for a request's (OpenAI's options have no top-k).
-fn params_of(sampling: &Sampling) -> SamplingParams {
-    SamplingParams {
-        temperature: sampling.temperature,
-        top_k: 0,
-        top_p: sampling.top_p,
-        seed: sampling.seed,
     }
 }
 

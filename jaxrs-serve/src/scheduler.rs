@@ -52,27 +52,6 @@ pub trait Backend {
     fn free_slots(&self) -> usize;
     /// Prefills `prompt` into a free row and samples its first token.
     fn insert(&mut self, prompt: &[u32], sampling: &Sampling) -> Result<(usize, u32), BoxError>;
-    /// Prefills several prompts, each into its own free row, and samples their first tokens,
-    /// in order: all or nothing (on an error no row is taken). By default one `insert` each;
-    /// an engine that prefills a batch in one call does it in one.
-    fn insert_many(
-        &mut self,
-        prompts: &[(&[u32], &Sampling)],
-    ) -> Result<Vec<(usize, u32)>, BoxError> {
-        let mut taken = Vec::with_capacity(prompts.len());
-        for (prompt, sampling) in prompts {
-            match self.insert(prompt, sampling) {
-                Ok(row) => taken.push(row),
-                Err(e) => {
-                    for (slot, _) in taken {
-                        self.release(slot);
-                    }
-                    return Err(e);
-                }
-            }
-        }
-        Ok(taken)
-    }
     /// One decode step of every occupied row: the token each produced.
     fn step(&mut self) -> Result<Vec<(usize, u32)>, BoxError>;
     /// Tokens in the row's cache; a row must be released before this reaches `capacity()`.
@@ -154,10 +133,6 @@ pub struct Stats {
     pub steps: AtomicU64,
     /// Sum over steps of the slots each advanced: `/ steps` is the mean batch.
     pub batched: AtomicU64,
-    /// Prefill calls (a batch of waiting prompts is one).
-    pub prefills: AtomicU64,
-    /// Prompts prefilled: `/ prefills` is the mean prefill batch.
-    pub prefilled: AtomicU64,
 }
 
 /// A copy of [`Stats`] at one moment.
@@ -174,8 +149,6 @@ pub struct StatsSnapshot {
     pub tokens: u64,
     pub steps: u64,
     pub batched: u64,
-    pub prefills: u64,
-    pub prefilled: u64,
 }
 
 impl Stats {
@@ -193,8 +166,6 @@ impl Stats {
             tokens: r(&self.tokens),
             steps: r(&self.steps),
             batched: r(&self.batched),
-            prefills: r(&self.prefills),
-            prefilled: r(&self.prefilled),
         }
     }
 }
@@ -339,12 +310,10 @@ impl<B: Backend> Loop<B> {
         let mut open = true;
         loop {
             self.reap();
-            // Take what waits, up to the free rows. With nothing running, block (briefly)
-            // for work; with requests running, take only what is already waiting so decode
-            // goes on. The taken prompts are prefilled together.
-            let mut waiting = Vec::new();
-            while open && waiting.len() < self.backend.free_slots() {
-                let job = if self.active.is_empty() && waiting.is_empty() {
+            // Admit while rows are free. With nothing running, block (briefly) for work;
+            // with requests running, take only what is already waiting so decode goes on.
+            while open && self.backend.free_slots() > 0 {
+                let job = if self.active.is_empty() {
                     match self.rx.recv_timeout(IDLE_POLL) {
                         Ok(job) => job,
                         Err(RecvTimeoutError::Timeout) => break,
@@ -364,9 +333,8 @@ impl<B: Backend> Loop<B> {
                     }
                 };
                 drop1(&self.stats.queued);
-                waiting.extend(self.admissible(job));
+                self.admit(job);
             }
-            self.admit(waiting);
             if self.active.is_empty() {
                 // Closing: end once nothing runs and nothing waits.
                 if !open
@@ -386,77 +354,37 @@ impl<B: Backend> Loop<B> {
         }
     }
 
-    /// The job, unless its client already left or its deadline passed (then it is answered
-    /// or counted here).
-    fn admissible(&self, job: Job) -> Option<Job> {
+    fn admit(&mut self, job: Job) {
         if job.events.is_closed() {
             bump(&self.stats.cancelled);
-            return None;
+            return;
         }
         if Instant::now() >= job.deadline {
             bump(&self.stats.timed_out);
             let _ = job.events.send(Event::Failed(timeout()));
-            return None;
+            return;
         }
-        Some(job)
-    }
-
-    /// Prefills `jobs` (no more than the free rows) in batches of a power of two, largest
-    /// first: each batch is one prefill call, and each batch size is a program of its own
-    /// (per prompt-length bucket), so powers of two bound how many get compiled.
-    fn admit(&mut self, mut jobs: Vec<Job>) {
-        while !jobs.is_empty() {
-            let batch = 1 << jobs.len().ilog2();
-            let rest = jobs.split_off(batch);
-            self.admit_batch(jobs);
-            jobs = rest;
-        }
-    }
-
-    fn admit_batch(&mut self, jobs: Vec<Job>) {
-        let prompts: Vec<(&[u32], &Sampling)> = jobs
-            .iter()
-            .map(|job| (job.prompt.as_slice(), &job.sampling))
-            .collect();
-        match self.backend.insert_many(&prompts) {
-            Ok(rows) => {
-                self.stats.prefills.fetch_add(1, Ordering::Relaxed);
-                self.stats
-                    .prefilled
-                    .fetch_add(jobs.len() as u64, Ordering::Relaxed);
-                for (job, (slot, token)) in jobs.into_iter().zip(rows) {
-                    self.activate(job, slot, token);
-                }
-            }
-            // One bad prompt fails its batch: alone, each fails or succeeds on its own.
-            Err(_) if jobs.len() > 1 => {
-                for job in jobs {
-                    self.admit_batch(vec![job]);
-                }
+        match self.backend.insert(&job.prompt, &job.sampling) {
+            Ok((slot, token)) => {
+                bump(&self.stats.active);
+                let text = TextStream::new(&job.prompt, job.stop.clone());
+                self.active.insert(
+                    slot,
+                    Active {
+                        job,
+                        text,
+                        generated: 0,
+                    },
+                );
+                self.on_token(slot, token);
             }
             Err(e) => {
                 bump(&self.stats.failed);
-                for job in jobs {
-                    let _ = job
-                        .events
-                        .send(Event::Failed(internal(&format!("prefill failed: {e}"))));
-                }
+                let _ = job
+                    .events
+                    .send(Event::Failed(internal(&format!("prefill failed: {e}"))));
             }
         }
-    }
-
-    fn activate(&mut self, job: Job, slot: usize, token: u32) {
-        bump(&self.stats.active);
-        let text = TextStream::new(&job.prompt, job.stop.clone());
-        self.active.insert(
-            slot,
-            Active {
-                job,
-                text,
-                generated: 0,
-            },
-        );
-        self.on_token(slot, token);
     }
 
     /// Releases rows whose client went away or whose deadline passed, and those a step

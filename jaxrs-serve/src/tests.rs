@@ -479,61 +479,6 @@ async fn greedy_completions_do_not_depend_on_batching() {
 }
 
 #[tokio::test]
-async fn requests_that_wait_together_are_prefilled_together() {
-    let server = Server::start(
-        || {
-            let mut m = MockBackend::new(8, 64);
-            // Long steps: the requests sent while one runs all wait for the next admission.
-            m.step_delay = Duration::from_millis(150);
-            m
-        },
-        Limits {
-            queue: 8,
-            ..limits()
-        },
-    )
-    .await;
-    let body = |p: &str| format!(r#"{{"prompt": "{p}", "max_tokens": 3, "temperature": 0}}"#);
-    let alone = post(&mut server.client(), &body("same")).await.1["choices"][0]["text"].clone();
-    // One request decoding, then four more at once.
-    let (s, mut running) = server
-        .client()
-        .post_stream(
-            "/v1/completions",
-            r#"{"prompt": "a", "max_tokens": 20, "stream": true}"#,
-        )
-        .await
-        .unwrap();
-    assert_eq!(s, StatusCode::OK);
-    running.next_data().await.unwrap().unwrap();
-    let before = stats(&mut server.client()).await;
-    let mut tasks = Vec::new();
-    for _ in 0..4 {
-        let (addr, b) = (server.addr, body("same"));
-        tasks.push(tokio::spawn(async move {
-            post(&mut Client::new(addr, Duration::from_secs(10)), &b).await
-        }));
-    }
-    for t in tasks {
-        let (s, v) = t.await.unwrap();
-        assert_eq!(s, StatusCode::OK, "{v}");
-        assert_eq!(
-            v["choices"][0]["text"], alone,
-            "batched prefill changed the text"
-        );
-    }
-    let after = stats(&mut server.client()).await;
-    let delta = |k: &str| after[k].as_u64().unwrap() - before[k].as_u64().unwrap();
-    assert_eq!(delta("prefilled"), 4, "{after}");
-    assert!(
-        delta("prefills") < 4,
-        "the four waiting requests were prefilled one by one: {after}"
-    );
-    while running.next_data().await.unwrap().is_some() {}
-    server.shutdown().await;
-}
-
-#[tokio::test]
 async fn slow_headers_and_surplus_connections_are_cut_off() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let server = Server::start(
