@@ -13,18 +13,19 @@
 //!
 //! Figures (`cargo bench --bench serve`, defaults: the demo model `shakespeare-gpt2`, 4 layers,
 //! d 128, 256 positions, f32; 8 slots; 32 tokens per request, temperature 0.8, top_p 0.95;
-//! streaming; 10 s per phase; 2 cores shared with other builds, load average about 6):
+//! streaming; 10 s per phase; the idle 2-core machine, load average 0.6):
 //!
 //! | clients | requests | errors | p50 ms | p99 ms | TTFT p50 ms | TTFT p99 ms | tokens/s | mean batch | RSS MiB |
 //! |---|---|---|---|---|---|---|---|---|---|
-//! | 1 | 28 | 0 | 360 | 428 | 3 | 7 | 88 | 1.0 | 281 |
-//! | 8 | 200 | 0 | 401 | 455 | 14 | 31 | 636 | 8.0 | 283 |
-//! | 32 | 224 | 0 | 1604 | 1768 | 1201 | 1354 | 632 | 8.0 | 285 |
+//! | 1 | 96 | 0 | 103 | 123 | 2 | 5 | 304 | 1.0 | 188 |
+//! | 8 | 704 | 0 | 115 | 135 | 7 | 15 | 2253 | 8.0 | 189 |
+//! | 32 | 736 | 0 | 455 | 546 | 344 | 422 | 2240 | 8.0 | 191 |
 //!
-//! Ready in 18.5 s (load, then compiles of every prompt bucket and the step); RSS 273 MiB at
-//! start, 285 MiB at the end (+11 MiB, flat across phases). Continuous batching gives 7.2x the
-//! tokens/s of one client at 8 clients for 11% more latency: a decode step costs about the
-//! same for 1 row as for 8 (~11 ms, dispatch-bound at this model size). 32 clients on 8 slots
+//! Ready in 0.9 s with the persistent compile cache warm (18.5 s cold on a loaded machine:
+//! load, then compiles of every prompt bucket and the step); RSS 183 MiB at start, 191 MiB at
+//! the end (+7 MiB, flat across phases). Continuous batching gives 7.4x the tokens/s of one
+//! client at 8 clients for 12% more latency: a decode step costs about the
+//! same for 1 row as for 8 (~3.5 ms, dispatch-bound at this model size). 32 clients on 8 slots
 //! queue: throughput stays at the 8-slot ceiling and the wait shows in TTFT (raise `--slots`).
 
 use std::net::SocketAddr;
