@@ -143,6 +143,58 @@ fn a_few_bf16_rows_times_an_out_in_weight_put_the_weight_on_the_left_on_cpu() {
     }
 }
 
+#[test]
+fn a_batched_bf16_product_stays_bf16_from_16_rows_on_cpu() {
+    // Attention's batched products at a prefill (16 rows and more per batch) run on YNNPACK's
+    // bf16 kernels as bf16 x bf16 -> f32; with fewer rows (a decode step) the operands are
+    // widened to f32 first.
+    let dims = jaxrs::DotDims {
+        lhs_contract: vec![2],
+        rhs_contract: vec![1],
+        lhs_batch: vec![0],
+        rhs_batch: vec![0],
+    };
+    for (rows, operands) in [(16usize, "bf16"), (8, "f32")] {
+        let q = Array::from_vec(
+            (0..3 * rows * 32)
+                .map(|i| ((i * 5 % 29) as f32 / 29.0) - 0.5)
+                .collect(),
+            &[3, rows, 32],
+        )
+        .astype(DType::BF16);
+        let k = Array::from_vec(
+            (0..3 * 32 * 24)
+                .map(|i| ((i * 11 % 37) as f32 / 37.0) - 0.5)
+                .collect(),
+            &[3, 32, 24],
+        )
+        .astype(DType::BF16);
+        let f = |(q, k): (Array, Array)| q.dot_general(&k, &dims);
+        let text = stablehlo(f, &(q.clone(), k.clone()));
+        let dot = text
+            .lines()
+            .find(|l| l.contains("stablehlo.dot_general"))
+            .expect("a dot");
+        assert!(
+            dot.contains(&format!(
+                "(tensor<3x{rows}x32x{operands}>, tensor<3x32x24x{operands}>) -> \
+                 tensor<3x{rows}x24xf32>"
+            )),
+            "{text}"
+        );
+        let got = jit(f).call((q.clone(), k.clone()));
+        assert_eq!(
+            (got.shape(), got.dtype()),
+            (&[3, rows, 24][..], DType::BF16)
+        );
+        let want = q
+            .astype(DType::F32)
+            .dot_general(&k.astype(DType::F32), &dims)
+            .to_vec::<f32>();
+        assert_within_bf16_rounding(&got.astype(DType::F32).to_vec::<f32>(), &want);
+    }
+}
+
 /// A deterministic bf16 weight with values in [-0.5, 0.5).
 fn bf16_weight(shape: [usize; 2]) -> Array {
     Array::from_vec(

@@ -130,16 +130,37 @@ impl DotGeneral {
     /// Whether this product has the form XLA's CPU backend hands to YNNPACK (checked against
     /// its optimized programs): a matrix product `[.., k] x [k, n]` or `[.., k] x [n, k]`
     /// without batch dims, with at least two columns (one row is widened to two, see
-    /// [`DotGeneral::two_row_dim`]).
+    /// [`DotGeneral::two_row_dim`]); or a batched bf16 product of at least
+    /// [`DotGeneral::MIN_BATCHED_YNN_ROWS`] rows and two columns per batch (attention's scores
+    /// and outputs at a prefill: XLA puts the batch dims first and runs it on YNNPACK's bf16
+    /// kernels, as it does in jaxlib's programs).
     fn ynn_matmul(&self, l: &Aval, r: &Aval) -> bool {
+        if !self.lhs_batch.is_empty() {
+            let lf = DotGeneral::free_dims(l.rank(), &self.lhs_contract, &self.lhs_batch);
+            let rf = DotGeneral::free_dims(r.rank(), &self.rhs_contract, &self.rhs_batch);
+            let rows: usize = lf.iter().map(|&d| l.shape[d]).product();
+            let cols: usize = rf.iter().map(|&d| r.shape[d]).product();
+            return l.dtype == DType::BF16
+                && r.dtype == DType::BF16
+                && rows >= DotGeneral::MIN_BATCHED_YNN_ROWS
+                && cols >= 2;
+        }
         let cols = |d: usize| r.shape[1 - d];
-        self.lhs_batch.is_empty()
-            && l.rank() >= 2
+        l.rank() >= 2
             && self.lhs_contract == [l.rank() - 1]
             && r.rank() == 2
             && matches!(self.rhs_contract.as_slice(), [0] | [1])
             && cols(self.rhs_contract[0]) >= 2
     }
+
+    /// The fewest rows per batch for which a batched bf16 product is left in bf16 for
+    /// YNNPACK; below it the operands are widened to f32, as before. 16 is the smallest prompt
+    /// bucket, so prefill attention takes YNNPACK's kernels while a decode step's (one query
+    /// row per sequence, or a few query heads per key head, against the whole cached keys and
+    /// values, which YNNPACK would pack on every call) keeps the form it was tuned with: with a
+    /// bound of 2 the Llama bf16 decode rows measured no faster (`cargo bench --bench
+    /// generate`, three interleaved runs).
+    const MIN_BATCHED_YNN_ROWS: usize = 16;
 
     /// For a bf16 product of a few activation rows with an `[out, in]` weight (`x @ w^T`, the
     /// layout PyTorch and `jaxrs_models::Dense` keep): the number of rows. `None` for every
@@ -373,9 +394,9 @@ impl Primitive for DotGeneral {
         if cpu && (narrow(l.dtype) || narrow(r.dtype)) && !self.ynn_matmul(&l, &r) {
             // XLA's CPU backend runs a bf16 or int8 product only inside a YNNPACK fusion: its
             // own dot code has no bf16 x bf16 -> f32 or s8 x s8 -> s32 kernel (it fails at run
-            // time, "Unsupported element type for DotThunk"). A product YNNPACK would not take
-            // (batch dims, a contraction it does not read, one column) is computed from
-            // operands widened to f32 / s32, as jaxlib's XLA computes every bf16 dot.
+            // time, "Unsupported element type for DotThunk"). A product left out of
+            // `ynn_matmul` (int8 or few-row batched products, a contraction YNNPACK does not
+            // read, one column) is computed from operands widened to f32 / s32.
             let wide = if o.dtype.is_inexact() {
                 DType::F32
             } else {
