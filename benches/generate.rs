@@ -18,10 +18,12 @@
 //! Run: `JAXRS_BENCH_PYTHON=/work/venv/bin/python cargo bench --bench generate` (a Python with
 //! jax==0.10.2, torch and transformers; without one the peers' columns are empty). A filter
 //! argument picks rows by name (e.g. `cargo bench --bench generate -- llama_bf16`);
-//! `JAXRS_GENERATE_STEPS` sets the decode steps timed (default 12).
+//! `JAXRS_GENERATE_STEPS` sets the decode steps timed (default 12), and
+//! `JAXRS_GENERATE_PREFILL_ROUNDS` the prefills timed, of which each side keeps its best (default
+//! 3).
 //!
 //! Prefill is the time of one 128-token prompt into an empty slot, to its first token (best of
-//! 3). Decode is steady-state tokens/s (after the compile and a warm-up step): one sequence
+//! the rounds). Decode is steady-state tokens/s (after the compile and a warm-up step): one sequence
 //! (batch 1), or eight at once (batch 8, tokens of all rows counted). `transformers`' prefill is
 //! its first-token time (`generate` with one new token) and its decode rate is
 //! `(n - 1) / (time(n tokens) - time(1 token))`.
@@ -248,10 +250,10 @@ struct Measured {
     tokens: Vec<u32>,
 }
 
-fn measure(model: &Transformer, vocab: usize, steps: usize) -> Measured {
+fn measure(model: &Transformer, vocab: usize, steps: usize, prefill_rounds: usize) -> Measured {
     let greedy = SamplingParams::greedy();
     let p0 = prompt(vocab, 0);
-    // Batch 1: prefill (timed, best of 3 after the compile), then decode.
+    // Batch 1: prefill (timed, best of `prefill_rounds` after the compile), then decode.
     let mut engine = Engine::new(
         model.clone(),
         EngineConfig {
@@ -262,14 +264,14 @@ fn measure(model: &Transformer, vocab: usize, steps: usize) -> Measured {
     .expect("engine");
     let mut prefill_ms = f64::INFINITY;
     let mut first = 0;
-    for round in 0..4 {
+    for round in 0..=prefill_rounds {
         let t = Instant::now();
         let (slot, token) = engine.insert(&p0, greedy).expect("insert");
         if round > 0 {
             prefill_ms = prefill_ms.min(t.elapsed().as_secs_f64() * 1e3);
         }
         first = token;
-        if round < 3 {
+        if round < prefill_rounds {
             engine.release(slot);
         }
     }
@@ -361,6 +363,11 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(12);
+    let prefill_rounds: usize = std::env::var("JAXRS_GENERATE_PREFILL_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3)
+        .max(1);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut rows: Vec<(String, Measured)> = Vec::new();
     let (mut jax, mut hf): (Option<PeerOut>, Option<PeerOut>) = (None, None);
@@ -394,7 +401,7 @@ fn main() {
             };
             let row = format!("{}_{dtype}", spec.name);
             eprintln!("jaxrs {row} ...");
-            let m = measure(&model, spec.vocab, steps);
+            let m = measure(&model, spec.vocab, steps, prefill_rounds);
             eprintln!(
                 "  prefill {:.1} ms, decode {:.1} tok/s (batch 1), {:.1} tok/s (batch {BATCH})",
                 m.prefill_ms, m.decode1, m.decode8
@@ -408,6 +415,7 @@ fn main() {
                 format!("--capacity={CAPACITY}"),
                 format!("--batch={BATCH}"),
                 format!("--threads={threads}"),
+                format!("--prefill-rounds={prefill_rounds}"),
                 format!("--model={}={}", spec.name, dir.display()),
             ];
             let peers: [(&str, &mut Option<PeerOut>); 2] =

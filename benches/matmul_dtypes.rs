@@ -37,9 +37,10 @@
 //! call).
 
 //! The streamed table (no JAX column) reads its weights from memory, as a decode step does:
-//! `[m, 768]` times 24 different weights of `[768, 3072]` per call, stored `[in, out]` (`kn`)
-//! or `[out, in]` (`nk`, `Dense`'s layout; in bf16 with up to 32 rows lowered with the weight
-//! on the left, so that YNNPACK packs the rows instead of the weight). One run, ms per call
+//! `[m, 768]` (m = 1, 8, 128) times 24 different weights of `[768, 3072]` per call, stored
+//! `[in, out]` (`kn`) or `[out, in]` (`nk`, `Dense`'s layout; in bf16 with up to 32 rows
+//! lowered with the weight on the left, so that YNNPACK packs the rows instead of the
+//! weight). One run, ms per call
 //! (the machine was busy: absolute figures are about 2x a quiet run's, the ratios hold):
 //!
 //! ```text
@@ -51,6 +52,11 @@
 //! int8     m=1       12.39     8.08   0.65
 //! int8     m=8       12.82     6.45   0.50
 //! ```
+//!
+//! At 128 rows (a prefill's) the two layouts are level in f32 and bf16 (nk/kn 0.96-1.10 and
+//! 0.85-1.06 over two runs, the machine busy) and `[out, in]` stays ahead in int8 (0.77-0.88);
+//! f32 then runs at about 120 GFLOP/s on the 2 cores, as torch's `x @ w.T` does (118 ms for
+//! the 24 products in the same session).
 
 #[path = "common/peer.rs"]
 mod peer;
@@ -197,7 +203,7 @@ fn streamed(filter: Option<&str>) {
             dtype
         };
         let preferred = (dtype == DType::I8).then_some(DType::I32);
-        for m in [1usize, 8] {
+        for m in [1usize, 8, 128] {
             let x = Array::from_vec(
                 uniform(m * K, 7).iter().map(|v| v * amplitude).collect(),
                 &[m, K],

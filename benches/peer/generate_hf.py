@@ -2,7 +2,7 @@
 the same model folders, with `torch.set_num_threads(--threads)` (the cores XLA's CPU client
 uses).
 
-Prefill is the first-token time (`generate` with `max_new_tokens=1`, best of 3, after a
+Prefill is the first-token time (`generate` with `max_new_tokens=1`, best of `--prefill-rounds`, after a
 warm-up); decode is `(n - 1) / (time(n new tokens) - time(1 new token))`. f32 and bf16 rows
 (`from_pretrained(dtype=...)`); int8 rows are left out: transformers has no CPU weight-only
 int8 of its own (its quantizers are separate packages, and torch's `quantize_dynamic` does not
@@ -37,6 +37,7 @@ def main():
     ap.add_argument("--capacity", type=int, default=256)
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--prefill-rounds", type=int, default=3)
     a = ap.parse_args()
     if a.threads > 0:
         torch.set_num_threads(a.threads)
@@ -57,7 +58,7 @@ def main():
             model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch_dtype).eval()
             one = torch.tensor(prompts[:1])
             timed(model, one, 2)
-            first = min(timed(model, one, 1)[0] for _ in range(3))
+            first = min(timed(model, one, 1)[0] for _ in range(a.prefill_rounds))
             total, out = timed(model, one, n)
             decode1 = (n - 1) / (total - first)
             batch = torch.tensor(prompts[:a.batch])

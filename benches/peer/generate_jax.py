@@ -266,17 +266,17 @@ def new_cache(cfg, layers, slots, capacity, dtype):
             [jnp.zeros(shape, dtype) for _ in range(layers)])
 
 
-def measure(cfg, p, prompts, steps, capacity, batch):
+def measure(cfg, p, prompts, steps, capacity, batch, prefill_rounds):
     prefill, decode = make_steps(cfg)
     dtype = p["embedding"].dtype
     layers = len(p["blocks"])
     t_len = len(prompts[0])
-    # Batch 1: prefill (best of 3 after the compile), then decode.
+    # Batch 1: prefill (best of `prefill_rounds` after the compile), then decode.
     cache = new_cache(cfg, layers, 1, capacity, dtype)
     tokens = jnp.asarray([prompts[0]], jnp.int32)
     lengths, slots = jnp.asarray([t_len], jnp.int32), jnp.asarray([0], jnp.int32)
     best = float("inf")
-    for i in range(4):
+    for i in range(prefill_rounds + 1):
         t = time.perf_counter()
         cache, first = prefill(p, cache, tokens, lengths, slots)
         first = np.asarray(first)
@@ -326,6 +326,7 @@ def main():
     ap.add_argument("--capacity", type=int, default=256)
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--prefill-rounds", type=int, default=3)
     a = ap.parse_args()
     folders = dict(m.split("=", 1) for m in a.model)
     rows = a.rows.split(",")
@@ -339,7 +340,8 @@ def main():
                 continue
             print(f"JAX {row} ...", file=sys.stderr, flush=True)
             p = variant(params, dtype)
-            prefill_ms, d1, db, toks = measure(cfg, p, prompts, a.steps, a.capacity, a.batch)
+            prefill_ms, d1, db, toks = measure(cfg, p, prompts, a.steps, a.capacity, a.batch,
+                                                 a.prefill_rounds)
             print(f"  prefill {prefill_ms:.1f} ms, decode {d1:.1f} tok/s (batch 1), "
                   f"{db:.1f} tok/s (batch {a.batch})", file=sys.stderr, flush=True)
             print(f"{row}_prefill_ms: {prefill_ms:.4f}")
