@@ -2,6 +2,8 @@
 //! with shardings over a 2x4 mesh, a shard_map body and a pmap each call them on their pieces,
 //! and give the single-device values.
 
+mod common;
+
 use jaxrs::numpy as jnp;
 use jaxrs::prelude::*;
 use jaxrs::{shard_map, Mesh, P};
@@ -30,15 +32,9 @@ fn spd() -> Array {
     a.matmul(&a.transpose([0, 2, 1])) + Array::eye(4, DType::F64) * 4.0
 }
 
+/// `got` equals `want` to 1e-5 (see `common::assert_agree`).
 fn assert_close(what: &str, got: &Array, want: &Array) {
-    assert_eq!(got.shape(), want.shape(), "{what}: shape");
-    let (g, w) = (got.to_f64_vec(), want.to_f64_vec());
-    for (i, (a, b)) in g.iter().zip(&w).enumerate() {
-        assert!(
-            (a - b).abs() <= 1e-5 * b.abs().max(1.0),
-            "{what}: element {i} is {a}, one device gives {b}"
-        );
-    }
+    common::assert_agree(what, got, want, "one device");
 }
 
 fn fft_rows(x: &Array) -> Array {

@@ -4,6 +4,8 @@
 //! 8 devices, as README's "From pmap to shard_map" spells them, give the same values and the
 //! same gradients.
 
+mod common;
+
 use jaxrs::prelude::*;
 use jaxrs::{all_to_all, shard_map, Mesh, P};
 
@@ -22,15 +24,9 @@ fn input(shape: &[usize], seed: f64) -> Array {
         .reshape(shape)
 }
 
+/// `got` equals `want` to 1e-5 (see `common::assert_agree`).
 fn assert_close(what: &str, got: &Array, want: &Array) {
-    assert_eq!(got.shape(), want.shape(), "{what}: shape");
-    let (g, w) = (got.to_f64_vec(), want.to_f64_vec());
-    for (i, (a, b)) in g.iter().zip(&w).enumerate() {
-        assert!(
-            (a - b).abs() <= 1e-5 * b.abs().max(1.0),
-            "{what}: element {i} is {a} with shard_map, {b} with pmap"
-        );
-    }
+    common::assert_agree(what, got, want, "pmap");
 }
 
 /// A scalar loss of a result, with distinct weights so that a misplaced element shows.

@@ -30,6 +30,20 @@ pub fn panic_message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
         .unwrap_or_default()
 }
 
+/// `got` equals `want`, computed another way (`how_want`: "one device", "pmap"), to 1e-5
+/// relative (absolute below 1), element by element.
+#[allow(dead_code)]
+pub fn assert_agree(what: &str, got: &jaxrs::Array, want: &jaxrs::Array, how_want: &str) {
+    assert_eq!(got.shape(), want.shape(), "{what}: shape");
+    let (g, w) = (got.to_f64_vec(), want.to_f64_vec());
+    for (i, (a, b)) in g.iter().zip(&w).enumerate() {
+        assert!(
+            (a - b).abs() <= 1e-5 * b.abs().max(1.0),
+            "{what}: element {i} is {a}, {how_want} gives {b}"
+        );
+    }
+}
+
 /// An array's elements as the golden files of `jax.random` store them: floats as the
 /// integers of their bit patterns, integers and bools as integers (u64 wrapped to i64).
 #[allow(dead_code)]
