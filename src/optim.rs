@@ -118,10 +118,12 @@ pub trait GradientTransformation {
     /// `GradientTransformationExtraArgs.update(updates, state, params, value=..., grad=...,
     /// value_fn=...)`). The line searches ([`scale_by_zoom_linesearch`],
     /// [`scale_by_backtracking_linesearch`]) and [`scale_by_polyak`] need it; [`Chain`]
-    /// hands `extra` to each of its transformations; every other transformation ignores it
-    /// (this default), as optax's `with_extra_args_support` does. The wrappers ([`masked`],
-    /// [`inject_hyperparams`], [`MultiSteps`], ...) do not pass it on yet: chain a line
-    /// search outside them.
+    /// hands `extra` to each of its transformations, and so do the wrappers ([`masked`],
+    /// [`partition`], [`MultiSteps`], [`inject_hyperparams`], [`apply_if_finite`], the
+    /// conditionals) to the transformation they wrap, as optax's pass `**extra_args`; every
+    /// other transformation ignores it (this default), as optax's `with_extra_args_support`
+    /// does. [`flatten`] does not pass it on: its inner transformation sees one flat array,
+    /// not the objective's parameter tree.
     ///
     /// optax takes these as keyword arguments of `update`, the objective's data as further
     /// ones; in Rust they are one [`ExtraArgs`] value, and `value_fn` is a closure that

@@ -260,6 +260,58 @@ fn with_extra_args_support_matches_optax() {
     assert!(err <= 1e-5, "max relative error {err:e}");
 }
 
+/// optax's wrappers hand the extra arguments on to the transformation they wrap: L-BFGS
+/// inside each wrapper, set so that it changes nothing (a full mask, one label, finite
+/// updates, a step every call, a condition always true, no hyperparameters), runs optax's
+/// `lbfgs` trajectory; without the hand-on its line search would panic for want of the
+/// objective.
+#[test]
+fn wrappers_pass_the_extra_args_on() {
+    let g = golden();
+    let want = want(&g, "f32", "lbfgs", "rosenbrock");
+    let x0 = array(&floats(&g["rosenbrock_x0"]), &[4], DType::F32);
+    let lbfgs = || optim::lbfgs(None, 10, true, optim::lbfgs_linesearch());
+    fn check<O: GradientTransformation>(name: &str, opt: O, x0: &Array, want: &[Vec<f64>]) {
+        let got: Vec<Vec<f64>> = run(&opt, &|x: &Array| rosenbrock(x), x0.clone(), false)
+            .iter()
+            .map(|p| p.astype(DType::F64).to_vec::<f64>())
+            .collect();
+        let err = max_rel_err(&got, want);
+        assert!(err <= 1e-5, "{name}: max relative error {err:e}");
+    }
+    check(
+        "masked",
+        optim::masked(lbfgs(), optim::Mask::Leaves(vec![true])),
+        &x0,
+        &want,
+    );
+    check(
+        "partition",
+        optim::partition((lbfgs(),), optim::Labels::Leaves(vec![0])),
+        &x0,
+        &want,
+    );
+    check("MultiSteps", optim::MultiSteps::new(lbfgs(), 1), &x0, &want);
+    check(
+        "inject_hyperparams",
+        optim::inject_hyperparams(|_| lbfgs(), vec![]),
+        &x0,
+        &want,
+    );
+    check(
+        "apply_if_finite",
+        optim::apply_if_finite(lbfgs(), 3),
+        &x0,
+        &want,
+    );
+    check(
+        "conditionally_transform",
+        optim::conditionally_transform(lbfgs(), |_| Array::scalar(true)),
+        &x0,
+        &want,
+    );
+}
+
 /// A whole L-BFGS step under jit (the zoom search's `while_loop` and `cond`s traced) gives
 /// the eager trajectory.
 #[test]

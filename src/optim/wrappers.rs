@@ -8,11 +8,27 @@
 
 use super::transforms::{all_finite, set_to_zero, SetToZero};
 use super::tree_math::tree_clone;
-use super::{safe_increment, zero_count, GradientTransformation, LearningRate, Mask};
+use super::{safe_increment, zero_count, ExtraArgs, GradientTransformation, LearningRate, Mask};
 use crate::{tree_map, tree_map2, tree_paths, tree_unflatten, where_, Array, DType, Tree};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
+
+/// `inner.update`, or `inner.update_with_extra_args` when `extra` is given: a wrapper hands
+/// optax's extra arguments (`value`, `grad`, `value_fn`) on to the transformation it wraps,
+/// as optax's wrappers pass `**extra_args`.
+fn inner_update<T: GradientTransformation, P: Tree>(
+    inner: &T,
+    updates: P,
+    state: T::State<P>,
+    params: Option<&P>,
+    extra: Option<&ExtraArgs<'_, P>>,
+) -> (P, T::State<P>) {
+    match extra {
+        Some(extra) => inner.update_with_extra_args(updates, state, params, extra),
+        None => inner.update(updates, state, params),
+    }
+}
 
 /// `tree` with the leaves whose flag is false replaced by zeros.
 fn zero_out<P: Tree>(tree: &P, flags: &[bool]) -> P {
@@ -84,6 +100,30 @@ pub fn masked<T: GradientTransformation>(inner: T, mask: Mask) -> Masked<T> {
     Masked { inner, mask }
 }
 
+impl<T: GradientTransformation> Masked<T> {
+    /// `update`, with optax's extra arguments passed on to the inner transformation when
+    /// given.
+    #[track_caller]
+    fn step<P: Tree>(
+        &self,
+        updates: P,
+        state: <Self as GradientTransformation>::State<P>,
+        params: Option<&P>,
+        extra: Option<&ExtraArgs<'_, P>>,
+    ) -> (P, <Self as GradientTransformation>::State<P>) {
+        let flags = self.mask.flags(&updates);
+        let masked_params = params.map(|p| zero_out(p, &flags));
+        let (new, inner_state) = inner_update(
+            &self.inner,
+            zero_out(&updates, &flags),
+            state.inner_state,
+            masked_params.as_ref(),
+            extra,
+        );
+        (pick(&new, &updates, &flags), MaskedState { inner_state })
+    }
+}
+
 impl<T: GradientTransformation> GradientTransformation for Masked<T> {
     type State<P: Tree> = MaskedState<T::State<P>>;
 
@@ -101,14 +141,18 @@ impl<T: GradientTransformation> GradientTransformation for Masked<T> {
         state: Self::State<P>,
         params: Option<&P>,
     ) -> (P, Self::State<P>) {
-        let flags = self.mask.flags(&updates);
-        let masked_params = params.map(|p| zero_out(p, &flags));
-        let (new, inner_state) = self.inner.update(
-            zero_out(&updates, &flags),
-            state.inner_state,
-            masked_params.as_ref(),
-        );
-        (pick(&new, &updates, &flags), MaskedState { inner_state })
+        self.step(updates, state, params, None)
+    }
+
+    #[track_caller]
+    fn update_with_extra_args<P: Tree>(
+        &self,
+        updates: P,
+        state: Self::State<P>,
+        params: Option<&P>,
+        extra: &ExtraArgs<'_, P>,
+    ) -> (P, Self::State<P>) {
+        self.step(updates, state, params, Some(extra))
     }
 }
 
@@ -242,6 +286,25 @@ macro_rules! partition_tuple {
                         Mask::Leaves(labels.iter().map(|&l| l == $i).collect()),
                     )
                     .update(updates, state.inner_states.$i, params);
+                )+
+                (updates, PartitionState { inner_states: ($($t,)+) })
+            }
+
+            #[track_caller]
+            fn update_with_extra_args<P: Tree>(
+                &self,
+                updates: P,
+                state: Self::State<P>,
+                params: Option<&P>,
+                extra: &ExtraArgs<'_, P>,
+            ) -> (P, Self::State<P>) {
+                let labels = self.labels.of(&updates, $n);
+                $(
+                    let (updates, $t) = masked(
+                        self.transforms.$i.clone(),
+                        Mask::Leaves(labels.iter().map(|&l| l == $i).collect()),
+                    )
+                    .update_with_extra_args(updates, state.inner_states.$i, params, extra);
                 )+
                 (updates, PartitionState { inner_states: ($($t,)+) })
             }
@@ -412,30 +475,16 @@ impl<T: GradientTransformation> MultiSteps<T> {
             None => (Array::scalar(false), vec![]),
         }
     }
-}
 
-impl<T: GradientTransformation> GradientTransformation for MultiSteps<T> {
-    type State<P: Tree> = MultiStepsState<T::State<P>, P>;
-
-    fn init<P: Tree>(&self, params: &P) -> Self::State<P> {
-        let zeros = tree_map(params, Array::zeros_like);
-        let gradient_step = zero_count();
-        let (_, skip_state) = self.skip(&zeros.flatten().0, &gradient_step);
-        MultiStepsState {
-            mini_step: zero_count(),
-            gradient_step,
-            inner_opt_state: self.opt.init(params),
-            acc_grads: tree_map(params, |p| Array::zeros(p.shape(), DType::F32)),
-            skip_state,
-        }
-    }
-
-    fn update<P: Tree>(
+    /// `update`, with optax's extra arguments passed on to the inner transformation when
+    /// given.
+    fn step<P: Tree>(
         &self,
         updates: P,
-        state: Self::State<P>,
+        state: <Self as GradientTransformation>::State<P>,
         params: Option<&P>,
-    ) -> (P, Self::State<P>) {
+        extra: Option<&ExtraArgs<'_, P>>,
+    ) -> (P, <Self as GradientTransformation>::State<P>) {
         let k = self.every_k;
         let (skip, skip_state) = self.skip(&updates.flatten().0, &state.gradient_step);
         let mini = &state.mini_step;
@@ -447,9 +496,13 @@ impl<T: GradientTransformation> GradientTransformation for MultiSteps<T> {
             }
         });
         let cast_like = tree_map2(&acc_grads, &updates, |a, u| a.astype(u.dtype()));
-        let (final_updates, new_inner) =
-            self.opt
-                .update(cast_like, tree_clone(&state.inner_opt_state), params);
+        let (final_updates, new_inner) = inner_update(
+            &self.opt,
+            cast_like,
+            tree_clone(&state.inner_opt_state),
+            params,
+            extra,
+        );
         let emit = mini.eq(k - 1);
         let emit_f = emit.astype(DType::F32);
         let keep_f: Array = 1.0 - &emit_f;
@@ -474,6 +527,42 @@ impl<T: GradientTransformation> GradientTransformation for MultiSteps<T> {
             skip_state,
         };
         (updates, state)
+    }
+}
+
+impl<T: GradientTransformation> GradientTransformation for MultiSteps<T> {
+    type State<P: Tree> = MultiStepsState<T::State<P>, P>;
+
+    fn init<P: Tree>(&self, params: &P) -> Self::State<P> {
+        let zeros = tree_map(params, Array::zeros_like);
+        let gradient_step = zero_count();
+        let (_, skip_state) = self.skip(&zeros.flatten().0, &gradient_step);
+        MultiStepsState {
+            mini_step: zero_count(),
+            gradient_step,
+            inner_opt_state: self.opt.init(params),
+            acc_grads: tree_map(params, |p| Array::zeros(p.shape(), DType::F32)),
+            skip_state,
+        }
+    }
+
+    fn update<P: Tree>(
+        &self,
+        updates: P,
+        state: Self::State<P>,
+        params: Option<&P>,
+    ) -> (P, Self::State<P>) {
+        self.step(updates, state, params, None)
+    }
+
+    fn update_with_extra_args<P: Tree>(
+        &self,
+        updates: P,
+        state: Self::State<P>,
+        params: Option<&P>,
+        extra: &ExtraArgs<'_, P>,
+    ) -> (P, Self::State<P>) {
+        self.step(updates, state, params, Some(extra))
     }
 }
 
@@ -584,6 +673,39 @@ where
     }
 }
 
+impl<T, F> InjectHyperparams<F>
+where
+    T: GradientTransformation,
+    F: Fn(&Hyperparams) -> T,
+{
+    /// `update`, with optax's extra arguments passed on to the inner transformation when
+    /// given.
+    fn step<P: Tree>(
+        &self,
+        updates: P,
+        state: <Self as GradientTransformation>::State<P>,
+        params: Option<&P>,
+        extra: Option<&ExtraArgs<'_, P>>,
+    ) -> (P, <Self as GradientTransformation>::State<P>) {
+        let hyperparams = self.values(&state.count, Some(&state.hyperparams), hyper_dtype(params));
+        let (updates, inner_state) = inner_update(
+            &(self.factory)(&hyperparams),
+            updates,
+            state.inner_state,
+            params,
+            extra,
+        );
+        (
+            updates,
+            InjectHyperparamsState {
+                count: safe_increment(&state.count),
+                hyperparams,
+                inner_state,
+            },
+        )
+    }
+}
+
 impl<T, F> GradientTransformation for InjectHyperparams<F>
 where
     T: GradientTransformation,
@@ -608,17 +730,17 @@ where
         state: Self::State<P>,
         params: Option<&P>,
     ) -> (P, Self::State<P>) {
-        let hyperparams = self.values(&state.count, Some(&state.hyperparams), hyper_dtype(params));
-        let (updates, inner_state) =
-            (self.factory)(&hyperparams).update(updates, state.inner_state, params);
-        (
-            updates,
-            InjectHyperparamsState {
-                count: safe_increment(&state.count),
-                hyperparams,
-                inner_state,
-            },
-        )
+        self.step(updates, state, params, None)
+    }
+
+    fn update_with_extra_args<P: Tree>(
+        &self,
+        updates: P,
+        state: Self::State<P>,
+        params: Option<&P>,
+        extra: &ExtraArgs<'_, P>,
+    ) -> (P, Self::State<P>) {
+        self.step(updates, state, params, Some(extra))
     }
 }
 
@@ -659,6 +781,43 @@ pub fn apply_if_finite<T: GradientTransformation>(
     }
 }
 
+impl<T: GradientTransformation> ApplyIfFinite<T> {
+    /// `update`, with optax's extra arguments passed on to the inner transformation when
+    /// given.
+    fn step<P: Tree>(
+        &self,
+        updates: P,
+        state: <Self as GradientTransformation>::State<P>,
+        params: Option<&P>,
+        extra: Option<&ExtraArgs<'_, P>>,
+    ) -> (P, <Self as GradientTransformation>::State<P>) {
+        let isfinite = all_finite(&updates.flatten().0);
+        let notfinite_count = where_(&isfinite, 0i32, safe_increment(&state.notfinite_count));
+        let apply = isfinite.logical_or(notfinite_count.gt(self.max_consecutive_errors));
+        let (new, inner_state) = inner_update(
+            &self.inner,
+            updates,
+            tree_clone(&state.inner_state),
+            params,
+            extra,
+        );
+        let updates = tree_map(&new, |u| where_(&apply, u, Array::zeros_like(u)));
+        (
+            updates,
+            ApplyIfFiniteState {
+                notfinite_count,
+                total_notfinite: where_(
+                    &isfinite,
+                    &state.total_notfinite,
+                    safe_increment(&state.total_notfinite),
+                ),
+                last_finite: isfinite,
+                inner_state: select(&apply, &inner_state, &state.inner_state),
+            },
+        )
+    }
+}
+
 impl<T: GradientTransformation> GradientTransformation for ApplyIfFinite<T> {
     type State<P: Tree> = ApplyIfFiniteState<T::State<P>>;
 
@@ -677,26 +836,17 @@ impl<T: GradientTransformation> GradientTransformation for ApplyIfFinite<T> {
         state: Self::State<P>,
         params: Option<&P>,
     ) -> (P, Self::State<P>) {
-        let isfinite = all_finite(&updates.flatten().0);
-        let notfinite_count = where_(&isfinite, 0i32, safe_increment(&state.notfinite_count));
-        let apply = isfinite.logical_or(notfinite_count.gt(self.max_consecutive_errors));
-        let (new, inner_state) = self
-            .inner
-            .update(updates, tree_clone(&state.inner_state), params);
-        let updates = tree_map(&new, |u| where_(&apply, u, Array::zeros_like(u)));
-        (
-            updates,
-            ApplyIfFiniteState {
-                notfinite_count,
-                total_notfinite: where_(
-                    &isfinite,
-                    &state.total_notfinite,
-                    safe_increment(&state.total_notfinite),
-                ),
-                last_finite: isfinite,
-                inner_state: select(&apply, &inner_state, &state.inner_state),
-            },
-        )
+        self.step(updates, state, params, None)
+    }
+
+    fn update_with_extra_args<P: Tree>(
+        &self,
+        updates: P,
+        state: Self::State<P>,
+        params: Option<&P>,
+        extra: &ExtraArgs<'_, P>,
+    ) -> (P, Self::State<P>) {
+        self.step(updates, state, params, Some(extra))
     }
 }
 
@@ -771,6 +921,42 @@ pub fn conditionally_transform<T: GradientTransformation>(
     }
 }
 
+impl<T: GradientTransformation> Conditionally<T> {
+    /// `update`, with optax's extra arguments passed on to the inner transformation when
+    /// given.
+    fn step<P: Tree>(
+        &self,
+        updates: P,
+        state: <Self as GradientTransformation>::State<P>,
+        params: Option<&P>,
+        extra: Option<&ExtraArgs<'_, P>>,
+    ) -> (P, <Self as GradientTransformation>::State<P>) {
+        let cond = (self.should_transform)(&state.step).astype(DType::Bool);
+        let (new, inner_state) = inner_update(
+            &self.inner,
+            tree_clone(&updates),
+            tree_clone(&state.inner_state),
+            params,
+            extra,
+        );
+        let updates = tree_map2(&new, &updates, |n, u| {
+            let otherwise = if self.zero_otherwise {
+                Array::zeros_like(u)
+            } else {
+                u.clone()
+            };
+            where_(&cond, n, otherwise)
+        });
+        (
+            updates,
+            ConditionallyMaskState {
+                step: safe_increment(&state.step),
+                inner_state: select(&cond, &inner_state, &state.inner_state),
+            },
+        )
+    }
+}
+
 impl<T: GradientTransformation> GradientTransformation for Conditionally<T> {
     type State<P: Tree> = ConditionallyMaskState<T::State<P>>;
 
@@ -787,25 +973,17 @@ impl<T: GradientTransformation> GradientTransformation for Conditionally<T> {
         state: Self::State<P>,
         params: Option<&P>,
     ) -> (P, Self::State<P>) {
-        let cond = (self.should_transform)(&state.step).astype(DType::Bool);
-        let (new, inner_state) =
-            self.inner
-                .update(tree_clone(&updates), tree_clone(&state.inner_state), params);
-        let updates = tree_map2(&new, &updates, |n, u| {
-            let otherwise = if self.zero_otherwise {
-                Array::zeros_like(u)
-            } else {
-                u.clone()
-            };
-            where_(&cond, n, otherwise)
-        });
-        (
-            updates,
-            ConditionallyMaskState {
-                step: safe_increment(&state.step),
-                inner_state: select(&cond, &inner_state, &state.inner_state),
-            },
-        )
+        self.step(updates, state, params, None)
+    }
+
+    fn update_with_extra_args<P: Tree>(
+        &self,
+        updates: P,
+        state: Self::State<P>,
+        params: Option<&P>,
+        extra: &ExtraArgs<'_, P>,
+    ) -> (P, Self::State<P>) {
+        self.step(updates, state, params, Some(extra))
     }
 }
 
