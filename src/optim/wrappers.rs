@@ -14,6 +14,33 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
+/// A wrapper's `update` and `update_with_extra_args`, both its inherent `step` (which takes
+/// the extra arguments as an `Option`).
+macro_rules! update_through_step {
+    () => {
+        #[track_caller]
+        fn update<P: Tree>(
+            &self,
+            updates: P,
+            state: Self::State<P>,
+            params: Option<&P>,
+        ) -> (P, Self::State<P>) {
+            self.step(updates, state, params, None)
+        }
+
+        #[track_caller]
+        fn update_with_extra_args<P: Tree>(
+            &self,
+            updates: P,
+            state: Self::State<P>,
+            params: Option<&P>,
+            extra: &ExtraArgs<'_, P>,
+        ) -> (P, Self::State<P>) {
+            self.step(updates, state, params, Some(extra))
+        }
+    };
+}
+
 /// `inner.update`, or `inner.update_with_extra_args` when `extra` is given: a wrapper hands
 /// optax's extra arguments (`value`, `grad`, `value_fn`) on to the transformation it wraps,
 /// as optax's wrappers pass `**extra_args`.
@@ -134,26 +161,7 @@ impl<T: GradientTransformation> GradientTransformation for Masked<T> {
         }
     }
 
-    #[track_caller]
-    fn update<P: Tree>(
-        &self,
-        updates: P,
-        state: Self::State<P>,
-        params: Option<&P>,
-    ) -> (P, Self::State<P>) {
-        self.step(updates, state, params, None)
-    }
-
-    #[track_caller]
-    fn update_with_extra_args<P: Tree>(
-        &self,
-        updates: P,
-        state: Self::State<P>,
-        params: Option<&P>,
-        extra: &ExtraArgs<'_, P>,
-    ) -> (P, Self::State<P>) {
-        self.step(updates, state, params, Some(extra))
-    }
+    update_through_step!();
 }
 
 /// [`freeze`]'s type.
@@ -255,6 +263,34 @@ pub fn multi_transform<T>(transforms: T, labels: Labels) -> Partition<T> {
 
 macro_rules! partition_tuple {
     ($n:literal; $($t:ident $i:tt),+) => {
+        impl<$($t: GradientTransformation + Clone),+> Partition<($($t,)+)> {
+            /// `update`, with optax's extra arguments passed on to each transformation when
+            /// given.
+            #[track_caller]
+            fn step<P: Tree>(
+                &self,
+                updates: P,
+                state: <Self as GradientTransformation>::State<P>,
+                params: Option<&P>,
+                extra: Option<&ExtraArgs<'_, P>>,
+            ) -> (P, <Self as GradientTransformation>::State<P>) {
+                let labels = self.labels.of(&updates, $n);
+                $(
+                    let (updates, $t) = inner_update(
+                        &masked(
+                            self.transforms.$i.clone(),
+                            Mask::Leaves(labels.iter().map(|&l| l == $i).collect()),
+                        ),
+                        updates,
+                        state.inner_states.$i,
+                        params,
+                        extra,
+                    );
+                )+
+                (updates, PartitionState { inner_states: ($($t,)+) })
+            }
+        }
+
         impl<$($t: GradientTransformation + Clone),+> GradientTransformation for Partition<($($t,)+)> {
             type State<P: Tree> = PartitionState<($(MaskedState<$t::State<P>>,)+)>;
 
@@ -272,42 +308,7 @@ macro_rules! partition_tuple {
                 }
             }
 
-            #[track_caller]
-            fn update<P: Tree>(
-                &self,
-                updates: P,
-                state: Self::State<P>,
-                params: Option<&P>,
-            ) -> (P, Self::State<P>) {
-                let labels = self.labels.of(&updates, $n);
-                $(
-                    let (updates, $t) = masked(
-                        self.transforms.$i.clone(),
-                        Mask::Leaves(labels.iter().map(|&l| l == $i).collect()),
-                    )
-                    .update(updates, state.inner_states.$i, params);
-                )+
-                (updates, PartitionState { inner_states: ($($t,)+) })
-            }
-
-            #[track_caller]
-            fn update_with_extra_args<P: Tree>(
-                &self,
-                updates: P,
-                state: Self::State<P>,
-                params: Option<&P>,
-                extra: &ExtraArgs<'_, P>,
-            ) -> (P, Self::State<P>) {
-                let labels = self.labels.of(&updates, $n);
-                $(
-                    let (updates, $t) = masked(
-                        self.transforms.$i.clone(),
-                        Mask::Leaves(labels.iter().map(|&l| l == $i).collect()),
-                    )
-                    .update_with_extra_args(updates, state.inner_states.$i, params, extra);
-                )+
-                (updates, PartitionState { inner_states: ($($t,)+) })
-            }
+            update_through_step!();
         }
     };
 }
@@ -546,24 +547,7 @@ impl<T: GradientTransformation> GradientTransformation for MultiSteps<T> {
         }
     }
 
-    fn update<P: Tree>(
-        &self,
-        updates: P,
-        state: Self::State<P>,
-        params: Option<&P>,
-    ) -> (P, Self::State<P>) {
-        self.step(updates, state, params, None)
-    }
-
-    fn update_with_extra_args<P: Tree>(
-        &self,
-        updates: P,
-        state: Self::State<P>,
-        params: Option<&P>,
-        extra: &ExtraArgs<'_, P>,
-    ) -> (P, Self::State<P>) {
-        self.step(updates, state, params, Some(extra))
-    }
+    update_through_step!();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -724,24 +708,7 @@ where
         }
     }
 
-    fn update<P: Tree>(
-        &self,
-        updates: P,
-        state: Self::State<P>,
-        params: Option<&P>,
-    ) -> (P, Self::State<P>) {
-        self.step(updates, state, params, None)
-    }
-
-    fn update_with_extra_args<P: Tree>(
-        &self,
-        updates: P,
-        state: Self::State<P>,
-        params: Option<&P>,
-        extra: &ExtraArgs<'_, P>,
-    ) -> (P, Self::State<P>) {
-        self.step(updates, state, params, Some(extra))
-    }
+    update_through_step!();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -830,24 +797,7 @@ impl<T: GradientTransformation> GradientTransformation for ApplyIfFinite<T> {
         }
     }
 
-    fn update<P: Tree>(
-        &self,
-        updates: P,
-        state: Self::State<P>,
-        params: Option<&P>,
-    ) -> (P, Self::State<P>) {
-        self.step(updates, state, params, None)
-    }
-
-    fn update_with_extra_args<P: Tree>(
-        &self,
-        updates: P,
-        state: Self::State<P>,
-        params: Option<&P>,
-        extra: &ExtraArgs<'_, P>,
-    ) -> (P, Self::State<P>) {
-        self.step(updates, state, params, Some(extra))
-    }
+    update_through_step!();
 }
 
 /// A condition on the step count (an `i32` scalar) giving a `bool` scalar, for
@@ -967,24 +917,7 @@ impl<T: GradientTransformation> GradientTransformation for Conditionally<T> {
         }
     }
 
-    fn update<P: Tree>(
-        &self,
-        updates: P,
-        state: Self::State<P>,
-        params: Option<&P>,
-    ) -> (P, Self::State<P>) {
-        self.step(updates, state, params, None)
-    }
-
-    fn update_with_extra_args<P: Tree>(
-        &self,
-        updates: P,
-        state: Self::State<P>,
-        params: Option<&P>,
-        extra: &ExtraArgs<'_, P>,
-    ) -> (P, Self::State<P>) {
-        self.step(updates, state, params, Some(extra))
-    }
+    update_through_step!();
 }
 
 // ---------------------------------------------------------------------------------------
