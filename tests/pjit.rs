@@ -186,7 +186,8 @@ fn without_shardings_the_program_follows_the_inputs() {
     assert_eq!(
         f.site().last_miss_explanation().unwrap(),
         format!(
-            "jit `<closure>` (<closure>): tracing and compiling because the sharding of arg[0] \
+            "jit `without_shardings_the_program_follows_the_inputs::{{{{closure}}}}` (tests/pjit.rs): \
+             tracing and compiling because the sharding of arg[0] \
              changed from NamedSharding(mesh=Mesh('dp': 2, 'mp': 4), spec=PartitionSpec('dp', \
              None)) to NamedSharding(mesh=Mesh('dp': 2, 'mp': 4), spec=PartitionSpec(None, \
              'mp'))"
@@ -446,7 +447,7 @@ fn errors_name_the_meshes_the_spec_and_the_axis() {
         let _: Array = f.call((xs.clone(), ws.clone()));
     });
     assert!(
-        msg.starts_with("jit `<closure>`: `arg[0]` is on Mesh('dp': 2, 'mp': 4) over [")
+        msg.starts_with("jit `errors_name_the_meshes_the_spec_and_the_axis::{{closure}}`: `arg[0]` is on Mesh('dp': 2, 'mp': 4) over [")
             && msg.contains("but `arg[1]` is on Mesh('d': 8) over ["),
         "{msg}"
     );
@@ -459,7 +460,7 @@ fn errors_name_the_meshes_the_spec_and_the_axis() {
     });
     assert_eq!(
         msg,
-        "jit `<closure>`: the sharding of `arg`: PartitionSpec('dp', None, None) has 3 entries \
+        "jit `errors_name_the_meshes_the_spec_and_the_axis::{{closure}}`: the sharding of `arg`: PartitionSpec('dp', None, None) has 3 entries \
          but the array has rank 2 (shape [8, 16])"
     );
 
@@ -469,7 +470,7 @@ fn errors_name_the_meshes_the_spec_and_the_axis() {
     });
     assert_eq!(
         msg,
-        "jit `<closure>`: in_shardings: NamedSharding: PartitionSpec('x',) names the axis \"x\", \
+        "jit `errors_name_the_meshes_the_spec_and_the_axis::{{closure}}`: in_shardings: NamedSharding: PartitionSpec('x',) names the axis \"x\", \
          which the mesh does not have (its axes: [\"dp\", \"mp\"])"
     );
 

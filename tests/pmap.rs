@@ -531,7 +531,7 @@ fn size_and_axis_errors_name_the_arguments() {
     });
     assert!(
         msg.starts_with(
-            "pmap `<closure>`: the mapped axes must all have the same size (one slice per \
+            "pmap `size_and_axis_errors_name_the_arguments::{{closure}}`: the mapped axes must all have the same size (one slice per \
              device), but:\n  arg[0] is f32[8,2], axis 0 of size 8\n  arg[1] is f32[4,2], axis 0 \
              of size 4\n"
         ),
@@ -557,7 +557,7 @@ fn size_and_axis_errors_name_the_arguments() {
     });
     assert!(
         msg.starts_with(
-            "pmap `<closure>`: the mapped axis has size 8, but pmap was given 4 devices; the size \
+            "pmap `size_and_axis_errors_name_the_arguments::{{closure}}`: the mapped axis has size 8, but pmap was given 4 devices; the size \
              of the mapped axis must equal the number of devices"
         ),
         "{msg}"
@@ -570,7 +570,7 @@ fn size_and_axis_errors_name_the_arguments() {
     });
     assert!(
         msg.starts_with(
-            "pmap `<closure>`: in_axes does not fit the arguments: a tuple of 3 axes does not fit"
+            "pmap `size_and_axis_errors_name_the_arguments::{{closure}}`: in_axes does not fit the arguments: a tuple of 3 axes does not fit"
         ),
         "{msg}"
     );
@@ -582,7 +582,7 @@ fn size_and_axis_errors_name_the_arguments() {
     });
     assert!(
         msg.starts_with(
-            "pmap `<closure>`: in_axes maps arg along axis 2, which is out of range: arg is \
+            "pmap `size_and_axis_errors_name_the_arguments::{{closure}}`: in_axes maps arg along axis 2, which is out of range: arg is \
              f32[8,2] (rank 2), whose axes are -2 to 1"
         ),
         "{msg}"

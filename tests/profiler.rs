@@ -66,7 +66,8 @@ fn a_trace_holds_each_functions_spans_in_order_and_the_summary_counts_them() {
     let summary = profiler::stop_trace().unwrap();
     assert!(profiler::stop_trace().is_err(), "stopped twice");
     assert_eq!(doubled.to_vec::<f32>(), vec![2.0; 6]);
-    let pmapped = &summary.sites["pmap `<closure>`"];
+    let pmapped = &summary.sites
+        ["pmap `a_trace_holds_each_functions_spans_in_order_and_the_summary_counts_them::{{closure}}`"];
     assert_eq!(
         (pmapped.traces, pmapped.compiles, pmapped.executes),
         (1, 1, 1)

@@ -205,7 +205,7 @@ pub mod profiler {
     //!     let _: Array = f.call(Array::zeros(&[8], DType::F32));
     //! }
     //! let summary = trace.stop()?;
-    //! let site = &summary.sites["jit `<closure>`"];
+    //! let site = &summary.sites[&format!("jit `{}`", f.site().name())];
     //! assert_eq!((site.compiles, site.executes), (1, 4));
     //! assert!(std::fs::read_to_string(&summary.path)?.contains("\"traceEvents\""));
     //! # std::fs::remove_dir_all(&dir)?;

@@ -905,7 +905,7 @@ pub struct Pmapped<F> {
 pub fn pmap<A: Tree, R: Tree, F: Fn(A) -> R>(f: F) -> Pmapped<F> {
     Pmapped {
         f,
-        site: PmapSite::new("<closure>", "<closure>"),
+        site: PmapSite::new(super::callable_name::<F>(), Location::caller().file()),
         axis_name: None,
         in_axes: Box::new(0i64),
         out_axes: Box::new(0i64),
