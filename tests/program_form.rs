@@ -195,6 +195,90 @@ fn a_batched_bf16_product_stays_bf16_from_16_rows_on_cpu() {
     }
 }
 
+#[test]
+fn batched_bf16_products_of_every_form_run_on_cpu() {
+    // XLA moves batch dims first and merges contractions before handing a product to
+    // YNNPACK; each form left in bf16 (16 rows or more) runs, with the widened product's values.
+    let dims = |lc: &[usize], rc: &[usize], lb: &[usize], rb: &[usize]| jaxrs::DotDims {
+        lhs_contract: lc.to_vec(),
+        rhs_contract: rc.to_vec(),
+        lhs_batch: lb.to_vec(),
+        rhs_batch: rb.to_vec(),
+    };
+    let operand = |shape: &[usize], seed: usize| {
+        let n: usize = shape.iter().product();
+        Array::from_vec(
+            (0..n)
+                .map(|i| ((i * 7 + seed) % 23) as f32 / 23.0 - 0.5)
+                .collect(),
+            shape,
+        )
+        .astype(DType::BF16)
+    };
+    let forms: [(&str, &[usize], &[usize], jaxrs::DotDims); 7] = [
+        (
+            "no contraction",
+            &[3, 16],
+            &[3, 8],
+            dims(&[], &[], &[0], &[0]),
+        ),
+        (
+            "two contractions",
+            &[3, 16, 4, 5],
+            &[3, 4, 5, 8],
+            dims(&[2, 3], &[1, 2], &[0], &[0]),
+        ),
+        (
+            "contraction of 1",
+            &[3, 16, 1],
+            &[3, 1, 8],
+            dims(&[2], &[1], &[0], &[0]),
+        ),
+        (
+            "batch dims last",
+            &[16, 4, 3],
+            &[4, 8, 3],
+            dims(&[1], &[0], &[2], &[2]),
+        ),
+        (
+            "rows contracted",
+            &[2, 32, 24],
+            &[2, 32, 6],
+            dims(&[1], &[1], &[0], &[0]),
+        ),
+        (
+            "two batch dims",
+            &[2, 3, 16, 4],
+            &[2, 3, 4, 8],
+            dims(&[3], &[2], &[0, 1], &[0, 1]),
+        ),
+        (
+            "two columns",
+            &[2, 100, 7],
+            &[2, 7, 2],
+            dims(&[2], &[1], &[0], &[0]),
+        ),
+    ];
+    for (form, l, r, dims) in forms {
+        let (a, b) = (operand(l, 1), operand(r, 2));
+        let text = stablehlo(
+            |(a, b): (Array, Array)| a.dot_general(&b, &dims),
+            &(a.clone(), b.clone()),
+        );
+        assert!(
+            !text.contains("\"stablehlo.convert\"(%arg"),
+            "{form}: widened\n{text}"
+        );
+        let got =
+            jit(|(a, b): (Array, Array)| a.dot_general(&b, &dims)).call((a.clone(), b.clone()));
+        let want = a
+            .astype(DType::F32)
+            .dot_general(&b.astype(DType::F32), &dims)
+            .to_vec::<f32>();
+        assert_within_bf16_rounding(&got.astype(DType::F32).to_vec::<f32>(), &want);
+    }
+}
+
 /// A deterministic bf16 weight with values in [-0.5, 0.5).
 fn bf16_weight(shape: [usize; 2]) -> Array {
     Array::from_vec(
