@@ -130,20 +130,31 @@ impl DotGeneral {
     /// Whether this product has the form XLA's CPU backend hands to YNNPACK (checked against
     /// its optimized programs): a matrix product `[.., k] x [k, n]` or `[.., k] x [n, k]`
     /// without batch dims, with at least two columns (one row is widened to two, see
-    /// [`DotGeneral::two_row_dim`]); or a batched bf16 product of at least
-    /// [`DotGeneral::MIN_BATCHED_YNN_ROWS`] rows and two columns per batch (attention's scores
-    /// and outputs at a prefill: XLA puts the batch dims first and runs it on YNNPACK's bf16
-    /// kernels, as it does in jaxlib's programs).
+    /// [`DotGeneral::two_row_dim`]); or a batched bf16 product in attention's form (the lhs
+    /// contracted on its last dim, the rhs `[.., k, n]` or `[.., n, k]` after its batch dims)
+    /// of at least [`DotGeneral::MIN_BATCHED_YNN_ROWS`] rows and two columns per batch
+    /// (attention's scores and outputs at a prefill: XLA puts the batch dims first and runs
+    /// it on YNNPACK's bf16 kernels, as it does in jaxlib's programs).
     fn ynn_matmul(&self, l: &Aval, r: &Aval) -> bool {
         if !self.lhs_batch.is_empty() {
+            // Only the forms attention takes: one contraction, the last dim of the lhs, and a
+            // single free dim of the rhs after or before it (`[.., k, n]` or `[.., n, k]`). A
+            // product contracting another lhs dim (a VJP's) can reach XLA's own dot code with
+            // the lhs laid out `[k, m]`, which has no bf16 kernel ("Unsupported element type
+            // for DotThunk", seen in the bf16 transformer trainer's step).
+            let nb = self.rhs_batch.len();
             let lf = DotGeneral::free_dims(l.rank(), &self.lhs_contract, &self.lhs_batch);
-            let rf = DotGeneral::free_dims(r.rank(), &self.rhs_contract, &self.rhs_batch);
             let rows: usize = lf.iter().map(|&d| l.shape[d]).product();
-            let cols: usize = rf.iter().map(|&d| r.shape[d]).product();
+            let attention_form = self.lhs_contract == [l.rank() - 1]
+                && self.rhs_batch.iter().enumerate().all(|(i, &d)| i == d)
+                && r.rank() == nb + 2
+                && matches!(self.rhs_contract.as_slice(), [c] if *c >= nb);
+            let cols = |c: usize| r.shape[if c == nb { nb + 1 } else { nb }];
             return l.dtype == DType::BF16
                 && r.dtype == DType::BF16
+                && attention_form
                 && rows >= DotGeneral::MIN_BATCHED_YNN_ROWS
-                && cols >= 2;
+                && cols(self.rhs_contract[0]) >= 2;
         }
         let cols = |d: usize| r.shape[1 - d];
         l.rank() >= 2
