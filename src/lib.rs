@@ -95,6 +95,11 @@
 //!   [`P!`] specs refer to the mesh in scope ([`set_mesh`]; [`Mesh::enter`] is JAX's older `with mesh:`);
 //!   [`with_sharding_constraint`] pins a value's layout inside. An eager op on a sharded
 //!   array runs SPMD over its mesh too, its result staying sharded.
+//! - **Explicit sharding** (JAX's sharding in types): over a mesh's [`AxisType::Explicit`]
+//!   axes ([`Mesh::with_axis_types`]) a traced value's sharding is part of its type
+//!   ([`typeof_`], `f32[8@dp,4]`), each operation types its result by its sharding rule, an
+//!   ambiguous one asks for [`reshard`] or an output sharding ([`lax::dot_general_sharded`],
+//!   [`numpy::matmul_sharded`], [`numpy::einsum_sharded`], [`with_out_sharding`]).
 //! - **Many processes**: [`distributed::initialize`] (as `jax.distributed.initialize`) and the
 //!   coordination store [`distributed::KeyValueStore`].
 //! - **Looking inside**: [`make_jaxpr`] (the IR), [`stablehlo`] (the program XLA compiles,
@@ -253,13 +258,17 @@ pub use jaxrs_runtime::{
     process_count,
     process_index,
     process_indices,
+    reshard,
     set_cpu_device_count,
     set_mesh,
     shard_map,
     try_device_put,
+    typeof_,
     use_mesh,
+    with_out_sharding,
     with_sharding_constraint,
     AbstractMesh,
+    AxisType,
     Device,
     Mesh,
     MeshGuard,

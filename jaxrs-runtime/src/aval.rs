@@ -1,7 +1,10 @@
-//! Abstract values: what a transformation knows of an array (shape, dtype, weak type).
+//! Abstract values: what a transformation knows of an array (shape, dtype, weak type, and
+//! its sharding over `Explicit` mesh axes).
 
+use crate::core::sharding::{NamedSharding, PartitionDim};
 use crate::dtype::DType;
 use std::fmt;
+use std::sync::Arc;
 
 /// The abstract value of an array: its shape, dtype, and whether its dtype is weak (it came
 /// from a Rust scalar and defers to the other operand's dtype in promotion, as in JAX).
@@ -10,6 +13,11 @@ pub struct Aval {
     pub shape: Vec<usize>,
     pub dtype: DType,
     pub weak: bool,
+    /// How a traced value lies over the `Explicit` axes of a mesh (JAX's sharding in types):
+    /// one spec entry per dimension, naming only explicit axes, at least one of them; `None`
+    /// for a value split over no explicit axis (and always for a concrete array's aval: see
+    /// [`typeof`](crate::typeof)). Set by `core::sharding_types`, which keeps it so.
+    pub sharding: Option<Arc<NamedSharding>>,
 }
 
 impl Aval {
@@ -18,6 +26,7 @@ impl Aval {
             shape: shape.into(),
             dtype,
             weak: false,
+            sharding: None,
         }
     }
 
@@ -30,19 +39,31 @@ impl Aval {
         self
     }
 
+    /// The same dtype with another shape, and so no sharding.
     pub fn with_shape(&self, shape: impl Into<Vec<usize>>) -> Aval {
         Aval {
             shape: shape.into(),
             dtype: self.dtype,
             weak: self.weak,
+            sharding: None,
         }
     }
 
+    /// The same shape and sharding with another dtype.
     pub fn with_dtype(&self, dtype: DType) -> Aval {
         Aval {
             shape: self.shape.clone(),
             dtype,
             weak: self.weak,
+            sharding: self.sharding.clone(),
+        }
+    }
+
+    /// The same shape and dtype, split over no explicit mesh axis.
+    pub fn unsharded(&self) -> Aval {
+        Aval {
+            sharding: None,
+            ..self.clone()
         }
     }
 
@@ -95,7 +116,8 @@ pub fn byte_size(shape: &[usize], dtype: DType) -> Option<usize> {
     element_count(shape)?.checked_mul(dtype.size_in_bytes())
 }
 
-/// Prints as JAX does: `f32[3,4]`, with a `~` marking a weak type.
+/// Prints as JAX does: `f32[3,4]`, with a `~` marking a weak type and `@dp` a dimension
+/// split over the explicit mesh axis `dp` (`f32[8@dp,4]`).
 impl fmt::Display for Aval {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.weak {
@@ -107,6 +129,13 @@ impl fmt::Display for Aval {
                 f.write_str(",")?;
             }
             write!(f, "{d}")?;
+            let dim = self.sharding.as_ref().map(|s| &s.spec().dims()[i]);
+            if let Some(PartitionDim::Axes(axes)) = dim {
+                match axes.as_slice() {
+                    [one] => write!(f, "@{one}")?,
+                    many => write!(f, "@({})", many.join(","))?,
+                }
+            }
         }
         f.write_str("]")
     }

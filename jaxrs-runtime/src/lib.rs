@@ -89,11 +89,12 @@ pub use crate::core::mesh_api::{
     process_indices, set_mesh, use_mesh, AbstractMesh,
 };
 pub use crate::core::sharding::{
-    device_put, try_device_put, Mesh, MeshGuard, NamedSharding, PartitionDim, PartitionSpec, Shard,
-    Sharding, Shardings,
+    device_put, try_device_put, AxisType, Mesh, MeshGuard, NamedSharding, PartitionDim,
+    PartitionSpec, Shard, Sharding, Shardings,
 };
+pub use crate::core::sharding_types::typeof_;
 pub use pjrt::Device;
-pub use prims::sharding::with_sharding_constraint;
+pub use prims::sharding::{reshard, with_out_sharding, with_sharding_constraint};
 
 /// Many processes, in the style of `jax.distributed`: [`initialize`](distributed::initialize)
 /// joins this process to a program of several (process 0 serves a coordination key-value

@@ -54,6 +54,45 @@ pub fn dot_general(
     lhs.dot_general_preferred(rhs, &dimension_numbers.into(), preferred_element_type)
 }
 
+/// [`dot_general`] with its result typed `out_sharding` over explicit mesh axes (JAX's
+/// `lax.dot_general(..., out_sharding=...)`): how a product whose contracting dimensions are
+/// sharded on both sides is to lie, which its operands leave ambiguous. See
+/// [`with_out_sharding`](crate::with_out_sharding).
+///
+/// ```
+/// use jaxrs::lax;
+/// use jaxrs::prelude::*;
+/// use jaxrs::{AxisType, P};
+///
+/// jaxrs::set_cpu_device_count(8)?;
+/// let mesh = jaxrs::make_mesh(&[2, 4], &["dp", "mp"])?
+///     .with_axis_types(&[AxisType::Explicit; 2])?;
+/// let _mesh = jaxrs::set_mesh(&mesh);
+/// let x = jaxrs::reshard(&Array::ones(&[4, 8], DType::F32), P![None, "mp"]);
+/// let w = jaxrs::reshard(&Array::ones(&[8, 2], DType::F32), P!["mp"]);
+/// let f = jit(|(x, w): (Array, Array)| {
+///     lax::dot_general_sharded(&x, &w, (([1], [0]), ([], [])), None, None, P!["dp"])
+/// });
+/// let y: Array = f.call((x, w));
+/// assert_eq!(jaxrs::typeof_(&y).to_string(), "f32[4@dp,2]");
+/// assert_eq!(y.to_vec::<f32>(), vec![8.0; 8]);
+/// # Ok::<(), jaxrs::Error>(())
+/// ```
+#[track_caller]
+pub fn dot_general_sharded(
+    lhs: &Array,
+    rhs: &Array,
+    dimension_numbers: impl Into<DotDims>,
+    precision: Option<Precision>,
+    preferred_element_type: Option<DType>,
+    out_sharding: impl Into<crate::Shardings>,
+) -> Array {
+    let dims = dimension_numbers.into();
+    crate::with_out_sharding(out_sharding, || {
+        dot_general(lhs, rhs, dims, precision, preferred_element_type)
+    })
+}
+
 /// Vector and matrix products (`lax.dot`): `lhs`'s last axis contracted with `rhs`'s first.
 #[track_caller]
 pub fn dot(

@@ -162,6 +162,18 @@ pub fn matmul(a: &Array, b: &Array, preferred_element_type: Option<DType>) -> Ar
     ab[0].matmul(&ab[1])
 }
 
+/// [`matmul`] with its result typed `out_sharding` over explicit mesh axes (JAX's
+/// `jnp.matmul(..., out_sharding=...)`); see [`crate::lax::dot_general_sharded`].
+#[track_caller]
+pub fn matmul_sharded(
+    a: &Array,
+    b: &Array,
+    preferred_element_type: Option<DType>,
+    out_sharding: impl Into<crate::Shardings>,
+) -> Array {
+    crate::with_out_sharding(out_sharding, || matmul(a, b, preferred_element_type))
+}
+
 /// Matrix times vector over broadcast batch axes (`jnp.matvec`): `x1[..., m, n]`,
 /// `x2[..., n]` give `[..., m]`.
 #[track_caller]
@@ -426,6 +438,20 @@ pub fn einsum(
     let xs = promoted(operands, preferred_element_type);
     let refs: Vec<&Array> = xs.iter().collect();
     crate::einsum(subscripts, &refs)
+}
+
+/// [`einsum`] with its result typed `out_sharding` over explicit mesh axes (JAX's
+/// `jnp.einsum(..., out_sharding=...)`); see [`crate::lax::dot_general_sharded`].
+#[track_caller]
+pub fn einsum_sharded(
+    subscripts: &str,
+    operands: &[&Array],
+    preferred_element_type: Option<DType>,
+    out_sharding: impl Into<crate::Shardings>,
+) -> Array {
+    crate::with_out_sharding(out_sharding, || {
+        einsum(subscripts, operands, preferred_element_type)
+    })
 }
 
 /// The options of [`cross`]: JAX's keywords `axisa=-1, axisb=-1, axisc=-1, axis=None`

@@ -496,7 +496,10 @@ impl LowerCtx {
             let ins: Vec<String> = e.inputs.iter().map(|a| self.atom(a)).collect();
             let in_avals: Vec<Aval> = e.inputs.iter().map(|a| jaxpr.atom_aval(a)).collect();
             let out_avals: Vec<Aval> = e.outputs.iter().map(|v| jaxpr.aval(*v).clone()).collect();
-            let outs = e.prim.lower(self, &ins, &in_avals, &out_avals);
+            let mut outs = e.prim.lower(self, &ins, &in_avals, &out_avals);
+            if out_avals.iter().any(|a| a.sharding.is_some()) {
+                outs = self.constrain_to_types(e.prim.name(), outs, &out_avals);
+            }
             self.scope = outer_scope;
             debug_assert_eq!(outs.len(), e.outputs.len(), "{} lowering", e.prim.name());
             for (v, n) in e.outputs.iter().zip(outs) {
@@ -525,6 +528,44 @@ impl LowerCtx {
         self.loc = saved_loc;
         self.names = outer;
         outs
+    }
+
+    /// Results typed with shardings over explicit mesh axes, each constrained to its type
+    /// (`sdy.sharding_constraint`, as JAX lowers sharding in types); the primitives that
+    /// are such a constraint already are left as they are, and so is a single-device program.
+    fn constrain_to_types(&mut self, prim: &str, outs: Vec<String>, avals: &[Aval]) -> Vec<String> {
+        let Some(mesh) = self.mesh.clone() else {
+            return outs;
+        };
+        if matches!(prim, "reshard" | "sharding_constraint") {
+            return outs;
+        }
+        outs.into_iter()
+            .zip(avals)
+            .map(|(name, aval)| match &aval.sharding {
+                Some(s) if *s.mesh() == mesh => self.sharding_constraint(&name, aval, s.spec()),
+                _ => name,
+            })
+            .collect()
+    }
+
+    /// `value` (of type `aval`) constrained to lie as `spec` says over the program's mesh:
+    /// one `sdy.sharding_constraint`.
+    pub fn sharding_constraint(
+        &mut self,
+        value: &str,
+        aval: &Aval,
+        spec: &PartitionSpec,
+    ) -> String {
+        let props = format!("sharding = {}", sdy_sharding(spec, aval.rank()));
+        let plain = aval.unsharded();
+        self.op1(
+            "sdy.sharding_constraint",
+            &[value],
+            &[&plain],
+            &props,
+            &plain,
+        )
     }
 
     /// The mesh of the SPMD program being lowered (`None` for a single-device program).

@@ -5,17 +5,18 @@
 //! ([`make_array_from_callback`], [`make_array_from_single_device_arrays`],
 //! [`make_array_from_process_local_data`]).
 //!
-//! Every jaxrs mesh axis is of JAX's `AxisType.Auto` kind: shardings inside a `jit` are
-//! propagated by XLA, as in JAX with `Auto` axes. JAX 0.10's `make_mesh` makes `Explicit`
-//! axes by default (shardings in the types); jaxrs's makes `Auto` ones, so a port keeps its
-//! values, and `x.sharding()` of a result is where XLA put it.
+//! Mesh axes are of JAX's [`AxisType`]s. [`make_mesh`] makes `Auto` axes, whose shardings
+//! inside a `jit` XLA propagates, where JAX 0.10's `make_mesh` makes `Explicit` ones by
+//! default: a port of code written for explicit axes says so with
+//! [`Mesh::with_axis_types`]. Over `Explicit` axes, shardings are part of the types
+//! (`crate::core::sharding_types`).
 //!
 //! [`PartitionSpec`]: crate::core::sharding::PartitionSpec
 
 use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::client::{devices, fail};
-use crate::core::sharding::{Mesh, MeshGuard, Sharding};
+use crate::core::sharding::{AxisType, Mesh, MeshGuard, Sharding};
 use crate::core::trace::{is_tracing, At};
 use crate::error::{Error, Result};
 use crate::pjrt::Device;
@@ -137,6 +138,7 @@ pub fn get_abstract_mesh() -> AbstractMesh {
 pub struct AbstractMesh {
     axis_sizes: Vec<usize>,
     axis_names: Vec<String>,
+    axis_types: Vec<AxisType>,
 }
 
 impl AbstractMesh {
@@ -145,7 +147,13 @@ impl AbstractMesh {
         AbstractMesh {
             axis_sizes: mesh.shape().to_vec(),
             axis_names: mesh.axis_names().to_vec(),
+            axis_types: mesh.axis_types().to_vec(),
         }
+    }
+
+    /// The type of each axis.
+    pub fn axis_types(&self) -> &[AxisType] {
+        &self.axis_types
     }
 
     /// The size of each axis.
@@ -180,6 +188,10 @@ impl fmt::Display for AbstractMesh {
                 f.write_str(", ")?;
             }
             write!(f, "'{name}': {n}")?;
+        }
+        if self.axis_types.iter().any(|t| *t != AxisType::Auto) {
+            let types: Vec<String> = self.axis_types.iter().map(|t| format!("{t:?}")).collect();
+            write!(f, ", axis_types=({})", types.join(", "))?;
         }
         f.write_str(")")
     }
@@ -429,13 +441,5 @@ fn assemble(
         let c = on_device.concrete(op);
         buffers.push(c.buffers[0].clone());
     }
-    Array::from_shared_shards(
-        buffers,
-        Aval {
-            shape: shape.to_vec(),
-            dtype,
-            weak: false,
-        },
-        sharding,
-    )
+    Array::from_shared_shards(buffers, Aval::new(shape.to_vec(), dtype), sharding)
 }

@@ -21,5 +21,6 @@ pub mod primitive;
 pub(crate) mod print;
 pub mod profile;
 pub mod sharding;
+pub mod sharding_types;
 pub(crate) mod spmd;
 pub mod trace;

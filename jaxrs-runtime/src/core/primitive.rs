@@ -8,6 +8,7 @@
 use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::lower::LowerCtx;
+use crate::core::sharding_types::SpecRule;
 use crate::core::trace::Operand;
 use std::any::Any;
 use std::fmt::Debug;
@@ -34,6 +35,15 @@ pub trait Primitive: Debug + Send + Sync + 'static {
     /// Shape and dtype inference. `Err` carries what is wrong, without the op name or the
     /// shapes: the caller adds both, and the user's source line.
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String>;
+
+    /// How the results lie over explicit mesh axes given the operands' type shardings (JAX's
+    /// sharding rule; see `core::sharding_types`): one spec entry per result dimension, per
+    /// result. Called only when an operand has a type sharding. `Err` says why the results'
+    /// sharding would be ambiguous. The default refuses sharded operands.
+    fn sharding_rule(&self, inputs: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = (inputs, outs);
+        Err(crate::core::sharding_types::no_rule(self.name()))
+    }
 
     /// Forward mode: the tangents of the outputs, given the primal inputs, their tangents
     /// (`None` is a zero tangent: a constant, or an integer value) and the primal outputs.

@@ -51,6 +51,28 @@ pub struct Mesh {
     devices: Vec<Device>,
     shape: Vec<usize>,
     axis_names: Vec<String>,
+    axis_types: Vec<AxisType>,
+}
+
+/// How a mesh axis shards values inside a traced function (JAX's `jax.sharding.AxisType`).
+///
+/// - `Auto`: XLA's partitioner decides how each intermediate value lies over the axis, from
+///   the shardings of the arguments, the results and the sharding constraints.
+/// - `Explicit`: the sharding over the axis is part of every value's type while tracing
+///   (`f32[8@dp,4]`, read with [`typeof`](crate::typeof) or `x.aval()`), each operation's
+///   result sharding follows from its operands' by the operation's sharding rule, and an
+///   operation whose result sharding would be ambiguous stops with a message asking for
+///   [`reshard`](crate::reshard) (JAX's "sharding in types").
+/// - `Manual`: the axis is handled by hand, as inside [`shard_map`](crate::shard_map);
+///   outside one it behaves as `Auto`.
+///
+/// jaxrs meshes are `Auto` unless made otherwise ([`Mesh::with_axis_types`]), where JAX
+/// 0.10's `make_mesh` makes `Explicit` axes by default: see [`make_mesh`](crate::make_mesh).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AxisType {
+    Auto,
+    Explicit,
+    Manual,
 }
 
 impl Mesh {
@@ -104,7 +126,52 @@ impl Mesh {
             devices: devices.to_vec(),
             shape: shape.to_vec(),
             axis_names: axis_names.iter().map(|s| s.to_string()).collect(),
+            axis_types: vec![AxisType::Auto; shape.len()],
         })
+    }
+
+    /// The same mesh with its axes of these types (JAX's `make_mesh(..., axis_types=...)` and
+    /// `Mesh(..., axis_types=...)`); one type per axis, else an [`Error::Sharding`].
+    ///
+    /// ```
+    /// use jaxrs::AxisType::{Auto, Explicit};
+    ///
+    /// jaxrs::set_cpu_device_count(8)?;
+    /// let mesh = jaxrs::make_mesh(&[2, 4], &["dp", "mp"])?.with_axis_types(&[Explicit, Auto])?;
+    /// assert_eq!(mesh.axis_types(), &[Explicit, Auto]);
+    /// assert_eq!(mesh.to_string(), "Mesh('dp': 2, 'mp': 4, axis_types=(Explicit, Auto))");
+    /// # Ok::<(), jaxrs::Error>(())
+    /// ```
+    pub fn with_axis_types(&self, axis_types: &[AxisType]) -> Result<Mesh> {
+        if axis_types.len() != self.shape.len() {
+            return Err(sharding_error(format!(
+                "Mesh::with_axis_types: the mesh has {} axes ({:?}) but {} axis types were \
+                 given ({axis_types:?})",
+                self.shape.len(),
+                self.axis_names,
+                axis_types.len()
+            )));
+        }
+        Ok(Mesh {
+            axis_types: axis_types.to_vec(),
+            ..self.clone()
+        })
+    }
+
+    /// The type of each axis.
+    pub fn axis_types(&self) -> &[AxisType] {
+        &self.axis_types
+    }
+
+    /// Is the axis called `name` an [`AxisType::Explicit`] one?
+    pub fn is_explicit_axis(&self, name: &str) -> bool {
+        self.axis_index(name)
+            .is_some_and(|i| self.axis_types[i] == AxisType::Explicit)
+    }
+
+    /// Does any axis have the type [`AxisType::Explicit`]?
+    pub fn has_explicit_axes(&self) -> bool {
+        self.axis_types.contains(&AxisType::Explicit)
     }
 
     /// The devices, in row-major order over the mesh's axes.
@@ -163,6 +230,11 @@ impl fmt::Display for Mesh {
                 f.write_str(", ")?;
             }
             write!(f, "'{name}': {n}")?;
+        }
+        // JAX prints the types always; jaxrs only when one is not the default `Auto`.
+        if self.axis_types.iter().any(|t| *t != AxisType::Auto) {
+            let types: Vec<String> = self.axis_types.iter().map(|t| format!("{t:?}")).collect();
+            write!(f, ", axis_types=({})", types.join(", "))?;
         }
         f.write_str(")")
     }

@@ -8,6 +8,7 @@ use crate::core::array::Array;
 use crate::core::array::{Concrete, Repr, Tracer};
 use crate::core::ir::{Atom, ClosedJaxpr, Env, Eqn, Jaxpr, Literal, Var};
 use crate::core::primitive::Prim;
+use crate::core::sharding_types;
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -24,10 +25,11 @@ pub enum Operand<'a> {
 }
 
 impl Operand<'_> {
-    /// The operand's type (a literal's is a 0-d aval).
+    /// The operand's type (a literal's is a 0-d aval), with its sharding over explicit mesh
+    /// axes ([`typeof_`](crate::core::sharding_types::typeof_)).
     pub fn aval(&self) -> Aval {
         match self {
-            Operand::Array(a) => a.aval().clone(),
+            Operand::Array(a) => sharding_types::typeof_(a),
             Operand::Lit(l) => l.aval(),
         }
     }
@@ -187,15 +189,23 @@ pub fn bind(prim: Prim, inputs: &[Operand]) -> Vec<Array> {
 /// [`bind`], attributing the operation to `loc`.
 pub fn bind_at(prim: Prim, inputs: &[Operand], loc: &'static Location<'static>) -> Vec<Array> {
     let in_avals: Vec<Aval> = inputs.iter().map(Operand::aval).collect();
-    let out_avals = match prim.abstract_eval(&in_avals) {
+    let mut out_avals = match prim.abstract_eval(&in_avals) {
         Ok(a) => a,
         Err(msg) => op_error(prim.name(), &msg, &in_avals, loc),
     };
     for aval in &out_avals {
         check_shape(prim.name(), &aval.shape, aval.dtype, loc);
     }
+    let sharded = in_avals.iter().any(|a| a.sharding.is_some());
+    if sharded {
+        if let Err(msg) = sharding_types::infer(&*prim, &in_avals, &mut out_avals) {
+            op_error(prim.name(), &msg, &in_avals, loc)
+        }
+    }
     if is_tracing() {
         record(prim, inputs, out_avals, loc)
+    } else if sharded || out_avals.iter().any(|a| a.sharding.is_some()) {
+        eager_typed(prim, inputs, &in_avals, &out_avals, loc)
     } else {
         let outs = match prim.eager(inputs) {
             Some(outs) => outs,
@@ -206,6 +216,36 @@ pub fn bind_at(prim: Prim, inputs: &[Operand], loc: &'static Location<'static>) 
         }
         outs
     }
+}
+
+/// An eager operation on arrays laid out over explicit mesh axes: run as any eager operation
+/// (concrete arrays' avals carry no type sharding), then each result laid out as its type
+/// says, as JAX's eager operations on explicitly sharded arrays are.
+#[cold]
+fn eager_typed(
+    prim: Prim,
+    inputs: &[Operand],
+    in_avals: &[Aval],
+    out_avals: &[Aval],
+    loc: &'static Location<'static>,
+) -> Vec<Array> {
+    let plain_ins: Vec<Aval> = in_avals.iter().map(Aval::unsharded).collect();
+    let plain_outs: Vec<Aval> = out_avals.iter().map(Aval::unsharded).collect();
+    let outs = match prim.eager(inputs) {
+        Some(outs) => outs,
+        None => crate::core::eager::execute(&prim, inputs, &plain_ins, &plain_outs),
+    };
+    if crate::core::debug_nans::enabled() {
+        crate::core::debug_nans::check_op(prim.name(), &outs, loc);
+    }
+    outs.into_iter()
+        .zip(out_avals)
+        .map(|(o, aval)| match &aval.sharding {
+            Some(s) => crate::core::sharding::try_device_put(&o, (**s).clone())
+                .unwrap_or_else(|e| crate::core::client::fail(e)),
+            None => o,
+        })
+        .collect()
 }
 
 /// Binds a primitive with one result.
@@ -470,11 +510,14 @@ pub fn named_call<A, R>(name: &str, f: impl Fn(A) -> R) -> impl Fn(A) -> R {
 }
 
 /// Runs `f` inside the scopes an equation was bound in: a transformation re-binding `e`, or
-/// binding what its rule derives from `e`, names those operations as `e` was named.
+/// binding what its rule derives from `e`, names those operations as `e` was named. It also
+/// runs [`relaxed`](sharding_types::relaxed): `e` passed its sharding rule when it was first
+/// bound (or was typed by an output sharding given then), so re-binding it or binding what
+/// its rules derive is not refused again.
 pub fn in_scope_of<R>(e: &Eqn, f: impl FnOnce() -> R) -> R {
     match &e.scope {
-        Some(scope) => with_scope_pushed(scope.clone(), f),
-        None => f(),
+        Some(scope) => with_scope_pushed(scope.clone(), || sharding_types::relaxed(f)),
+        None => sharding_types::relaxed(f),
     }
 }
 

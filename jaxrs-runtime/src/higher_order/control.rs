@@ -7,6 +7,7 @@ use crate::core::array::Array;
 use crate::core::ir::{Atom, Env, Jaxpr};
 use crate::core::lower::{i64_array, LowerCtx};
 use crate::core::primitive::{as_any, Backward, Primitive};
+use crate::core::sharding_types::{as_typed_by_body, SpecRule};
 use crate::core::trace::{bind, bind1, bind_at, eval_jaxpr, in_scope_of, trace_to_jaxpr, Operand};
 use crate::dtype::DType;
 use crate::interpreters::ad::{jvp_jaxpr, linearize_jaxpr, or_zeros, zeros_like_aval};
@@ -151,6 +152,10 @@ impl Primitive for Scan {
         let mut result: Vec<Aval> = inputs[nc..nc + nk].to_vec();
         result.extend(outs[nk..].iter().map(|y| stacked(y, self.length)));
         Ok(result)
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = ins;
+        as_typed_by_body(outs)
     }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         let (nc, nk, nx) = (self.num_consts, self.num_carry, self.num_xs());
@@ -740,6 +745,10 @@ impl Primitive for While {
         check_operands("the while body", &body_in, &self.body.in_avals())?;
         Ok(carry.to_vec())
     }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = ins;
+        as_typed_by_body(outs)
+    }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         let (cc, bc) = (self.cond_consts, self.body_consts);
         let avals: Vec<Aval> = p.iter().map(Operand::aval).collect();
@@ -1083,6 +1092,10 @@ impl Primitive for Cond {
             )?;
         }
         Ok(self.branches[0].out_avals())
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = ins;
+        as_typed_by_body(outs)
     }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         let total = self.total_consts();

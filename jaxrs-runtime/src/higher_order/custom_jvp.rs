@@ -9,6 +9,7 @@ use crate::core::array::Array;
 use crate::core::ir::Jaxpr;
 use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Primitive};
+use crate::core::sharding_types::{as_typed_by_body, SpecRule};
 use crate::core::trace::{bind, trace_to_jaxpr, Operand};
 use crate::interpreters::ad::{transpose_linear, zeros_like_aval};
 use crate::interpreters::batching::{
@@ -84,6 +85,10 @@ impl Primitive for CustomJvpCall {
             ));
         }
         Ok(self.fun.out_avals())
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = ins;
+        as_typed_by_body(outs)
     }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         self.refuse_closed_over(t.iter().map(Option::is_some));

@@ -5,6 +5,7 @@ use crate::core::array::Array;
 use crate::core::ir::Jaxpr;
 use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Primitive};
+use crate::core::sharding_types::{as_typed_by_body, SpecRule};
 use crate::core::trace::{bind, trace_to_jaxpr, Operand};
 use crate::interpreters::batching::{
     batch_body_at_front, batch_jaxpr, jaxpr_uses_named_axis, move_bdim,
@@ -64,6 +65,10 @@ impl Primitive for CustomVjpCall {
             ));
         }
         Ok(self.fwd.out_avals())
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = ins;
+        as_typed_by_body(outs)
     }
     fn jvp(&self, _: &[Operand], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         panic!(

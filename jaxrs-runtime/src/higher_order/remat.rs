@@ -16,6 +16,7 @@ use crate::core::array::Array;
 use crate::core::ir::{Env, Eqn, Jaxpr};
 use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Backward, Primitive};
+use crate::core::sharding_types::{as_typed_by_body, dims_of, SpecRule};
 use crate::core::trace::{bind, bind_at, in_scope_of, trace_to_jaxpr, Operand};
 use crate::interpreters::ad::{jvp_jaxpr, linearize_jaxpr, linearize_jaxpr_reusing};
 use crate::interpreters::batching::{
@@ -37,6 +38,10 @@ impl Primitive for OptimizationBarrier {
     }
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         Ok(inputs.to_vec())
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = outs;
+        Ok(ins.iter().map(dims_of).collect())
     }
     fn jvp(&self, _: &[Operand], tangents: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         tangents.to_vec()
@@ -247,6 +252,10 @@ impl Primitive for RematCall {
             ));
         }
         Ok(self.jaxpr.out_avals())
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = ins;
+        as_typed_by_body(outs)
     }
     /// Forward mode differentiates through the function (no residuals to save).
     fn jvp(

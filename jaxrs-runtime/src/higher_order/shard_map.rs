@@ -20,6 +20,7 @@ use crate::core::ir::{ClosedJaxpr, Env};
 use crate::core::lower::{sdy_dims, LowerCtx};
 use crate::core::primitive::{as_any, Prim, Primitive};
 use crate::core::sharding::{device_put, Mesh, NamedSharding, PartitionDim, PartitionSpec};
+use crate::core::sharding_types::{dims_of, type_sharding, SpecRule};
 use crate::core::trace::{bind, Operand};
 use crate::core::trace::{bind1, bind_at, in_scope_of, trace_to_jaxpr};
 use crate::higher_order::control::{close_over_consts, Cond, Scan};
@@ -508,16 +509,19 @@ impl Primitive for ShardMapCall {
             .zip(&self.out_specs)
             .map(|(local, spec)| {
                 let n = pieces(&self.mesh, spec, local.rank());
-                local.with_shape(
-                    local
-                        .shape
-                        .iter()
-                        .zip(&n)
-                        .map(|(s, k)| s * k)
-                        .collect::<Vec<_>>(),
-                )
+                let global: Vec<usize> = local.shape.iter().zip(&n).map(|(s, k)| s * k).collect();
+                // Over explicit mesh axes the results are typed by `out_specs`.
+                Aval {
+                    sharding: type_sharding(&self.mesh, spec.dims(), global.len()),
+                    ..local.with_shape(global)
+                }
             })
             .collect())
+    }
+    /// The results are typed by `out_specs` (their explicit axes), whatever the operands'
+    /// types: the body is manual over the mesh (see `abstract_eval`).
+    fn sharding_rule(&self, _: &[Aval], outs: &[Aval]) -> SpecRule {
+        Ok(outs.iter().map(dims_of).collect())
     }
     /// Forward mode: a `shard_map` of the body's JVP (tangents split as their primals are).
     fn jvp(

@@ -14,7 +14,9 @@ use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::ir::{Atom, Env, Jaxpr, Literal, Var};
 use crate::core::primitive::Backward;
+use crate::core::sharding_types::typeof_;
 use crate::core::trace::{bind_at, in_scope_of, trace_to_jaxpr, Operand};
+use crate::prims::sharding::retype_to;
 
 /// An array of `aval` filled with `value`, built from a literal so that, under a trace, it
 /// is computed on the device rather than captured as a constant.
@@ -101,7 +103,8 @@ pub fn jvp_jaxpr(
         let out_tangents = if in_tangents.iter().all(Option::is_none) {
             vec![None; outs.len()]
         } else {
-            in_scope_of(e, || e.prim.jvp(&args, &in_tangents, &outs))
+            let tangents = in_scope_of(e, || e.prim.jvp(&args, &in_tangents, &outs));
+            typed_like(tangents, outs.iter().map(typeof_))
         };
         drop(args);
         for ((v, o), t) in e.outputs.iter().zip(outs).zip(out_tangents) {
@@ -231,7 +234,8 @@ impl Linearized {
                     let args: Vec<Operand> = e.inputs.iter().map(|a| self.env.operand(a)).collect();
                     let outs: Vec<Array> =
                         e.outputs.iter().map(|v| self.env.get(*v).clone()).collect();
-                    e.prim.vjp(&args, &outs, &out_cts, &wanted)
+                    let cts = e.prim.vjp(&args, &outs, &out_cts, &wanted);
+                    typed_like(cts, args.iter().map(Operand::aval))
                 }
             });
             for ((a, c), &w) in e.inputs.iter().zip(in_cts).zip(&wanted) {
@@ -261,4 +265,24 @@ fn accumulate(ct: &mut [Option<Array>], v: Var, c: Array, jaxpr: &Jaxpr) {
         None => c,
         Some(prev) => prev + c,
     });
+}
+
+/// The tangents or cotangents a rule returned (it ran `relaxed`), each resharded to its
+/// primal's type where either has a sharding over explicit mesh axes.
+fn typed_like(
+    values: Vec<Option<Array>>,
+    primals: impl Iterator<Item = Aval>,
+) -> Vec<Option<Array>> {
+    values
+        .into_iter()
+        .zip(primals)
+        .map(|(v, like)| {
+            v.map(
+                |v| match like.sharding.is_some() || typeof_(&v).sharding.is_some() {
+                    true => retype_to(v, &like),
+                    false => v,
+                },
+            )
+        })
+        .collect()
 }

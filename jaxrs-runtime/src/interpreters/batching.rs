@@ -18,6 +18,8 @@ use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::ir::{Atom, ClosedJaxpr, Env, Jaxpr};
 use crate::core::primitive::Primitive;
+use crate::core::sharding::PartitionDim;
+use crate::core::sharding_types::{dims_of, type_sharding};
 use crate::core::trace::{
     bind, bind1, bind_at, in_scope_of, trace_to_jaxpr, with_location, Operand,
 };
@@ -360,11 +362,20 @@ pub fn batched_avals(avals: &[Aval], batched: &[bool], axis_size: usize) -> Vec<
         .iter()
         .zip(batched)
         .map(|(a, &b)| {
-            let mut a = a.clone();
-            if b {
-                a.shape.insert(0, axis_size);
+            if !b {
+                return a.clone();
             }
-            a
+            let mut shape = a.shape.clone();
+            shape.insert(0, axis_size);
+            let mut dims = dims_of(a);
+            dims.insert(0, PartitionDim::Replicated);
+            Aval {
+                sharding: a
+                    .sharding
+                    .as_ref()
+                    .and_then(|s| type_sharding(s.mesh(), &dims, shape.len())),
+                ..a.with_shape(shape)
+            }
         })
         .collect()
 }

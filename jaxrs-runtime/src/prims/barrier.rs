@@ -5,6 +5,7 @@ use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Primitive};
+use crate::core::sharding_types::{dims_of, SpecRule};
 use crate::core::trace::{bind, Operand};
 use crate::tree::{tree_unflatten, Tree};
 use std::sync::Arc;
@@ -21,6 +22,10 @@ impl Primitive for OptimizationBarrier {
     }
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         Ok(inputs.to_vec())
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = outs;
+        Ok(ins.iter().map(dims_of).collect())
     }
     // The derivatives are the identity's, as JAX's: a barrier orders computations and
     // changes no value.

@@ -9,6 +9,7 @@ use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Primitive};
+use crate::core::sharding_types::{elementwise_rule, SpecRule};
 use crate::core::trace::{bind1, Operand};
 use crate::dtype::DType;
 
@@ -53,6 +54,9 @@ impl Primitive for ComplexPart {
             Part::Conj => x.dtype,
         };
         Ok(vec![x.with_dtype(dtype)])
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        elementwise_rule(self.name(), ins, outs)
     }
     fn jvp(&self, _: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![t[0].as_ref().map(|t| self.apply(t))]
@@ -135,6 +139,9 @@ impl Primitive for MakeComplex {
         Ok(vec![inputs[0]
             .with_dtype(d.to_complex())
             .weak(inputs[0].weak && inputs[1].weak)])
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        elementwise_rule(self.name(), ins, outs)
     }
     fn jvp(&self, _: &[Operand], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
         if t.iter().all(Option::is_none) {

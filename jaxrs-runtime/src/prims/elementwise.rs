@@ -5,6 +5,7 @@ use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Primitive};
+use crate::core::sharding_types::{elementwise_rule, SpecRule};
 use crate::core::trace::Operand;
 use crate::dtype::DType;
 use crate::dtype::DTypeKind;
@@ -336,6 +337,9 @@ impl Primitive for Unary {
         }
         Ok(vec![inputs[0].clone()])
     }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        elementwise_rule(self.name(), ins, outs)
+    }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
         let t = t[0].as_ref().expect("a tangent");
         let x = p[0].to_array();
@@ -554,6 +558,9 @@ impl Primitive for Binary {
             .clone()
             .weak(inputs[0].weak && inputs[1].weak)])
     }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        elementwise_rule(self.name(), ins, outs)
+    }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
         let (x, y) = (p[0].to_array(), p[1].to_array());
         let term = |side: usize| {
@@ -684,6 +691,9 @@ impl Primitive for Compare {
             Aval::new(inputs[0].shape.clone(), DType::Bool).weak(inputs[0].weak && inputs[1].weak)
         ])
     }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        elementwise_rule(self.name(), ins, outs)
+    }
     fn jvp(&self, _: &[Operand], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![None]
     }
@@ -746,6 +756,9 @@ impl Primitive for Select {
         Ok(vec![inputs[1]
             .clone()
             .weak(inputs[1].weak && inputs[2].weak)])
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        elementwise_rule(self.name(), ins, outs)
     }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
         if t[1].is_none() && t[2].is_none() {
@@ -822,6 +835,9 @@ impl Primitive for IntegerPow {
             return Err("a negative exponent needs a floating-point operand".into());
         }
         Ok(vec![inputs[0].clone()])
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        elementwise_rule(self.name(), ins, outs)
     }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![t[0]
@@ -903,6 +919,9 @@ impl Primitive for Convert {
             Aval::new(inputs[0].shape.clone(), self.dtype).weak(self.weak)
         ])
     }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        elementwise_rule(self.name(), ins, outs)
+    }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         let float_to_float = p[0].aval().dtype.is_inexact() && self.dtype.is_inexact();
         vec![t[0]
@@ -980,6 +999,9 @@ impl Primitive for StopGradient {
     fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         arity(inputs, 1)?;
         Ok(vec![inputs[0].clone()])
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        elementwise_rule(self.name(), ins, outs)
     }
     fn jvp(&self, _: &[Operand], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![None]
@@ -1104,6 +1126,9 @@ impl Primitive for ReducePrecision {
             return Err("needs at least 1 exponent bit".into());
         }
         Ok(vec![inputs[0].clone()])
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        elementwise_rule(self.name(), ins, outs)
     }
     fn jvp(&self, _: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![t[0]

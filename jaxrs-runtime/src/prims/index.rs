@@ -9,6 +9,8 @@ use crate::core::array::Array;
 use crate::core::ir::Literal;
 use crate::core::lower::{dim_list, i64_array, LowerCtx};
 use crate::core::primitive::{as_any, tuple_str, Primitive};
+use crate::core::sharding::PartitionDim;
+use crate::core::sharding_types::{dims_of, SpecRule};
 use crate::core::trace::{bind1, Operand};
 use crate::dtype::DType;
 use crate::interpreters::ad::{or_zeros, zeros_like_aval};
@@ -77,6 +79,12 @@ impl Primitive for DynamicSlice {
             ));
         }
         Ok(vec![x.with_shape(self.sizes.clone())])
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = outs;
+        let dims = dims_of(&ins[0]);
+        unsliced(self.name(), &ins[0], &self.sizes)?;
+        Ok(vec![dims])
     }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         let Some(t) = &t[0] else { return vec![None] };
@@ -229,6 +237,22 @@ impl Primitive for DynamicUpdateSlice {
             return Err(format!("update {u} does not fit into {x}"));
         }
         Ok(vec![x.clone()])
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = outs;
+        unsliced(self.name(), &ins[0], &ins[1].shape)?;
+        let (operand, update) = (dims_of(&ins[0]), dims_of(&ins[1]));
+        if update
+            .iter()
+            .zip(&operand)
+            .any(|(u, o)| *u != PartitionDim::Replicated && u != o)
+        {
+            return Err(format!(
+                "the update {} must be sharded as the operand {} is, or not at all",
+                ins[1], ins[0]
+            ));
+        }
+        Ok(vec![operand])
     }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         if t[0].is_none() && t[1].is_none() {
@@ -1046,4 +1070,19 @@ impl Primitive for ScatterAddAlongAxis {
         (vec![y], vec![Some(to)])
     }
     as_any!();
+}
+
+/// Refuses a dynamic slice or update of `sizes` that cuts a sharded dimension of `operand`
+/// (which device holds a piece is known only at run time).
+fn unsliced(op: &str, operand: &Aval, sizes: &[usize]) -> Result<(), String> {
+    let dims = dims_of(operand);
+    match (0..dims.len())
+        .find(|&i| dims[i] != PartitionDim::Replicated && sizes[i] != operand.shape[i])
+    {
+        Some(i) => Err(format!(
+            "{op} cuts dimension {i} of {operand}, which is sharded; reshard it to unsharded \
+             along that dimension first"
+        )),
+        None => Ok(()),
+    }
 }

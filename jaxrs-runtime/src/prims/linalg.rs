@@ -5,6 +5,9 @@ use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::lower::{dim_list, i64_array, LowerCtx};
 use crate::core::primitive::{as_any, tuple_str, Primitive};
+use crate::core::sharding::PartitionDim;
+use crate::core::sharding::PartitionSpec;
+use crate::core::sharding_types::{dims_of, SpecRule};
 use crate::core::trace::{bind1, Operand};
 use crate::dtype::DType;
 
@@ -290,6 +293,62 @@ impl Primitive for DotGeneral {
         Ok(vec![l.with_shape(shape).with_dtype(dtype).weak(
             l.weak && r.weak && self.preferred_element_type.is_none(),
         )])
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = outs;
+        let (lhs, rhs) = (dims_of(&ins[0]), dims_of(&ins[1]));
+        let specs = |dims: &[PartitionDim], at: &[usize]| -> Vec<PartitionDim> {
+            at.iter().map(|&i| dims[i].clone()).collect()
+        };
+        let consistent = |l: &[PartitionDim], r: &[PartitionDim]| {
+            l.iter().zip(r).all(|(l, r)| {
+                *l == PartitionDim::Replicated || *r == PartitionDim::Replicated || l == r
+            })
+        };
+        let (lhs_batch, rhs_batch) = (specs(&lhs, &self.lhs_batch), specs(&rhs, &self.rhs_batch));
+        if !consistent(&lhs_batch, &rhs_batch) {
+            return Err(format!(
+                "the lhs and rhs batch dimensions must be sharded consistently, got {} and {}",
+                PartitionSpec::new(lhs_batch),
+                PartitionSpec::new(rhs_batch)
+            ));
+        }
+        let (lhs_c, rhs_c) = (
+            specs(&lhs, &self.lhs_contract),
+            specs(&rhs, &self.rhs_contract),
+        );
+        if !consistent(&lhs_c, &rhs_c) {
+            return Err(format!(
+                "the contracting dimensions must be sharded consistently, got {} and {}",
+                PartitionSpec::new(lhs_c),
+                PartitionSpec::new(rhs_c)
+            ));
+        }
+        if lhs_c
+            .iter()
+            .zip(&rhs_c)
+            .any(|(l, r)| *l != PartitionDim::Replicated && *r != PartitionDim::Replicated)
+        {
+            return Err(format!(
+                "contracting dimensions are sharded and it is ambiguous how the output should \
+                 be sharded; give the output's sharding (`lax::dot_general_sharded`, \
+                 `jnp::matmul_sharded`, or `reshard` an operand). Got lhs contracting spec {} \
+                 and rhs contracting spec {}",
+                PartitionSpec::new(lhs_c),
+                PartitionSpec::new(rhs_c)
+            ));
+        }
+        // JAX's order: batch dims (as the lhs has them), then the lhs's free dims, then the rhs's.
+        let free = |dims: &[PartitionDim], contract: &[usize], batch: &[usize]| {
+            (0..dims.len())
+                .filter(|i| !contract.contains(i) && !batch.contains(i))
+                .map(|i| dims[i].clone())
+                .collect::<Vec<_>>()
+        };
+        let mut out = lhs_batch;
+        out.extend(free(&lhs, &self.lhs_contract, &self.lhs_batch));
+        out.extend(free(&rhs, &self.rhs_contract, &self.rhs_batch));
+        Ok(vec![out])
     }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         let (x, y) = (p[0].to_array(), p[1].to_array());

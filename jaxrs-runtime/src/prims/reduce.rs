@@ -7,6 +7,8 @@ use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::lower::{i64_array, LowerCtx};
 use crate::core::primitive::{as_any, tuple_str, Primitive};
+use crate::core::sharding::PartitionDim;
+use crate::core::sharding_types::{dims_of, SpecRule};
 use crate::core::trace::{bind1, Operand};
 use crate::dtype::DType;
 
@@ -189,6 +191,14 @@ impl Primitive for Reduce {
             .collect();
         Ok(vec![a.with_shape(shape)])
     }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = outs;
+        let dims = dims_of(&ins[0]);
+        Ok(vec![(0..dims.len())
+            .filter(|i| !self.axes.contains(i))
+            .map(|i| dims[i].clone())
+            .collect()])
+    }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
         let t = t[0].as_ref().expect("a tangent");
         let sum = |v: &Array| {
@@ -312,6 +322,12 @@ impl Primitive for Argmax {
             .map(|i| a.shape[i])
             .collect();
         Ok(vec![Aval::new(shape, self.index_dtype)])
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = outs;
+        let mut dims = dims_of(&ins[0]);
+        dims.remove(self.axis);
+        Ok(vec![dims])
     }
     fn jvp(&self, _: &[Operand], _: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![None]
@@ -563,6 +579,18 @@ impl Primitive for Cumulative {
             ));
         }
         Ok(vec![inputs[0].clone()])
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = outs;
+        let dims = dims_of(&ins[0]);
+        if dims[self.axis] != PartitionDim::Replicated {
+            return Err(format!(
+                "the input should be unsharded over the axis being reduced; got input type {} \
+                 and axis {}",
+                ins[0], self.axis
+            ));
+        }
+        Ok(vec![dims])
     }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], outs: &[Array]) -> Vec<Option<Array>> {
         let t = t[0].as_ref().expect("a tangent");

@@ -6,6 +6,8 @@ use crate::core::array::Array;
 use crate::core::ir::Literal;
 use crate::core::lower::{i64_array, LowerCtx};
 use crate::core::primitive::{as_any, tuple_str, Primitive};
+use crate::core::sharding::PartitionDim;
+use crate::core::sharding_types::{dims_of, elementwise_rule, pieces, SpecRule};
 use crate::core::trace::{bind1, Operand};
 use crate::dtype::DType;
 use crate::interpreters::ad::{or_zeros, zeros_like_aval};
@@ -45,6 +47,9 @@ impl Primitive for Reshape {
             ));
         }
         Ok(vec![inputs[0].with_shape(self.shape.clone())])
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        Ok(vec![reshape_sharding(&ins[0], &outs[0].shape)?])
     }
     linear_jvp!();
     fn vjp(
@@ -134,6 +139,11 @@ impl Primitive for Transpose {
                 .map(|&p| inputs[0].shape[p])
                 .collect::<Vec<_>>(),
         )])
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = outs;
+        let dims = dims_of(&ins[0]);
+        Ok(vec![self.perm.iter().map(|&p| dims[p].clone()).collect()])
     }
     linear_jvp!();
     fn vjp(
@@ -228,6 +238,17 @@ impl Primitive for BroadcastInDim {
             }
         }
         Ok(vec![a.with_shape(self.shape.clone())])
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let dims = dims_of(&ins[0]);
+        let mut out = vec![PartitionDim::Replicated; outs[0].rank()];
+        for (i, &d) in self.dims.iter().enumerate() {
+            // A dimension of 1 broadcast to more is copied whole to every device.
+            if ins[0].shape[i] == self.shape[d] {
+                out[d] = dims[i].clone();
+            }
+        }
+        Ok(vec![out])
     }
     linear_jvp!();
     fn vjp(
@@ -350,6 +371,9 @@ impl Primitive for Concatenate {
             .with_shape(shape)
             .weak(inputs.iter().all(|a| a.weak))])
     }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        elementwise_rule(self.name(), ins, outs)
+    }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         let parts: Vec<Array> = t
             .iter()
@@ -462,6 +486,10 @@ impl Primitive for Slice {
             shape.push((l - s).div_ceil(st));
         }
         Ok(vec![a.with_shape(shape)])
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = outs;
+        Ok(vec![dims_of(&ins[0])])
     }
     linear_jvp!();
     fn vjp(
@@ -577,6 +605,10 @@ impl Primitive for Pad {
             shape.push(size as usize);
         }
         Ok(vec![a.with_shape(shape)])
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = outs;
+        Ok(vec![dims_of(&ins[0])])
     }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         if t[0].is_none() && t[1].is_none() {
@@ -719,6 +751,10 @@ impl Primitive for Rev {
         }
         Ok(vec![inputs[0].clone()])
     }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = outs;
+        Ok(vec![dims_of(&ins[0])])
+    }
     linear_jvp!();
     fn vjp(
         &self,
@@ -829,4 +865,65 @@ impl Primitive for Iota {
         (vec![bind1(self.clone(), &[])], vec![None])
     }
     as_any!();
+}
+
+/// How a reshape's result lies, from its operand's type sharding (JAX's reshape rule, for the
+/// cases it types): the dimensions are matched in groups of equal size; a sharded dimension
+/// kept whole keeps its axes, one split into several gives them to the first part (when its
+/// size divides evenly), and several merged into one keep the axes of the major one when
+/// only it is sharded. Any other reshape of a sharded dimension is ambiguous.
+fn reshape_sharding(operand: &Aval, shape: &[usize]) -> Result<Vec<PartitionDim>, String> {
+    let dims = dims_of(operand);
+    let from = &operand.shape;
+    let mut out = vec![PartitionDim::Replicated; shape.len()];
+    let ambiguous = || {
+        format!(
+            "this reshape of a sharded operand to {shape:?} is not supported; reshard the \
+             operand so that the dimensions it merges or splits are not sharded"
+        )
+    };
+    if from.contains(&0) || shape.contains(&0) {
+        return match dims.iter().all(|d| *d == PartitionDim::Replicated) {
+            true => Ok(out),
+            false => Err(ambiguous()),
+        };
+    }
+    let (mut i, mut j) = (0, 0);
+    while i < from.len() || j < shape.len() {
+        if i < from.len() && from[i] == 1 {
+            i += 1;
+            continue;
+        }
+        if j < shape.len() && shape[j] == 1 {
+            j += 1;
+            continue;
+        }
+        let (i0, j0) = (i, j);
+        let (mut have, mut want) = (from[i], shape[j]);
+        i += 1;
+        j += 1;
+        while have != want {
+            if have < want {
+                have *= from[i];
+                i += 1;
+            } else {
+                want *= shape[j];
+                j += 1;
+            }
+        }
+        let sharded: Vec<usize> = (i0..i)
+            .filter(|&k| dims[k] != PartitionDim::Replicated)
+            .collect();
+        match sharded.as_slice() {
+            [] => {}
+            [k] if *k == i0
+                && (j - j0 == 1
+                    || (i - i0 == 1 && shape[j0].is_multiple_of(pieces(operand, &dims[*k])))) =>
+            {
+                out[j0] = dims[*k].clone();
+            }
+            _ => return Err(ambiguous()),
+        }
+    }
+    Ok(out)
 }

@@ -1,13 +1,16 @@
 //! `sharding_constraint`: the identity, telling XLA's partitioner how a value inside an SPMD
-//! program is to lie on the mesh (JAX's `with_sharding_constraint`).
+//! program is to lie on the mesh (JAX's `with_sharding_constraint`); and `reshard`, the
+//! identity that changes a value's sharding over explicit mesh axes, in its type (JAX's
+//! `jax.sharding.reshard`).
 
 use crate::aval::Aval;
 use crate::core::array::Array;
-use crate::core::lower::{sdy_sharding, LowerCtx};
+use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Primitive};
 use crate::core::sharding::{
     note_traced_mesh, try_device_put, Mesh, NamedSharding, PartitionDim, PartitionSpec, Shardings,
 };
+use crate::core::sharding_types::{dims_of, type_sharding, typeof_, SpecRule};
 use crate::core::trace::{bind1, At, Operand};
 use crate::error::{Error, Result};
 use crate::prims::arity;
@@ -33,6 +36,10 @@ impl Primitive for ShardingConstraint {
             .map_err(|e| e.to_string())?;
         Ok(vec![inputs[0].clone()])
     }
+    /// The type is unchanged: over explicit axes a value changes its sharding by `reshard`.
+    fn sharding_rule(&self, ins: &[Aval], _: &[Aval]) -> SpecRule {
+        Ok(vec![dims_of(&ins[0])])
+    }
     fn jvp(&self, _: &[Operand], tangents: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![tangents[0].as_ref().map(|t| constrain(t, &self.sharding))]
     }
@@ -56,18 +63,7 @@ impl Primitive for ShardingConstraint {
             // A single-device program (`jaxrs::stablehlo`, an eager op): nothing to partition.
             None => vec![ins[0].clone()],
             Some(mesh) if mesh == self.sharding.mesh() => {
-                let aval = &in_avals[0];
-                let props = format!(
-                    "sharding = {}",
-                    sdy_sharding(self.sharding.spec(), aval.rank())
-                );
-                vec![cx.op1(
-                    "sdy.sharding_constraint",
-                    &[ins[0].as_str()],
-                    &[aval],
-                    &props,
-                    aval,
-                )]
+                vec![cx.sharding_constraint(&ins[0], &in_avals[0], self.sharding.spec())]
             }
             Some(mesh) => panic!(
                 "with_sharding_constraint: {} is over {:?}, but the program runs on {mesh:?}",
@@ -82,21 +78,230 @@ impl Primitive for ShardingConstraint {
         dims: &[Option<usize>],
         _: usize,
     ) -> (Vec<Array>, Vec<Option<usize>>) {
-        let x = args[0].to_array();
-        let Some(bdim) = dims[0] else {
-            return (vec![constrain(&x, &self.sharding)], vec![None]);
-        };
-        // The batch dimension is not split: insert `None` for it.
-        let mut spec: Vec<PartitionDim> = self.sharding.spec().dims().to_vec();
-        if spec.len() < bdim {
-            spec.resize(bdim, PartitionDim::Replicated);
-        }
-        spec.insert(bdim, PartitionDim::Replicated);
-        let sharding = NamedSharding::new(self.sharding.mesh().clone(), PartitionSpec::new(spec))
-            .expect("the same axes as a valid sharding");
-        (vec![constrain(&x, &sharding)], vec![Some(bdim)])
+        batch_with(args, dims, &self.sharding, constrain)
     }
     as_any!();
+}
+
+/// Gives a value another sharding over explicit mesh axes, in its type; lowered to
+/// `sdy.sharding_constraint`, as JAX's `reshard_p`.
+#[derive(Debug, Clone)]
+pub struct Reshard {
+    pub sharding: NamedSharding,
+}
+
+impl Primitive for Reshard {
+    fn name(&self) -> &'static str {
+        "reshard"
+    }
+    fn params_string(&self) -> String {
+        format!("sharding={}", self.sharding)
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        let x = &inputs[0];
+        self.sharding
+            .shard_shape(&x.shape)
+            .map_err(|e| e.to_string())?;
+        let sharding = type_sharding(self.sharding.mesh(), self.sharding.spec().dims(), x.rank());
+        Ok(vec![Aval {
+            sharding,
+            ..x.clone()
+        }])
+    }
+    fn sharding_rule(&self, _: &[Aval], outs: &[Aval]) -> SpecRule {
+        Ok(vec![dims_of(&outs[0])])
+    }
+    fn jvp(&self, _: &[Operand], tangents: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        vec![tangents[0].as_ref().map(|t| reshard_one(t, &self.sharding))]
+    }
+    fn vjp(
+        &self,
+        primals: &[Operand],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
+        // The cotangent goes back to the primal's type, as JAX's transpose of reshard.
+        let like = primals[0].aval();
+        vec![cts[0]
+            .as_ref()
+            .map(|c| retype(c, &like, self.sharding.mesh()))]
+    }
+    fn lower(
+        &self,
+        cx: &mut LowerCtx,
+        ins: &[String],
+        in_avals: &[Aval],
+        _: &[Aval],
+    ) -> Vec<String> {
+        if cx.mesh().is_none() {
+            return vec![ins[0].clone()];
+        }
+        vec![cx.sharding_constraint(&ins[0], &in_avals[0], self.sharding.spec())]
+    }
+    fn batch(
+        &self,
+        args: &[Operand],
+        dims: &[Option<usize>],
+        _: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        batch_with(args, dims, &self.sharding, reshard_one)
+    }
+    as_any!();
+}
+
+/// The batching rule of both constraints: `apply` with `sharding`, a batch dimension
+/// inserted into it unsplit.
+fn batch_with(
+    args: &[Operand],
+    dims: &[Option<usize>],
+    sharding: &NamedSharding,
+    apply: fn(&Array, &NamedSharding) -> Array,
+) -> (Vec<Array>, Vec<Option<usize>>) {
+    let x = args[0].to_array();
+    match dims[0] {
+        None => (vec![apply(&x, sharding)], vec![None]),
+        Some(bdim) => (
+            vec![apply(&x, &with_unsplit_dim(sharding, bdim))],
+            vec![Some(bdim)],
+        ),
+    }
+}
+
+/// `sharding` with an unsplit dimension inserted at `at` (a batch dimension).
+fn with_unsplit_dim(sharding: &NamedSharding, at: usize) -> NamedSharding {
+    let mut spec: Vec<PartitionDim> = sharding.spec().dims().to_vec();
+    if spec.len() < at {
+        spec.resize(at, PartitionDim::Replicated);
+    }
+    spec.insert(at, PartitionDim::Replicated);
+    NamedSharding::new(sharding.mesh().clone(), PartitionSpec::new(spec))
+        .expect("the same axes as a valid sharding")
+}
+
+#[track_caller]
+fn reshard_one(x: &Array, sharding: &NamedSharding) -> Array {
+    if x.is_concrete() {
+        return try_device_put(x, sharding.clone()).unwrap_or_else(|e| {
+            panic!("reshard: {e} {}", At::line(std::panic::Location::caller()))
+        });
+    }
+    note_traced_mesh(sharding.mesh());
+    bind1(
+        Reshard {
+            sharding: sharding.clone(),
+        },
+        &[Operand::Array(std::borrow::Cow::Borrowed(x))],
+    )
+}
+
+/// `x` (a tangent or cotangent a transformation's rule made) resharded to the type `like`
+/// (its primal's) when its own differs, over `mesh`: rules run relaxed
+/// (`core::sharding_types`), so what they return may be typed otherwise or not at all.
+pub(crate) fn retype(x: &Array, like: &Aval, mesh: &Mesh) -> Array {
+    if typeof_(x).sharding == like.sharding || x.shape() != like.shape.as_slice() {
+        return x.clone();
+    }
+    let spec = PartitionSpec::new(dims_of(like));
+    let mesh = like.sharding.as_ref().map_or(mesh, |s| s.mesh());
+    let sharding = NamedSharding::new(mesh.clone(), spec).expect("a type sharding's own axes");
+    reshard_one(x, &sharding)
+}
+
+/// [`retype`] where either side has a type sharding (the mesh is theirs); `x` as it is when
+/// neither has one.
+pub(crate) fn retype_to(x: Array, like: &Aval) -> Array {
+    let own = typeof_(&x);
+    match like.sharding.as_ref().or(own.sharding.as_ref()) {
+        Some(s) if own.sharding != like.sharding => {
+            let mesh = s.mesh().clone();
+            retype(&x, like, &mesh)
+        }
+        _ => x,
+    }
+}
+
+/// Gives the arrays of `x` these shardings over explicit mesh axes, in their types (JAX's
+/// `jax.sharding.reshard`): inside a traced function the value's type changes and XLA's
+/// partitioner moves the data; outside one the arrays are laid out so
+/// ([`device_put`](crate::device_put)). `shardings` is a prefix of `x`'s tree; bare specs
+/// refer to the mesh in scope ([`set_mesh`](crate::set_mesh)), whose axes the spec names
+/// must all be [`Explicit`](crate::AxisType::Explicit), as JAX requires. Gradients reshard the
+/// cotangent back to the primal's sharding; batching leaves a batch dimension unsplit.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::{AxisType, P};
+///
+/// jaxrs::set_cpu_device_count(8)?;
+/// let mesh = jaxrs::make_mesh(&[2, 4], &["dp", "mp"])?
+///     .with_axis_types(&[AxisType::Explicit; 2])?;
+/// let _mesh = jaxrs::set_mesh(&mesh);
+/// let x = jaxrs::reshard(&Array::ones(&[4, 8], DType::F32), P!["dp"]);
+/// assert_eq!(jaxrs::typeof_(&x).to_string(), "f32[4@dp,8]");
+/// let f = jit(|x: Array| {
+///     let y = x.sin();
+///     assert_eq!(jaxrs::typeof_(&y).to_string(), "f32[4@dp,8]");
+///     jaxrs::reshard(&y, P![None, "mp"])
+/// });
+/// let y: Array = f.call(x);
+/// assert_eq!(jaxrs::typeof_(&y).to_string(), "f32[4,8@mp]");
+/// assert_eq!(y.addressable_shards()[1].index, vec![0..4, 2..4]);
+/// # Ok::<(), jaxrs::Error>(())
+/// ```
+#[track_caller]
+pub fn reshard<T: Tree>(x: &T, shardings: impl Into<Shardings>) -> T {
+    let loc = std::panic::Location::caller();
+    let (leaves, def) = x.flatten();
+    let per_leaf = shardings_per_leaf(&shardings.into(), &def, Mesh::current().as_ref(), "reshard")
+        .unwrap_or_else(|e| panic!("{e} {}", At::line(loc)));
+    let out: Vec<Array> = leaves
+        .iter()
+        .zip(per_leaf)
+        .map(|(l, s)| match s {
+            Some(s) => {
+                check_explicit(&s).unwrap_or_else(|e| panic!("reshard: {e} {}", At::line(loc)));
+                reshard_one(l, &s)
+            }
+            None => panic!(
+                "reshard: every leaf needs a sharding (None is not one) {}",
+                At::line(loc)
+            ),
+        })
+        .collect();
+    crate::tree::tree_unflatten(&def, out)
+}
+
+/// The result of `op` (one operation, such as a product) typed with `sharding` over explicit
+/// mesh axes: what JAX's `out_sharding=` keyword of `dot_general`, `matmul` and `einsum`
+/// does, for an operation whose result sharding its operands leave ambiguous (contracting
+/// dimensions sharded on both sides). The operation runs with its own rule relaxed and its
+/// result is [`reshard`]ed; the lowered program is the operation and one
+/// `sdy.sharding_constraint`, as JAX's. The facade's `lax::dot_general_sharded`,
+/// `numpy::matmul_sharded` and `numpy::einsum_sharded` call it.
+#[track_caller]
+pub fn with_out_sharding(sharding: impl Into<Shardings>, op: impl FnOnce() -> Array) -> Array {
+    let out = crate::core::sharding_types::relaxed(op);
+    reshard(&out, sharding)
+}
+
+/// Refuses a reshard spec naming an axis that is not explicit, as JAX does.
+fn check_explicit(s: &NamedSharding) -> Result<()> {
+    match s
+        .spec()
+        .axis_names()
+        .find(|a| !s.mesh().is_explicit_axis(a))
+    {
+        Some(a) => Err(Error::Sharding(format!(
+            "the PartitionSpec {} names the axis {a:?}, which is not Explicit in {}; reshard \
+             works over explicit axes (Mesh::with_axis_types), with_sharding_constraint over \
+             Auto ones",
+            s.spec(),
+            s.mesh()
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// `x` constrained to `sharding`: a traced value gets the primitive, a concrete one is laid

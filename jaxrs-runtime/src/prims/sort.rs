@@ -8,6 +8,8 @@ use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Primitive};
+use crate::core::sharding::PartitionDim;
+use crate::core::sharding_types::{dims_of, elementwise_rule, SpecRule};
 use crate::core::trace::{bind, bind1, Operand};
 use crate::dtype::DType;
 use crate::interpreters::batching::{align, shift_axis};
@@ -77,6 +79,19 @@ impl Primitive for Sort {
             return Err("operands must have the same shape".into());
         }
         Ok(inputs.iter().map(|a| a.clone().weak(false)).collect())
+    }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = outs;
+        for a in ins {
+            if dims_of(a)[self.dimension] != PartitionDim::Replicated {
+                return Err(format!(
+                    "the arguments to sort must be unsharded over the sorting dimension; got {a} \
+                     and sorting dimension {}",
+                    self.dimension
+                ));
+            }
+        }
+        elementwise_rule(self.name(), ins, outs)
     }
     fn jvp(
         &self,

@@ -15,6 +15,7 @@ use crate::core::lower::{lower_jaxpr, LowerOptions, Spmd};
 use crate::core::sharding::{
     collect_traced_meshes, try_device_put, Mesh, NamedSharding, PartitionSpec, Shardings,
 };
+use crate::core::sharding_types::type_sharding;
 use crate::core::spmd::SpmdProgram;
 use crate::core::trace::is_tracing;
 use crate::error::Error;
@@ -1250,6 +1251,15 @@ pub(crate) fn prepare<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
             }
         }
     }
+    // Arguments laid out over explicit mesh axes are traced with those shardings in their types.
+    let mut in_avals = in_avals;
+    if let Some(l) = layout.as_ref().filter(|l| l.mesh.has_explicit_axes()) {
+        for (aval, s) in in_avals.iter_mut().zip(&l.ins) {
+            if let Some(s) = s {
+                aval.sharding = type_sharding(s.mesh(), s.spec().dims(), aval.rank());
+            }
+        }
+    }
     // Bare specs in `with_sharding_constraint` inside refer to the program's mesh.
     let scope = layout.as_ref().map(|l| l.mesh.enter());
     let span = crate::core::profile::span("jit", "trace", || format!("jit `{}`", site.name()));
@@ -1307,6 +1317,12 @@ pub(crate) fn prepare<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
             &format!("jit `{}`: out_shardings", site.name()),
         )
         .unwrap_or_else(|e| panic!("{e}"));
+        // A result typed with a sharding over explicit axes is laid out so unless given one.
+        let given: Vec<Option<NamedSharding>> = given
+            .into_iter()
+            .zip(&out_avals)
+            .map(|(g, aval)| g.or_else(|| aval.sharding.as_deref().cloned()))
+            .collect();
         for (i, (s, aval)) in given.iter().zip(&out_avals).enumerate() {
             if let Some(Err(e)) = s.as_ref().map(|s| s.shard_shape(&aval.shape)) {
                 panic!(
@@ -1323,6 +1339,9 @@ pub(crate) fn prepare<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
             .collect();
         SpmdPlan { mesh, ins, given }
     });
+    // The results are concrete arrays, whose avals carry no type sharding (`typeof_` reads
+    // it from their layout).
+    let out_avals: Vec<Aval> = out_avals.iter().map(Aval::unsharded).collect();
     Prepared {
         donated_def: dd,
         kept_def: kd,

@@ -6,6 +6,7 @@
 use crate::aval::{normalize_axis, Aval};
 use crate::core::array::Array;
 use crate::core::axes::with_named_axis;
+use crate::core::sharding_types::{dims_of, type_sharding, typeof_};
 use crate::core::trace::{At, Operand};
 use crate::interpreters::batching::{batch_jaxpr_named, move_bdim, moveaxis};
 use crate::transforms::traced::{rebuild, trace_leaves, worded};
@@ -412,9 +413,20 @@ fn vmap_call_at<A: Tree, R: Tree>(
         .iter()
         .zip(&mapped_dims)
         .map(|(l, d)| {
-            let mut aval = l.aval().clone();
-            aval.shape.remove(d.expect("mapped"));
-            aval
+            let aval = typeof_(l);
+            let d = d.expect("mapped");
+            let mut shape = aval.shape.clone();
+            shape.remove(d);
+            // A sharded value keeps its other dimensions' sharding in the example's type.
+            let mut dims = dims_of(&aval);
+            dims.remove(d);
+            Aval {
+                sharding: aval
+                    .sharding
+                    .as_ref()
+                    .and_then(|s| type_sharding(s.mesh(), &dims, shape.len())),
+                ..aval.with_shape(shape)
+            }
         })
         .collect();
     // Not `trace_tree`: the argument is rebuilt from the tracers and the unmapped leaves.
