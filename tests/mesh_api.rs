@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::golden::f32s;
 use jaxrs::prelude::*;
 use jaxrs::{NamedSharding, PartitionDim, PartitionSpec, P};
 use serde_json::Value;
@@ -17,12 +18,7 @@ fn message_of(f: impl FnOnce()) -> String {
 }
 
 fn golden() -> Value {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/golden/mesh_api.json"
-    ))
-    .expect("tests/golden/mesh_api.json (run tests/golden/gen_mesh_api.py)");
-    serde_json::from_str(&text).expect("valid JSON")
+    common::golden::load("mesh_api.json")
 }
 
 fn eight() -> Vec<jaxrs::Device> {
@@ -91,14 +87,6 @@ fn iota_block(shape: &[usize], index: &[Range<usize>]) -> Array {
         })
         .collect();
     Array::from_vec(values, &dims)
-}
-
-fn f32s(v: &Value) -> Vec<f32> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap() as f32)
-        .collect()
 }
 
 #[test]

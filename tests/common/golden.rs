@@ -6,6 +6,32 @@ use jaxrs::prelude::*;
 use jaxrs::{stop_gradient, where_, DotDims, Element};
 use serde_json::Value;
 
+/// `tests/golden/{name}`, parsed.
+pub fn load(name: &str) -> Value {
+    let path = format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A JSON list of numbers as f32s.
+pub fn f32s(v: &Value) -> Vec<f32> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap() as f32)
+        .collect()
+}
+
+/// `((arange(n) % modulus) - shift) * scale` in f32, row-major, as the sharding generators'
+/// `seq` makes their inputs (exact in f32).
+pub fn seq(shape: &[usize], modulus: usize, shift: f32, scale: f32) -> Array {
+    let n: usize = shape.iter().product();
+    let v: Vec<f32> = (0..n)
+        .map(|i| ((i % modulus) as f32 - shift) * scale)
+        .collect();
+    Array::from_vec(v, shape)
+}
+
 /// An operand of a case: an array, or a Rust scalar literal.
 #[derive(Clone)]
 pub enum In {

@@ -4,6 +4,7 @@
 // run the command again.
 use jaxrs::AbstractMesh as _;
 use jaxrs::Array as _;
+use jaxrs::AxisType as _;
 use jaxrs::DType as _;
 use jaxrs::DType::BF16 as _;
 use jaxrs::DType::Bool as _;
@@ -924,6 +925,7 @@ use jaxrs::random::wald as _;
 use jaxrs::random::weibull_min as _;
 use jaxrs::random::wrap_key_data as _;
 use jaxrs::remat as _;
+use jaxrs::reshard as _;
 use jaxrs::scipy::linalg::block_diag as _;
 use jaxrs::scipy::linalg::cho_factor as _;
 use jaxrs::scipy::linalg::cho_solve as _;
@@ -1175,6 +1177,7 @@ use jaxrs::tree_util::tree_transpose as _;
 use jaxrs::tree_util::treedef_children as _;
 use jaxrs::tree_util::treedef_is_leaf as _;
 use jaxrs::tree_util::treedef_tuple as _;
+use jaxrs::typeof_ as _;
 use jaxrs::value_and_grad as _;
 use jaxrs::vjp as _;
 use jaxrs::vmap as _;
