@@ -92,7 +92,30 @@ fn cases() -> Vec<(&'static str, Case)> {
             lax::convert_element_type(x, DType::I32)
         }),
         ("reshard", |x, _, _| jaxrs::reshard(x, P![None, "mp"])),
+        ("take_1", |x, _, _| {
+            x.take(&Array::from_vec(vec![0i32, 5, 2], &[3]), 1)
+        }),
+        ("take_0", |x, _, _| {
+            x.take(&Array::from_vec(vec![0i32, 5, 2], &[3]), 0)
+        }),
+        ("take_sharded_indices", |_, _, w| w.take(&sharded_ids(), 0)),
+        ("take_along_1", |x, _, _| x.take_along_axis(&ids(), 1)),
+        ("take_along_1_sharded", |x, _, _| {
+            x.take_along_axis(&sharded_ids(), 1)
+        }),
+        ("take_along_0", |x, _, _| {
+            x.take_along_axis(&Array::zeros(&[2, 16], DType::I32), 0)
+        }),
     ]
+}
+
+/// i32[8,4] indices, unsharded, as the generator's `ids`.
+fn ids() -> Array {
+    Array::from_vec((0..32).map(|i| i % 5).collect::<Vec<i32>>(), &[8, 4])
+}
+
+fn sharded_ids() -> Array {
+    jaxrs::reshard(&ids(), P!["dp", None])
 }
 
 /// Where jaxrs types what JAX refuses, on purpose (README "Explicit sharding"): `select` and

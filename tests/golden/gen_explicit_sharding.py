@@ -5,7 +5,7 @@ Run: python tests/golden/gen_explicit_sharding.py   (rewrites tests/golden/expli
 A 2 x 4 ("dp", "mp") mesh with Explicit axes (jax.make_mesh's default). Inputs: x f32[8,16]
 sharded P("dp", None), y f32[8,16] unsharded, w f32[16,32] sharded P(None, "mp"), all
 small exact sequences rebuilt the same way in Rust.
-- "types": per case, the type JAX gives the result of one lax operation inside jit (as
+- "types": per case, the type JAX gives the result of one operation inside jit (as
   jaxrs prints it: f32[8@dp,16]), or "error" where JAX refuses to type it.
 - "program": the sdy.sharding_constraint specs of f's StableHLO, in order, and its results'
   types, for f(x, w) = (sum(sin(x @ w), 1), transpose(x @ w)).
@@ -76,7 +76,22 @@ CASES = {
     ),
     "convert": lambda x, y, w: lax.convert_element_type(x, jnp.int32),
     "reshard": lambda x, y, w: jax.sharding.reshard(x, P(None, "mp")),
+    "take_1": lambda x, y, w: jnp.take(x, jnp.array([0, 5, 2]), axis=1),
+    "take_0": lambda x, y, w: jnp.take(x, jnp.array([0, 5, 2]), axis=0),
+    "take_sharded_indices": lambda x, y, w: jnp.take(w, sharded_ids(), axis=0),
+    "take_along_1": lambda x, y, w: jnp.take_along_axis(x, ids(), axis=1),
+    "take_along_1_sharded": lambda x, y, w: jnp.take_along_axis(x, sharded_ids(), axis=1),
+    "take_along_0": lambda x, y, w: jnp.take_along_axis(x, jnp.zeros((2, 16), jnp.int32), axis=0),
 }
+
+
+def ids():
+    """i32[8,4] indices, unsharded."""
+    return jnp.asarray((np.arange(32) % 5).reshape(8, 4), jnp.int32)
+
+
+def sharded_ids():
+    return jax.sharding.reshard(ids(), P("dp", None))
 
 
 def inputs():

@@ -10,7 +10,7 @@ use crate::core::ir::Literal;
 use crate::core::lower::{dim_list, i64_array, LowerCtx};
 use crate::core::primitive::{as_any, tuple_str, Primitive};
 use crate::core::sharding::PartitionDim;
-use crate::core::sharding_types::{dims_of, SpecRule};
+use crate::core::sharding_types::{dims_of, elementwise_rule, SpecRule};
 use crate::core::trace::{bind1, Operand};
 use crate::dtype::DType;
 use crate::interpreters::ad::{or_zeros, zeros_like_aval};
@@ -455,6 +455,21 @@ impl Primitive for Take {
         shape.extend(&x.shape[self.axis + 1..]);
         Ok(vec![x.with_shape(shape)])
     }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        let _ = outs;
+        // JAX's gather rule: the indexed dimension and the indices unsharded (else the
+        // result's sharding is ambiguous, or needs collectives on the operands).
+        let (x, idx) = (dims_of(&ins[0]), dims_of(&ins[1]));
+        if x[self.axis] != PartitionDim::Replicated
+            || idx.iter().any(|d| *d != PartitionDim::Replicated)
+        {
+            return Err(gather_ambiguous(&ins[0], &ins[1]));
+        }
+        let mut out = x[..self.axis].to_vec();
+        out.extend(idx);
+        out.extend_from_slice(&x[self.axis + 1..]);
+        Ok(vec![out])
+    }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![t[0]
             .as_ref()
@@ -879,6 +894,15 @@ impl Primitive for TakeAlongAxis {
         check_along_axis("take_along_axis", x, idx, self.axis)?;
         Ok(vec![x.with_shape(idx.shape.clone())])
     }
+    fn sharding_rule(&self, ins: &[Aval], outs: &[Aval]) -> SpecRule {
+        // The other dimensions pair the operand's with the indices' (JAX's batching dims):
+        // they may be sharded alike, or on one side only.
+        let (x, idx) = (dims_of(&ins[0]), dims_of(&ins[1]));
+        if x[self.axis] != PartitionDim::Replicated || idx[self.axis] != PartitionDim::Replicated {
+            return Err(gather_ambiguous(&ins[0], &ins[1]));
+        }
+        elementwise_rule(self.name(), ins, outs)
+    }
     fn jvp(&self, p: &[Operand], t: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
         vec![t[0]
             .as_ref()
@@ -1085,4 +1109,13 @@ fn unsliced(op: &str, operand: &Aval, sizes: &[usize]) -> Result<(), String> {
         )),
         None => Ok(()),
     }
+}
+
+/// The message of a gather whose result's sharding would be ambiguous (JAX's words).
+fn gather_ambiguous(operand: &Aval, indices: &Aval) -> String {
+    format!(
+        "the result's sharding cannot be resolved unambiguously (or would need collectives on \
+         the operands): the indexed dimension of the operand and the indices must be \
+         unsharded; reshard them first. Got operand {operand} and indices {indices}"
+    )
 }
