@@ -177,6 +177,32 @@ fn a_donated_array_passed_twice_is_an_error() {
     assert!(matches!(err, Error::DonatedBufferUsed(_)), "{err}");
 }
 
+#[test]
+fn donated_tuple_elements_are_donated_by_the_compiled_program_and_its_serialized_form() {
+    setup();
+    let f = jit(|(w, x): (Array, Array)| &w + &x).donate_argnums(&[0]);
+    let compiled = f
+        .lower(&pair(
+            ShapeDtypeStruct::new([3], DType::F32),
+            ShapeDtypeStruct::new([3], DType::F32),
+        ))
+        .compile();
+    let m = compiled.memory_analysis().unwrap();
+    assert_eq!(m.alias_bytes, 12);
+    let loaded = Compiled::deserialize(&compiled.serialize().unwrap()).unwrap();
+    for program in [&compiled, &loaded] {
+        // w = [-1, -0.75, -0.5], x = 10 w.
+        let (w, x) = (iota(&[3]), iota(&[3]) * 10.0);
+        let y: Array = program.call((w, x.clone()));
+        assert_eq!(y.to_vec::<f32>(), vec![-11.0, -8.25, -5.5]);
+        assert_eq!(x.to_vec::<f32>(), vec![-10.0, -7.5, -5.0]);
+        let err = program
+            .try_call::<_, Array>((x.clone(), x))
+            .expect_err("refused");
+        assert!(matches!(err, Error::DonatedBufferUsed(_)), "{err}");
+    }
+}
+
 #[derive(Tree, Clone)]
 struct Layer {
     w: Array,

@@ -9,6 +9,11 @@ fn arr(v: &[f32]) -> Array {
     Array::from_slice(v, &[v.len()])
 }
 
+fn panic_message(f: impl FnOnce()) -> String {
+    let err = catch_unwind(AssertUnwindSafe(f)).expect_err("must panic");
+    err.downcast_ref::<String>().cloned().unwrap_or_default()
+}
+
 #[jit]
 fn affine(x: &Array, scale: f32) -> Array {
     x * scale + 1.0
@@ -116,6 +121,62 @@ fn closures_donate_through_jit_with_ownership() {
     assert_eq!(
         f.site().last_compiled_memory_stats().unwrap().alias_bytes,
         64
+    );
+}
+
+#[test]
+fn closures_donate_chosen_tuple_elements() {
+    // JAX's donate_argnums=(0, 2): the parameters and the state, not the batch.
+    let step = jit(|(w, x, s): (Array, Array, Array)| {
+        let w2 = &w - &x * 0.5;
+        let s2 = &s + 1.0;
+        (w2, s2)
+    })
+    .donate_argnums(&[0, 2]);
+    let (w, x, s) = (
+        Array::from_vec(vec![1.0f32; 16], &[16]),
+        Array::from_vec(vec![2.0f32; 16], &[16]),
+        Array::from_vec(vec![0.0f32; 16], &[16]),
+    );
+    let (w2, s2): (Array, Array) = step.call((w, x.clone(), s));
+    assert_eq!(w2.to_vec::<f32>(), vec![0.0f32; 16]);
+    assert_eq!(s2.to_vec::<f32>(), vec![1.0f32; 16]);
+    // Both results reuse a donated buffer; the batch is read again.
+    let stats = step.site().last_compiled_memory_stats().unwrap();
+    assert_eq!(stats.alias_bytes, 2 * 64);
+    assert_eq!(x.to_vec::<f32>(), vec![2.0f32; 16]);
+    // The same program serves the next call; a donated element passed twice is refused.
+    let (w3, _): (Array, Array) = step.call((w2, x.clone(), s2));
+    assert_eq!(w3.to_vec::<f32>(), vec![-1.0f32; 16]);
+    assert_eq!(step.site().cache_misses(), 1);
+    let again = w3.clone();
+    let err = try_run(|| {
+        let _: (Array, Array) = step.call((w3, x.clone(), again));
+    })
+    .expect_err("donated and passed again");
+    assert!(matches!(err, jaxrs::Error::DonatedBufferUsed(_)), "{err}");
+}
+
+#[test]
+fn donate_argnums_names_what_does_not_fit() {
+    let f = jit(|x: Array| &x + 1.0).donate_argnums(&[0]);
+    let msg = panic_message(|| {
+        let _: Array = f.call(Array::zeros(&[2], DType::F32));
+    });
+    assert!(
+        msg.contains("donate_argnums([0]) needs a tuple argument"),
+        "{msg}"
+    );
+    let g = jit(|(a, b): (Array, Array)| &a + &b).donate_argnums(&[2]);
+    let msg = panic_message(|| {
+        let _: Array = g.call((
+            Array::zeros(&[2], DType::F32),
+            Array::zeros(&[2], DType::F32),
+        ));
+    });
+    assert!(
+        msg.contains("names element 2, but the argument tuple has 2 elements"),
+        "{msg}"
     );
 }
 

@@ -494,3 +494,29 @@ fn errors_name_the_meshes_the_spec_and_the_axis() {
         "{msg}"
     );
 }
+
+#[test]
+fn donated_tuple_elements_keep_their_shardings() {
+    let mesh = mesh_2x4();
+    let step = jit(|(w, x): (Array, Array)| (&w - &x.sum(0, false) * 0.5, x.sum(None, false)))
+        .in_shardings((P![None, "mp"], P!["dp", None]))
+        .out_shardings((P![None, "mp"], P![]))
+        .mesh(&mesh)
+        .donate_argnums(&[0]);
+    let (w, x) = (seq(&[4, 8], 5, 1.0, 0.5), seq(&[8, 8], 7, 3.0, 0.25));
+    let want = &w - &x.sum(0, false) * 0.5;
+    let (w2, total): (Array, Array) = step.call((w, x.clone()));
+    assert_eq!(w2.to_vec::<f32>(), want.to_vec::<f32>());
+    assert_eq!(
+        w2.sharding().unwrap(),
+        &Sharding::Named(named(&mesh, P![None, "mp"]))
+    );
+    assert_eq!(total.item::<f32>(), x.sum(None, false).item::<f32>());
+    assert_eq!(
+        step.site()
+            .last_compiled_memory_stats()
+            .unwrap()
+            .alias_bytes,
+        4 * 8 * 4 / 4
+    );
+}

@@ -36,8 +36,8 @@ use crate::error::{Error, Result};
 use crate::pjrt::MemoryStats;
 use crate::transforms::abstract_leaf::AbstractLeaf;
 use crate::transforms::jit::{
-    begin_lowering, donated_twice, end_lowering, execute, layout_of, param_paths, prepare, Entry,
-    JitSite, Jitted, Prepared,
+    begin_lowering, donated_twice, end_lowering, execute, layout_of, param_paths, prepare,
+    Donation, ElementDonation, Entry, JitSite, Jitted, Prepared,
 };
 use crate::transforms::traced::{rebuild, trace_tree};
 use crate::tree::{Leaves, StaticValue, Tree, TreeDef, TreeOf};
@@ -63,11 +63,14 @@ impl Deref for SiteRef<'_> {
 }
 
 /// What [`Compiled::call`] takes: the structure of its argument and how many of its leaves
-/// (the first ones) are donated.
+/// (the first ones, in the program's order) are donated.
 #[derive(Clone)]
 struct Signature {
     arg_def: TreeDef,
     num_donated: usize,
+    /// Where each of the program's arguments is among the argument's leaves, when that is
+    /// not their order ([`Jitted::donate_argnums`]: the donated elements' leaves first).
+    leaf_order: Option<Vec<usize>>,
 }
 
 /// A jitted function traced and lowered for one set of argument shapes, not yet compiled:
@@ -175,6 +178,13 @@ impl Compiled<'_> {
                 "jit `{name}`: the compiled program takes arguments of structure {expected}, \
                  but this call passes {def}"
             );
+        }
+        if let Some(order) = &self.signature.leaf_order {
+            let mut given: Vec<Option<Array>> = leaves.into_iter().map(Some).collect();
+            leaves = order
+                .iter()
+                .map(|&i| given[i].take().expect("a permutation of the leaves"))
+                .collect();
         }
         let paths = || param_paths(&self.site, &self.entry.donated_def, &self.entry.kept_def);
         for (i, (leaf, aval)) in leaves.iter_mut().zip(&self.entry.in_avals).enumerate() {
@@ -342,35 +352,47 @@ impl<F> Jitted<F> {
         let unit = ().structure();
         let shardings = self.call_shardings();
         let shardings = shardings.as_deref();
-        let num_donated = if self.donates() { avals.len() } else { 0 };
-        let (dd, kd) = if self.donates() {
-            (def.clone(), unit)
-        } else {
-            (unit, def.clone())
-        };
-        let layout = layout_of(site, shardings, &dd, &kd, &leaves);
-        let prepared = if self.donates() {
-            prepare(
-                site,
-                dd,
-                kd,
-                avals,
-                num_donated,
-                (),
-                layout,
-                &|a: A, (), _: &()| self.call_body(a),
-            )
-        } else {
-            prepare(
-                site,
-                dd,
-                kd,
-                avals,
-                num_donated,
-                (),
-                layout,
-                &|(), a: A, _: &()| self.call_body(a),
-            )
+        let (prepared, num_donated, leaf_order) = match self.donation() {
+            Donation::Whole => {
+                let layout = layout_of(site, shardings, &def, &unit, &leaves);
+                let body = |a: A, (), _: &()| self.call_body(a);
+                let n = avals.len();
+                let dd = def.clone();
+                (
+                    prepare(site, dd, unit, avals, n, (), layout, &body),
+                    n,
+                    None,
+                )
+            }
+            Donation::Nothing => {
+                let layout = layout_of(site, shardings, &unit, &def, &leaves);
+                let body = |(), a: A, _: &()| self.call_body(a);
+                let kd = def.clone();
+                (
+                    prepare(site, unit, kd, avals, 0, (), layout, &body),
+                    0,
+                    None,
+                )
+            }
+            Donation::Elements(argnums) => {
+                let split = ElementDonation::new(site, argnums, &def);
+                let shardings = shardings.map(|s| split.shardings(site, s));
+                let (dd, kd) = split.defs();
+                let (donated, kept) = split.split(leaves);
+                let n = donated.len();
+                let ordered: Vec<_> = donated.into_iter().chain(kept).collect();
+                let layout = layout_of(site, shardings.as_ref(), &dd, &kd, &ordered);
+                let avals: Vec<Aval> = ordered.iter().map(AbstractLeaf::abstract_value).collect();
+                let order = split.program_order();
+                let body = |d: Vec<Array>, k: Vec<Array>, split: &ElementDonation| {
+                    self.call_body(split.rebuild::<A>(d, k))
+                };
+                (
+                    prepare(site, dd, kd, avals, n, split, layout, &body),
+                    n,
+                    Some(order),
+                )
+            }
         };
         let text = prepared.text();
         Lowered {
@@ -379,6 +401,7 @@ impl<F> Jitted<F> {
             signature: Signature {
                 arg_def: def,
                 num_donated,
+                leaf_order,
             },
             text,
         }
@@ -471,6 +494,7 @@ impl JitSite {
             signature: Signature {
                 arg_def,
                 num_donated,
+                leaf_order: None,
             },
             text,
         }
@@ -538,6 +562,7 @@ mod serial {
             "environment": environment(),
             "arg_def": tree_json(&signature.arg_def),
             "num_donated": signature.num_donated,
+            "leaf_order": signature.leaf_order,
             "donated_def": tree_json(&entry.donated_def),
             "kept_def": tree_json(&entry.kept_def),
             "out_def": tree_json(&entry.out_def),
@@ -689,9 +714,32 @@ mod serial {
             out_avals,
             text: str_at(&header, "text")?.to_string(),
         };
+        let leaf_order = match &header["leaf_order"] {
+            Value::Null => None,
+            order => {
+                let order: Vec<usize> = order
+                    .as_array()
+                    .ok_or_else(|| bad("leaf_order is not a list"))?
+                    .iter()
+                    .map(|i| i.as_u64().map(|i| i as usize))
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| bad("leaf_order holds a non-index"))?;
+                let mut seen = vec![false; arg_def.num_leaves()];
+                for &i in &order {
+                    if i >= seen.len() || std::mem::replace(&mut seen[i], true) {
+                        return Err(bad("leaf_order is not a permutation of the arguments"));
+                    }
+                }
+                if order.len() != seen.len() {
+                    return Err(bad("leaf_order is not a permutation of the arguments"));
+                }
+                Some(order)
+            }
+        };
         let signature = Signature {
             arg_def,
             num_donated,
+            leaf_order,
         };
         Ok((name, entry, signature, executable))
     }

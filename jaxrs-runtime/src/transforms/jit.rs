@@ -360,8 +360,120 @@ pub fn shardings(s: impl IntoShardings) -> Shardings {
 pub struct Jitted<F> {
     f: F,
     site: JitSite,
-    donate: bool,
+    donate: Donation,
     shardings: Option<JitShardings>,
+}
+
+/// What a jitted closure gives up to its calls (JAX's `donate_argnums`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Donation {
+    Nothing,
+    /// The whole argument tree ([`Jitted::donate_argument`]).
+    Whole,
+    /// These elements of the argument tuple ([`Jitted::donate_argnums`]).
+    Elements(Vec<usize>),
+}
+
+/// The argument tuple of one call split into its donated and kept leaves, by
+/// [`Jitted::donate_argnums`]: a static key of the call (the tuple's structure and which of
+/// its leaves are donated), from which the body rebuilds the tuple.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct ElementDonation {
+    def: TreeDef,
+    donated: Vec<bool>,
+}
+
+impl ElementDonation {
+    /// The split of an argument of structure `def` donating tuple elements `argnums`;
+    /// panics naming the site when the argument is no tuple or an index is out of range.
+    pub(crate) fn new(site: &JitSite, argnums: &[usize], def: &TreeDef) -> ElementDonation {
+        let TreeDef::Tuple(elements) = def else {
+            panic!(
+                "jit `{}`: donate_argnums({argnums:?}) needs a tuple argument, one element per \
+                 argument as JAX's positional arguments (this call passes {def}); \
+                 donate_argument donates a whole argument",
+                site.name()
+            );
+        };
+        if let Some(bad) = argnums.iter().find(|&&i| i >= elements.len()) {
+            panic!(
+                "jit `{}`: donate_argnums({argnums:?}) names element {bad}, but the argument \
+                 tuple has {} elements",
+                site.name(),
+                elements.len()
+            );
+        }
+        let donated = elements
+            .iter()
+            .enumerate()
+            .flat_map(|(i, e)| std::iter::repeat_n(argnums.contains(&i), e.num_leaves()))
+            .collect();
+        ElementDonation {
+            def: def.clone(),
+            donated,
+        }
+    }
+
+    /// `leaves` (of the whole argument, in order) as (donated, kept).
+    pub(crate) fn split<L>(&self, leaves: Vec<L>) -> (Vec<L>, Vec<L>) {
+        let (mut donated, mut kept) = (Vec::new(), Vec::new());
+        for (leaf, &d) in leaves.into_iter().zip(&self.donated) {
+            if d {
+                donated.push(leaf);
+            } else {
+                kept.push(leaf);
+            }
+        }
+        (donated, kept)
+    }
+
+    /// The argument rebuilt from its split leaves.
+    pub(crate) fn rebuild<A: Tree>(&self, donated: Vec<Array>, kept: Vec<Array>) -> A {
+        let (mut donated, mut kept) = (donated.into_iter(), kept.into_iter());
+        let leaves: Vec<Array> = self
+            .donated
+            .iter()
+            .map(|&d| if d { donated.next() } else { kept.next() })
+            .map(|l| l.expect("as many leaves as the split made"))
+            .collect();
+        crate::tree::tree_unflatten(&self.def, leaves)
+    }
+
+    /// Where each of the program's arguments (donated first) is in the argument's leaves.
+    pub(crate) fn program_order(&self) -> Vec<usize> {
+        let (donated, kept) = self.split((0..self.donated.len()).collect());
+        donated.into_iter().chain(kept).collect()
+    }
+
+    /// The structures of the split's two parts: lists of leaves.
+    pub(crate) fn defs(&self) -> (TreeDef, TreeDef) {
+        let n = self.donated.iter().filter(|&&d| d).count();
+        (
+            TreeDef::List(vec![TreeDef::Leaf; n]),
+            TreeDef::List(vec![TreeDef::Leaf; self.donated.len() - n]),
+        )
+    }
+
+    /// The jit's shardings (given for the whole argument) split as the leaves are.
+    pub(crate) fn shardings(&self, site: &JitSite, s: &JitShardings) -> JitShardings {
+        let scope = s.mesh.clone().or_else(Mesh::current);
+        let what = format!("jit `{}`: in_shardings", site.name());
+        let per_leaf = shardings_per_leaf(&s.kept, &self.def, scope.as_ref(), &what)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let as_list = |part: Vec<Option<NamedSharding>>| {
+            Shardings::PerChild(
+                part.into_iter()
+                    .map(|p| p.map_or(Shardings::Unspecified, Shardings::Named))
+                    .collect(),
+            )
+        };
+        let (donated, kept) = self.split(per_leaf);
+        JitShardings {
+            donated: as_list(donated),
+            kept: as_list(kept),
+            ..s.clone()
+        }
+    }
 }
 
 /// Jit-compiles a closure over a tree of arrays.
@@ -395,7 +507,7 @@ pub fn jit<A: Tree, R: Tree, F: Fn(A) -> R>(f: F) -> Jitted<F> {
             super::callable_name::<F>(),
             std::panic::Location::caller().file(),
         ),
-        donate: false,
+        donate: Donation::Nothing,
         shardings: None,
     }
 }
@@ -409,7 +521,28 @@ impl<F> Jitted<F> {
     /// donated (its buffer stays readable through the clone); the first such call of each
     /// jitted function says so with a `log::warn!` (target `jaxrs::jit`).
     pub fn donate_argument(mut self) -> Self {
-        self.donate = true;
+        self.donate = Donation::Whole;
+        self
+    }
+
+    /// Donates these elements of the argument tuple to each call (JAX's `donate_argnums`,
+    /// the tuple's elements standing for JAX's positional arguments): outputs may reuse
+    /// their buffers, and the other elements are kept. As [`Jitted::donate_argument`] for
+    /// what a donated array may not be.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// // A training step gives up its parameters, not the batch it is shown.
+    /// let step = jit(|(w, x): (Array, Array)| &w - &x * 0.1).donate_argnums(&[0]);
+    /// let w = Array::ones(&[4], DType::F32);
+    /// let x = Array::ones(&[4], DType::F32);
+    /// let w: Array = step.call((w, x.clone()));
+    /// assert_eq!(w.to_vec::<f32>(), vec![0.9; 4]);
+    /// assert_eq!(x.to_vec::<f32>(), vec![1.0; 4]); // still readable
+    /// ```
+    pub fn donate_argnums(mut self, argnums: &[usize]) -> Self {
+        self.donate = Donation::Elements(argnums.to_vec());
         self
     }
 
@@ -473,14 +606,30 @@ impl<F> Jitted<F> {
     {
         let shardings = self.call_shardings();
         let shardings = shardings.as_deref();
-        if self.donate {
-            call(&self.site, shardings, args, (), (), |a: A, (), _: &()| {
+        match &self.donate {
+            Donation::Whole => call(&self.site, shardings, args, (), (), |a: A, (), _: &()| {
                 (self.f)(a)
-            })
-        } else {
-            call(&self.site, shardings, (), args, (), |(), a: A, _: &()| {
+            }),
+            Donation::Nothing => call(&self.site, shardings, (), args, (), |(), a: A, _: &()| {
                 (self.f)(a)
-            })
+            }),
+            Donation::Elements(argnums) => {
+                let (leaves, def) = args.flatten();
+                drop(args);
+                let split = ElementDonation::new(&self.site, argnums, &def);
+                let shardings = shardings.map(|s| split.shardings(&self.site, s));
+                let (donated, kept) = split.split(leaves);
+                call(
+                    &self.site,
+                    shardings.as_ref(),
+                    donated,
+                    kept,
+                    split,
+                    |d: Vec<Array>, k: Vec<Array>, split: &ElementDonation| {
+                        (self.f)(split.rebuild(d, k))
+                    },
+                )
+            }
         }
     }
 }
@@ -490,7 +639,7 @@ impl<F> Jitted<F> {
     /// donated role's when the function donates.
     pub(crate) fn call_shardings(&self) -> Option<Cow<'_, JitShardings>> {
         match &self.shardings {
-            Some(s) if self.donate => Some(Cow::Owned(JitShardings {
+            Some(s) if self.donate == Donation::Whole => Some(Cow::Owned(JitShardings {
                 donated: s.kept.clone(),
                 kept: Shardings::Unspecified,
                 ..s.clone()
@@ -499,8 +648,8 @@ impl<F> Jitted<F> {
         }
     }
 
-    pub(crate) fn donates(&self) -> bool {
-        self.donate
+    pub(crate) fn donation(&self) -> &Donation {
+        &self.donate
     }
 
     pub(crate) fn call_body<A, R>(&self, args: A) -> R
