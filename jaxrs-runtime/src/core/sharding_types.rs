@@ -89,12 +89,22 @@ pub fn dims_of(aval: &Aval) -> Vec<PartitionDim> {
 pub fn typeof_(x: &Array) -> Aval {
     match &*x.0 {
         Repr::Traced(t) => t.aval.clone(),
+        Repr::Concrete(c) => Aval {
+            sharding: type_sharding_of(x),
+            ..c.aval.clone()
+        },
+    }
+}
+
+/// The sharding part of [`typeof_`] alone (no aval cloned).
+pub fn type_sharding_of(x: &Array) -> Option<Arc<NamedSharding>> {
+    match &*x.0 {
+        Repr::Traced(t) => t.aval.sharding.clone(),
         Repr::Concrete(c) => match &c.sharding {
-            Sharding::Named(n) if n.mesh().has_explicit_axes() => Aval {
-                sharding: type_sharding(n.mesh(), n.spec().dims(), c.aval.rank()),
-                ..c.aval.clone()
-            },
-            _ => c.aval.clone(),
+            Sharding::Named(n) if n.mesh().has_explicit_axes() => {
+                type_sharding(n.mesh(), n.spec().dims(), c.aval.rank())
+            }
+            _ => None,
         },
     }
 }

@@ -14,9 +14,11 @@ use crate::aval::Aval;
 use crate::core::array::Array;
 use crate::core::ir::{Atom, Env, Jaxpr, Literal, Var};
 use crate::core::primitive::Backward;
-use crate::core::sharding_types::typeof_;
+use crate::core::sharding::NamedSharding;
+use crate::core::sharding_types::type_sharding_of;
 use crate::core::trace::{bind_at, in_scope_of, trace_to_jaxpr, Operand};
 use crate::prims::sharding::retype_to;
+use std::sync::Arc;
 
 /// An array of `aval` filled with `value`, built from a literal so that, under a trace, it
 /// is computed on the device rather than captured as a constant.
@@ -104,7 +106,7 @@ pub fn jvp_jaxpr(
             vec![None; outs.len()]
         } else {
             let tangents = in_scope_of(e, || e.prim.jvp(&args, &in_tangents, &outs));
-            typed_like(tangents, outs.iter().map(typeof_))
+            typed_like(tangents, outs.iter().map(type_sharding_of))
         };
         drop(args);
         for ((v, o), t) in e.outputs.iter().zip(outs).zip(out_tangents) {
@@ -235,7 +237,13 @@ impl Linearized {
                     let outs: Vec<Array> =
                         e.outputs.iter().map(|v| self.env.get(*v).clone()).collect();
                     let cts = e.prim.vjp(&args, &outs, &out_cts, &wanted);
-                    typed_like(cts, args.iter().map(Operand::aval))
+                    typed_like(
+                        cts,
+                        args.iter().map(|a| match a {
+                            Operand::Array(a) => type_sharding_of(a),
+                            Operand::Lit(_) => None,
+                        }),
+                    )
                 }
             });
             for ((a, c), &w) in e.inputs.iter().zip(in_cts).zip(&wanted) {
@@ -268,21 +276,19 @@ fn accumulate(ct: &mut [Option<Array>], v: Var, c: Array, jaxpr: &Jaxpr) {
 }
 
 /// The tangents or cotangents a rule returned (it ran `relaxed`), each resharded to its
-/// primal's type where either has a sharding over explicit mesh axes.
+/// primal's type sharding (`likes`) where either has one.
 fn typed_like(
     values: Vec<Option<Array>>,
-    primals: impl Iterator<Item = Aval>,
+    likes: impl Iterator<Item = Option<Arc<NamedSharding>>>,
 ) -> Vec<Option<Array>> {
     values
         .into_iter()
-        .zip(primals)
+        .zip(likes)
         .map(|(v, like)| {
-            v.map(
-                |v| match like.sharding.is_some() || typeof_(&v).sharding.is_some() {
-                    true => retype_to(v, &like),
-                    false => v,
-                },
-            )
+            v.map(|v| match like.is_some() || type_sharding_of(&v).is_some() {
+                true => retype_to(v, like),
+                false => v,
+            })
         })
         .collect()
 }

@@ -10,11 +10,12 @@ use crate::core::primitive::{as_any, Primitive};
 use crate::core::sharding::{
     note_traced_mesh, try_device_put, Mesh, NamedSharding, PartitionDim, PartitionSpec, Shardings,
 };
-use crate::core::sharding_types::{dims_of, type_sharding, typeof_, SpecRule};
+use crate::core::sharding_types::{dims_of, type_sharding, type_sharding_of, SpecRule};
 use crate::core::trace::{bind1, At, Operand};
 use crate::error::{Error, Result};
 use crate::prims::arity;
 use crate::tree::{Tree, TreeDef};
+use std::sync::Arc;
 
 /// Constrains a value to a sharding; lowered to `sdy.sharding_constraint`.
 #[derive(Debug, Clone)]
@@ -123,10 +124,8 @@ impl Primitive for Reshard {
         _wanted: &[bool],
     ) -> Vec<Option<Array>> {
         // The cotangent goes back to the primal's type, as JAX's transpose of reshard.
-        let like = primals[0].aval();
-        vec![cts[0]
-            .as_ref()
-            .map(|c| retype(c, &like, self.sharding.mesh()))]
+        let like = primals[0].aval().sharding;
+        vec![cts[0].as_ref().map(|c| retype_to(c.clone(), like))]
     }
     fn lower(
         &self,
@@ -196,30 +195,25 @@ fn reshard_one(x: &Array, sharding: &NamedSharding) -> Array {
     )
 }
 
-/// `x` (a tangent or cotangent a transformation's rule made) resharded to the type `like`
-/// (its primal's) when its own differs, over `mesh`: rules run relaxed
+/// `x` (a tangent or cotangent a transformation's rule made) resharded to `like`, its
+/// primal's type sharding (`None`: unsharded), when its own differs: rules run relaxed
 /// (`core::sharding_types`), so what they return may be typed otherwise or not at all.
-pub(crate) fn retype(x: &Array, like: &Aval, mesh: &Mesh) -> Array {
-    if typeof_(x).sharding == like.sharding || x.shape() != like.shape.as_slice() {
-        return x.clone();
+pub(crate) fn retype_to(x: Array, like: Option<Arc<NamedSharding>>) -> Array {
+    let own = type_sharding_of(&x);
+    if own == like {
+        return x;
     }
-    let spec = PartitionSpec::new(dims_of(like));
-    let mesh = like.sharding.as_ref().map_or(mesh, |s| s.mesh());
-    let sharding = NamedSharding::new(mesh.clone(), spec).expect("a type sharding's own axes");
-    reshard_one(x, &sharding)
-}
-
-/// [`retype`] where either side has a type sharding (the mesh is theirs); `x` as it is when
-/// neither has one.
-pub(crate) fn retype_to(x: Array, like: &Aval) -> Array {
-    let own = typeof_(&x);
-    match like.sharding.as_ref().or(own.sharding.as_ref()) {
-        Some(s) if own.sharding != like.sharding => {
-            let mesh = s.mesh().clone();
-            retype(&x, like, &mesh)
-        }
-        _ => x,
-    }
+    let mesh = match like.as_ref().or(own.as_ref()) {
+        Some(s) => s.mesh().clone(),
+        None => return x,
+    };
+    let spec = match &like {
+        Some(s) if s.spec().len() == x.rank() => s.spec().clone(),
+        Some(_) => return x,
+        None => PartitionSpec::default(),
+    };
+    let sharding = NamedSharding::new(mesh, spec).expect("a type sharding's own axes");
+    reshard_one(&x, &sharding)
 }
 
 /// Gives the arrays of `x` these shardings over explicit mesh axes, in their types (JAX's
