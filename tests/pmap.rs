@@ -476,6 +476,25 @@ fn a_donated_input_whose_clone_is_alive_is_kept_and_a_laid_out_one_is_not_copied
     assert!(matches!(err, jaxrs::Error::DonatedBufferUsed(_)), "{err}");
 }
 
+#[test]
+fn chosen_tuple_elements_are_donated_with_their_own_in_axes() {
+    eight();
+    // The parameters are mapped and donated; the learning rate is broadcast and kept.
+    let f = pmap(|(w, lr): (Array, Array)| &w - &(&w * &lr))
+        .axis_name("d")
+        .in_axes((0, None))
+        .donate_argnums(&[0]);
+    let lr = Array::scalar(0.5f32);
+    let w: Array = f.call((Array::ones(&[8, 2], DType::F32) * 4.0, lr.clone()));
+    assert_eq!(f.site().last_call_donated_buffers(), 8);
+    assert_eq!(w.to_vec::<f32>(), vec![2.0; 16]);
+    let w: Array = f.call((w, lr.clone()));
+    assert_eq!(f.site().last_call_donated_buffers(), 8);
+    assert_eq!(w.to_vec::<f32>(), vec![1.0; 16]);
+    assert_eq!(lr.item::<f32>(), 0.5);
+    assert_eq!(f.site().cache_misses(), 1);
+}
+
 /// `pmap(vmap(f))` as stacked attributes: per device, per example.
 #[pmap(axis_name = "d", in_axes = (None, 0))]
 #[vmap(in_axes = (None, 0))]

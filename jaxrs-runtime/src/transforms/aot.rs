@@ -375,7 +375,7 @@ impl<F> Jitted<F> {
                 )
             }
             Donation::Elements(argnums) => {
-                let split = ElementDonation::new(site, argnums, &def);
+                let split = ElementDonation::new(&format!("jit `{}`", site.name()), argnums, &def);
                 let shardings = shardings.map(|s| split.shardings(site, s));
                 let (dd, kd) = split.defs();
                 let (donated, kept) = split.split(leaves);

@@ -385,21 +385,20 @@ pub(crate) struct ElementDonation {
 
 impl ElementDonation {
     /// The split of an argument of structure `def` donating tuple elements `argnums`;
-    /// panics naming the site when the argument is no tuple or an index is out of range.
-    pub(crate) fn new(site: &JitSite, argnums: &[usize], def: &TreeDef) -> ElementDonation {
+    /// panics naming the transformation (``jit `f` ``) when the argument is no tuple or an
+    /// index is out of range.
+    pub(crate) fn new(what: &str, argnums: &[usize], def: &TreeDef) -> ElementDonation {
         let TreeDef::Tuple(elements) = def else {
             panic!(
-                "jit `{}`: donate_argnums({argnums:?}) needs a tuple argument, one element per \
+                "{what}: donate_argnums({argnums:?}) needs a tuple argument, one element per \
                  argument as JAX's positional arguments (this call passes {def}); \
-                 donate_argument donates a whole argument",
-                site.name()
+                 donate_argument donates a whole argument"
             );
         };
         if let Some(bad) = argnums.iter().find(|&&i| i >= elements.len()) {
             panic!(
-                "jit `{}`: donate_argnums({argnums:?}) names element {bad}, but the argument \
+                "{what}: donate_argnums({argnums:?}) names element {bad}, but the argument \
                  tuple has {} elements",
-                site.name(),
                 elements.len()
             );
         }
@@ -616,7 +615,8 @@ impl<F> Jitted<F> {
             Donation::Elements(argnums) => {
                 let (leaves, def) = args.flatten();
                 drop(args);
-                let split = ElementDonation::new(&self.site, argnums, &def);
+                let split =
+                    ElementDonation::new(&format!("jit `{}`", self.site.name()), argnums, &def);
                 let shardings = shardings.map(|s| split.shardings(&self.site, s));
                 let (donated, kept) = split.split(leaves);
                 call(

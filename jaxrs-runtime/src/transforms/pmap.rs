@@ -31,6 +31,7 @@ use crate::transforms::jit::{
     donated_twice, lock, named_leaf_paths, static_changes, structure_changes, CompiledEntry,
     JitParams, SiteCache, StaticArgs, StaticKey,
 };
+use crate::transforms::jit::{Donation, ElementDonation};
 use crate::transforms::traced::{rebuild, trace_leaves, worded};
 use crate::transforms::vmap::{vmap_call, AxisSpec, VmapNames};
 use crate::tree::{Tree, TreeDef};
@@ -857,7 +858,7 @@ pub struct Pmapped<F> {
     in_axes: Box<dyn AxisSpec>,
     out_axes: Box<dyn AxisSpec>,
     devices: Option<Vec<Device>>,
-    donate: bool,
+    donate: Donation,
 }
 
 /// Maps `f` over devices, like `jax.pmap`: the argument's leaves are split along their mapped
@@ -910,7 +911,7 @@ pub fn pmap<A: Tree, R: Tree, F: Fn(A) -> R>(f: F) -> Pmapped<F> {
         in_axes: Box::new(0i64),
         out_axes: Box::new(0i64),
         devices: None,
-        donate: false,
+        donate: Donation::Nothing,
     }
 }
 
@@ -948,7 +949,26 @@ impl<F> Pmapped<F> {
     /// shard's buffer. As with [`Jitted::donate_argument`](crate::Jitted::donate_argument),
     /// an argument whose clone is alive is not donated (and the first such call warns).
     pub fn donate_argument(mut self) -> Self {
-        self.donate = true;
+        self.donate = Donation::Whole;
+        self
+    }
+
+    /// Donates these elements of the argument tuple (JAX's `donate_argnums`); see
+    /// [`Jitted::donate_argnums`](crate::Jitted::donate_argnums).
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    ///
+    /// jaxrs::set_cpu_device_count(2)?;
+    /// let step = pmap(|(w, x): (Array, Array)| &w - &x).donate_argnums(&[0]);
+    /// let x = Array::ones(&[2, 3], DType::F32);
+    /// let w: Array = step.call((Array::ones(&[2, 3], DType::F32) * 3.0, x.clone()));
+    /// assert_eq!(w.to_vec::<f32>(), vec![2.0; 6]);
+    /// assert_eq!(x.to_vec::<f32>(), vec![1.0; 6]);
+    /// # Ok::<(), jaxrs::Error>(())
+    /// ```
+    pub fn donate_argnums(mut self, argnums: &[usize]) -> Self {
+        self.donate = Donation::Elements(argnums.to_vec());
         self
     }
 
@@ -970,24 +990,47 @@ impl<F> Pmapped<F> {
             out_axes: &*self.out_axes,
             devices: self.devices.as_deref(),
         };
-        if self.donate {
-            pmap_call(
+        match &self.donate {
+            Donation::Whole => pmap_call(
                 &self.site,
                 spec((in_axes, &())),
                 args,
                 (),
                 (),
                 |a: A, (), _: &()| (self.f)(a),
-            )
-        } else {
-            pmap_call(
+            ),
+            Donation::Nothing => pmap_call(
                 &self.site,
                 spec((&(), in_axes)),
                 (),
                 args,
                 (),
                 |(), a: A, _: &()| (self.f)(a),
-            )
+            ),
+            Donation::Elements(argnums) => {
+                let (leaves, def) = args.flatten();
+                drop(args);
+                let what = format!("pmap `{}`", self.site.name());
+                let split = ElementDonation::new(&what, argnums, &def);
+                // The axes per leaf, split as the leaves are.
+                let mut axes = Vec::with_capacity(leaves.len());
+                in_axes
+                    .leaf_axes(&def, &mut axes)
+                    .unwrap_or_else(|e| panic!("{what}: in_axes: {e}"));
+                let (donated_axes, kept_axes) = split.split(axes);
+                let (donated_axes, kept_axes) = (LeafAxes(donated_axes), LeafAxes(kept_axes));
+                let (donated, kept) = split.split(leaves);
+                pmap_call(
+                    &self.site,
+                    spec((&donated_axes, &kept_axes)),
+                    donated,
+                    kept,
+                    split,
+                    |d: Vec<Array>, k: Vec<Array>, split: &ElementDonation| {
+                        (self.f)(split.rebuild(d, k))
+                    },
+                )
+            }
         }
     }
 }
