@@ -280,6 +280,9 @@ pub use jaxrs_runtime::{
     Shardings,
     P,
 };
+// JAX's deprecated aliases of the process counts (`jax.host_count`, ...): they warn where used.
+#[allow(deprecated)]
+pub use jaxrs_runtime::{host_count, host_id, host_ids};
 // JAX's promotion (`jnp.result_type`, x64 semantics): the dtype and weak type of an operation.
 pub use jaxrs_runtime::result_type;
 pub use jaxrs_runtime::{

@@ -238,6 +238,16 @@ fn counts_and_abstract_meshes_match_jax() {
         counts["process_count"].as_u64().unwrap() as usize
     );
     assert_eq!(jaxrs::process_indices(), usizes(&counts["process_indices"]));
+    #[allow(deprecated)]
+    let hosts = (jaxrs::host_count(), jaxrs::host_id(), jaxrs::host_ids());
+    assert_eq!(
+        hosts,
+        (
+            counts["host_count"].as_u64().unwrap() as usize,
+            counts["host_id"].as_u64().unwrap() as usize,
+            usizes(&counts["host_ids"])
+        )
+    );
     assert_eq!(
         jaxrs::device_count(),
         counts["device_count"].as_u64().unwrap() as usize

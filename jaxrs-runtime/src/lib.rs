@@ -82,6 +82,9 @@ pub use crate::core::client::{
     device_count, devices, local_device_count, local_devices, process_count, process_index,
     set_cpu_device_count,
 };
+// JAX's deprecated aliases of the process counts: they warn where used, not here.
+#[allow(deprecated)]
+pub use crate::core::client::{host_count, host_id, host_ids};
 pub use crate::core::compile_cache::{compile_cache_stats, CompileCacheStats};
 pub use crate::core::mesh_api::{
     get_abstract_mesh, get_mesh, make_array_from_callback, make_array_from_process_local_data,

@@ -16,6 +16,7 @@ Records, with JAX 0.10.2 on 8 CPU devices:
 import json
 import os
 import sys
+import warnings
 
 os.environ["JAX_PLATFORMS"] = "cpu"
 os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
@@ -89,6 +90,12 @@ out["counts"] = {
     "local_device_count": jax.local_device_count(),
     "local_device_ids": [d.id for d in jax.local_devices()],
 }
+with warnings.catch_warnings():
+    # JAX's deprecated aliases of the process counts.
+    warnings.simplefilter("ignore")
+    out["counts"]["host_count"] = jax.host_count()
+    out["counts"]["host_id"] = jax.host_id()
+    out["counts"]["host_ids"] = list(jax.host_ids())
 out["abstract_mesh"] = {
     "outside_empty": outside.empty,
     "inside_axis_names": list(inside.axis_names), "inside_axis_sizes": list(inside.axis_sizes),

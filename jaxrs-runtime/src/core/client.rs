@@ -127,6 +127,25 @@ pub fn process_count() -> usize {
         .unwrap_or(1)
 }
 
+/// JAX's deprecated alias of [`process_count`] (`jax.host_count`), kept so that old code ports
+/// with a deprecation warning instead of a missing name.
+#[deprecated(note = "JAX's deprecated alias: use process_count")]
+pub fn host_count() -> usize {
+    process_count()
+}
+
+/// JAX's deprecated alias of [`process_index`] (`jax.host_id`).
+#[deprecated(note = "JAX's deprecated alias: use process_index")]
+pub fn host_id() -> usize {
+    process_index()
+}
+
+/// JAX's deprecated alias of `process_indices` (`jax.host_ids`).
+#[deprecated(note = "JAX's deprecated alias: use process_indices")]
+pub fn host_ids() -> Vec<usize> {
+    (0..process_count()).collect()
+}
+
 /// Chooses how many CPU devices the process-wide client exposes (the CPU plugin's
 /// `cpu_device_count`), like `XLA_FLAGS=--xla_force_host_platform_device_count=N` in JAX.
 ///
