@@ -510,3 +510,21 @@ fn shard_map_types_its_results_by_its_out_specs() {
     let one = |a: &Array| Array::from_vec(a.to_vec::<f32>(), a.shape());
     assert_agree("h", &h, &one(&x).matmul(&one(&w)).tanh(), "one device");
 }
+
+#[test]
+fn in_shardings_type_the_arguments_as_laid_out_ones_do() {
+    let mesh = explicit_mesh();
+    let _m = jaxrs::set_mesh(&mesh);
+    let seen = std::sync::Mutex::new(Vec::new());
+    let f = jit(|(x, w): (Array, Array)| {
+        let h = x.matmul(&w);
+        seen.lock()
+            .unwrap()
+            .extend([x.aval().to_string(), h.aval().to_string()]);
+        h
+    })
+    .in_shardings((P!["dp", None], P![None, "mp"]));
+    let h: Array = f.call((seq(&[8, 16], 7, 3.0, 0.25), seq(&[16, 32], 11, 5.0, 0.125)));
+    assert_eq!(*seen.lock().unwrap(), ["f32[8@dp,16]", "f32[8@dp,32@mp]"]);
+    assert_eq!(jaxrs::typeof_(&h).to_string(), "f32[8@dp,32@mp]");
+}
