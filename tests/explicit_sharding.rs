@@ -528,3 +528,95 @@ fn in_shardings_type_the_arguments_as_laid_out_ones_do() {
     assert_eq!(*seen.lock().unwrap(), ["f32[8@dp,16]", "f32[8@dp,32@mp]"]);
     assert_eq!(jaxrs::typeof_(&h).to_string(), "f32[8@dp,32@mp]");
 }
+
+#[test]
+fn auto_axes_leaves_its_body_untyped_as_jax_does() {
+    let mesh = explicit_mesh();
+    let _m = jaxrs::set_mesh(&mesh);
+    let want = &golden()["auto_axes"];
+    let on =
+        |a: Array, spec| jaxrs::device_put(&a, NamedSharding::new(mesh.clone(), spec).unwrap());
+    let x = on(seq(&[8, 16], 7, 3.0, 0.25), P!["dp", "mp"]);
+    let w = on(seq(&[16, 4], 11, 5.0, 0.125), P!["mp", None]);
+    let seen = std::sync::Mutex::new(std::collections::BTreeMap::new());
+    let note = |what: &str, a: &Array| {
+        seen.lock()
+            .unwrap()
+            .insert(what.to_string(), jaxrs::typeof_(a).to_string());
+    };
+    let f = jit(|(x, w): (Array, Array)| {
+        let product = jaxrs::auto_axes(
+            |(x, w): (Array, Array)| {
+                note("inside", &x);
+                x.matmul(&w)
+            },
+            None,
+            P!["dp", None],
+        );
+        product((x, w))
+    });
+    let y: Array = f.call((x.clone(), w.clone()));
+    let text = f.site().last_stablehlo().unwrap();
+    let constraints: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("sdy.sharding_constraint"))
+        .collect();
+    assert_eq!(
+        constraints.len(),
+        json_strings(&want["constraints"]).len(),
+        "{text}"
+    );
+    assert!(
+        constraints[0].contains(&json_strings(&want["constraints"])[0]),
+        "{text}"
+    );
+    assert_eq!(
+        jaxrs::typeof_(&y).to_string(),
+        want["result"].as_str().unwrap()
+    );
+    for (i, (g, w)) in y
+        .to_vec::<f32>()
+        .iter()
+        .zip(f32s(&want["values"]))
+        .enumerate()
+    {
+        assert!(
+            (g - w).abs() <= 1e-5 * w.abs().max(1.0),
+            "y[{i}]: {g}, JAX {w}"
+        );
+    }
+    // Over "mp" alone: "dp" stays typed inside.
+    let partial = jit(|x: Array| {
+        jaxrs::auto_axes(
+            |x: Array| {
+                note("partial_inside", &x);
+                x * 2.0
+            },
+            Some(&["mp"]),
+            P!["dp", "mp"],
+        )(x)
+    });
+    let z: Array = partial.call(x.clone());
+    assert_eq!(
+        jaxrs::typeof_(&z).to_string(),
+        want["partial_result"].as_str().unwrap()
+    );
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen["inside"], want["inside"].as_str().unwrap());
+    assert_eq!(
+        seen["partial_inside"],
+        want["partial_inside"].as_str().unwrap()
+    );
+    drop(seen);
+    // Eagerly, and under grad: the gradient comes back typed as its primal.
+    let eager = jaxrs::auto_axes(|(x, w): (Array, Array)| x.matmul(&w), None, P!["dp", None]);
+    let ye = eager((x.clone(), w.clone()));
+    assert_eq!(jaxrs::typeof_(&ye).to_string(), "f32[8@dp,4]");
+    assert_agree("eager", &ye, &y, "jit");
+    let dw = jit(grad(|(x, w): (Array, Array)| {
+        jaxrs::auto_axes(|(x, w): (Array, Array)| x.matmul(&w), None, P!["dp", None])((x, w))
+            .sum(None, false)
+    }));
+    let (_, g): (Array, Array) = dw.call((x, w));
+    assert_eq!(jaxrs::typeof_(&g).to_string(), "f32[16@mp,4]");
+}

@@ -11,6 +11,10 @@ small exact sequences rebuilt the same way in Rust.
   types, for f(x, w) = (sum(sin(x @ w), 1), transpose(x @ w)).
 - "grad": loss(x, w) = sum(sin(x @ w)): the loss, the gradients' types and values.
 - "vmap": the type of the example inside vmap over x's axis 0 and axis 1.
+- "auto_axes": x f32[8,16] split P("dp", "mp") times w f32[16,4] split P("mp", None) inside
+  auto_axes(out_sharding=P("dp", None)) (ambiguous over explicit axes): the argument's type
+  inside, the result's type, values and the program's constraints; and the type inside
+  auto_axes over "mp" alone.
 """
 
 import json
@@ -158,8 +162,47 @@ def vmapped():
     return seen
 
 
+def auto():
+    x = jax.device_put(seq((8, 16), 7, 3.0, 0.25), P("dp", "mp"))
+    w = jax.device_put(seq((16, 4), 11, 5.0, 0.125), P("mp", None))
+    seen = {}
+
+    def inner(x, w):
+        seen["inside"] = short(jax.typeof(x))
+        return x @ w
+
+    def f(x, w):
+        return jax.sharding.auto_axes(inner, out_sharding=P("dp", None))(x, w)
+
+    text = jax.jit(f).lower(x, w).as_text()
+    y = jax.jit(f)(x, w)
+
+    def partial_inner(x):
+        seen["partial_inside"] = short(jax.typeof(x))
+        return x * 2.0
+
+    partial = jax.sharding.auto_axes(partial_inner, axes="mp", out_sharding=P("dp", "mp"))
+    z = jax.jit(partial)(x)
+    return {
+        "inside": seen["inside"],
+        "result": short(jax.typeof(y)),
+        "constraints": re.findall(
+            r"sdy\.sharding_constraint %\w+ <@mesh, (\[[^\]]*\])>", text
+        ),
+        "values": np.asarray(y).ravel().tolist(),
+        "partial_inside": seen["partial_inside"],
+        "partial_result": short(jax.typeof(z)),
+    }
+
+
 with jax.set_mesh(mesh):
-    golden = {"types": types(), "program": program(), "grad": grad(), "vmap": vmapped()}
+    golden = {
+        "types": types(),
+        "program": program(),
+        "grad": grad(),
+        "vmap": vmapped(),
+        "auto_axes": auto(),
+    }
 
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "explicit_sharding.json")
 with open(path, "w") as f:

@@ -35,6 +35,7 @@ use jaxrs::Sharding as _;
 use jaxrs::Sharding::SingleDevice as _;
 use jaxrs::StaticValue as _;
 use jaxrs::Tree as _;
+use jaxrs::auto_axes as _;
 use jaxrs::block_until_ready as _;
 use jaxrs::clear_caches as _;
 use jaxrs::config as _;

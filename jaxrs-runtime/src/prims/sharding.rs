@@ -8,7 +8,8 @@ use crate::core::array::Array;
 use crate::core::lower::LowerCtx;
 use crate::core::primitive::{as_any, Primitive};
 use crate::core::sharding::{
-    note_traced_mesh, try_device_put, Mesh, NamedSharding, PartitionDim, PartitionSpec, Shardings,
+    note_traced_mesh, try_device_put, AxisType, Mesh, NamedSharding, PartitionDim, PartitionSpec,
+    Sharding, Shardings,
 };
 use crate::core::sharding_types::{dims_of, type_sharding, type_sharding_of, SpecRule};
 use crate::core::trace::{bind1, At, Operand};
@@ -278,6 +279,186 @@ pub fn reshard<T: Tree>(x: &T, shardings: impl Into<Shardings>) -> T {
 pub fn with_out_sharding(sharding: impl Into<Shardings>, op: impl FnOnce() -> Array) -> Array {
     let out = crate::core::sharding_types::relaxed(op);
     reshard(&out, sharding)
+}
+
+/// Drops mesh axes from a value's type (the reshard into [`auto_axes`]' mesh, on which they
+/// are Auto): the identity, lowered to nothing, so XLA keeps the value where it lies and
+/// places what is computed from it.
+#[derive(Debug, Clone)]
+pub struct DropTypeAxes {
+    /// The axes dropped; `None`: all.
+    pub axes: Option<Vec<String>>,
+}
+
+impl DropTypeAxes {
+    fn kept(&self, aval: &Aval) -> Vec<PartitionDim> {
+        dims_of(aval)
+            .into_iter()
+            .map(|d| match (d, &self.axes) {
+                (PartitionDim::Axes(names), Some(dropped)) => {
+                    let kept: Vec<String> =
+                        names.into_iter().filter(|a| !dropped.contains(a)).collect();
+                    match kept.is_empty() {
+                        true => PartitionDim::Replicated,
+                        false => PartitionDim::Axes(kept),
+                    }
+                }
+                _ => PartitionDim::Replicated,
+            })
+            .collect()
+    }
+}
+
+impl Primitive for DropTypeAxes {
+    fn name(&self) -> &'static str {
+        "drop_type_axes"
+    }
+    fn params_string(&self) -> String {
+        match &self.axes {
+            Some(axes) => format!("axes={axes:?}"),
+            None => String::new(),
+        }
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        arity(inputs, 1)?;
+        let x = &inputs[0];
+        let sharding = x
+            .sharding
+            .as_ref()
+            .and_then(|s| type_sharding(s.mesh(), &self.kept(x), x.rank()));
+        Ok(vec![Aval {
+            sharding,
+            ..x.clone()
+        }])
+    }
+    fn sharding_rule(&self, ins: &[Aval], _: &[Aval]) -> SpecRule {
+        Ok(vec![self.kept(&ins[0])])
+    }
+    fn jvp(&self, _: &[Operand], tangents: &[Option<Array>], _: &[Array]) -> Vec<Option<Array>> {
+        vec![tangents[0]
+            .as_ref()
+            .map(|t| bind1(self.clone(), &[Operand::from(t)]))]
+    }
+    fn vjp(
+        &self,
+        primals: &[Operand],
+        _: &[Array],
+        cts: &[Option<Array>],
+        _wanted: &[bool],
+    ) -> Vec<Option<Array>> {
+        let like = primals[0].aval().sharding;
+        vec![cts[0].as_ref().map(|c| retype_to(c.clone(), like))]
+    }
+    fn lower(&self, _: &mut LowerCtx, ins: &[String], _: &[Aval], _: &[Aval]) -> Vec<String> {
+        vec![ins[0].clone()]
+    }
+    fn batch(
+        &self,
+        args: &[Operand],
+        dims: &[Option<usize>],
+        _: usize,
+    ) -> (Vec<Array>, Vec<Option<usize>>) {
+        let x = args[0].to_array();
+        (
+            vec![bind1(self.clone(), &[Operand::from(&*x)])],
+            vec![dims[0]],
+        )
+    }
+    as_any!();
+}
+
+/// `f` with the mesh axes `axes` (all of them: `None`) Auto while it runs, its results
+/// [`reshard`]ed to `out_sharding` (JAX's `jax.sharding.auto_axes`): inside, values are not
+/// typed over those axes, no operation refuses an ambiguous sharding over them, and XLA's
+/// propagation places them, as for code written for Auto axes. Without a mesh in scope it is
+/// `f`. Outside a trace the arguments are laid out over a copy of the mesh whose axes are
+/// Auto, so eager operations inside are untyped too. (JAX also makes the axes Auto in the
+/// mesh in scope inside, so that `reshard` over them is refused there; jaxrs keeps the
+/// mesh in scope as it is.)
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::{AxisType, NamedSharding, P};
+///
+/// jaxrs::set_cpu_device_count(8)?;
+/// let mesh = jaxrs::make_mesh(&[2, 4], &["dp", "mp"])?
+///     .with_axis_types(&[AxisType::Explicit; 2])?;
+/// let _mesh = jaxrs::set_mesh(&mesh);
+/// let x = jaxrs::reshard(&Array::ones(&[8, 16], DType::F32), P!["dp", "mp"]);
+/// let w = jaxrs::reshard(&Array::ones(&[16, 4], DType::F32), P!["mp"]);
+/// let f = jit(|(x, w): (Array, Array)| {
+///     // Both contracting dimensions are split over "mp": ambiguous over explicit axes.
+///     let product = jaxrs::auto_axes(
+///         |(x, w): (Array, Array)| {
+///             assert_eq!(jaxrs::typeof_(&x).to_string(), "f32[8,16]");
+///             x.matmul(&w)
+///         },
+///         None,
+///         P!["dp", None],
+///     );
+///     product((x, w))
+/// });
+/// let y: Array = f.call((x, w));
+/// assert_eq!(jaxrs::typeof_(&y).to_string(), "f32[8@dp,4]");
+/// assert_eq!(y.to_vec::<f32>(), vec![16.0; 32]);
+/// # Ok::<(), jaxrs::Error>(())
+/// ```
+#[track_caller]
+pub fn auto_axes<A: Tree, R: Tree>(
+    f: impl Fn(A) -> R,
+    axes: Option<&[&str]>,
+    out_sharding: impl Into<Shardings>,
+) -> impl Fn(A) -> R {
+    let loc = std::panic::Location::caller();
+    let axes: Option<Vec<String>> = axes.map(|a| a.iter().map(|s| s.to_string()).collect());
+    let out_sharding: Shardings = out_sharding.into();
+    move |args: A| {
+        let Some(mesh) = Mesh::current() else {
+            return f(args);
+        };
+        if let Some(bad) = axes.iter().flatten().find(|a| mesh.axis_size(a).is_none()) {
+            panic!("auto_axes: {mesh} has no axis {bad:?} {}", At::line(loc));
+        }
+        let (leaves, def) = args.flatten();
+        let drop = DropTypeAxes { axes: axes.clone() };
+        let auto_mesh = auto_copy(&mesh, axes.as_deref());
+        let leaves: Vec<Array> = leaves
+            .into_iter()
+            .map(|l| match (l.is_concrete(), type_sharding_of(&l)) {
+                (_, None) => l,
+                (false, Some(_)) => bind1(drop.clone(), &[Operand::from(&l)]),
+                (true, Some(_)) => relaid_over(&l, &auto_mesh),
+            })
+            .collect();
+        let out = f(crate::tree::tree_unflatten(&def, leaves));
+        reshard(&out, out_sharding.clone())
+    }
+}
+
+/// `mesh` with `axes` (all: `None`) made Auto.
+fn auto_copy(mesh: &Mesh, axes: Option<&[String]>) -> Mesh {
+    let types: Vec<AxisType> = mesh
+        .axis_names()
+        .iter()
+        .zip(mesh.axis_types())
+        .map(|(name, t)| match axes {
+            Some(axes) if !axes.contains(name) => *t,
+            _ => AxisType::Auto,
+        })
+        .collect();
+    mesh.with_axis_types(&types).expect("one type per axis")
+}
+
+/// A concrete array laid out as it is, over `mesh` (the same devices, other axis types).
+fn relaid_over(x: &Array, mesh: &Mesh) -> Array {
+    match x.sharding() {
+        Some(Sharding::Named(n)) => {
+            let sharding = NamedSharding::new(mesh.clone(), n.spec().clone())
+                .expect("the same axes on the same devices");
+            try_device_put(x, sharding).unwrap_or_else(|e| crate::core::client::fail(e))
+        }
+        _ => x.clone(),
+    }
 }
 
 /// Refuses a reshard spec naming an axis that is not explicit, as JAX does.
