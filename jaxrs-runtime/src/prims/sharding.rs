@@ -124,9 +124,7 @@ impl Primitive for Reshard {
         cts: &[Option<Array>],
         _wanted: &[bool],
     ) -> Vec<Option<Array>> {
-        // The cotangent goes back to the primal's type, as JAX's transpose of reshard.
-        let like = primals[0].aval().sharding;
-        vec![cts[0].as_ref().map(|c| retype_to(c.clone(), like))]
+        cotangent_as_primal(primals, cts)
     }
     fn lower(
         &self,
@@ -167,6 +165,13 @@ fn batch_with(
             vec![Some(bdim)],
         ),
     }
+}
+
+/// The transpose of a type change: the cotangent goes back to the primal's type, as JAX's
+/// transpose of `reshard`.
+fn cotangent_as_primal(primals: &[Operand], cts: &[Option<Array>]) -> Vec<Option<Array>> {
+    let like = primals[0].aval().sharding;
+    vec![cts[0].as_ref().map(|c| retype_to(c.clone(), like))]
 }
 
 /// `sharding` with an unsplit dimension inserted at `at` (a batch dimension).
@@ -346,8 +351,7 @@ impl Primitive for DropTypeAxes {
         cts: &[Option<Array>],
         _wanted: &[bool],
     ) -> Vec<Option<Array>> {
-        let like = primals[0].aval().sharding;
-        vec![cts[0].as_ref().map(|c| retype_to(c.clone(), like))]
+        cotangent_as_primal(primals, cts)
     }
     fn lower(&self, _: &mut LowerCtx, ins: &[String], _: &[Aval], _: &[Aval]) -> Vec<String> {
         vec![ins[0].clone()]
