@@ -148,6 +148,7 @@ pub use jaxrs_runtime::{
     device_count,
     device_put,
     devices,
+    explicit_axes,
     get_abstract_mesh,
     get_mesh,
     local_device_count,

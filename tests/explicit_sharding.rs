@@ -221,15 +221,7 @@ fn the_program_constrains_each_typed_value_as_jax_lowers_it() {
     });
     let (s, t): (Array, Array) = f.call((x, w));
     let text = f.site().last_stablehlo().unwrap();
-    let specs: Vec<String> = text
-        .lines()
-        .filter(|l| l.contains("sdy.sharding_constraint"))
-        .map(|l| {
-            let at = l.find("<@mesh, ").expect("a constraint names the mesh") + "<@mesh, ".len();
-            let end = l[at..].find("]>").expect("the spec's end") + at + 1;
-            l[at..end].to_string()
-        })
-        .collect();
+    let specs = constraint_specs(&text);
     let want_specs: Vec<String> = want["constraints"]
         .as_array()
         .unwrap()
@@ -243,6 +235,43 @@ fn the_program_constrains_each_typed_value_as_jax_lowers_it() {
         .collect();
     assert_eq!(results, ["f32[8@dp]", "f32[32@mp,8@dp]"]);
     assert_eq!(json_strings(&want["results"]), results);
+}
+
+/// The specs of a program's `sdy.sharding_constraint`s, in order, as JAX's text writes them.
+fn constraint_specs(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.contains("sdy.sharding_constraint"))
+        .map(|l| {
+            let at = l.find("<@mesh, ").expect("a constraint names the mesh") + "<@mesh, ".len();
+            let end = l[at..].find("]>").expect("the spec's end") + at + 1;
+            l[at..end].to_string()
+        })
+        .collect()
+}
+
+/// `got`'s elements equal JAX's list `want` to 1e-5 relative (absolute below 1).
+fn assert_close_to_jax(what: &str, got: &Array, want: &Value) {
+    for (i, (g, w)) in got.to_vec::<f32>().iter().zip(f32s(want)).enumerate() {
+        assert!(
+            (g - w).abs() <= 1e-5 * w.abs().max(1.0),
+            "{what}[{i}]: {g}, JAX {w}"
+        );
+    }
+}
+
+/// The types a traced function saw, by name.
+#[derive(Default)]
+struct Seen(std::sync::Mutex<std::collections::BTreeMap<String, String>>);
+
+impl Seen {
+    fn note(&self, what: &str, a: &Array) {
+        let mut seen = self.0.lock().unwrap();
+        seen.insert(what.to_string(), jaxrs::typeof_(a).to_string());
+    }
+
+    fn get(&self) -> std::collections::BTreeMap<String, String> {
+        self.0.lock().unwrap().clone()
+    }
 }
 
 fn json_strings(v: &Value) -> Vec<String> {
@@ -538,12 +567,8 @@ fn auto_axes_leaves_its_body_untyped_as_jax_does() {
         |a: Array, spec| jaxrs::device_put(&a, NamedSharding::new(mesh.clone(), spec).unwrap());
     let x = on(seq(&[8, 16], 7, 3.0, 0.25), P!["dp", "mp"]);
     let w = on(seq(&[16, 4], 11, 5.0, 0.125), P!["mp", None]);
-    let seen = std::sync::Mutex::new(std::collections::BTreeMap::new());
-    let note = |what: &str, a: &Array| {
-        seen.lock()
-            .unwrap()
-            .insert(what.to_string(), jaxrs::typeof_(a).to_string());
-    };
+    let seen = Seen::default();
+    let note = |what: &str, a: &Array| seen.note(what, a);
     let f = jit(|(x, w): (Array, Array)| {
         let product = jaxrs::auto_axes(
             |(x, w): (Array, Array)| {
@@ -557,34 +582,16 @@ fn auto_axes_leaves_its_body_untyped_as_jax_does() {
     });
     let y: Array = f.call((x.clone(), w.clone()));
     let text = f.site().last_stablehlo().unwrap();
-    let constraints: Vec<&str> = text
-        .lines()
-        .filter(|l| l.contains("sdy.sharding_constraint"))
-        .collect();
     assert_eq!(
-        constraints.len(),
-        json_strings(&want["constraints"]).len(),
-        "{text}"
-    );
-    assert!(
-        constraints[0].contains(&json_strings(&want["constraints"])[0]),
+        constraint_specs(&text),
+        json_strings(&want["constraints"]),
         "{text}"
     );
     assert_eq!(
         jaxrs::typeof_(&y).to_string(),
         want["result"].as_str().unwrap()
     );
-    for (i, (g, w)) in y
-        .to_vec::<f32>()
-        .iter()
-        .zip(f32s(&want["values"]))
-        .enumerate()
-    {
-        assert!(
-            (g - w).abs() <= 1e-5 * w.abs().max(1.0),
-            "y[{i}]: {g}, JAX {w}"
-        );
-    }
+    assert_close_to_jax("y", &y, &want["values"]);
     // Over "mp" alone: "dp" stays typed inside.
     let partial = jit(|x: Array| {
         jaxrs::auto_axes(
@@ -601,7 +608,7 @@ fn auto_axes_leaves_its_body_untyped_as_jax_does() {
         jaxrs::typeof_(&z).to_string(),
         want["partial_result"].as_str().unwrap()
     );
-    let seen = seen.lock().unwrap();
+    let seen = seen.get();
     assert_eq!(seen["inside"], want["inside"].as_str().unwrap());
     assert_eq!(
         seen["partial_inside"],
@@ -619,4 +626,54 @@ fn auto_axes_leaves_its_body_untyped_as_jax_does() {
     }));
     let (_, g): (Array, Array) = dw.call((x, w));
     assert_eq!(jaxrs::typeof_(&g).to_string(), "f32[16@mp,4]");
+}
+
+#[test]
+fn explicit_axes_types_its_body_on_an_auto_mesh_as_jax_does() {
+    jaxrs::set_cpu_device_count(8).unwrap();
+    let mesh = jaxrs::make_mesh(&[2, 4], &["dp", "mp"]).unwrap();
+    let _m = jaxrs::set_mesh(&mesh);
+    let want = &golden()["explicit_axes"];
+    let seen = Seen::default();
+    let note = |what: &str, a: &Array| seen.note(what, a);
+    let f = jit(|(x, w): (Array, Array)| {
+        let typed = jaxrs::explicit_axes(
+            |(x, w): (Array, Array)| {
+                let h = x.matmul(&w);
+                note("x", &x);
+                note("w", &w);
+                note("h", &h);
+                h.sin()
+            },
+            None,
+            (P!["dp", None], P![None, "mp"]),
+        );
+        let y = typed((x, w));
+        note("out", &y);
+        y
+    });
+    let (x, w) = (seq(&[8, 16], 7, 3.0, 0.25), seq(&[16, 4], 11, 5.0, 0.125));
+    let y: Array = f.call((x.clone(), w.clone()));
+    let seen = seen.get();
+    for (what, got) in &seen {
+        assert_eq!(got, want["types"][what].as_str().unwrap(), "{what}");
+    }
+    assert_eq!(seen.len(), want["types"].as_object().unwrap().len());
+    let text = f.site().last_stablehlo().unwrap();
+    let specs = constraint_specs(&text);
+    assert_eq!(specs, json_strings(&want["constraints"]), "{text}");
+    assert_close_to_jax("y", &y, &want["values"]);
+    // Eagerly: typed inside, untyped over the Auto mesh after.
+    let eager = jaxrs::explicit_axes(
+        |x: Array| {
+            let s = x.sin();
+            assert_eq!(jaxrs::typeof_(&s).to_string(), "f32[8@dp,16]");
+            s
+        },
+        None,
+        P!["dp"],
+    );
+    let s = eager(x.clone());
+    assert_eq!(jaxrs::typeof_(&s).to_string(), "f32[8,16]");
+    assert_agree("eager", &s, &x.sin(), "unsharded");
 }

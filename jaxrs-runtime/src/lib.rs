@@ -97,7 +97,9 @@ pub use crate::core::sharding::{
 };
 pub use crate::core::sharding_types::typeof_;
 pub use pjrt::Device;
-pub use prims::sharding::{auto_axes, reshard, with_out_sharding, with_sharding_constraint};
+pub use prims::sharding::{
+    auto_axes, explicit_axes, reshard, with_out_sharding, with_sharding_constraint,
+};
 
 /// Many processes, in the style of `jax.distributed`: [`initialize`](distributed::initialize)
 /// joins this process to a program of several (process 0 serves a coordination key-value

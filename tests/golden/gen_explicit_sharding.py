@@ -15,6 +15,9 @@ small exact sequences rebuilt the same way in Rust.
   auto_axes(out_sharding=P("dp", None)) (ambiguous over explicit axes): the argument's type
   inside, the result's type, values and the program's constraints; and the type inside
   auto_axes over "mp" alone.
+- "explicit_axes": on a mesh of Auto axes, x f32[8,16] and w f32[16,4] (unsharded) through
+  explicit_axes(in_sharding=(P("dp", None), P(None, "mp"))) computing sin(x @ w): the types
+  inside and of the result outside, the program's constraints, the values.
 """
 
 import json
@@ -29,7 +32,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 from jax import lax  # noqa: E402
-from jax.sharding import PartitionSpec as P  # noqa: E402
+from jax.sharding import AxisType, PartitionSpec as P  # noqa: E402
 
 if jax.__version__ != "0.10.2" and "--any-jax-version" not in sys.argv:
     sys.exit(f"made with JAX 0.10.2, found {jax.__version__} (pass --any-jax-version)")
@@ -195,6 +198,34 @@ def auto():
     }
 
 
+def explicit():
+    auto_mesh = jax.make_mesh((2, 4), ("dp", "mp"), axis_types=(AxisType.Auto,) * 2)
+    seen = {}
+
+    def inner(x, w):
+        h = x @ w
+        seen.update(x=short(jax.typeof(x)), w=short(jax.typeof(w)), h=short(jax.typeof(h)))
+        return jnp.sin(h)
+
+    def f(x, w):
+        y = jax.sharding.explicit_axes(inner, in_sharding=(P("dp", None), P(None, "mp")))(x, w)
+        seen["out"] = short(jax.typeof(y))
+        return y
+
+    x, w = seq((8, 16), 7, 3.0, 0.25), seq((16, 4), 11, 5.0, 0.125)
+    with jax.set_mesh(auto_mesh):
+        text = jax.jit(f).lower(x, w).as_text()
+        y = jax.jit(f)(x, w)
+    return {
+        "types": seen,
+        "constraints": re.findall(
+            r"sdy\.sharding_constraint %\w+ <@mesh, (\[[^\]]*\])>", text
+        ),
+        "values": np.asarray(y).ravel().tolist(),
+    }
+
+
+explicit_axes_golden = explicit()
 with jax.set_mesh(mesh):
     golden = {
         "types": types(),
@@ -202,6 +233,7 @@ with jax.set_mesh(mesh):
         "grad": grad(),
         "vmap": vmapped(),
         "auto_axes": auto(),
+        "explicit_axes": explicit_axes_golden,
     }
 
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "explicit_sharding.json")

@@ -48,6 +48,7 @@ use jaxrs::device_put as _;
 use jaxrs::devices as _;
 use jaxrs::disable_jit as _;
 use jaxrs::eval_shape as _;
+use jaxrs::explicit_axes as _;
 use jaxrs::get_abstract_mesh as _;
 use jaxrs::get_mesh as _;
 use jaxrs::grad as _;

@@ -543,7 +543,9 @@ impl LowerCtx {
         outs.into_iter()
             .zip(avals)
             .map(|(name, aval)| match &aval.sharding {
-                Some(s) if *s.mesh() == mesh => self.sharding_constraint(&name, aval, s.spec()),
+                Some(s) if s.mesh().same_grid(&mesh) => {
+                    self.sharding_constraint(&name, aval, s.spec())
+                }
                 _ => name,
             })
             .collect()

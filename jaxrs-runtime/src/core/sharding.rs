@@ -169,6 +169,15 @@ impl Mesh {
             .is_some_and(|i| self.axis_types[i] == AxisType::Explicit)
     }
 
+    /// The same devices in the same grid with the same axis names, whatever the axes' types:
+    /// one program's mesh, as JAX's `auto_axes` and `explicit_axes` switch the types inside
+    /// a function of it.
+    pub fn same_grid(&self, other: &Mesh) -> bool {
+        self.devices == other.devices
+            && self.shape == other.shape
+            && self.axis_names == other.axis_names
+    }
+
     /// Does any axis have the type [`AxisType::Explicit`]?
     pub fn has_explicit_axes(&self) -> bool {
         self.axis_types.contains(&AxisType::Explicit)
@@ -1103,7 +1112,7 @@ impl Mesh {
 pub(crate) fn note_traced_mesh(mesh: &Mesh) {
     TRACED_MESHES.with(|t| {
         if let Some(seen) = t.borrow_mut().as_mut() {
-            if !seen.contains(mesh) {
+            if !seen.iter().any(|m| m.same_grid(mesh)) {
                 seen.push(mesh.clone());
             }
         }
@@ -1122,7 +1131,7 @@ pub(crate) fn collect_traced_meshes<R>(f: impl FnOnce() -> R) -> (R, Vec<Mesh>) 
                 // A jit traced inside another's trace: its constraints belong to both.
                 if let (Some(inner), Some(outer)) = (inner, t.borrow_mut().as_mut()) {
                     for m in inner {
-                        if !outer.contains(&m) {
+                        if !outer.iter().any(|o| o.same_grid(&m)) {
                             outer.push(m);
                         }
                     }

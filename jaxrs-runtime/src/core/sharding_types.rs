@@ -136,7 +136,7 @@ pub fn infer(prim: &dyn Primitive, ins: &[Aval], outs: &mut [Aval]) -> Result<()
         .iter()
         .filter_map(|a| a.sharding.as_ref().map(|s| s.mesh()));
     let mesh = meshes.next().expect("a sharded operand").clone();
-    if let Some(other) = meshes.find(|m| **m != mesh) {
+    if let Some(other) = meshes.find(|m| !m.same_grid(&mesh)) {
         return Err(format!(
             "its operands are sharded over different meshes, {mesh} and {other}; reshard one \
              onto the other's mesh"

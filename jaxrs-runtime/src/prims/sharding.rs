@@ -16,6 +16,7 @@ use crate::core::trace::{bind1, At, Operand};
 use crate::error::{Error, Result};
 use crate::prims::arity;
 use crate::tree::{Tree, TreeDef};
+use std::panic::Location;
 use std::sync::Arc;
 
 /// Constrains a value to a sharding; lowered to `sdy.sharding_constraint`.
@@ -64,7 +65,7 @@ impl Primitive for ShardingConstraint {
         match cx.mesh() {
             // A single-device program (`jaxrs::stablehlo`, an eager op): nothing to partition.
             None => vec![ins[0].clone()],
-            Some(mesh) if mesh == self.sharding.mesh() => {
+            Some(mesh) if mesh.same_grid(self.sharding.mesh()) => {
                 vec![cx.sharding_constraint(&ins[0], &in_avals[0], self.sharding.spec())]
             }
             Some(mesh) => panic!(
@@ -188,9 +189,8 @@ fn with_unsplit_dim(sharding: &NamedSharding, at: usize) -> NamedSharding {
 #[track_caller]
 fn reshard_one(x: &Array, sharding: &NamedSharding) -> Array {
     if x.is_concrete() {
-        return try_device_put(x, sharding.clone()).unwrap_or_else(|e| {
-            panic!("reshard: {e} {}", At::line(std::panic::Location::caller()))
-        });
+        return try_device_put(x, sharding.clone())
+            .unwrap_or_else(|e| panic!("reshard: {e} {}", At::line(Location::caller())));
     }
     note_traced_mesh(sharding.mesh());
     bind1(
@@ -252,7 +252,7 @@ pub(crate) fn retype_to(x: Array, like: Option<Arc<NamedSharding>>) -> Array {
 /// ```
 #[track_caller]
 pub fn reshard<T: Tree>(x: &T, shardings: impl Into<Shardings>) -> T {
-    let loc = std::panic::Location::caller();
+    let loc = Location::caller();
     let (leaves, def) = x.flatten();
     let per_leaf = shardings_per_leaf(&shardings.into(), &def, Mesh::current().as_ref(), "reshard")
         .unwrap_or_else(|e| panic!("{e} {}", At::line(loc)));
@@ -413,41 +413,127 @@ pub fn auto_axes<A: Tree, R: Tree>(
     axes: Option<&[&str]>,
     out_sharding: impl Into<Shardings>,
 ) -> impl Fn(A) -> R {
-    let loc = std::panic::Location::caller();
+    let loc = Location::caller();
     let axes: Option<Vec<String>> = axes.map(|a| a.iter().map(|s| s.to_string()).collect());
     let out_sharding: Shardings = out_sharding.into();
     move |args: A| {
-        let Some(mesh) = Mesh::current() else {
+        let Some(mesh) = scope_mesh("auto_axes", axes.as_deref(), loc) else {
             return f(args);
         };
-        if let Some(bad) = axes.iter().flatten().find(|a| mesh.axis_size(a).is_none()) {
-            panic!("auto_axes: {mesh} has no axis {bad:?} {}", At::line(loc));
-        }
         let (leaves, def) = args.flatten();
-        let drop = DropTypeAxes { axes: axes.clone() };
-        let auto_mesh = auto_copy(&mesh, axes.as_deref());
-        let leaves: Vec<Array> = leaves
-            .into_iter()
-            .map(|l| match (l.is_concrete(), type_sharding_of(&l)) {
-                (_, None) => l,
-                (false, Some(_)) => bind1(drop.clone(), &[Operand::from(&l)]),
-                (true, Some(_)) => relaid_over(&l, &auto_mesh),
-            })
-            .collect();
+        let auto_mesh = retyped_copy(&mesh, axes.as_deref(), AxisType::Auto);
+        let leaves = without_type_axes(leaves, &axes, &auto_mesh);
         let out = f(crate::tree::tree_unflatten(&def, leaves));
         reshard(&out, out_sharding.clone())
     }
 }
 
-/// `mesh` with `axes` (all: `None`) made Auto.
-fn auto_copy(mesh: &Mesh, axes: Option<&[String]>) -> Mesh {
+/// `f` with the mesh axes `axes` (all of them: `None`) Explicit while it runs, its arguments
+/// typed by `in_sharding` (JAX's `jax.sharding.explicit_axes`): inside, their shardings over
+/// those axes are part of the values' types and each operation's rule types its result, as
+/// in code written for Explicit axes; the results come back untyped over those axes, to the
+/// Auto code around. `in_sharding` is a prefix of the argument tree; its bare specs name axes
+/// of the mesh in scope. Without a mesh in scope it is `f`.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::P;
+///
+/// jaxrs::set_cpu_device_count(8)?;
+/// let mesh = jaxrs::make_mesh(&[2, 4], &["dp", "mp"])?; // Auto axes
+/// let _mesh = jaxrs::set_mesh(&mesh);
+/// let f = jit(|x: Array| {
+///     let typed = jaxrs::explicit_axes(
+///         |x: Array| {
+///             let y = x.sin();
+///             assert_eq!(jaxrs::typeof_(&y).to_string(), "f32[8@dp,4]");
+///             y
+///         },
+///         None,
+///         P!["dp"],
+///     );
+///     let y = typed(x);
+///     assert_eq!(jaxrs::typeof_(&y).to_string(), "f32[8,4]");
+///     y
+/// });
+/// let y: Array = f.call(Array::zeros(&[8, 4], DType::F32));
+/// assert_eq!(y.to_vec::<f32>(), vec![0.0; 32]);
+/// # Ok::<(), jaxrs::Error>(())
+/// ```
+#[track_caller]
+pub fn explicit_axes<A: Tree, R: Tree>(
+    f: impl Fn(A) -> R,
+    axes: Option<&[&str]>,
+    in_sharding: impl Into<Shardings>,
+) -> impl Fn(A) -> R {
+    let loc = Location::caller();
+    let axes: Option<Vec<String>> = axes.map(|a| a.iter().map(|s| s.to_string()).collect());
+    let in_sharding: Shardings = in_sharding.into();
+    move |args: A| {
+        let Some(mesh) = scope_mesh("explicit_axes", axes.as_deref(), loc) else {
+            return f(args);
+        };
+        let explicit = retyped_copy(&mesh, axes.as_deref(), AxisType::Explicit);
+        let (leaves, def) = args.flatten();
+        let per_leaf = shardings_per_leaf(&in_sharding, &def, Some(&explicit), "explicit_axes")
+            .unwrap_or_else(|e| panic!("{e} {}", At::line(loc)));
+        let leaves: Vec<Array> = leaves
+            .iter()
+            .zip(per_leaf)
+            .map(|(l, s)| {
+                let s = s.map(|s| NamedSharding::new(explicit.clone(), s.spec().clone()));
+                match s {
+                    Some(Ok(s)) => reshard_one(l, &s),
+                    Some(Err(e)) => panic!("explicit_axes: {e} {}", At::line(loc)),
+                    None => l.clone(),
+                }
+            })
+            .collect();
+        let out = f(crate::tree::tree_unflatten(&def, leaves));
+        // Back to the Auto code around: the results' types lose the axes.
+        let (outs, out_def) = out.flatten();
+        crate::tree::tree_unflatten(&out_def, without_type_axes(outs, &axes, &mesh))
+    }
+}
+
+/// The mesh in scope for `what` (`auto_axes`, `explicit_axes`), `axes` checked against it;
+/// `None` when there is none.
+fn scope_mesh(what: &str, axes: Option<&[String]>, loc: &Location<'_>) -> Option<Mesh> {
+    let mesh = Mesh::current()?;
+    if let Some(bad) = axes
+        .iter()
+        .copied()
+        .flatten()
+        .find(|a| mesh.axis_size(a).is_none())
+    {
+        panic!("{what}: {mesh} has no axis {bad:?} {}", At::line(loc));
+    }
+    Some(mesh)
+}
+
+/// `xs` with `axes` (all: `None`) dropped from their types: a traced value through
+/// `drop_type_axes`, a concrete one laid out as it is over `auto_mesh` (its mesh with those
+/// axes Auto).
+fn without_type_axes(xs: Vec<Array>, axes: &Option<Vec<String>>, auto_mesh: &Mesh) -> Vec<Array> {
+    let drop = DropTypeAxes { axes: axes.clone() };
+    xs.into_iter()
+        .map(|x| match (x.is_concrete(), type_sharding_of(&x)) {
+            (_, None) => x,
+            (false, Some(_)) => bind1(drop.clone(), &[Operand::from(&x)]),
+            (true, Some(_)) => relaid_over(&x, auto_mesh),
+        })
+        .collect()
+}
+
+/// `mesh` with `axes` (all: `None`) made of type `to`.
+fn retyped_copy(mesh: &Mesh, axes: Option<&[String]>, to: AxisType) -> Mesh {
     let types: Vec<AxisType> = mesh
         .axis_names()
         .iter()
         .zip(mesh.axis_types())
         .map(|(name, t)| match axes {
             Some(axes) if !axes.contains(name) => *t,
-            _ => AxisType::Auto,
+            _ => to,
         })
         .collect();
     mesh.with_axis_types(&types).expect("one type per axis")
@@ -491,7 +577,7 @@ fn constrain(x: &Array, sharding: &NamedSharding) -> Array {
         return try_device_put(x, sharding.clone()).unwrap_or_else(|e| {
             panic!(
                 "with_sharding_constraint: {e} {}",
-                At::line(std::panic::Location::caller())
+                At::line(Location::caller())
             )
         });
     }
@@ -531,7 +617,7 @@ fn constrain(x: &Array, sharding: &NamedSharding) -> Array {
 /// ```
 #[track_caller]
 pub fn with_sharding_constraint<T: Tree>(x: &T, shardings: impl Into<Shardings>) -> T {
-    let loc = std::panic::Location::caller();
+    let loc = Location::caller();
     let (leaves, def) = x.flatten();
     let per_leaf = shardings_per_leaf(
         &shardings.into(),

@@ -1429,7 +1429,10 @@ pub(crate) fn prepare<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         .as_ref()
         .map(|l| l.mesh.clone())
         .or_else(|| traced_meshes.first().cloned());
-    if let Some(other) = traced_meshes.iter().find(|m| Some(*m) != mesh.as_ref()) {
+    if let Some(other) = traced_meshes
+        .iter()
+        .find(|m| !mesh.as_ref().is_some_and(|p| p.same_grid(m)))
+    {
         panic!(
             "jit `{}`: with_sharding_constraint names {other:?}, but the program runs on {:?}; \
              one program runs on one mesh",
