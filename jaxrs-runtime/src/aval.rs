@@ -1,8 +1,8 @@
 //! Abstract values: what a transformation knows of an array (shape, dtype, weak type, and
 //! its sharding over `Explicit` mesh axes).
 
-use crate::core::sharding::{NamedSharding, PartitionDim};
 use crate::dtype::DType;
+use crate::mesh::{NamedSharding, PartitionDim};
 use std::fmt;
 use std::sync::Arc;
 
@@ -16,7 +16,7 @@ pub struct Aval {
     /// How a traced value lies over the `Explicit` axes of a mesh (JAX's sharding in types):
     /// one spec entry per dimension, naming only explicit axes, at least one of them; `None`
     /// for a value split over no explicit axis (and always for a concrete array's aval: see
-    /// [`typeof`](crate::typeof)). Set by `core::sharding_types`, which keeps it so.
+    /// [`typeof_`](crate::typeof_)). Set by `core::sharding_types`, which keeps it so.
     pub sharding: Option<Arc<NamedSharding>>,
 }
 

@@ -34,6 +34,7 @@ pub mod fs_safety;
 mod higher_order;
 mod interpreters;
 mod kernels;
+mod mesh;
 mod ops;
 mod pjrt;
 mod prims;

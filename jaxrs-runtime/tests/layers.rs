@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 /// allows it.
 fn layer(module: &[String]) -> (u8, &'static str) {
     match module.first().map(String::as_str) {
-        Some("error" | "dtype" | "aval") => (0, "vocabulary"),
+        Some("error" | "dtype" | "aval" | "mesh") => (0, "vocabulary"),
         Some("pjrt") => (0, "pjrt"),
         Some("fs_safety") => (0, "fs_safety"),
         Some("core") => (1, "core"),

@@ -17,7 +17,6 @@ use crate::core::primitive::Backward;
 use crate::core::sharding::NamedSharding;
 use crate::core::sharding_types::type_sharding_of;
 use crate::core::trace::{bind_at, in_scope_of, trace_to_jaxpr, Operand};
-use crate::prims::sharding::retype_to;
 use std::sync::Arc;
 
 /// An array of `aval` filled with `value`, built from a literal so that, under a trace, it
@@ -286,7 +285,7 @@ fn typed_like(
         .zip(likes)
         .map(|(v, like)| {
             v.map(|v| match like.is_some() || type_sharding_of(&v).is_some() {
-                true => retype_to(v, like),
+                true => v.retyped_as(like),
                 false => v,
             })
         })

@@ -172,7 +172,7 @@ fn batch_with(
 /// transpose of `reshard`.
 fn cotangent_as_primal(primals: &[Operand], cts: &[Option<Array>]) -> Vec<Option<Array>> {
     let like = primals[0].aval().sharding;
-    vec![cts[0].as_ref().map(|c| retype_to(c.clone(), like))]
+    vec![cts[0].as_ref().map(|c| c.clone().retyped_as(like))]
 }
 
 /// `sharding` with an unsplit dimension inserted at `at` (a batch dimension).
@@ -201,25 +201,27 @@ fn reshard_one(x: &Array, sharding: &NamedSharding) -> Array {
     )
 }
 
-/// `x` (a tangent or cotangent a transformation's rule made) resharded to `like`, its
-/// primal's type sharding (`None`: unsharded), when its own differs: rules run relaxed
-/// (`core::sharding_types`), so what they return may be typed otherwise or not at all.
-pub(crate) fn retype_to(x: Array, like: Option<Arc<NamedSharding>>) -> Array {
-    let own = type_sharding_of(&x);
-    if own == like {
-        return x;
+impl Array {
+    /// This tangent or cotangent (what a transformation's rule made) resharded to `like`, its
+    /// primal's type sharding (`None`: unsharded), when its own differs: rules run relaxed
+    /// (`core::sharding_types`), so what they return may be typed otherwise or not at all.
+    pub(crate) fn retyped_as(self, like: Option<Arc<NamedSharding>>) -> Array {
+        let own = type_sharding_of(&self);
+        if own == like {
+            return self;
+        }
+        let mesh = match like.as_ref().or(own.as_ref()) {
+            Some(s) => s.mesh().clone(),
+            None => return self,
+        };
+        let spec = match &like {
+            Some(s) if s.spec().len() == self.rank() => s.spec().clone(),
+            Some(_) => return self,
+            None => PartitionSpec::default(),
+        };
+        let sharding = NamedSharding::new(mesh, spec).expect("a type sharding's own axes");
+        reshard_one(&self, &sharding)
     }
-    let mesh = match like.as_ref().or(own.as_ref()) {
-        Some(s) => s.mesh().clone(),
-        None => return x,
-    };
-    let spec = match &like {
-        Some(s) if s.spec().len() == x.rank() => s.spec().clone(),
-        Some(_) => return x,
-        None => PartitionSpec::default(),
-    };
-    let sharding = NamedSharding::new(mesh, spec).expect("a type sharding's own axes");
-    reshard_one(&x, &sharding)
 }
 
 /// Gives the arrays of `x` these shardings over explicit mesh axes, in their types (JAX's
