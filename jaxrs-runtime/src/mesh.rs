@@ -214,20 +214,32 @@ impl Mesh {
 
 impl fmt::Display for Mesh {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Mesh(")?;
-        for (i, (name, n)) in self.axis_names.iter().zip(&self.shape).enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "'{name}': {n}")?;
-        }
-        // JAX prints the types always; jaxrs only when one is not the default `Auto`.
-        if self.axis_types.iter().any(|t| *t != AxisType::Auto) {
-            let types: Vec<String> = self.axis_types.iter().map(|t| format!("{t:?}")).collect();
-            write!(f, ", axis_types=({})", types.join(", "))?;
-        }
-        f.write_str(")")
+        write_mesh(f, "Mesh", &self.axis_names, &self.shape, &self.axis_types)
     }
+}
+
+/// `{kind}('dp': 2, 'mp': 4)`, as JAX prints a mesh, with `, axis_types=(..)` before the
+/// parenthesis closes when an axis is not Auto (JAX prints the types always; jaxrs only when
+/// one is not the default).
+pub(crate) fn write_mesh(
+    f: &mut fmt::Formatter<'_>,
+    kind: &str,
+    names: &[String],
+    sizes: &[usize],
+    types: &[AxisType],
+) -> fmt::Result {
+    write!(f, "{kind}(")?;
+    for (i, (name, n)) in names.iter().zip(sizes).enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "'{name}': {n}")?;
+    }
+    if types.iter().any(|t| *t != AxisType::Auto) {
+        let types: Vec<String> = types.iter().map(|t| format!("{t:?}")).collect();
+        write!(f, ", axis_types=({})", types.join(", "))?;
+    }
+    f.write_str(")")
 }
 
 impl fmt::Debug for Mesh {

@@ -19,6 +19,7 @@ use crate::core::client::{devices, fail};
 use crate::core::sharding::{AxisType, Mesh, MeshGuard, Sharding};
 use crate::core::trace::{is_tracing, At};
 use crate::error::{Error, Result};
+use crate::mesh::write_mesh;
 use crate::pjrt::Device;
 use std::fmt;
 use std::ops::Range;
@@ -182,18 +183,13 @@ impl fmt::Display for AbstractMesh {
         if self.is_empty() {
             return f.write_str("AbstractMesh(())");
         }
-        f.write_str("AbstractMesh(")?;
-        for (i, (name, n)) in self.axis_names.iter().zip(&self.axis_sizes).enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "'{name}': {n}")?;
-        }
-        if self.axis_types.iter().any(|t| *t != AxisType::Auto) {
-            let types: Vec<String> = self.axis_types.iter().map(|t| format!("{t:?}")).collect();
-            write!(f, ", axis_types=({})", types.join(", "))?;
-        }
-        f.write_str(")")
+        write_mesh(
+            f,
+            "AbstractMesh",
+            &self.axis_names,
+            &self.axis_sizes,
+            &self.axis_types,
+        )
     }
 }
 
