@@ -1,6 +1,6 @@
-//! Sharding in types (JAX's explicit sharding): over the [`AxisType::Explicit`] axes of a
-//! mesh, how a traced value lies is part of its [`Aval`] (`f32[8@dp,4]`), known while
-//! tracing and readable there ([`typeof`]).
+//! Sharding in types (JAX's explicit sharding): over the `Explicit` axes of a mesh
+//! ([`AxisType`](crate::core::sharding::AxisType)), how a traced value lies is part of its
+//! [`Aval`] (`f32[8@dp,4]`), known while tracing and readable there ([`typeof_`]).
 //!
 //! Where a sharding comes from: a `jit` argument laid out over explicit axes, or
 //! [`reshard`](crate::reshard). Each operation then types its results by its primitive's
@@ -37,7 +37,7 @@ pub fn type_sharding(
     if !mesh.has_explicit_axes() {
         return None;
     }
-    let mut kept: Vec<PartitionDim> = (0..rank)
+    let kept: Vec<PartitionDim> = (0..rank)
         .map(|i| match dims.get(i) {
             Some(PartitionDim::Axes(axes)) => {
                 let explicit: Vec<String> = axes
@@ -57,7 +57,6 @@ pub fn type_sharding(
     if kept.iter().all(|d| *d == PartitionDim::Replicated) {
         return None;
     }
-    kept.truncate(rank);
     let sharding = NamedSharding::new(mesh.clone(), PartitionSpec::new(kept))
         .expect("a subset of a valid spec's axes");
     Some(Arc::new(sharding))
