@@ -205,39 +205,38 @@ pub fn bind_at(prim: Prim, inputs: &[Operand], loc: &'static Location<'static>) 
     if is_tracing() {
         record(prim, inputs, out_avals, loc)
     } else if sharded || out_avals.iter().any(|a| a.sharding.is_some()) {
-        eager_typed(prim, inputs, &in_avals, &out_avals, loc)
+        // Over explicit mesh axes: run as any eager operation (concrete arrays' avals carry
+        // no type sharding), then lay each result out as its type says, as JAX's eager
+        // operations on explicitly sharded arrays are.
+        let plain = |avals: &[Aval]| avals.iter().map(Aval::unsharded).collect::<Vec<_>>();
+        let outs = run_eager(&prim, inputs, &plain(&in_avals), &plain(&out_avals), loc);
+        laid_out_as_typed(outs, &out_avals)
     } else {
-        let outs = match prim.eager(inputs) {
-            Some(outs) => outs,
-            None => crate::core::eager::execute(&prim, inputs, &in_avals, &out_avals),
-        };
-        if crate::core::debug_nans::enabled() {
-            crate::core::debug_nans::check_op(prim.name(), &outs, loc);
-        }
-        outs
+        run_eager(&prim, inputs, &in_avals, &out_avals, loc)
     }
 }
 
-/// An eager operation on arrays laid out over explicit mesh axes: run as any eager operation
-/// (concrete arrays' avals carry no type sharding), then each result laid out as its type
-/// says, as JAX's eager operations on explicitly sharded arrays are.
-#[cold]
-fn eager_typed(
-    prim: Prim,
+/// Runs `prim` now, on concrete operands.
+fn run_eager(
+    prim: &Prim,
     inputs: &[Operand],
     in_avals: &[Aval],
     out_avals: &[Aval],
     loc: &'static Location<'static>,
 ) -> Vec<Array> {
-    let plain_ins: Vec<Aval> = in_avals.iter().map(Aval::unsharded).collect();
-    let plain_outs: Vec<Aval> = out_avals.iter().map(Aval::unsharded).collect();
     let outs = match prim.eager(inputs) {
         Some(outs) => outs,
-        None => crate::core::eager::execute(&prim, inputs, &plain_ins, &plain_outs),
+        None => crate::core::eager::execute(prim, inputs, in_avals, out_avals),
     };
     if crate::core::debug_nans::enabled() {
         crate::core::debug_nans::check_op(prim.name(), &outs, loc);
     }
+    outs
+}
+
+/// Eager results laid out as their types over explicit mesh axes say.
+#[cold]
+fn laid_out_as_typed(outs: Vec<Array>, out_avals: &[Aval]) -> Vec<Array> {
     outs.into_iter()
         .zip(out_avals)
         .map(|(o, aval)| match &aval.sharding {
