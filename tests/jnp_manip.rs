@@ -44,6 +44,17 @@ fn mode(p: &Value) -> IndexMode {
     }
 }
 
+fn take_options(p: &Value) -> jnp::TakeOptions {
+    jnp::TakeOptions {
+        mode: match p.get("mode").and_then(Value::as_str) {
+            Some("clip") => TakeMode::Clip,
+            Some("wrap") => TakeMode::Wrap,
+            _ => TakeMode::Fill,
+        },
+        fill_value: p.get("fill_value").and_then(Value::as_f64),
+    }
+}
+
 fn arrays(x: &[In]) -> Vec<&Array> {
     (0..x.len()).map(|i| a(x, i)).collect()
 }
@@ -345,6 +356,18 @@ fn apply(op: &str, p: &Value, x: &[In]) -> Vec<Array> {
         } else {
             jnp::where_(a(x, 0), a(x, 1), 0)
         }),
+        "jnp.take" => one(jnp::take(
+            a(x, 0),
+            a(x, 1),
+            p_opt_i64(p, "axis"),
+            take_options(p),
+        )),
+        "jnp.take_along_axis" => one(jnp::take_along_axis(
+            a(x, 0),
+            a(x, 1),
+            p_opt_i64(p, "axis"),
+            take_options(p),
+        )),
         "jnp.choose" => one(jnp::choose(a(x, 0), &arrays(&x[1..]), mode(p))),
         "jnp.select" => {
             let s = a(x, 0);

@@ -1616,6 +1616,130 @@ pub fn extract(condition: &Array, arr: &Array) -> Array {
     compress_values(&condition.to_f64_vec(), arr, None)
 }
 
+/// The keyword arguments of [`take`] and [`take_along_axis`].
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TakeOptions {
+    /// What an index outside `-n..n` gives (`mode=`; JAX's default `"fill"`).
+    /// `take_along_axis` takes `Fill` and `Clip`, as JAX's does.
+    pub mode: TakeMode,
+    /// The value out-of-range indices give in `Fill` mode (`fill_value=`); `None` is JAX's
+    /// default: NaN for floats, the minimum of a signed integer type, the maximum of an
+    /// unsigned one, `true` for bools.
+    pub fill_value: Option<f64>,
+}
+
+/// Elements of `a` at `indices` along `axis` (`jnp.take`); `None` takes from the flattened
+/// `a`. The result's shape is `a.shape[..axis] + indices.shape + a.shape[axis+1..]`.
+/// Negative indices count from the end; out-of-range ones are handled as
+/// [`TakeOptions::mode`] says. The one implementation is [`Array::take_with`].
+///
+/// ```
+/// use jaxrs::numpy as jnp;
+/// use jaxrs::prelude::*;
+///
+/// let a = Array::from_vec(vec![10.0f32, 11.0, 12.0, 13.0, 14.0, 15.0], &[2, 3]);
+/// let i = Array::from_vec(vec![5i32, 0, 7], &[3]);
+/// let fill = jnp::TakeOptions { fill_value: Some(-1.0), ..Default::default() };
+/// assert_eq!(jnp::take(&a, &i, None, fill).to_vec::<f32>(), vec![15.0, 10.0, -1.0]);
+/// let cols = Array::from_vec(vec![2i32, -3], &[2]);
+/// let got = jnp::take(&a, &cols, 1, Default::default());
+/// assert_eq!(got.to_vec::<f32>(), vec![12.0, 10.0, 15.0, 13.0]);
+/// ```
+#[track_caller]
+pub fn take(a: &Array, indices: &Array, axis: impl Axes, options: TakeOptions) -> Array {
+    let (a, axis) = match one_axis("take", axis) {
+        None => (ravel(a), 0),
+        Some(ax) => (a.clone(), norm_axis("take", ax, a.shape())),
+    };
+    let taken = a.take_with(indices, axis as i64, options.mode);
+    match options.fill_value {
+        Some(fill) if options.mode == TakeMode::Fill => {
+            let n = a.shape()[axis] as i64;
+            let mut mask_shape = vec![1; axis];
+            mask_shape.extend_from_slice(indices.shape());
+            mask_shape.extend(vec![1; a.rank() - axis - 1]);
+            let in_range = in_bounds(indices, n).reshape(mask_shape);
+            filled(&in_range, &taken, fill)
+        }
+        _ => taken,
+    }
+}
+
+/// Elements of `arr` at `indices` along `axis`, one per index (`jnp.take_along_axis`);
+/// `None` takes from the flattened `arr` with 1-d `indices`. `indices` has `arr`'s rank and
+/// the other dims broadcast. Negative indices count from the end; out-of-range ones give the
+/// fill value (`Fill`) or the nearest end after wrapping negatives once (`Clip`), as JAX's.
+/// The one implementation is [`Array::take_along_axis`].
+///
+/// ```
+/// use jaxrs::numpy as jnp;
+/// use jaxrs::prelude::*;
+///
+/// let x = Array::from_vec(vec![3.0f32, 1.0, 2.0, 9.0, 7.0, 8.0], &[2, 3]);
+/// let order = jnp::argsort(&x, 1, Default::default());
+/// let sorted = jnp::take_along_axis(&x, &order, 1, Default::default());
+/// assert_eq!(sorted.to_vec::<f32>(), vec![1.0, 2.0, 3.0, 7.0, 8.0, 9.0]);
+/// let clip = jnp::TakeOptions { mode: TakeMode::Clip, ..Default::default() };
+/// let i = Array::from_vec(vec![4i32, -5], &[1, 2]);
+/// let got = jnp::take_along_axis(&x, &i, 1, clip);
+/// assert_eq!(got.to_vec::<f32>(), vec![2.0, 3.0, 8.0, 9.0]);
+/// ```
+#[track_caller]
+pub fn take_along_axis(
+    arr: &Array,
+    indices: &Array,
+    axis: impl Axes,
+    options: TakeOptions,
+) -> Array {
+    let (arr, axis) = match one_axis("take_along_axis", axis) {
+        None => {
+            if indices.rank() != 1 {
+                panic!(
+                    "jnp.take_along_axis: with axis None the indices must be 1-d, got shape {:?}",
+                    indices.shape()
+                );
+            }
+            (ravel(arr), 0)
+        }
+        Some(ax) => (arr.clone(), norm_axis("take_along_axis", ax, arr.shape())),
+    };
+    let n = arr.shape().get(axis).copied().unwrap_or(0) as i64;
+    match options.mode {
+        TakeMode::Fill => {
+            let taken = arr.take_along_axis(indices, axis as i64);
+            match options.fill_value {
+                Some(fill) => {
+                    let in_range = in_bounds(indices, n).broadcast_to(taken.shape());
+                    filled(&in_range, &taken, fill)
+                }
+                None => taken,
+            }
+        }
+        TakeMode::Clip => {
+            let wide = indices.astype(DType::I64);
+            let wrapped = where_(wide.lt(0i64), wide.add(n), &wide);
+            let clipped = wrapped.clip(0i64, (n - 1).max(0));
+            arr.take_along_axis(&clipped, axis as i64)
+        }
+        TakeMode::Wrap => panic!(
+            "jnp.take_along_axis: mode Wrap is not one of JAX's modes for take_along_axis; use \
+             Fill or Clip, or wrap the indices with rem first"
+        ),
+    }
+}
+
+/// Whether each index lies in `-n..n`, the range JAX's gathers accept.
+fn in_bounds(indices: &Array, n: i64) -> Array {
+    let wide = indices.astype(DType::I64);
+    wide.ge(-n).logical_and(wide.lt(n))
+}
+
+/// `taken` where `in_range`, else `fill` in `taken`'s dtype.
+fn filled(in_range: &Array, taken: &Array, fill: f64) -> Array {
+    let fill = Array::scalar(fill).astype(taken.dtype());
+    where_(in_range, taken, &fill)
+}
+
 /// `x` where `condition` holds, else `y`, broadcasting (`jnp.where`, the three-argument form).
 #[track_caller]
 pub fn where_<'a>(condition: impl IntoArg<'a>, x: impl IntoArg<'a>, y: impl IntoArg<'a>) -> Array {

@@ -322,6 +322,34 @@ c.add("jnp.unravel_index", lambda i: jnp.unravel_index(i, (3, 4)), [c.ints((5,),
 c.add("jnp.unravel_index", lambda i: jnp.unravel_index(i, (2, 3, 2)), [c.ints((2, 2), -14, 14, "int64")],
       params={"shape": [2, 3, 2]})
 
+# ---- take and take_along_axis (mode and fill_value) ------------------------------------------
+t23 = c.normal((2, 3), "float32")
+c.add("jnp.take", lambda x, i: jnp.take(x, i, axis=1), [t23, c.ints((2, 2), -3, 3, "int32")],
+      params={"axis": 1})
+c.add("jnp.take", lambda x, i: jnp.take(x, i), [t23, c.ints((4,), -6, 6, "int32")], params={"axis": None})
+c.add("jnp.take", lambda x, i: jnp.take(x, i, axis=0), [c.normal((3, 2), "float64"), c.ints((4,), -5, 5, "int64")],
+      params={"axis": 0})
+c.add("jnp.take", lambda x, i: jnp.take(x, i, axis=0, fill_value=-2.5),
+      [c.normal((3, 2), "float64"), c.ints((4,), -5, 5, "int64")], params={"axis": 0, "fill_value": -2.5})
+for mode in ("clip", "wrap"):
+    c.add("jnp.take", lambda x, i, mode=mode: jnp.take(x, i, axis=-1, mode=mode),
+          [t23, c.ints((5,), -7, 7, "int32")], params={"axis": -1, "mode": mode})
+c.add("jnp.take", lambda x, i: jnp.take(x, i, axis=0), [c.ints((4,), -9, 9, "int32"), c.ints((3,), -6, 6, "int32")],
+      params={"axis": 0})
+c.add("jnp.take", lambda x, i: jnp.take(x, i, axis=0, fill_value=7),
+      [c.ints((4,), -9, 9, "int32"), c.ints((3,), -6, 6, "int32")], params={"axis": 0, "fill_value": 7.0})
+ta = c.normal((3, 4), "float32")
+c.add("jnp.take_along_axis", lambda x, i: jnp.take_along_axis(x, i, axis=1),
+      [ta, c.ints((3, 2), -4, 4, "int32")], params={"axis": 1})
+c.add("jnp.take_along_axis", lambda x, i: jnp.take_along_axis(x, i, axis=0),
+      [ta, c.ints((1, 4), -5, 5, "int32")], params={"axis": 0})
+c.add("jnp.take_along_axis", lambda x, i: jnp.take_along_axis(x, i, axis=None),
+      [ta, c.ints((5,), -12, 12, "int64")], params={"axis": None})
+c.add("jnp.take_along_axis", lambda x, i: jnp.take_along_axis(x, i, axis=1, mode="clip"),
+      [ta, c.ints((3, 3), -9, 9, "int32")], params={"axis": 1, "mode": "clip"})
+c.add("jnp.take_along_axis", lambda x, i: jnp.take_along_axis(x, i, axis=-1, fill_value=0.5),
+      [c.normal((2, 3), "float64"), c.ints((2, 4), -5, 5, "int32")], params={"axis": -1, "fill_value": 0.5})
+
 # One numerical check per name: check_grads compiles several programs per case, and the other
 # cases of a name are still checked against JAX's own JVP and VJP.
 _checked = set()
