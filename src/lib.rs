@@ -166,6 +166,7 @@ pub use jaxrs_runtime::{
     set_cpu_device_count,
     set_mesh,
     shard_map,
+    smap,
     try_device_put,
     typeof_,
     use_mesh,
@@ -174,6 +175,7 @@ pub use jaxrs_runtime::{
     AbstractMesh,
     AxisType,
     Device,
+    Infer,
     Mesh,
     MeshGuard,
     NamedSharding,
@@ -182,6 +184,7 @@ pub use jaxrs_runtime::{
     Shard,
     ShardMap,
     Shardings,
+    SmapInAxes,
     P,
 };
 pub use jaxrs_runtime::{

@@ -1,4 +1,5 @@
-//! The named-axis collectives against JAX 0.10.2 (`tests/golden/collectives.json`, made by
+//! The named-axis collectives (and lax's `pshuffle`, `pswapaxes`, `pbroadcast` over them)
+//! against JAX 0.10.2 (`tests/golden/collectives.json`, made by
 //! `gen_collectives.py`): under `vmap_named` their values, JVPs and VJPs (of the batched
 //! function, and taken inside the vmap, where the collectives' own rules run), nested vmaps
 //! with the collective over the outer or the inner name; `check_grads` through a psum; the
@@ -10,6 +11,7 @@ mod common;
 use common::golden::{array, first_mismatch};
 use jaxrs::internals::axes::with_named_axis;
 use jaxrs::internals::{client, compile_options, lower_jaxpr, LowerOptions};
+use jaxrs::lax;
 use jaxrs::prelude::*;
 use jaxrs::{
     all_gather, all_to_all, axis_index, pmax, pmean, pmin, ppermute, psum, psum_scatter, Tree,
@@ -90,6 +92,21 @@ fn collective(op: &str, params: &Value, name: &str, x: &Array) -> Array {
             params["tiled"].as_bool().expect("tiled"),
         ),
         "axis_index" => x * axis_index(name),
+        "pshuffle" => {
+            let perm: Vec<usize> = params["perm"]
+                .as_array()
+                .expect("perm")
+                .iter()
+                .map(|p| p.as_u64().expect("source") as usize)
+                .collect();
+            lax::pshuffle(&y, name, &perm)
+        }
+        "pswapaxes" => lax::pswapaxes(&y, name, params["axis"].as_i64().expect("axis")),
+        "pbroadcast" => lax::pbroadcast(
+            &y,
+            name,
+            params["source"].as_u64().expect("source") as usize,
+        ),
         other => panic!("unknown collective {other}"),
     }
 }

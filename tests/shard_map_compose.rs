@@ -1,14 +1,15 @@
 //! `shard_map` composed with the rest, on 8 CPU devices against JAX 0.10.2
 //! (`tests/golden/shard_map_compose.json`, made by `tests/golden/gen_shard_map_compose.py`):
 //! `all_to_all` inside it (tiled and untiled, over each axis of a 2x4 mesh), `vmap` of it
-//! (batched and unbatched arguments, other in/out axes, nested vmaps), and `scan` and `remat`
-//! inside its body (with `psum` inside the loop and the rematerialised function), each
+//! (batched and unbatched arguments, other in/out axes, nested vmaps), `scan` and `remat`
+//! inside its body (with `psum` inside the loop and the rematerialised function), `lax::pcast`
+//! inside it, and `smap` (over one mesh axis, with vmap's axes and the mesh in scope), each
 //! program's values outside and inside `jit` and the gradient of a loss of it.
 
 mod common;
 
 use jaxrs::prelude::*;
-use jaxrs::{all_to_all, shard_map, Mesh, PartitionSpec, P};
+use jaxrs::{all_to_all, lax, shard_map, Mesh, PartitionSpec, P};
 use serde_json::Value;
 
 fn golden() -> Value {
@@ -266,8 +267,81 @@ fn program(name: &str, mesh: &Mesh) -> (Vec<Vec<usize>>, Box<dyn Fn(Vec<Array>) 
                 vec![P!["x"], P![]],
             )),
         ),
+        "pcast_x" => (
+            vec![vec![3], vec![4, 3]],
+            Box::new(sm(
+                &m,
+                |a| vec![lax::pcast(&a[0], &["x"], "varying") * &a[1]],
+                vec![P![], P!["x"]],
+                vec![P!["x"]],
+            )),
+        ),
+        "pcast_xy" => (
+            vec![vec![4], vec![2, 4]],
+            Box::new(sm(
+                &m,
+                |a| vec![(lax::pcast(&a[0], &["x", "y"], "varying") * &a[1]).tanh()],
+                vec![P![], P!["x", "y"]],
+                vec![P!["x", "y"]],
+            )),
+        ),
+        "pcast_psum" => (
+            vec![vec![3, 1], vec![3, 8]],
+            Box::new(sm(
+                &m,
+                |a| {
+                    vec![psum(
+                        &(lax::pcast(&a[0].sin(), &["y"], "varying") * &a[1]),
+                        "y",
+                    )]
+                },
+                vec![P![], P![None, "y"]],
+                vec![P![]],
+            )),
+        ),
+        "smap_rows" => {
+            let f = jaxrs::smap(
+                |(w, x): (Array, Array)| x.matmul(&w).tanh(),
+                (None, 0),
+                0,
+                "x",
+            );
+            in_scope(m, vec![vec![3, 5], vec![4, 3]], move |a| {
+                vec![f.call((a[0].clone(), a[1].clone()))]
+            })
+        }
+        "smap_psum" => {
+            let f = jaxrs::smap(|x: Array| psum(&(&x * &x).sum(1, false), "y"), 1, None, "y");
+            in_scope(m, vec![vec![3, 8]], move |a| vec![f.call(a[0].clone())])
+        }
+        "smap_cols" => {
+            let f = jaxrs::smap(
+                |(a, b): (Array, Array)| (&a * axis_index("y"), b.cos()),
+                (1, 0),
+                (1, 0),
+                "y",
+            );
+            in_scope(m, vec![vec![3, 8], vec![4, 2]], move |a| {
+                let (p, q): (Array, Array) = f.call((a[0].clone(), a[1].clone()));
+                vec![p, q]
+            })
+        }
         other => panic!("no program {other}"),
     }
+}
+
+/// A program run with `mesh` in scope (smap reads the mesh from there, as `jax.smap` does).
+#[allow(clippy::type_complexity)]
+fn in_scope(
+    mesh: Mesh,
+    shapes: Vec<Vec<usize>>,
+    f: impl Fn(Vec<Array>) -> Vec<Array> + 'static,
+) -> (Vec<Vec<usize>>, Box<dyn Fn(Vec<Array>) -> Vec<Array>>) {
+    let run = move |args: Vec<Array>| {
+        let _scope = jaxrs::set_mesh(&mesh);
+        f(args)
+    };
+    (shapes, Box::new(run))
 }
 
 fn f64s(v: &Value) -> Vec<f64> {
@@ -305,7 +379,7 @@ fn values_match_jax_outside_and_inside_jit() {
     let mesh = mesh();
     let g = golden();
     let cases = g["values"].as_object().unwrap();
-    assert_eq!(cases.len(), 14);
+    assert_eq!(cases.len(), 20);
     each_case(cases, |name, want| {
         let (shapes, f) = program(name, &mesh);
         let args: Vec<Array> = shapes.iter().map(|s| small(s)).collect();
@@ -354,7 +428,7 @@ fn gradients_match_jax() {
     let mesh = mesh();
     let g = golden();
     let cases = g["grads"].as_object().unwrap();
-    assert_eq!(cases.len(), 11);
+    assert_eq!(cases.len(), 17);
     each_case(cases, |name, want| {
         // JAX's golden of the untiled exchange is the same exchange written tiled (it cannot
         // transpose the untiled form); jaxrs differentiates the untiled call itself.
@@ -369,4 +443,105 @@ fn gradients_match_jax() {
         let got: Vec<Array> = grads.call(args);
         assert_matches(&format!("grad of {name}"), &got, want);
     });
+}
+
+#[test]
+fn pbroadcast_inside_shard_map_gives_every_device_the_source_piece() {
+    let mesh = mesh();
+    // Each of the 4 devices along "y" holds a column block; every one gets block 2's.
+    let f = shard_map(|x: Array| lax::pbroadcast(&x, "y", 2))
+        .mesh(&mesh)
+        .in_specs(P!["x", "y"])
+        .out_specs(P!["x", "y"]);
+    let x = small(&[4, 8]);
+    let got: Array = f.call(x.clone());
+    let source = x.slice_axis(1, 4, 6);
+    let want = jaxrs::numpy::tile(&source, [1, 4]);
+    assert_eq!(got.to_vec::<f32>(), want.to_vec::<f32>());
+    // Its gradient goes to the source's block, summed over the devices that received it.
+    let g: Array =
+        jit(|x: Array| grad(|x: Array| (f.call::<Array, Array>(x) * 3.0).sum(None, false))(x))
+            .call(x);
+    let mut want = vec![0.0f32; 32];
+    for r in 0..4 {
+        for c in 4..6 {
+            want[r * 8 + c] = 12.0;
+        }
+    }
+    assert_eq!(g.to_vec::<f32>(), want);
+}
+
+#[test]
+fn pcast_refuses_what_jax_refuses() {
+    let mesh = mesh();
+    let message = |f: Box<dyn FnOnce()>| common::panic_message(std::panic::AssertUnwindSafe(f));
+    // A value already split over "x" varies over it.
+    let twice = message(Box::new(|| {
+        let f = shard_map(|x: Array| lax::pcast(&x, &["x"], "varying"))
+            .mesh(&mesh)
+            .in_specs(P!["x"])
+            .out_specs(P!["x"]);
+        let _: Array = f.call(small(&[4, 2]));
+    }));
+    assert!(
+        twice.contains("pcast: the value already varies over mesh axis \"x\"")
+            && twice.contains("shard_map_compose.rs"),
+        "{twice}"
+    );
+    // A vmap's axis is not a mesh axis of a shard_map.
+    let vmapped = message(Box::new(|| {
+        let f = vmap_named(|x: Array| lax::pcast(&x, &["i"], "varying"), 0, 0, "i");
+        let _ = f(small(&[3]));
+    }));
+    assert!(
+        vmapped.contains("pcast: axis \"i\" is a vmap's or pmap's"),
+        "{vmapped}"
+    );
+    let reduced = message(Box::new(|| {
+        let f = shard_map(|x: Array| lax::pcast(&x, &["x"], "reduced"))
+            .mesh(&mesh)
+            .in_specs(P![])
+            .out_specs(P![]);
+        let _: Array = f.call(small(&[4]));
+    }));
+    assert!(
+        reduced.contains("pcast: to=\"reduced\" is not built"),
+        "{reduced}"
+    );
+}
+
+#[test]
+fn smap_infers_in_axes_from_explicit_types() {
+    let mesh = mesh()
+        .with_axis_types(&[jaxrs::AxisType::Explicit; 2])
+        .unwrap();
+    let _scope = jaxrs::set_mesh(&mesh);
+    let x = jaxrs::device_put(
+        &small(&[8, 3]),
+        jaxrs::NamedSharding::new(mesh.clone(), P!["x"]).unwrap(),
+    );
+    let w = small(&[3]);
+    // x is split over "x" by its type, w held whole; each half sums its rows.
+    let f = jaxrs::smap(
+        |(w, x): (Array, Array)| psum(&(&x * &w).sum(0, false), "x"),
+        jaxrs::Infer,
+        None,
+        "x",
+    );
+    let got: Array = f.call((w.clone(), x.clone()));
+    let want = (&x * &w).sum(0, false);
+    for (g, e) in got.to_vec::<f32>().iter().zip(want.to_vec::<f32>()) {
+        assert!((g - e).abs() < 1e-6, "{g} vs {e}");
+    }
+    // On an Auto mesh the types say nothing: Infer stops, naming the axis.
+    let auto = self::mesh();
+    let _auto_scope = jaxrs::set_mesh(&auto);
+    let msg = common::panic_message(std::panic::AssertUnwindSafe(|| {
+        let f = jaxrs::smap(|x: Array| x, jaxrs::Infer, 0, "x");
+        let _: Array = f.call(small(&[4]));
+    }));
+    assert!(
+        msg.contains("smap: in_axes Infer") && msg.contains("\"x\" to be Explicit"),
+        "{msg}"
+    );
 }

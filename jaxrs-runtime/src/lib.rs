@@ -152,13 +152,14 @@ pub use transforms::jit::{clear_caches, disable_jit, jit, JitSite, Jitted, Stati
 pub use transforms::loops::{cond, fori_loop, scan, scan_with, switch, while_loop, ScanOptions};
 pub use transforms::pmap::{pmap, PmapSite, Pmapped};
 pub use transforms::remat::{checkpoint_name, remat, Remat, RematPolicy};
-pub use transforms::shard_map::{shard_map, ShardMap};
+pub use transforms::shard_map::{shard_map, smap, Infer, ShardMap, SmapInAxes};
 pub use transforms::vmap::{vmap, vmap_named, vmap_sized, AxisSpec};
 
 // Collectives over named axes (vmap_named, pmap).
 pub use prims::barrier::optimization_barrier;
 pub use prims::collective::{
-    all_gather, all_to_all, axis_index, axis_size, pmax, pmean, pmin, ppermute, psum, psum_scatter,
+    all_gather, all_to_all, axis_index, axis_size, pbroadcast, pcast, pmax, pmean, pmin, ppermute,
+    pshuffle, psum, psum_scatter, pswapaxes,
 };
 pub use prims::fft::FftType;
 pub use prims::rng::{rng_bit_generator, RandomAlgorithm};

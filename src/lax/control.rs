@@ -6,6 +6,7 @@
 use crate::{vmap, Array, DType, DotDims, Tree};
 
 pub use jaxrs_runtime::optimization_barrier;
+pub use jaxrs_runtime::{pbroadcast, pcast, pshuffle, pswapaxes};
 pub use jaxrs_runtime::{rng_bit_generator, RandomAlgorithm};
 
 pub use crate::{

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Golden values for the named-axis collectives under `jax.vmap(axis_name=...)`: for each of
-psum, pmean, pmax, pmin, all_gather, psum_scatter, ppermute, all_to_all and axis_index, the value, the
+psum, pmean, pmax, pmin, all_gather, psum_scatter, ppermute, all_to_all, axis_index, pshuffle,
+pswapaxes and pbroadcast (from its definition: see pbroadcast_reference), the value, the
 JVP and the VJP of the batched function, the JVP and VJP taken inside the vmap (which
 exercise the collectives' own differentiation rules), and two nested vmaps with the
 collective over the outer or the inner name.
@@ -85,8 +86,21 @@ def collective(op, params, name):
                                   tiled=params["tiled"])
         if op == "axis_index":
             return x * lax.axis_index(name)
+        if op == "pshuffle":
+            return lax.pshuffle(y, name, params["perm"])
+        if op == "pswapaxes":
+            return lax.pswapaxes(y, name, params["axis"])
+        if op == "pbroadcast":
+            return pbroadcast_reference(y, name, params["source"])
         raise ValueError(op)
     return f
+
+
+def pbroadcast_reference(y, name, source):
+    """lax.pbroadcast as its documentation defines it. JAX 0.10.2 lowers pbroadcast on GPU
+    only, and its vmap rule fails (`v.take([source] * n, d)` hands jnp.take a list), so on
+    CPU the goldens come from the definition: psum(where(axis_index == source, x, 0))."""
+    return lax.psum(jnp.where(lax.axis_index(name) == source, y, jnp.zeros_like(y)), name)
 
 
 def untiled_all_to_all_reference(params, name):
@@ -228,6 +242,9 @@ def main():
              {"split_axis": 0, "concat_axis": 1, "tiled": False}, (N, 2), via_pmap=True),
         case("all_to_all/pmap_tiled", "all_to_all",
              {"split_axis": 1, "concat_axis": 0, "tiled": True}, (2, N), via_pmap=True),
+        case("pshuffle", "pshuffle", {"perm": [3, 7, 0, 2, 6, 1, 5, 4]}, (3,)),
+        case("pswapaxes", "pswapaxes", {"axis": 1}, (3, N)),
+        case("pbroadcast", "pbroadcast", {"source": 5}, (3,)),
     ]
     nests = []
     for op, params_for, shape in [
@@ -240,6 +257,8 @@ def main():
         ("ppermute", lambda n: {"perm": ring(n)}, (3,)),
         ("axis_index", lambda n: {}, (3,)),
         ("all_to_all", lambda n: {"split_axis": 0, "concat_axis": 1, "tiled": True}, (8, 3)),
+        ("pshuffle", lambda n: {"perm": list(range(n))[::-1]}, (3,)),
+        ("pbroadcast", lambda n: {"source": 1}, (3,)),
     ]:
         if op in ("pmax", "pmin"):
             # Only values: JAX cannot differentiate them.

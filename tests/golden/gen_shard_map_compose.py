@@ -1,6 +1,6 @@
 """Goldens for `jaxrs::shard_map` composed with the rest (tests/shard_map_compose.rs):
-`all_to_all` inside it, `jax.vmap` of it, and `scan` / `checkpoint` (remat) inside its body,
-on 8 CPU devices.
+`all_to_all` inside it, `jax.vmap` of it, `scan` / `checkpoint` (remat) inside its body,
+`lax.pcast` inside it, and `jax.smap` (the single-axis form), on 8 CPU devices.
 
 Run: python tests/golden/gen_shard_map_compose.py   (rewrites tests/golden/shard_map_compose.json)
 
@@ -16,6 +16,7 @@ the same exchange written as JAX's `all_to_all` writes it (a new axis, the tiled
 the old axis dropped), whose values are checked equal to the untiled call's.
 """
 
+import contextlib
 import json
 import os
 import sys
@@ -116,6 +117,27 @@ remat_psum = sm(jax.checkpoint(lambda w, x: lax.psum(x @ w, "y")), (P("y", None)
                 P("x", None))
 remat_scan = sm(lambda ws, x: jax.checkpoint(layers)(ws, x), (P(), P("x")), (P("x"), P()))
 
+# lax.pcast inside shard_map: a value every device holds the same, used as a per-device one
+# (its gradient is summed over the devices).
+pcast_x = sm(lambda w, x: lax.pcast(w, "x", to="varying") * x, (P(), P("x")), P("x"))
+pcast_xy = sm(lambda w, x: jnp.tanh(lax.pcast(w, ("x", "y"), to="varying") * x),
+              (P(), P("x", "y")), P("x", "y"))
+pcast_psum = sm(lambda w, x: lax.psum(lax.pcast(jnp.sin(w), "y", to="varying") * x, "y"),
+                (P(), P(None, "y")), P())
+
+# jax.smap: a shard_map over one mesh axis, with vmap's axes (the mesh from the scope).
+smap_rows = jax.smap(lambda w, x: jnp.tanh(x @ w), in_axes=(None, 0), out_axes=0, axis_name="x")
+smap_psum = jax.smap(lambda x: lax.psum(jnp.sum(x * x, axis=1), "y"), in_axes=1, out_axes=None,
+                     axis_name="y")
+smap_cols = jax.smap(lambda a, b: (a * lax.axis_index("y"), jnp.cos(b)), in_axes=(1, 0),
+                     out_axes=(1, 0), axis_name="y")
+
+
+def scope(name):
+    """The smap programs run with the mesh in scope (jax.smap reads it from there)."""
+    return jax.set_mesh(mesh) if name.startswith("smap") else contextlib.nullcontext()
+
+
 A48 = (4, 8)
 VALUES = {
     "a2a_cols_to_rows": (a2a_cols_to_rows, [(4, 16)]),
@@ -132,6 +154,12 @@ VALUES = {
     "remat_body": (remat_body, [(8, 3), A48]),
     "remat_psum": (remat_psum, [(8, 3), A48]),
     "remat_scan": (remat_scan, [(3, 8, 8), A48]),
+    "pcast_x": (pcast_x, [(3,), (4, 3)]),
+    "pcast_xy": (pcast_xy, [(4,), (2, 4)]),
+    "pcast_psum": (pcast_psum, [(3, 1), (3, 8)]),
+    "smap_rows": (smap_rows, [(3, 5), (4, 3)]),
+    "smap_psum": (smap_psum, [(3, 8)]),
+    "smap_cols": (smap_cols, [(3, 8), (4, 2)]),
 }
 
 
@@ -155,6 +183,12 @@ GRADS = {
     "remat_body": (loss_of(remat_body), [(8, 3), A48]),
     "remat_psum": (loss_of(remat_psum), [(8, 3), A48]),
     "remat_scan": (loss_of(remat_scan), [(3, 8, 8), A48]),
+    "pcast_x": (loss_of(pcast_x), [(3,), (4, 3)]),
+    "pcast_xy": (loss_of(pcast_xy), [(4,), (2, 4)]),
+    "pcast_psum": (loss_of(pcast_psum), [(3, 1), (3, 8)]),
+    "smap_rows": (loss_of(smap_rows), [(3, 5), (4, 3)]),
+    "smap_psum": (loss_of(smap_psum), [(3, 8)]),
+    "smap_cols": (loss_of(smap_cols), [(3, 8), (4, 2)]),
 }
 
 
@@ -168,11 +202,13 @@ def main():
     np.testing.assert_array_equal(jax.jit(a2a_untiled_x)(x), jax.jit(a2a_untiled_x_ref)(x))
     values = {}
     for name, (f, shapes) in VALUES.items():
-        values[name] = flat(jax.jit(f)(*[small(*s) for s in shapes]))
+        with scope(name):
+            values[name] = flat(jax.jit(f)(*[small(*s) for s in shapes]))
     grads = {}
     for name, (loss, shapes) in GRADS.items():
         args = [small(*s) for s in shapes]
-        grads[name] = flat(jax.jit(jax.grad(loss, argnums=tuple(range(len(args)))))(*args))
+        with scope(name):
+            grads[name] = flat(jax.jit(jax.grad(loss, argnums=tuple(range(len(args)))))(*args))
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shard_map_compose.json")
     with open(path, "w") as fh:
         json.dump({"jax_version": jax.__version__, "values": values, "grads": grads}, fh,

@@ -17,7 +17,9 @@ pub struct NamedAxis {
 }
 
 thread_local! {
-    static AXES: RefCell<Vec<NamedAxis>> = const { RefCell::new(Vec::new()) };
+    /// The axes in scope, outermost first, each marked manual when a `shard_map` put it
+    /// there (a mesh axis its body is manual over) rather than a vmap or pmap.
+    static AXES: RefCell<Vec<(NamedAxis, bool)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Pops the axis it pushed, also when the traced function panics, so a caught panic leaves
@@ -33,11 +35,21 @@ impl Drop for AxisGuard {
 /// Runs `f` with the axis `name` of `size` members in scope (innermost wins on a repeated
 /// name, as in JAX).
 pub fn with_named_axis<R>(name: &str, size: usize, f: impl FnOnce() -> R) -> R {
+    with_axis(name, size, false, f)
+}
+
+/// [`with_named_axis`] for a mesh axis a `shard_map` body is manual over.
+pub fn with_manual_axis<R>(name: &str, size: usize, f: impl FnOnce() -> R) -> R {
+    with_axis(name, size, true, f)
+}
+
+fn with_axis<R>(name: &str, size: usize, manual: bool, f: impl FnOnce() -> R) -> R {
     AXES.with(|a| {
-        a.borrow_mut().push(NamedAxis {
+        let axis = NamedAxis {
             name: name.to_owned(),
             size,
-        })
+        };
+        a.borrow_mut().push((axis, manual))
     });
     let _guard = AxisGuard;
     f()
@@ -45,12 +57,29 @@ pub fn with_named_axis<R>(name: &str, size: usize, f: impl FnOnce() -> R) -> R {
 
 /// The innermost axis called `name`, if one is in scope.
 pub fn lookup(name: &str) -> Option<NamedAxis> {
-    AXES.with(|a| a.borrow().iter().rev().find(|x| x.name == name).cloned())
+    AXES.with(|a| {
+        a.borrow()
+            .iter()
+            .rev()
+            .find(|(x, _)| x.name == name)
+            .map(|(x, _)| x.clone())
+    })
+}
+
+/// Is the innermost axis called `name` a manual mesh axis (put in scope by `shard_map`)?
+pub fn is_manual(name: &str) -> bool {
+    AXES.with(|a| {
+        a.borrow()
+            .iter()
+            .rev()
+            .find(|(x, _)| x.name == name)
+            .is_some_and(|&(_, manual)| manual)
+    })
 }
 
 /// The names in scope, outermost first (for the message about an unknown name).
 pub fn names_in_scope() -> Vec<String> {
-    AXES.with(|a| a.borrow().iter().map(|x| x.name.clone()).collect())
+    AXES.with(|a| a.borrow().iter().map(|(x, _)| x.name.clone()).collect())
 }
 
 #[cfg(test)]

@@ -14,14 +14,14 @@
 
 use crate::aval::Aval;
 use crate::core::array::Array;
-use crate::core::axes::{with_named_axis, NamedAxis};
+use crate::core::axes::{with_manual_axis, NamedAxis};
 use crate::core::ir::{Atom, Eqn, Jaxpr};
 use crate::core::ir::{ClosedJaxpr, Env};
 use crate::core::lower::{sdy_dims, LowerCtx};
 use crate::core::primitive::{as_any, Prim, Primitive};
 use crate::core::sharding::{device_put, Mesh, NamedSharding, PartitionDim, PartitionSpec};
 use crate::core::sharding_types::{dims_of, type_sharding, SpecRule};
-use crate::core::trace::{bind, Operand};
+use crate::core::trace::{bind, At, Operand};
 use crate::core::trace::{bind1, bind_at, in_scope_of, trace_to_jaxpr};
 use crate::higher_order::control::{close_over_consts, Cond, Scan};
 use crate::higher_order::remat::RematCall;
@@ -173,6 +173,24 @@ fn eqn_axes(e: &Eqn, ins: &[Axes], mesh_axes: &[String]) -> EqnAxes {
             outs,
         };
     }
+    if let Some(v) = p.downcast_ref::<Pvary>() {
+        // A pvary's operand is the same along its axes (that is what it casts), so it asks
+        // nothing of it; an operand already varying there is JAX's refused pcast.
+        if let Some(a) = v.axes.iter().find(|a| ins[0].contains(&a.name)) {
+            panic!(
+                "pcast: the value already varies over mesh axis \"{}\"; pcast(to=\"varying\") \
+                 takes a value that every device along the axes it names holds the same {}",
+                a.name,
+                At::line(e.loc)
+            );
+        }
+        let mut out = ins[0].clone();
+        out.extend(v.axes.iter().map(|a| a.name.clone()));
+        return EqnAxes {
+            ins: ins.to_vec(),
+            outs: vec![out; n_out],
+        };
+    }
     let mut wanted: Axes = ins.iter().flatten().cloned().collect();
     let out = if let Some(r) = p.downcast_ref::<AllReduce>() {
         // JAX's psum of an invariant value first makes it varying.
@@ -182,9 +200,6 @@ fn eqn_axes(e: &Eqn, ins: &[Axes], mesh_axes: &[String]) -> EqnAxes {
         out
     } else if let Some(i) = p.downcast_ref::<AxisIndex>() {
         wanted.insert(i.axis.name.clone());
-        wanted.clone()
-    } else if let Some(v) = p.downcast_ref::<Pvary>() {
-        wanted.extend(v.axes.iter().map(|a| a.name.clone()));
         wanted.clone()
     } else if let Some(a) = communicates_over(p) {
         wanted.insert(a);
@@ -246,7 +261,7 @@ pub fn with_mesh_axes<R>(mesh: &Mesh, manual: &[String], f: impl FnOnce() -> R) 
     fn nest<R>(axes: &[(&String, usize)], f: impl FnOnce() -> R) -> R {
         match axes.split_first() {
             None => f(),
-            Some(((name, size), rest)) => with_named_axis(name, *size, || nest(rest, f)),
+            Some(((name, size), rest)) => with_manual_axis(name, *size, || nest(rest, f)),
         }
     }
     let axes: Vec<(&String, usize)> = mesh

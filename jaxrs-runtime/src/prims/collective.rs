@@ -1136,6 +1136,145 @@ pub fn ppermute<T: Tree>(x: &T, axis_name: &str, perm: &[(usize, usize)]) -> T {
     })
 }
 
+/// Sends `x` between the members of the named axis so that member `i` receives member
+/// `perm[i]`'s `x`: [`ppermute`] with the permutation written as sources, as
+/// `jax.lax.pshuffle(x, axis_name, perm)`. `perm` lists every member exactly once.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let reversed = vmap_named(|x: Array| jaxrs::lax::pshuffle(&x, "i", &[2, 1, 0]), 0, 0, "i");
+/// let y = reversed(Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3]));
+/// assert_eq!(y.to_vec::<f32>(), vec![3.0, 2.0, 1.0]);
+/// ```
+#[track_caller]
+pub fn pshuffle<T: Tree>(x: &T, axis_name: &str, perm: &[usize]) -> T {
+    let mut seen = vec![false; perm.len()];
+    for &p in perm {
+        if p >= perm.len() || std::mem::replace(&mut seen[p], true) {
+            panic!(
+                "pshuffle: perm {perm:?} does not represent a permutation of 0..{} {}",
+                perm.len(),
+                At::line(Location::caller())
+            );
+        }
+    }
+    let pairs: Vec<(usize, usize)> = perm.iter().copied().zip(0..).collect();
+    ppermute(x, axis_name, &pairs)
+}
+
+/// Every member gets member `source`'s `x` (`jax.lax.pbroadcast(x, axis_name, source)`, the
+/// collective broadcast). It is the masked sum JAX's documentation gives, `psum(where(
+/// axis_index == source, x, 0))`, and lowered as that all-reduce on every platform (JAX
+/// lowers its `pbroadcast` on GPU only); its derivatives are that sum's, which equal
+/// JAX's. Inside `shard_map` its result is typed as not varying over the axis (JAX types it
+/// as varying), so a result it makes may be declared replicated over the axis.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// let from_one = vmap_named(|x: Array| jaxrs::lax::pbroadcast(&x, "i", 1), 0, 0, "i");
+/// let y = from_one(Array::from_vec(vec![1.0f32, 2.0, 3.0], &[3]));
+/// assert_eq!(y.to_vec::<f32>(), vec![2.0, 2.0, 2.0]);
+/// ```
+#[track_caller]
+pub fn pbroadcast<T: Tree>(x: &T, axis_name: &str, source: usize) -> T {
+    let loc = Location::caller();
+    let size = named_axis("pbroadcast", axis_name).size;
+    if source >= size {
+        panic!(
+            "pbroadcast: source {source} is outside axis \"{axis_name}\" of size {size} {}",
+            At::line(loc)
+        );
+    }
+    with_location(loc, || {
+        let is_source = axis_index(axis_name).eq(source as i32);
+        tree_map(x, |leaf| {
+            let zero = Array::zeros(&[], leaf.dtype());
+            let masked = crate::ops::where_(&is_source, leaf, &zero);
+            let total = all_reduce(&masked, axis_name, ReduceOp::Sum, "pbroadcast");
+            if total.dtype() == leaf.dtype() {
+                total
+            } else {
+                total.astype(leaf.dtype())
+            }
+        })
+    })
+}
+
+/// Marks `x` as varying over the named mesh axes of the enclosing `shard_map`
+/// (`jax.lax.pcast(x, axis_name, to="varying")`): the identity on values, for a value every
+/// device along them holds the same (a captured parameter, a `psum`'s result) that is to be
+/// used as a per-device value; its transpose sums the cotangent over the axes. JAX's other
+/// targets (`"reduced"`, `"unreduced"`) need unreduced types, which jaxrs does not have:
+/// they stop with a message. Casting a value that already varies over an axis is refused
+/// when the `shard_map` types its body, as JAX refuses it; an axis that a vmap or pmap
+/// named is refused, as JAX refuses it outside `shard_map`.
+///
+/// ```
+/// use jaxrs::prelude::*;
+/// use jaxrs::{shard_map, P};
+///
+/// jaxrs::set_cpu_device_count(8)?;
+/// let mesh = jaxrs::make_mesh(&[8], &["i"])?;
+/// // The sum over "i" of a value every device holds the same: each adds its copy.
+/// let f = shard_map(|w: Array| jaxrs::psum(&jaxrs::lax::pcast(&w, &["i"], "varying"), "i"))
+///     .mesh(&mesh)
+///     .in_specs(P![])
+///     .out_specs(P![]);
+/// let y: Array = f.call(Array::scalar(2.0f32));
+/// assert_eq!(y.to_vec::<f32>(), vec![16.0]);
+/// # Ok::<(), jaxrs::Error>(())
+/// ```
+#[track_caller]
+pub fn pcast<T: Tree>(x: &T, axis_names: &[&str], to: &str) -> T {
+    let loc = Location::caller();
+    if to != "varying" {
+        panic!(
+            "pcast: to=\"{to}\" is not built: jaxrs types values as varying or not over a \
+             manual axis and has no reduced or unreduced types; to=\"varying\" is {}",
+            At::line(loc)
+        );
+    }
+    if axis_names.is_empty() {
+        return tree_map(x, Array::clone);
+    }
+    let axes: Vec<NamedAxis> = axis_names
+        .iter()
+        .map(|name| {
+            let axis = with_location(loc, || named_axis("pcast", name));
+            if !axes::is_manual(name) {
+                panic!(
+                    "pcast: axis \"{name}\" is a vmap's or pmap's, not a mesh axis of an \
+                     enclosing shard_map; pcast types values over shard_map's manual axes only, \
+                     as JAX's {}",
+                    At::line(loc)
+                );
+            }
+            axis
+        })
+        .collect();
+    each_leaf(x, || Pvary { axes: axes.clone() })
+}
+
+/// Swaps the named axis with the positional axis `axis` (`jax.lax.pswapaxes(x, axis_name,
+/// axis)`): [`all_to_all`] with `split_axis = concat_axis = axis`, untiled, so
+/// `x.shape[axis]` equals the axis size. Member `i` gets element `i` along `axis` of every
+/// member's `x`, in the members' order.
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// // Example i holds row i of a 2x2 matrix; afterwards it holds column i.
+/// let swap = vmap_named(|x: Array| jaxrs::lax::pswapaxes(&x, "i", 0), 0, 0, "i");
+/// let m = Array::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2]);
+/// assert_eq!(swap(m).to_vec::<f32>(), vec![1.0, 3.0, 2.0, 4.0]);
+/// ```
+#[track_caller]
+pub fn pswapaxes<T: Tree>(x: &T, axis_name: &str, axis: i64) -> T {
+    all_to_all(x, axis_name, axis, axis, false)
+}
+
 /// Exchanges blocks between the members of the named axis, as
 /// `jax.lax.all_to_all(x, axis_name, split_axis, concat_axis, tiled=tiled)`: each member
 /// cuts its `x` along `split_axis` into one piece per member and sends piece `j` to member

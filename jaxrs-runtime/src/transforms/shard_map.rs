@@ -7,14 +7,17 @@
 //! `out_specs` say. Called inside a `jit`, it becomes part of that program (which then runs
 //! over the mesh); called outside, it runs as a jitted program of its own over the mesh.
 
-use crate::aval::Aval;
-use crate::core::sharding::{note_traced_mesh, Mesh, PartitionSpec, Shardings};
+use crate::aval::{normalize_axis, Aval};
+use crate::core::array::Array;
+use crate::core::sharding::{note_traced_mesh, Mesh, PartitionDim, PartitionSpec, Shardings};
+use crate::core::sharding_types::type_sharding_of;
 use crate::core::trace::{bind_at, is_tracing, At, Operand};
 use crate::higher_order::control::close_over_consts;
 use crate::higher_order::shard_map::{pieces, with_mesh_axes, ShardMapCall};
 use crate::prims::sharding::shardings_per_leaf;
 use crate::transforms::jit::jit;
 use crate::transforms::traced::{rebuild, trace_tree};
+use crate::transforms::vmap::AxisSpec;
 use crate::tree::{Tree, TreeDef};
 use std::panic::Location;
 use std::sync::Arc;
@@ -28,6 +31,168 @@ pub struct ShardMap<F> {
     out_specs: Shardings,
     check_vma: bool,
     axis_names: Option<Vec<String>>,
+    /// [`smap`]'s positional axes, in place of the specs.
+    mapped: Option<MappedAxes>,
+}
+
+/// The axes [`smap`] maps, each turned into a spec over its one mesh axis once the leaves'
+/// ranks are known.
+struct MappedAxes {
+    /// `None`: read from the arguments' types (JAX's `Infer`).
+    in_axes: Option<Box<dyn AxisSpec>>,
+    out_axes: Box<dyn AxisSpec>,
+    axis_name: String,
+}
+
+/// [`smap`]'s `in_axes` when the arguments' types say how they are split (JAX's default,
+/// `jax.sharding.Infer`): each argument is mapped along the dimension its type shards over
+/// the axis, or not at all. The axis must be `Explicit` in the mesh in scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Infer;
+
+/// What [`smap`] takes as `in_axes`: an [`AxisSpec`] (an axis per leaf, `None` for a
+/// value every device holds whole) or [`Infer`].
+pub trait SmapInAxes {
+    #[doc(hidden)]
+    fn into_axes(self) -> Option<Box<dyn AxisSpec>>;
+}
+
+impl SmapInAxes for Infer {
+    fn into_axes(self) -> Option<Box<dyn AxisSpec>> {
+        None
+    }
+}
+
+impl<S: AxisSpec + 'static> SmapInAxes for S {
+    fn into_axes(self) -> Option<Box<dyn AxisSpec>> {
+        Some(Box::new(self))
+    }
+}
+
+/// A [`shard_map`] over the one mesh axis `axis_name`, written with vmap's positional axes
+/// (`jax.smap(f, in_axes=, out_axes=, axis_name=)`): each argument is split along its
+/// `in_axes` entry over the axis (`None`: every device gets it whole), and each result is
+/// put together along its `out_axes` entry. The mesh is the one in scope
+/// ([`set_mesh`](crate::set_mesh)); the function is manual over `axis_name` only (the other
+/// mesh axes stay with XLA's partitioner), and JAX's varying-axes check is on. A negative
+/// axis counts from the end of its leaf (as JAX documents it).
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// jaxrs::set_cpu_device_count(8)?;
+/// let mesh = jaxrs::make_mesh(&[4, 2], &["x", "y"])?;
+/// let _scope = jaxrs::set_mesh(&mesh);
+/// // Each of the 4 devices along "x" scales its rows, then the column sums are added.
+/// let col_sums = jaxrs::smap(
+///     |(w, x): (Array, Array)| jaxrs::psum(&(&x * &w).sum(0, false), "x"),
+///     (None, 0),
+///     None,
+///     "x",
+/// );
+/// let x = Array::arange(0.0, 24.0, 1.0, DType::F32).reshape([8, 3]);
+/// let y: Array = col_sums.call((Array::scalar(2.0f32), x.clone()));
+/// assert_eq!(y.to_vec::<f32>(), (&x * 2.0f32).sum(0, false).to_vec::<f32>());
+/// # Ok::<(), jaxrs::Error>(())
+/// ```
+pub fn smap<F>(
+    f: F,
+    in_axes: impl SmapInAxes,
+    out_axes: impl AxisSpec + 'static,
+    axis_name: &str,
+) -> ShardMap<F> {
+    ShardMap {
+        axis_names: Some(vec![axis_name.to_string()]),
+        mapped: Some(MappedAxes {
+            in_axes: in_axes.into_axes(),
+            out_axes: Box::new(out_axes),
+            axis_name: axis_name.to_string(),
+        }),
+        ..shard_map(f)
+    }
+}
+
+impl MappedAxes {
+    /// The spec splitting a leaf of `aval` along `axis` over the mapped axis.
+    fn spec(
+        &self,
+        what: &str,
+        i: usize,
+        axis: Option<i64>,
+        aval: &Aval,
+        loc: &'static Location<'static>,
+    ) -> PartitionSpec {
+        let Some(axis) = axis else {
+            return PartitionSpec::default();
+        };
+        let Some(d) = normalize_axis(axis, aval.rank()) else {
+            panic!(
+                "smap: {what} maps leaf {i} ({aval}) along axis {axis}, which is out of range {}",
+                At::line(loc)
+            )
+        };
+        let mut dims = vec![PartitionDim::Replicated; d];
+        dims.push(PartitionDim::Axes(vec![self.axis_name.clone()]));
+        PartitionSpec::new(dims)
+    }
+
+    fn specs(
+        &self,
+        axes: &dyn AxisSpec,
+        what: &str,
+        def: &TreeDef,
+        avals: &[Aval],
+        loc: &'static Location<'static>,
+    ) -> Vec<PartitionSpec> {
+        let mut per_leaf = Vec::new();
+        if let Err(e) = axes.leaf_axes(def, &mut per_leaf) {
+            panic!("smap: {what} does not fit: {e} {}", At::line(loc));
+        }
+        per_leaf
+            .iter()
+            .zip(avals)
+            .enumerate()
+            .map(|(i, (&axis, aval))| self.spec(what, i, axis, aval, loc))
+            .collect()
+    }
+
+    fn in_specs(
+        &self,
+        leaves: &[Array],
+        def: &TreeDef,
+        mesh: &Mesh,
+        loc: &'static Location<'static>,
+    ) -> Vec<PartitionSpec> {
+        if let Some(axes) = &self.in_axes {
+            let avals: Vec<Aval> = leaves.iter().map(|l| l.aval().clone()).collect();
+            return self.specs(axes.as_ref(), "in_axes", def, &avals, loc);
+        }
+        if !mesh.is_explicit_axis(&self.axis_name) {
+            panic!(
+                "smap: in_axes Infer reads how each argument is split from its type, which                  needs mesh axis \"{}\" to be Explicit (the mesh in scope is {mesh}); give                  in_axes {}",
+                self.axis_name,
+                At::line(loc)
+            );
+        }
+        leaves
+            .iter()
+            .map(|leaf| {
+                let dims = type_sharding_of(leaf).map_or_else(Vec::new, |s| {
+                    s.spec()
+                        .dims()
+                        .iter()
+                        .map(|d| match d {
+                            PartitionDim::Axes(a) if a.contains(&self.axis_name) => {
+                                PartitionDim::Axes(vec![self.axis_name.clone()])
+                            }
+                            _ => PartitionDim::Replicated,
+                        })
+                        .collect()
+                });
+                PartitionSpec::new(dims)
+            })
+            .collect()
+    }
 }
 
 /// Maps `f` over the shards of its arguments on every device of a mesh, as
@@ -73,6 +238,7 @@ pub fn shard_map<F>(f: F) -> ShardMap<F> {
         out_specs: Shardings::Unspecified,
         check_vma: true,
         axis_names: None,
+        mapped: None,
     }
 }
 
@@ -178,8 +344,7 @@ impl<F> ShardMap<F> {
         // out as the specs say. The specs are checked against the arguments first, so that a
         // misfit is reported as shard_map's.
         let (leaves, in_def) = args.flatten();
-        let manual = self.manual_axes(&mesh, loc);
-        let specs = specs_of(&self.in_specs, &in_def, &mesh, &manual, "in_specs", loc);
+        let specs = self.arg_specs(&leaves, &in_def, &mesh, loc);
         for (i, (leaf, spec)) in leaves.iter().zip(&specs).enumerate() {
             local_aval(&mesh, spec, leaf.aval(), i, loc);
         }
@@ -204,6 +369,23 @@ impl<F> ShardMap<F> {
         self.call(rebuild("shard_map", &def, leaves))
     }
 
+    /// One spec per argument leaf: from the specs, or from [`smap`]'s axes.
+    fn arg_specs(
+        &self,
+        leaves: &[Array],
+        def: &TreeDef,
+        mesh: &Mesh,
+        loc: &'static Location<'static>,
+    ) -> Vec<PartitionSpec> {
+        match &self.mapped {
+            Some(m) => m.in_specs(leaves, def, mesh, loc),
+            None => {
+                let manual = self.manual_axes(mesh, loc);
+                specs_of(&self.in_specs, def, mesh, &manual, "in_specs", loc)
+            }
+        }
+    }
+
     /// Traces the function on local pieces and binds the call into the current trace.
     fn bind<A: Tree, R: Tree>(&self, args: A, mesh: &Mesh, loc: &'static Location<'static>) -> R
     where
@@ -211,7 +393,7 @@ impl<F> ShardMap<F> {
     {
         let (leaves, in_def) = args.flatten();
         let manual = self.manual_axes(mesh, loc);
-        let in_specs = specs_of(&self.in_specs, &in_def, mesh, &manual, "in_specs", loc);
+        let in_specs = self.arg_specs(&leaves, &in_def, mesh, loc);
         let local: Vec<Aval> = leaves
             .iter()
             .zip(&in_specs)
@@ -221,7 +403,16 @@ impl<F> ShardMap<F> {
         let (closed, out_def) = trace_tree("shard_map", &in_def, &local, |a: A| {
             with_mesh_axes(mesh, &manual, || (self.f)(a))
         });
-        let out_specs = specs_of(&self.out_specs, &out_def, mesh, &manual, "out_specs", loc);
+        let out_specs = match &self.mapped {
+            Some(m) => m.specs(
+                m.out_axes.as_ref(),
+                "out_axes",
+                &out_def,
+                &closed.jaxpr.out_avals(),
+                loc,
+            ),
+            None => specs_of(&self.out_specs, &out_def, mesh, &manual, "out_specs", loc),
+        };
         for (i, (aval, spec)) in closed.jaxpr.out_avals().iter().zip(&out_specs).enumerate() {
             if spec.len() > aval.rank() {
                 panic!(
