@@ -18,11 +18,11 @@ use crate::core::axes::{with_manual_axis, NamedAxis};
 use crate::core::ir::{Atom, Eqn, Jaxpr};
 use crate::core::ir::{ClosedJaxpr, Env};
 use crate::core::lower::{sdy_dims, LowerCtx};
-use crate::core::primitive::{as_any, Prim, Primitive};
+use crate::core::primitive::{as_any, Backward, Prim, Primitive};
 use crate::core::sharding::{device_put, Mesh, NamedSharding, PartitionDim, PartitionSpec};
 use crate::core::sharding_types::{dims_of, type_sharding, SpecRule};
 use crate::core::trace::{bind, At, Operand};
-use crate::core::trace::{bind1, bind_at, in_scope_of, trace_to_jaxpr};
+use crate::core::trace::{bind1, bind_at, eval_jaxpr, in_scope_of, trace_to_jaxpr};
 use crate::higher_order::control::{close_over_consts, Cond, Scan};
 use crate::higher_order::remat::RematCall;
 use crate::interpreters::ad::{jvp_jaxpr, linearize_jaxpr};
@@ -323,6 +323,18 @@ impl ShardMapCall {
         bind(Arc::new(call), &ops)
     }
 
+    /// Stops, naming the equation, where the body communicates over the mesh from inside a
+    /// body that reverse mode cannot type.
+    fn check_typable(&self) {
+        if let Some(name) = untypable(&self.jaxpr, &self.manual_axes) {
+            panic!(
+                "shard_map: differentiating a body whose {name} communicates over the mesh is not \
+                 built yet (collectives inside while loops, custom rules or nested calls of a \
+                 shard_map; scan, remat and cond are typed)"
+            );
+        }
+    }
+
     /// The body with JAX's varying-axes types made explicit, for reverse mode: every
     /// `psum`/`pmax`/`pmin` marked invariant (its cotangent passes back unsummed), and a
     /// `pvary` (whose transpose is a `psum`) wherever a value the same on every device along
@@ -597,14 +609,7 @@ impl Primitive for ShardMapCall {
         cts: &[Option<Array>],
         wanted: &[bool],
     ) -> Vec<Option<Array>> {
-        let axes = &self.manual_axes;
-        if let Some(name) = untypable(&self.jaxpr, axes) {
-            panic!(
-                "shard_map: differentiating a body whose {name} communicates over the mesh is not \
-                 built yet (collectives inside while loops, custom rules or nested calls of a \
-                 shard_map; scan, remat and cond are typed)"
-            );
-        }
+        self.check_typable();
         let typed = self.typed();
         let flowing: Vec<usize> = (0..cts.len()).filter(|&i| cts[i].is_some()).collect();
         let local_in = self.jaxpr.in_avals();
@@ -647,6 +652,92 @@ impl Primitive for ShardMapCall {
             .zip(&local_in)
             .map(|((g, &w), aval)| (w && aval.dtype.is_inexact()).then_some(g))
             .collect()
+    }
+    /// Reverse mode keeping the forward pass's residuals, as JAX's `shard_map` does: the
+    /// forward call computes the typed body's results and, on each device, the values its
+    /// backward pass needs; the backward call is a `shard_map` of the backward pass over those
+    /// residuals and the results' cotangents. Each device's residuals leave the forward call
+    /// with a leading dim of 1, assembled along it over the manual axes, so every device gets
+    /// its own back; nothing is recomputed (the [`Primitive::vjp`] above recomputes the
+    /// forward pass inside the backward call, for callers that have only the primals).
+    fn linearize(&self, primals: &[Operand]) -> Option<(Vec<Array>, Backward)> {
+        if untypable(&self.jaxpr, &self.manual_axes).is_some() {
+            // Bound as it is: `vjp` names the equation if a cotangent does reach the call.
+            return None;
+        }
+        let typed = self.typed();
+        let local_in = self.jaxpr.in_avals();
+        let local_out = self.jaxpr.out_avals();
+        let n_out = local_out.len();
+        // Cotangents flow into the inexact results only.
+        let diff_out: Vec<usize> = (0..n_out)
+            .filter(|&i| local_out[i].dtype.is_inexact())
+            .collect();
+        let diff_avals: Vec<Aval> = diff_out.iter().map(|&i| local_out[i].clone()).collect();
+        let mut backward_jaxpr = None;
+        let forward = trace_to_jaxpr(&local_in, |vals| {
+            with_mesh_axes(&self.mesh, &self.manual_axes, || {
+                let (outs, lin) = linearize_jaxpr(typed.clone(), &[], &vals);
+                let bwd = trace_to_jaxpr(&diff_avals, |cts| {
+                    let mut cts_full: Vec<Option<Array>> = vec![None; n_out];
+                    for (&i, c) in diff_out.iter().zip(cts) {
+                        cts_full[i] = Some(c);
+                    }
+                    lin.backward(&cts_full)
+                        .into_iter()
+                        .zip(&local_in)
+                        .map(|(g, a)| g.unwrap_or_else(|| Array::zeros(&a.shape, a.dtype)))
+                        .collect()
+                });
+                let mut result = outs;
+                result.extend(bwd.consts.iter().map(|r| r.expand_dims(0)));
+                backward_jaxpr = Some(bwd.jaxpr);
+                result
+            })
+        });
+        let bwd = Arc::new(backward_jaxpr.expect("traced"));
+        let residual_avals: Vec<Aval> = forward.jaxpr.out_avals()[n_out..].to_vec();
+        let per_device = PartitionSpec::new(vec![PartitionDim::Axes(self.manual_axes.clone())]);
+        let mut out_specs = self.out_specs.clone();
+        out_specs.extend(vec![per_device.clone(); residual_avals.len()]);
+        let operands = Operand::to_arrays(primals)
+            .into_iter()
+            .map(Operand::from)
+            .collect();
+        let mut outs = self.call_with(forward, self.in_specs.clone(), out_specs, operands);
+        let residuals = outs.split_off(n_out);
+        let out_avals: Vec<Aval> = outs.iter().map(|o| o.aval().clone()).collect();
+        let this = self.clone();
+        let backward: Backward = Box::new(move |cts: &[Option<Array>], wanted: &[bool]| {
+            let mut avals = residual_avals.clone();
+            avals.extend(diff_out.iter().map(|&i| this.jaxpr.out_avals()[i].clone()));
+            let closed = trace_to_jaxpr(&avals, |vals| {
+                with_mesh_axes(&this.mesh, &this.manual_axes, || {
+                    let (res, cts) = vals.split_at(residual_avals.len());
+                    let res: Vec<Array> = res.iter().map(|r| r.squeeze([0])).collect();
+                    eval_jaxpr(&bwd, &res, cts)
+                })
+            });
+            let mut in_specs = vec![per_device.clone(); residuals.len()];
+            in_specs.extend(diff_out.iter().map(|&i| this.out_specs[i].clone()));
+            let mut operands: Vec<Operand> = residuals.iter().map(Operand::from).collect();
+            operands.extend(diff_out.iter().map(|&i| {
+                let a = &out_avals[i];
+                Operand::from(
+                    cts[i]
+                        .clone()
+                        .unwrap_or_else(|| Array::zeros(&a.shape, a.dtype)),
+                )
+            }));
+            let grads = this.call_with(closed, in_specs, this.in_specs.clone(), operands);
+            grads
+                .into_iter()
+                .zip(wanted)
+                .zip(this.jaxpr.in_avals())
+                .map(|((g, &w), aval)| (w && aval.dtype.is_inexact()).then_some(g))
+                .collect()
+        });
+        Some((outs, backward))
     }
     fn lower(
         &self,

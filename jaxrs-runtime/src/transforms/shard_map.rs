@@ -205,8 +205,8 @@ impl MappedAxes {
 ///
 /// Every mesh axis is manual unless [`ShardMap::axis_names`] picks some. JAX's check that an
 /// output replicated over an axis does not vary over it is on (see [`ShardMap::check_vma`]).
-/// It differentiates as JAX's does (`jvp` maps the body's JVP; `grad` maps its VJP with
-/// JAX's varying-axes rules: a `psum` passes its cotangent back unsummed, and a value every
+/// It differentiates as JAX's does (`jvp` maps the body's JVP; `grad` maps its VJP, over the
+/// residuals the forward call kept, with JAX's varying-axes rules: a `psum` passes its cotangent back unsummed, and a value every
 /// device uses whole gets the sum of their cotangents; `scan`, `remat` and `cond` bodies are
 /// typed the same way). `vmap` of it adds the batch dimension to the specs, unsplit. Not
 /// built yet: differentiating collectives inside a `while_loop` or
