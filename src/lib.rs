@@ -145,6 +145,8 @@ pub use jaxrs_runtime::{
 pub use jaxrs_runtime::{
     // Devices and shardings.
     auto_axes,
+    current_default_device,
+    default_device,
     device_count,
     device_put,
     devices,
@@ -174,6 +176,7 @@ pub use jaxrs_runtime::{
     with_sharding_constraint,
     AbstractMesh,
     AxisType,
+    DefaultDeviceGuard,
     Device,
     Infer,
     Mesh,

@@ -422,3 +422,52 @@ fn misuse_names_the_problem() {
         "{msg}"
     );
 }
+
+#[test]
+fn default_device_places_arrays_and_computations_as_jax() {
+    let devices = eight();
+    let want = &golden()["default_device"];
+    let id = |key: &str| want[key].as_u64().unwrap() as i32;
+    let device_of = |a: &Array| match a.sharding() {
+        Some(jaxrs::Sharding::SingleDevice(d)) => d.id(),
+        other => panic!("not on one device: {other:?}"),
+    };
+    let double = jit(|v: Array| &v * 2.0 + 1.0);
+    let made = {
+        let _scope = jaxrs::default_device(devices[2]);
+        assert_eq!(jaxrs::current_default_device().id(), 2);
+        let made = Array::ones(&[3], DType::F32);
+        assert_eq!(device_of(&made), id("made_in_scope"));
+        assert_eq!(device_of(&(&made * 2.0)), id("op_in_scope"));
+        let y: Array = double.call(made.clone());
+        assert_eq!(device_of(&y), id("jit_in_scope"));
+        assert_eq!(y.to_vec::<f32>(), f32s(&want["values_in_scope"]));
+        made
+    };
+    assert_eq!(jaxrs::current_default_device().id(), 0);
+    let committed = jaxrs::device_put(&Array::arange(0.0, 3.0, 1.0, DType::F32), devices[5]);
+    assert_eq!(device_of(&(&committed + 1.0)), id("op_on_committed"));
+    let y: Array = double.call(committed.clone());
+    assert_eq!(device_of(&y), id("jit_on_committed"));
+    assert_eq!(y.to_vec::<f32>(), vec![1.0, 3.0, 5.0]);
+    {
+        let _scope = jaxrs::default_device(devices[2]);
+        assert_eq!(
+            device_of(&(&committed + 1.0)),
+            id("op_on_committed_in_scope")
+        );
+    }
+    assert_eq!(
+        device_of(&Array::ones(&[3], DType::F32)),
+        id("made_outside")
+    );
+    let y: Array = double.call(Array::ones(&[3], DType::F32));
+    assert_eq!(device_of(&y), id("jit_outside"));
+    // Where jaxrs differs (documented at `default_device`): an array made inside a scope is
+    // committed to its device, so an operation on it outside the scope stays there (JAX
+    // moves an uncommitted one to the default device); arrays of two devices meet on the
+    // default device (JAX refuses committed arrays of two devices).
+    assert_eq!(device_of(&(&made * 2.0)), 2);
+    assert_eq!(device_of(&(&made + &committed)), 0);
+    assert_eq!((&made + &committed).to_vec::<f32>(), vec![1.0, 2.0, 3.0]);
+}

@@ -80,8 +80,8 @@ pub mod decompositions {
 
 // Devices and how arrays lie on them.
 pub use crate::core::client::{
-    device_count, devices, local_device_count, local_devices, process_count, process_index,
-    set_cpu_device_count,
+    current_default_device, default_device, device_count, devices, local_device_count,
+    local_devices, process_count, process_index, set_cpu_device_count, DefaultDeviceGuard,
 };
 // JAX's deprecated aliases of the process counts: they warn where used, not here.
 #[allow(deprecated)]

@@ -22,6 +22,7 @@ os.environ["JAX_PLATFORMS"] = "cpu"
 os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
 
 import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 from jax.sharding import NamedSharding, PartitionSpec as P  # noqa: E402
 
@@ -100,6 +101,26 @@ out["abstract_mesh"] = {
     "outside_empty": outside.empty,
     "inside_axis_names": list(inside.axis_names), "inside_axis_sizes": list(inside.axis_sizes),
 }
+
+# jax.default_device: where arrays and computations go (the device id of each result).
+devs = jax.devices()
+dev_of = lambda a: next(iter(a.devices())).id  # noqa: E731
+double = jax.jit(lambda v: v * 2 + 1)
+placement = {}
+with jax.default_device(devs[2]):
+    made = jnp.ones(3)
+    placement["made_in_scope"] = dev_of(made)
+    placement["op_in_scope"] = dev_of(made * 2)
+    placement["jit_in_scope"] = dev_of(double(made))
+    placement["values_in_scope"] = np.asarray(double(made)).tolist()
+committed = jax.device_put(jnp.arange(3.0), devs[5])
+placement["op_on_committed"] = dev_of(committed + 1)
+placement["jit_on_committed"] = dev_of(double(committed))
+with jax.default_device(devs[2]):
+    placement["op_on_committed_in_scope"] = dev_of(committed + 1)
+placement["made_outside"] = dev_of(jnp.ones(3))
+placement["jit_outside"] = dev_of(double(jnp.ones(3)))
+out["default_device"] = placement
 
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mesh_api.json")
 with open(path, "w") as f:

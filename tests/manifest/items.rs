@@ -42,6 +42,7 @@ use jaxrs::config as _;
 use jaxrs::config::set_debug_nans as _;
 use jaxrs::custom_jvp as _;
 use jaxrs::custom_vjp as _;
+use jaxrs::default_device as _;
 use jaxrs::device_count as _;
 use jaxrs::device_get as _;
 use jaxrs::device_put as _;

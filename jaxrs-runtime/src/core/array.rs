@@ -99,7 +99,7 @@ impl Array {
         span.arg("bytes", || bytes.len().to_string());
         let client = client();
         let dims: Vec<i64> = aval.shape.iter().map(|&d| d as i64).collect();
-        let device = client.devices()[0];
+        let device = crate::core::client::current_default_device();
         let buffer = client
             .buffer_from_host(bytes, aval.dtype, &dims, &device)
             .unwrap_or_else(|e| fail(e));
@@ -352,7 +352,10 @@ impl Array {
     }
 
     /// How a concrete array lies on devices (`None` for a traced one). A new array lies
-    /// whole on the first device; [`device_put`](crate::device_put) lays one out otherwise.
+    /// whole on the default device (the first, unless a
+    /// [`default_device`](crate::default_device) scope names another); the result of an
+    /// operation on arrays of one device lies there; [`device_put`](crate::device_put) lays
+    /// one out otherwise.
     ///
     /// ```
     /// use jaxrs::prelude::*;

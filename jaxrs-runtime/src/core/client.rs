@@ -24,6 +24,8 @@ struct Pending {
 
 thread_local! {
     static PENDING_ERROR: RefCell<Option<Pending>> = const { RefCell::new(None) };
+    /// The devices [`default_device`] scopes put in place, innermost last.
+    static DEFAULT_DEVICES: RefCell<Vec<Device>> = const { RefCell::new(Vec::new()) };
     /// How many [`try_run`]s are running on this thread (they nest).
     static TRY_RUN_DEPTH: Cell<usize> = const { Cell::new(0) };
 }
@@ -65,6 +67,80 @@ pub fn client() -> Arc<Client> {
 pub fn for_cpu() -> bool {
     static ON_CPU: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON_CPU.get_or_init(|| client().platform_name() == "cpu")
+}
+
+/// Makes `device` the default device until the guard drops, as JAX's `jax.default_device`
+/// does: arrays made from host data go there, and an operation (an eager one, or a call of a
+/// single-device `jit`) whose arrays do not all lie whole on one device runs there. An
+/// operation whose arrays all lie on one device runs on that device, inside the scope or out
+/// of it (JAX's "committed" arrays; jaxrs treats every array as committed to where it lies,
+/// so an array made inside the scope stays on `device` afterwards, where JAX would move an
+/// uncommitted one back to the default). Scopes nest; a guard belongs to its thread. Outside
+/// every scope the default device is the first of [`local_devices`].
+///
+/// ```
+/// use jaxrs::prelude::*;
+///
+/// jaxrs::set_cpu_device_count(4)?;
+/// let third = jaxrs::local_devices()[2];
+/// let x = {
+///     let _on_third = jaxrs::default_device(third);
+///     Array::from_vec(vec![1.0f32, 2.0], &[2])
+/// };
+/// assert_eq!(x.sharding(), Some(&jaxrs::Sharding::SingleDevice(third)));
+/// // An operation on arrays of one device runs there, and so does a jitted call.
+/// let y = &x * 2.0;
+/// assert_eq!(y.sharding(), Some(&jaxrs::Sharding::SingleDevice(third)));
+/// let z: Array = jit(|v: Array| v + 1.0).call(y);
+/// assert_eq!(z.sharding(), Some(&jaxrs::Sharding::SingleDevice(third)));
+/// assert_eq!(z.to_vec::<f32>(), vec![3.0, 5.0]);
+/// # Ok::<(), jaxrs::Error>(())
+/// ```
+pub fn default_device(device: Device) -> DefaultDeviceGuard {
+    DEFAULT_DEVICES.with(|d| d.borrow_mut().push(device));
+    DefaultDeviceGuard {
+        _not_send: std::marker::PhantomData,
+    }
+}
+
+/// Ends a [`default_device`] scope when dropped.
+#[must_use = "the default device is reset when the guard drops"]
+pub struct DefaultDeviceGuard {
+    /// A scope belongs to the thread that opened it.
+    _not_send: std::marker::PhantomData<*const ()>,
+}
+
+impl Drop for DefaultDeviceGuard {
+    fn drop(&mut self) {
+        DEFAULT_DEVICES.with(|d| d.borrow_mut().pop());
+    }
+}
+
+/// The device arrays made from host data go to, and operations not tied to one device run
+/// on: the innermost [`default_device`] scope's, else the first local device.
+pub fn current_default_device() -> Device {
+    DEFAULT_DEVICES
+        .with(|d| d.borrow().last().copied())
+        .unwrap_or_else(|| client().devices()[0])
+}
+
+/// Where an operation on `arrays` runs: the one device they all lie whole on, else the
+/// default device ([`current_default_device`]).
+pub(crate) fn target_device<'a>(
+    arrays: impl IntoIterator<Item = &'a crate::core::array::Array>,
+) -> Device {
+    let mut found: Option<Device> = None;
+    for a in arrays {
+        match a.sharding() {
+            Some(crate::core::sharding::Sharding::SingleDevice(d)) => match found {
+                None => found = Some(*d),
+                Some(f) if f.id() == d.id() => {}
+                Some(_) => return current_default_device(),
+            },
+            _ => return current_default_device(),
+        }
+    }
+    found.unwrap_or_else(current_default_device)
 }
 
 /// Every device of the run, in the plugin's order (like `jax.devices()`): in a

@@ -26,11 +26,14 @@ fn locked<T: Default>(cell: &'static OnceLock<Mutex<T>>) -> MutexGuard<'static, 
         .unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The executables compiled so far. Poisoning is ignored: the lock is held only for one map
+/// Executables keyed by the id of the device they run on and their program's text.
+type ByDeviceAndText = HashMap<(i32, String), Arc<LoadedExecutable>>;
+
+/// The executables compiled so far, by device id and program text. Poisoning is ignored: the lock is held only for one map
 /// lookup or insert of a finished executable (never while compiling or running user code), so
 /// a panic under it cannot leave a half-made entry.
-fn cache() -> MutexGuard<'static, HashMap<String, Arc<LoadedExecutable>>> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Arc<LoadedExecutable>>>> = OnceLock::new();
+fn cache() -> MutexGuard<'static, ByDeviceAndText> {
+    static CACHE: OnceLock<Mutex<ByDeviceAndText>> = OnceLock::new();
     locked(&CACHE)
 }
 
@@ -41,6 +44,8 @@ struct Keyed {
     in_avals: Vec<Aval>,
     out_avals: Vec<Aval>,
     for_cpu: bool,
+    /// The device the executable runs on.
+    device: i32,
     exe: Arc<LoadedExecutable>,
 }
 
@@ -52,12 +57,14 @@ impl Keyed {
         in_avals: &[Aval],
         out_avals: &[Aval],
         for_cpu: bool,
+        device: i32,
     ) -> bool {
         self.prim == prim
             && self.params == params
             && self.in_avals == in_avals
             && self.out_avals == out_avals
             && self.for_cpu == for_cpu
+            && self.device == device
     }
 }
 
@@ -70,18 +77,19 @@ fn by_key() -> MutexGuard<'static, HashMap<u64, Vec<Keyed>>> {
     locked(&BY_KEY)
 }
 
-/// Compiles `text`, the program of the primitive `prim`, once per process (single device),
-/// sharing the executable.
-pub(crate) fn compile_cached(prim: &str, text: String) -> Arc<LoadedExecutable> {
-    if let Some(exe) = cache().get(&text) {
+/// Compiles `text`, the program of the primitive `prim`, once per process and device (a
+/// single-device program), sharing the executable.
+pub(crate) fn compile_cached(prim: &str, text: String, device: Device) -> Arc<LoadedExecutable> {
+    let key = (device.id(), text);
+    if let Some(exe) = cache().get(&key) {
         return exe.clone();
     }
     let site = format_args!("eager `{prim}`");
+    let options = crate::core::lower::compile_options_on(device);
     let (exe, _) =
-        crate::core::compile_cache::compile(&site, &text, &crate::core::lower::compile_options())
-            .unwrap_or_else(|e| fail(e));
+        crate::core::compile_cache::compile(&site, &key.1, &options).unwrap_or_else(|e| fail(e));
     let exe = Arc::new(exe);
-    cache().entry(text).or_insert(exe).clone()
+    cache().entry(key).or_insert(exe).clone()
 }
 
 /// How many filled arrays [`filled_on`] keeps: more than the distinct Rust scalars a loop
@@ -198,7 +206,12 @@ fn one_op_jaxpr(prim: &Prim, in_avals: &[Aval], out_avals: &[Aval]) -> Jaxpr {
 }
 
 /// The executable of `prim` on operands of `in_avals`, compiled on first use.
-fn executable(prim: &Prim, in_avals: &[Aval], out_avals: &[Aval]) -> Arc<LoadedExecutable> {
+fn executable(
+    prim: &Prim,
+    in_avals: &[Aval],
+    out_avals: &[Aval],
+    device: Device,
+) -> Arc<LoadedExecutable> {
     let for_cpu = crate::core::client::for_cpu();
     // Lowering the one-op program to text took a quarter of an eager call: the primitive's
     // parameters and the types find a program already compiled without it. They are hashed
@@ -207,14 +220,14 @@ fn executable(prim: &Prim, in_avals: &[Aval], out_avals: &[Aval]) -> Arc<LoadedE
     let name = prim.name();
     let hash = params.as_ref().map(|params| {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        (name, params, in_avals, out_avals, for_cpu).hash(&mut hasher);
+        (name, params, in_avals, out_avals, for_cpu, device.id()).hash(&mut hasher);
         hasher.finish()
     });
     if let (Some(params), Some(hash)) = (&params, hash) {
         let found = by_key().get(&hash).and_then(|keyed| {
             keyed
                 .iter()
-                .find(|k| k.is(name, params, in_avals, out_avals, for_cpu))
+                .find(|k| k.is(name, params, in_avals, out_avals, for_cpu, device.id()))
                 .map(|k| k.exe.clone())
         });
         if let Some(exe) = found {
@@ -226,14 +239,14 @@ fn executable(prim: &Prim, in_avals: &[Aval], out_avals: &[Aval]) -> Arc<LoadedE
         for_cpu,
         ..LowerOptions::default()
     };
-    let exe = compile_cached(name, lower_jaxpr(&jaxpr, &options));
+    let exe = compile_cached(name, lower_jaxpr(&jaxpr, &options), device);
     if let (Some(params), Some(hash)) = (params, hash) {
         let mut by_key = by_key();
         let keyed = by_key.entry(hash).or_default();
         // Another thread may have compiled the same program meanwhile.
         if !keyed
             .iter()
-            .any(|k| k.is(name, &params, in_avals, out_avals, for_cpu))
+            .any(|k| k.is(name, &params, in_avals, out_avals, for_cpu, device.id()))
         {
             keyed.push(Keyed {
                 prim: name,
@@ -241,6 +254,7 @@ fn executable(prim: &Prim, in_avals: &[Aval], out_avals: &[Aval]) -> Arc<LoadedE
                 in_avals: in_avals.to_vec(),
                 out_avals: out_avals.to_vec(),
                 for_cpu,
+                device: device.id(),
                 exe: exe.clone(),
             });
         }
@@ -259,12 +273,16 @@ pub(crate) fn execute(
     if let Some(mesh) = operands_mesh(prim, inputs) {
         return execute_spmd(prim, inputs, in_avals, out_avals, mesh);
     }
-    let exe = executable(prim, in_avals, out_avals);
+    // No operand is sharded over a mesh: the op runs on the device its operands lie on, or
+    // the default device, and an operand elsewhere (or copied whole onto several devices) is
+    // read there.
+    let device = crate::core::client::target_device(inputs.iter().filter_map(|op| match op {
+        Operand::Array(a) => Some(&**a),
+        Operand::Lit(_) => None,
+    }));
+    let exe = executable(prim, in_avals, out_avals, device);
     let _span =
         crate::core::profile::span("eager", "execute", || format!("eager `{}`", prim.name()));
-    let device = exe.devices()[0];
-    // No operand is sharded over a mesh: the op runs on one device, and an operand copied
-    // whole onto several devices is read from this one.
     let placed: Vec<Cow<'_, Array>> = inputs
         .iter()
         .map(|op| match op {

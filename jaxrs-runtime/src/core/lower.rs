@@ -22,6 +22,16 @@ pub fn compile_options() -> CompileOptions {
     }
 }
 
+/// [`compile_options`] for a single-device program that runs on `device`: the first local
+/// device (where the plugin places a program without an assignment) needs none.
+pub fn compile_options_on(device: crate::pjrt::Device) -> CompileOptions {
+    let mut o = compile_options();
+    if device.id() != crate::core::client::client().devices()[0].id() {
+        o.device_assignment = Some(vec![vec![i64::from(device.id())]]);
+    }
+    o
+}
+
 /// `options` with what this program needs to compile correctly on the plugin.
 ///
 /// XLA's 256-bit vectorised CPU code for `atan2` (which `chlo.atan` expands to) in the CPU

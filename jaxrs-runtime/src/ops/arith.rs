@@ -338,8 +338,8 @@ fn true_divide<'a>(x: Operand<'a>, y: Operand<'a>) -> Array {
     }
     // JAX's `promote_args_inexact`: the promoted type made inexact, weakness kept.
     let float = aval.dtype.to_inexact();
-    let x = super::coerce(x, float, aval.weak, &aval.shape);
-    let y = super::coerce(y, float, aval.weak, &aval.shape);
+    let x = super::coerce(x, float, aval.weak, &aval.shape, None);
+    let y = super::coerce(y, float, aval.weak, &aval.shape, None);
     bind1(Binary(BinaryOp::Div), &[x, y])
 }
 
@@ -491,11 +491,14 @@ pub fn where_<'a>(cond: impl IntoArg<'a>, x: impl IntoArg<'a>, y: impl IntoArg<'
                 loc,
             )
         });
-    let cond = super::coerce(cond, DType::Bool, false, &shape);
+    let operands = [cond, x, y];
+    let device = super::fill_device(&operands);
+    let [cond, x, y] = operands;
+    let cond = super::coerce(cond, DType::Bool, false, &shape, device);
     let (dt, weak) = (x.aval().dtype, x.aval().weak);
-    let x = super::coerce(x, dt, weak, &shape);
+    let x = super::coerce(x, dt, weak, &shape, device);
     let y_weak = y.aval().weak;
-    let y = super::coerce(y, dt, y_weak, &shape);
+    let y = super::coerce(y, dt, y_weak, &shape, device);
     bind1(Select, &[cond.borrowed(), x.borrowed(), y.borrowed()])
 }
 

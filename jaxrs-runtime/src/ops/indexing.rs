@@ -1137,7 +1137,11 @@ impl AtIndex<'_> {
         if shape.contains(&0) {
             return x.clone();
         }
-        let u = coerce(v, x.dtype(), false, shape).to_array().into_owned();
+        let near =
+            (!crate::core::trace::is_tracing()).then(|| crate::core::client::target_device([x]));
+        let u = coerce(v, x.dtype(), false, shape, near)
+            .to_array()
+            .into_owned();
         // Drop the new axes, then undo the reversals: the scatter's own window order.
         let kept: Vec<usize> = (0..shape.len())
             .filter(|d| !plan.newaxis.contains(d))

@@ -44,6 +44,7 @@ use crate::core::array::Array;
 use crate::core::ir::Literal;
 use crate::core::trace::{bind1, op_error, Operand};
 use crate::dtype::{lattice_result_type, DType};
+use crate::pjrt::Device;
 use crate::prims::{BroadcastInDim, Convert};
 use std::borrow::Cow;
 use std::panic::Location;
@@ -91,13 +92,16 @@ scalar_arg!(f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, bool);
 /// The largest array (in elements) an eager Rust scalar is spread to on the host.
 const EAGER_HOST_FILL_LIMIT: usize = 1 << 14;
 
-/// Converts an operand to `dtype` and broadcasts it to `shape`.
+/// Converts an operand to `dtype` and broadcasts it to `shape`. An eager Rust scalar is
+/// spread on `device` (where the operation's arrays lie, see [`fill_device`]), else on the
+/// default device.
 #[track_caller]
 pub(crate) fn coerce<'a>(
     arg: Operand<'a>,
     dtype: DType,
     weak: bool,
     shape: &[usize],
+    device: Option<Device>,
 ) -> Operand<'a> {
     // A converted operand takes the promoted type whole, weakness included (JAX's rule:
     // `int32_array > 0.5` compares two weak float64s).
@@ -121,7 +125,7 @@ pub(crate) fn coerce<'a>(
         if !crate::core::trace::is_tracing()
             && crate::aval::element_count(shape).is_some_and(|n| n <= EAGER_HOST_FILL_LIMIT)
         {
-            let device = crate::core::client::client().devices()[0];
+            let device = device.unwrap_or_else(crate::core::client::current_default_device);
             return Operand::Array(Cow::Owned(crate::core::eager::filled_on(*l, shape, device)));
         }
     }
@@ -153,12 +157,28 @@ pub(crate) fn unify<'a>(op: &str, args: Vec<Operand<'a>>) -> Vec<Operand<'a>> {
         shape = broadcast_shapes(&shape, &a.shape)
             .unwrap_or_else(|| op_error(op, "shapes cannot be broadcast together", &avals, loc));
     }
+    let device = fill_device(&args);
     // A loop, not a closure: closures drop `#[track_caller]`'s location.
     let mut out = Vec::with_capacity(args.len());
     for a in args {
-        out.push(coerce(a, dtype, weak, &shape));
+        out.push(coerce(a, dtype, weak, &shape, device));
     }
     out
+}
+
+/// Where an eager operation on `args` runs ([`crate::core::client::target_device`]), when a
+/// Rust scalar among them is to be spread into an array there; `None` under a trace or
+/// without a scalar.
+pub(crate) fn fill_device(args: &[Operand]) -> Option<Device> {
+    if crate::core::trace::is_tracing() || !args.iter().any(|a| matches!(a, Operand::Lit(_))) {
+        return None;
+    }
+    Some(crate::core::client::target_device(args.iter().filter_map(
+        |a| match a {
+            Operand::Array(a) => Some(&**a),
+            Operand::Lit(_) => None,
+        },
+    )))
 }
 
 /// Normalises an axis, or stops naming the op, the axis and the operand.

@@ -713,6 +713,7 @@ mod serial {
             out_def,
             out_avals,
             text: str_at(&header, "text")?.to_string(),
+            elsewhere: Mutex::default(),
         };
         let leaf_order = match &header["leaf_order"] {
             Value::Null => None,

@@ -19,7 +19,7 @@ use crate::core::sharding_types::type_sharding;
 use crate::core::spmd::SpmdProgram;
 use crate::core::trace::is_tracing;
 use crate::error::Error;
-use crate::pjrt::{Buffer, LoadedExecutable};
+use crate::pjrt::{Buffer, Device, LoadedExecutable};
 use crate::prims::sharding::{shardings_per_leaf, with_sharding_constraint};
 use crate::transforms::abstract_leaf::AbstractLeaf;
 use crate::transforms::traced::{rebuild, trace_tree};
@@ -691,9 +691,46 @@ pub(crate) struct Entry {
     pub(crate) out_avals: Vec<Aval>,
     /// The StableHLO module compiled, for inspection.
     pub(crate) text: String,
+    /// A single-device program compiled again for other devices than `exe`'s, as calls
+    /// whose arguments lie there (or a [`default_device`](crate::default_device) scope) ask.
+    pub(crate) elsewhere: Mutex<Vec<(i32, Arc<LoadedExecutable>)>>,
 }
 
 impl Entry {
+    /// Runs `f` on the single-device program for `device`: `exe`, or the same module
+    /// compiled for that device (once per device).
+    fn with_exe_on<R>(
+        &self,
+        site: &JitSite,
+        device: Device,
+        f: impl FnOnce(&LoadedExecutable) -> R,
+    ) -> R {
+        if self.exe.devices()[0].id() == device.id() {
+            return f(&self.exe);
+        }
+        let exe = {
+            let mut elsewhere = self
+                .elsewhere
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            match elsewhere.iter().find(|(id, _)| *id == device.id()) {
+                Some((_, exe)) => exe.clone(),
+                None => {
+                    let what = format!("jit `{}`", site.name());
+                    let options = crate::core::lower::compile_options_on(device);
+                    let (exe, lookup) =
+                        crate::core::compile_cache::compile(&what, &self.text, &options)
+                            .unwrap_or_else(|e| fail(e));
+                    site.cache().count_lookup(lookup);
+                    let exe = Arc::new(exe);
+                    elsewhere.push((device.id(), exe.clone()));
+                    exe
+                }
+            }
+        };
+        f(&exe)
+    }
+
     fn matches<S: StaticArgs>(
         &self,
         dd: &TreeDef,
@@ -1069,7 +1106,9 @@ fn run_on_one_device(
     leaves: Vec<Array>,
     num_donated: usize,
 ) -> Vec<Array> {
-    let device = entry.exe.devices()[0];
+    // The program runs where its arguments lie when they all lie on one device (JAX's
+    // committed arguments), else on the default device.
+    let device = crate::core::client::target_device(&leaves);
     let placed: Vec<_> = entry
         .consts
         .iter()
@@ -1082,8 +1121,7 @@ fn run_on_one_device(
         .collect();
     let keep_alive = undonatable(site, entry, &placed, num_donated);
     let outs = entry
-        .exe
-        .execute(&[args], &keep_alive)
+        .with_exe_on(site, device, |exe| exe.execute(&[args], &keep_alive))
         .unwrap_or_else(|e| fail(e));
     drop(placed);
     drop(leaves);
@@ -1617,6 +1655,7 @@ impl Prepared {
             consts: self.consts,
             out_def: self.out_def,
             text,
+            elsewhere: Mutex::default(),
         };
         (entry, bytes.into_inner())
     }
