@@ -132,9 +132,11 @@ F64_ULPS = 8
 # The Gamma draws in log space (loggamma and what is built on it) and the powers of
 # generalized_normal: jaxrs's program for Marsaglia and Tsang's loop is not JAX's op for op
 # (its threefry is unrolled, JAX's a loop), and XLA rounds a few of these draws differently by
-# an ulp or two. JAX's own StableHLO, run on the same plugin, reproduces JAX's bits, so this is
-# jaxrs's program, not XLA's version.
-GAMMA_ULPS = 8
+# a few ulps. JAX's own StableHLO, run on the same plugin, reproduces JAX's bits, so this is
+# jaxrs's program, not XLA's version. How far depends on the CPU XLA compiles for: at most 8
+# ulps on the Intel Xeon machines these goldens were first made on, 10 on an AMD EPYC one
+# (generalized_normal/96, whose JAX bits are the same on both).
+GAMMA_ULPS = 16
 
 
 def case(fn, args, seeds=(0,), vmap=False, ulps=0, rtol=None, x64=None):
