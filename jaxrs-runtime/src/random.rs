@@ -74,9 +74,12 @@ thread_local! {
 fn compiled(signature: String, args: Vec<Array>, f: impl Fn(&[Array]) -> Array + 'static) -> Array {
     if is_tracing() {
         // Concrete parameters beside a traced key would be constants of the enclosing
-        // program, which XLA folds into the sampler's arithmetic and rounds differently from
-        // JAX's (its samplers are jitted functions, their parameters arguments). A barrier
-        // over the arguments makes them values XLA cannot see through, as in the eager path.
+        // program, which XLA folds into the sampler's arithmetic (exactly rounded at compile
+        // time, where at run time `1/sqrt` is an `rsqrt`). A barrier over the arguments makes
+        // them values XLA cannot see through, as in the eager path, so that jitted draws are
+        // the eager ones. JAX's jitted draws are folded, and which folds XLA finds depends on
+        // the program around them: jaxrs's draws are JAX's eager ones bit for bit, and within
+        // a few ulps of its jitted ones (tests/golden/gen_random_samplers.py).
         let (traced, concrete): (Vec<&Array>, Vec<&Array>) =
             args.iter().partition(|a| !a.is_concrete());
         if !traced.is_empty() && !concrete.is_empty() {
