@@ -14,6 +14,7 @@ use common::bits_of;
 use jaxrs::prelude::*;
 use jaxrs::random::{self, CategoricalOptions, CovFactor, GumbelMode};
 use jaxrs::IntoArg;
+use jaxrs::{eval_shape, ShapeDtypeStruct};
 use serde_json::Value;
 
 struct Case {
@@ -479,6 +480,39 @@ fn raw_keys_are_their_own_data() {
     );
     assert_eq!(random::key_impl(&keys), "threefry2x32");
     assert_eq!(random::clone(&key).to_vec::<u32>(), vec![0, 42]);
+}
+
+/// `jax.random.key_dtype()` prints `key<fry>`, is the same for "threefry2x32", and
+/// `eval_shape(key_data, ShapeDtypeStruct((3,), key_dtype()))` is `uint32[3, 2]`: the raw
+/// layout jaxrs's abstract keys take.
+#[test]
+fn key_dtype_describes_raw_threefry_keys_as_jax_does() {
+    let dtype = random::key_dtype(None);
+    assert_eq!(dtype.to_string(), "key<fry>");
+    assert_eq!(dtype, random::key_dtype(Some("threefry2x32")));
+    assert_eq!(dtype.impl_name(), random::key_impl(&random::key(0)));
+    let abstract_keys = dtype.shape_dtype_struct(&[3]);
+    assert_eq!(abstract_keys, ShapeDtypeStruct::new([3, 2], DType::U32));
+    // Abstract keys trace through a sampler as concrete ones do.
+    let out = eval_shape(
+        |k: Array| random::uniform(&k, &[4], DType::F32),
+        &jaxrs::tree::TreeOf::leaf(dtype.shape_dtype_struct(&[])),
+    );
+    assert_eq!(out.leaves(), &[ShapeDtypeStruct::new([4], DType::F32)]);
+    let msg = common::panic_message(|| {
+        random::key_dtype(Some("rbg"));
+    });
+    assert!(
+        msg.contains("only the threefry2x32 generator, not \"rbg\""),
+        "{msg}"
+    );
+    let msg = common::panic_message(|| {
+        random::key_dtype(Some("foo"));
+    });
+    assert!(
+        msg.contains("unrecognized PRNG implementation \"foo\""),
+        "{msg}"
+    );
 }
 
 #[test]

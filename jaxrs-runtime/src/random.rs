@@ -438,6 +438,93 @@ pub fn key_impl(keys: &Array) -> &'static str {
     "threefry2x32"
 }
 
+/// The key type of a random number generator (`jax.random.key_dtype`'s result), printed as
+/// JAX prints it: `key<fry>` for threefry2x32, jaxrs's only implementation.
+///
+/// jaxrs has no key dtype: its keys are the raw `u32[..., 2]` data of JAX's `PRNGKey` form.
+/// This type says how a key of this type is laid out, so that where JAX writes
+/// `ShapeDtypeStruct(shape, key_dtype())` (abstract keys for `eval_shape` or `lower`), jaxrs
+/// writes [`KeyDtype::shape_dtype_struct`], which appends the key's own `[2]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KeyDtype {
+    _threefry: (),
+}
+
+impl KeyDtype {
+    /// `key<fry>`, JAX's name.
+    pub fn name(&self) -> &'static str {
+        "key<fry>"
+    }
+
+    /// The implementation's name (`jax.random.key_impl`'s): `threefry2x32`.
+    pub fn impl_name(&self) -> &'static str {
+        "threefry2x32"
+    }
+
+    /// The trailing shape one key takes in its raw data: `[2]`.
+    pub fn key_shape(&self) -> &'static [usize] {
+        &[2]
+    }
+
+    /// The raw data's element type: `u32`.
+    pub fn base_dtype(&self) -> DType {
+        DType::U32
+    }
+
+    /// The abstract value of keys of `shape`: `u32[*shape, 2]`.
+    ///
+    /// ```
+    /// use jaxrs::prelude::*;
+    /// use jaxrs::{random, ShapeDtypeStruct};
+    ///
+    /// let keys = random::key_dtype(None).shape_dtype_struct(&[3]);
+    /// assert_eq!(keys, ShapeDtypeStruct::new([3, 2], DType::U32));
+    /// ```
+    pub fn shape_dtype_struct(&self, shape: &[usize]) -> crate::aval::Aval {
+        let raw: Vec<usize> = shape.iter().chain(self.key_shape()).copied().collect();
+        crate::aval::Aval::new(raw, self.base_dtype())
+    }
+}
+
+impl std::fmt::Display for KeyDtype {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The key type of a random number generator (`jax.random.key_dtype(impl_spec)`); `None` is
+/// the default implementation, threefry2x32. JAX's other implementations (`rbg`,
+/// `unsafe_rbg`, `philox2x32`, `philox4x32`, `threefry4x32`) are not in jaxrs: naming one
+/// stops with a message saying so, and an unknown name as JAX's `ValueError` does.
+///
+/// ```
+/// use jaxrs::random;
+///
+/// assert_eq!(random::key_dtype(None).to_string(), "key<fry>");
+/// assert_eq!(random::key_dtype(Some("threefry2x32")), random::key_dtype(None));
+/// ```
+#[track_caller]
+pub fn key_dtype(impl_spec: Option<&str>) -> KeyDtype {
+    const JAX_IMPLS: [&str; 6] = [
+        "philox2x32",
+        "philox4x32",
+        "threefry2x32",
+        "rbg",
+        "unsafe_rbg",
+        "threefry4x32",
+    ];
+    match impl_spec {
+        None | Some("threefry2x32") => KeyDtype { _threefry: () },
+        Some(other) if JAX_IMPLS.contains(&other) => panic!(
+            "jaxrs::random::key_dtype: jaxrs implements only the threefry2x32 generator, not {other:?}"
+        ),
+        Some(other) => panic!(
+            "jaxrs::random::key_dtype: unrecognized PRNG implementation {other:?}; JAX's are {}",
+            JAX_IMPLS.map(|n| format!("{n:?}")).join(", ")
+        ),
+    }
+}
+
 /// A copy of a key (`jax.random.clone`), which JAX's key-reuse checker treats as a fresh key.
 /// jaxrs has no key-reuse checker, so this is the key itself.
 ///

@@ -912,6 +912,7 @@ use jaxrs::random::geometric as _;
 use jaxrs::random::gumbel as _;
 use jaxrs::random::key as _;
 use jaxrs::random::key_data as _;
+use jaxrs::random::key_dtype as _;
 use jaxrs::random::key_impl as _;
 use jaxrs::random::laplace as _;
 use jaxrs::random::loggamma as _;
