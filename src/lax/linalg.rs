@@ -97,13 +97,11 @@ pub fn qr(x: &Array, full_matrices: bool) -> (Array, Array) {
 /// `v`'s columns and the eigenvalues ascending.
 #[track_caller]
 pub fn eigh(x: &Array, lower: bool, symmetrize_input: bool) -> (Array, Array) {
-    let x = if symmetrize_input {
-        symmetrize(x)
-    } else if lower {
-        x.clone()
-    } else {
-        d::mh(x)
-    };
+    if symmetrize_input {
+        // The kernel forms (x + xᴴ) / 2 as it reads x (see `Eigh`).
+        return d::eigh_of_hermitian_part(x);
+    }
+    let x = if lower { x.clone() } else { d::mh(x) };
     d::eigh(&x)
 }
 

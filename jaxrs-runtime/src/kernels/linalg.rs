@@ -14,7 +14,7 @@
 //! | `jaxrs_triangular_solve` | `a [.., n, n]`, `b [.., m, k]` | `x` |
 //! | `jaxrs_lu` | `a [.., m, n]` | `lu` (L unit-lower below the diagonal, U on and above), `pivots: i32 [.., min(m,n)]`, `permutation: i32 [.., m]` |
 //! | `jaxrs_qr` | `a [.., m, n]` | `q [.., m, m or k]`, `r [.., m or k, n]` |
-//! | `jaxrs_eigh` | `a [.., n, n]` (lower triangle read) | `v [.., n, n]` (columns), `w [.., n]` ascending |
+//! | `jaxrs_eigh` | `a [.., n, n]` (lower triangle read; of `(a + aᴴ) / 2` with `symmetrize_input`) | `v [.., n, n]` (columns), `w [.., n]` ascending |
 //! | `jaxrs_svd` | `a [.., m, n]` | `s [.., k]` descending, then `u`, `vt` when `compute_uv` |
 //! | `jaxrs_eig` | `a [.., n, n]` | `w [.., n]` complex, then `v [.., n, n]` complex (columns) when `compute_vectors` |
 //! | `jaxrs_hessenberg` | `a [.., n, n]` | `h [.., n, n]` (zeros below the subdiagonal), `q [.., n, n]` with `a = q h qᴴ` |
@@ -124,6 +124,30 @@ fn fill_col_major<T: Copy>(data: &[T], index: usize, mut out: MatMut<'_, T>) {
             for (dst, row) in col.iter_mut().zip(src.chunks_exact(cols)) {
                 *dst = row[c];
             }
+        }
+    }
+}
+
+/// Matrix `index` of a batch of row-major matrices, copied into the column-major `out` with
+/// its lower triangle replaced by that of its Hermitian part, `(a + aᴴ) / 2` (what
+/// `lax.linalg.eigh`'s `symmetrize_input` hands LAPACK; the strict upper triangle is left
+/// as copied, unread). Row `c` of the input is column `c` of `aᴴ` (conjugated), so both
+/// sides are read contiguously; `(x + y) · 0.5` rounds as XLA's fused symmetrization does.
+fn fill_col_major_hermitian_part<T: ComplexField + Copy>(
+    data: &[T],
+    index: usize,
+    mut out: MatMut<'_, T>,
+) {
+    fill_col_major(data, index, out.as_mut());
+    let n = out.nrows();
+    let block = &data[index * n * n..(index + 1) * n * n];
+    let half: T::Real = faer::traits::math_utils::from_f64::<T::Real>(0.5);
+    for c in 0..n {
+        let row = &block[c * n..(c + 1) * n];
+        let col = column_mut(out.as_mut(), c);
+        for r in c..n {
+            let sum = faer::traits::math_utils::add(&col[r], &conj(&row[r]));
+            col[r] = faer::traits::math_utils::mul_pow2(&sum, &half);
         }
     }
 }
@@ -672,8 +696,13 @@ lapack_complex_qr!(lapack_qr_c64, f32);
 lapack_complex_qr!(lapack_qr_c128, f64);
 
 /// The eigendecomposition of each symmetric (Hermitian) matrix of a batch, its lower
-/// triangle read: eigenvectors in `v`'s columns, real eigenvalues `w` ascending.
-fn eigh_of<T: ComplexField + Copy>(args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult
+/// triangle read (of its Hermitian part when `symmetrize`): eigenvectors in `v`'s columns,
+/// real eigenvalues `w` ascending.
+fn eigh_of<T: ComplexField + Copy>(
+    symmetrize: bool,
+    args: &[HostArg<'_>],
+    rets: &mut [HostRet<'_>],
+) -> KernelResult
 where
     T::Real: Copy,
 {
@@ -699,7 +728,14 @@ where
     with_workspace(req, |stack| {
         for i in 0..batch {
             let values = &mut w[i * n..(i + 1) * n];
-            let (matrix, stack) = col_major_in!(T, a, i, n, n, &mut *stack);
+            let (matrix, stack) = if symmetrize {
+                // SAFETY: `fill_col_major_hermitian_part` writes every element first.
+                let (mut tmp, stack) = unsafe { temp_mat_uninit::<T, _, _>(n, n, &mut *stack) };
+                fill_col_major_hermitian_part(a, i, tmp.as_mat_mut());
+                (tmp, stack)
+            } else {
+                col_major_in!(T, a, i, n, n, &mut *stack)
+            };
             // SAFETY: faer writes every element of the eigenvectors before they are read.
             let (mut vectors, stack) = unsafe { temp_mat_uninit::<T, _, _>(n, n, stack) };
             let mut vectors = vectors.as_mat_mut();
@@ -1079,8 +1115,13 @@ pub fn qr(attrs: &[(&str, &str)], args: &[HostArg<'_>], rets: &mut [HostRet<'_>]
 }
 
 /// `jaxrs_eigh` (see the module docs).
-pub fn eigh(_: &[(&str, &str)], args: &[HostArg<'_>], rets: &mut [HostRet<'_>]) -> KernelResult {
-    by_dtype!(args, eigh_of(args, rets))
+pub fn eigh(
+    attrs: &[(&str, &str)],
+    args: &[HostArg<'_>],
+    rets: &mut [HostRet<'_>],
+) -> KernelResult {
+    let symmetrize = flag(attrs, "symmetrize_input");
+    by_dtype!(args, eigh_of(symmetrize, args, rets))
 }
 
 /// `jaxrs_svd`: attributes `full_matrices`, `compute_uv`.
