@@ -356,24 +356,24 @@ fn reflect_similarity<R: Float + Elem<Real = R>>(
     last_row: usize,
 ) {
     let n = h.n;
-    let v2_or_zero = v2.unwrap_or(R::zero());
+    let size = if v2.is_some() { 3 } else { 2 };
+    // `x ← (I - τ v vᵀ) x` for the `size` entries of `x` (the third zero when absent).
+    let reflected = |x: [R; 3]| {
+        let v2 = v2.unwrap_or(R::zero());
+        let s = tau * (x[0] + v1 * x[1] + v2 * x[2]);
+        [x[0] - s, x[1] - s * v1, x[2] - s * v2]
+    };
     for col in first_col..n {
-        let third = v2.map_or(R::zero(), |_| h[(k + 2, col)]);
-        let s = tau * (h[(k, col)] + v1 * h[(k + 1, col)] + v2_or_zero * third);
-        h[(k, col)] -= s;
-        h[(k + 1, col)] -= s * v1;
-        if v2.is_some() {
-            h[(k + 2, col)] -= s * v2_or_zero;
+        let x = [0, 1, 2].map(|i| if i < size { h[(k + i, col)] } else { R::zero() });
+        for (i, y) in reflected(x).into_iter().take(size).enumerate() {
+            h[(k + i, col)] = y;
         }
     }
     for (m, rows) in [(&mut *h, last_row + 1), (&mut *z, n)] {
         for row in 0..rows {
-            let third = v2.map_or(R::zero(), |_| m[(row, k + 2)]);
-            let s = tau * (m[(row, k)] + v1 * m[(row, k + 1)] + v2_or_zero * third);
-            m[(row, k)] -= s;
-            m[(row, k + 1)] -= s * v1;
-            if v2.is_some() {
-                m[(row, k + 2)] -= s * v2_or_zero;
+            let x = [0, 1, 2].map(|i| if i < size { m[(row, k + i)] } else { R::zero() });
+            for (i, y) in reflected(x).into_iter().take(size).enumerate() {
+                m[(row, k + i)] = y;
             }
         }
     }
@@ -437,37 +437,64 @@ fn francis_sweep<R: Float + Elem<Real = R>>(
     h[(hi, hi - 2)] = R::zero();
 }
 
-/// The real Schur form of the Hessenberg matrix `h` by Francis's double-shift QR iteration
-/// (Golub and Van Loan, *Matrix Computations*, 4th ed., §7.5), deflating from the bottom;
-/// each 2x2 block that splits off is brought to standard form. False when an eigenvalue
-/// takes more than [`sweep_budget`] sweeps.
-fn real_schur_iteration<R: Float + Elem<Real = R>>(h: &mut Square<R>, z: &mut Square<R>) -> bool {
+/// What one step of a QR iteration did with its active window.
+enum Step {
+    /// The bottom rows split off as they are (a 2x2 block brought to standard form).
+    Split(usize),
+    /// A QR sweep ran over the window.
+    Swept,
+}
+
+/// The QR iteration's driver, shared by the real and complex forms: the active window ends
+/// at `hi` and starts after the lowest negligible subdiagonal entry; a 1x1 window splits
+/// off, any other is handed to `step` with the number of the sweep it would be (counted
+/// since the last split). False when one eigenvalue takes more than [`sweep_budget`]
+/// sweeps.
+fn qr_iteration<T: Elem>(
+    h: &mut Square<T>,
+    z: &mut Square<T>,
+    mut step: impl FnMut(&mut Square<T>, &mut Square<T>, usize, usize, usize) -> Step,
+) -> bool {
     let n = h.n;
-    let small = R::min_positive_value() * (real::<R>(n as f64) / R::epsilon());
-    let mut hi = match n {
-        0 => return true,
-        _ => n - 1,
-    };
+    if n == 0 {
+        return true;
+    }
+    let small = T::Real::min_positive_value() * (real::<T::Real>(n as f64) / T::Real::epsilon());
+    let mut hi = n - 1;
     let mut sweeps = 0;
     while hi > 0 {
         let lo = active_window_start(h, hi, small);
-        if lo == hi {
-            hi -= 1;
-            sweeps = 0;
-            continue;
+        let split = if lo == hi {
+            1
+        } else {
+            match step(h, z, lo, hi, sweeps + 1) {
+                Step::Split(rows) => rows,
+                Step::Swept => {
+                    sweeps += 1;
+                    if sweeps > sweep_budget(n) {
+                        return false;
+                    }
+                    continue;
+                }
+            }
+        };
+        if hi < split {
+            break;
         }
+        hi -= split;
+        sweeps = 0;
+    }
+    true
+}
+
+/// The real Schur form of the Hessenberg matrix `h` by Francis's double-shift QR iteration
+/// (Golub and Van Loan, *Matrix Computations*, 4th ed., §7.5), deflating from the bottom;
+/// each 2x2 block that splits off is brought to standard form.
+fn real_schur_iteration<R: Float + Elem<Real = R>>(h: &mut Square<R>, z: &mut Square<R>) -> bool {
+    qr_iteration(h, z, |h, z, lo, hi, sweep| {
         if lo + 1 == hi {
             standardize_block(h, z, lo);
-            if hi < 2 {
-                break;
-            }
-            hi -= 2;
-            sweeps = 0;
-            continue;
-        }
-        sweeps += 1;
-        if sweeps > sweep_budget(n) {
-            return false;
+            return Step::Split(2);
         }
         let (a, b, c, d) = (
             h[(hi - 1, hi - 1)],
@@ -475,7 +502,7 @@ fn real_schur_iteration<R: Float + Elem<Real = R>>(h: &mut Square<R>, z: &mut Sq
             h[(hi, hi - 1)],
             h[(hi, hi)],
         );
-        let (sum, product) = if sweeps % 10 == 0 {
+        let (sum, product) = if sweep % 10 == 0 {
             // An exceptional pair of shifts, d + 1.75 w and d - 0.25 w, to break a cycle.
             let w = Float::abs(c) + Float::abs(h[(hi - 1, hi - 2)]);
             let (s1, s2) = (d + real::<R>(1.75) * w, d - real::<R>(0.25) * w);
@@ -485,8 +512,8 @@ fn real_schur_iteration<R: Float + Elem<Real = R>>(h: &mut Square<R>, z: &mut Sq
             (a + d, a * d - b * c)
         };
         francis_sweep(h, z, lo, hi, sum, product);
-    }
-    true
+        Step::Swept
+    })
 }
 
 /// The eigenvalue of `[[a, b], [c, d]]` nearer `d` (Wilkinson's shift).
@@ -504,31 +531,15 @@ fn wilkinson_shift<R: Float>(
 
 /// The complex Schur form of the Hessenberg matrix `h` by the implicit single-shift QR
 /// iteration with Wilkinson's shifts (Golub and Van Loan, §7.5), the bulge chased with plane
-/// rotations. False when an eigenvalue takes more than [`sweep_budget`] sweeps.
+/// rotations.
 fn complex_schur_iteration<R: Float>(h: &mut Square<Complex<R>>, z: &mut Square<Complex<R>>) -> bool
 where
     Complex<R>: Elem<Real = R>,
 {
     let n = h.n;
-    let small = R::min_positive_value() * (real::<R>(n as f64) / R::epsilon());
-    let mut hi = match n {
-        0 => return true,
-        _ => n - 1,
-    };
-    let mut sweeps = 0;
-    while hi > 0 {
-        let lo = active_window_start(h, hi, small);
-        if lo == hi {
-            hi -= 1;
-            sweeps = 0;
-            continue;
-        }
-        sweeps += 1;
-        if sweeps > sweep_budget(n) {
-            return false;
-        }
+    qr_iteration(h, z, |h, z, lo, hi, sweep| {
         let d = h[(hi, hi)];
-        let shift = if sweeps % 10 == 0 {
+        let shift = if sweep % 10 == 0 {
             // An exceptional shift to break a cycle.
             d + Complex::from(real::<R>(0.75) * l1(h[(hi, hi - 1)]))
         } else {
@@ -550,8 +561,8 @@ where
                 y = h[(k + 2, k)];
             }
         }
-    }
-    true
+        Step::Swept
+    })
 }
 
 #[cfg(test)]
