@@ -212,6 +212,15 @@ impl IntoResponse for ApiError {
             axum::http::header::CONTENT_TYPE,
             axum::http::HeaderValue::from_static("application/json"),
         );
+        if self.status == StatusCode::PAYLOAD_TOO_LARGE {
+            // The rest of the body is never read, so the connection cannot carry another
+            // request: say so, or a keep-alive client writes its next request into a
+            // connection the server is closing.
+            response.headers_mut().insert(
+                axum::http::header::CONNECTION,
+                axum::http::HeaderValue::from_static("close"),
+            );
+        }
         response
     }
 }
