@@ -1,7 +1,7 @@
 //! The rest of `jax.random` against JAX 0.10.2, bit for bit: `tests/golden/random_samplers.json`
 //! (written by `tests/golden/gen_random_samplers.py`) holds each sampler's draws for given
 //! seeds and arguments. Every case runs eagerly and inside `jit`; the `vmap` cases map over a
-//! batch of keys, eagerly and under `jit`. A case's `ulps` (0 for nearly all) is how far an
+//! batch of keys under `jit`. A case's `ulps` (0 for nearly all) is how far an
 //! element may be from JAX's jitted draws, its `eager_ulps` from JAX's eager ones. Where the
 //! two differ (the Gamma family: inside `jax.jit` XLA folds the arithmetic on constant
 //! parameters, see the generator), jaxrs's draws are JAX's eager ones, eagerly and jitted;

@@ -73,9 +73,9 @@ pub use ops::{
 /// `jaxrs::scipy::linalg` give them JAX's signatures.
 pub mod decompositions {
     pub use crate::prims::decompositions::{
-        broadcast_batch, cholesky, eig, eigh, eigh_of_hermitian_part, eigvals, eye, hessenberg, lu,
-        lu_solve, mh, mt, qr, schur, svd, svdvals, triangular_recurrence, triangular_solve,
-        TriangularRecurrence,
+        broadcast_batch, cholesky, eig, eigh, eigh_of_hermitian_part, eigvals, eye, hermitian_part,
+        hessenberg, lu, lu_solve, mh, mt, qr, schur, svd, svdvals, triangular_recurrence,
+        triangular_solve, TriangularRecurrence,
     };
 }
 

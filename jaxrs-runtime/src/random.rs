@@ -435,7 +435,7 @@ pub fn wrap_key_data(data: &Array) -> Array {
 #[track_caller]
 pub fn key_impl(keys: &Array) -> &'static str {
     check_keys("key_impl", keys);
-    "threefry2x32"
+    key_dtype(None).impl_name()
 }
 
 /// The key type of a random number generator (`jax.random.key_dtype`'s result), printed as

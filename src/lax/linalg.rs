@@ -30,7 +30,7 @@ pub fn cholesky(x: &Array, symmetrize_input: bool) -> Array {
 /// `(x + xᵀ) / 2`, as JAX's `symmetrize`.
 #[track_caller]
 pub fn symmetrize(x: &Array) -> Array {
-    (x + d::mh(x)) * 0.5
+    d::hermitian_part(x)
 }
 
 /// The options of [`triangular_solve`], JAX's keyword arguments (all `false` by default).

@@ -702,8 +702,9 @@ fn bind_eigh(a: &Array, symmetrize_input: bool) -> (Array, Array) {
     (outs.pop().expect("two results"), w)
 }
 
-/// `(x + xᴴ) / 2`, the Hermitian part (and its own transpose, as a linear map).
-fn hermitian_part(x: &Array) -> Array {
+/// `(x + xᴴ) / 2`, the Hermitian part (and its own transpose, as a linear map): JAX's
+/// `lax.linalg.symmetrize`.
+pub fn hermitian_part(x: &Array) -> Array {
     (x + &mh(x)) * 0.5
 }
 

@@ -8,7 +8,7 @@ use crate::aval::broadcast_shapes;
 use crate::core::array::Array;
 use crate::dtype::DType;
 use crate::ops::einsum;
-use crate::prims::decompositions::{cholesky, eigh, qr, svd};
+use crate::prims::decompositions::{cholesky, eigh, hermitian_part, qr, svd};
 
 /// How [`multivariate_normal`] factors the covariance (`method` of
 /// `jax.random.multivariate_normal`).
@@ -21,12 +21,6 @@ pub enum CovFactor {
     Eigh,
     /// Singular vectors scaled by the roots of the singular values.
     Svd,
-}
-
-/// `(x + x^T) / 2` over the last two axes, as `lax.linalg`'s `symmetrize_input`.
-fn symmetrize(x: &Array) -> Array {
-    let rank = x.rank() as i64;
-    x.add(x.swap_axes(rank - 2, rank - 1)).div(2.0)
 }
 
 /// Multivariate normal floats of mean `mean` (`[..., n]`) and covariance `cov`
@@ -97,9 +91,9 @@ pub fn multivariate_normal(
     compiled(signature, args, move |a| {
         let (mean, cov) = (&a[1], &a[2]);
         let factor = match method {
-            CovFactor::Cholesky => cholesky(&symmetrize(cov)),
+            CovFactor::Cholesky => cholesky(&hermitian_part(cov)),
             CovFactor::Eigh => {
-                let (v, w) = eigh(&symmetrize(cov));
+                let (v, w) = eigh(&hermitian_part(cov));
                 v.mul(w.sqrt().expand_dims(-2))
             }
             CovFactor::Svd => {
