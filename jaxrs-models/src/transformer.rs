@@ -389,30 +389,33 @@ impl Transformer {
     /// before the padding do not depend on the padding.
     #[track_caller]
     pub fn prefill(&self, tokens: &Array) -> (Array, Vec<(Array, Array)>) {
-        let (x, kvs) = self.prefill_hidden(tokens);
+        let (x, kvs) = self.prefill_hidden(tokens, None);
         (self.logits(&x), kvs)
     }
 
     /// [`Transformer::prefill`] with the logits of each row's last real token only: `lengths`
-    /// `[B]` (int32) real tokens per row; float32 logits `[B, vocab]`. The output projection
-    /// runs on one position per row instead of all `T` (for GPT-2 small and a 128-token prompt,
-    /// it would otherwise be 45% of the prefill's flops).
+    /// `[B]` (int32) real tokens per row; float32 logits `[B, vocab]`. Nothing reads the last
+    /// layer's outputs at the other positions (the cache keeps only its keys and values), so
+    /// that layer's attention, output projection and MLP run on one position per row, and so
+    /// does the output projection (for GPT-2 small and a 128-token prompt, the head would
+    /// otherwise be 45% of the prefill's flops, and the last layer's rest 6%).
     #[track_caller]
     pub fn prefill_last(&self, tokens: &Array, lengths: &Array) -> (Array, Vec<(Array, Array)>) {
-        let (x, kvs) = self.prefill_hidden(tokens);
-        let (b, hidden) = (x.shape()[0], x.shape()[2]);
-        let last = (lengths - 1)
-            .reshape([b, 1, 1])
-            .broadcast_to(&[b, 1, hidden]);
-        let x = x.take_along_axis(&last, 1);
+        let b = tokens.shape()[0];
+        let (x, kvs) = self.prefill_hidden(tokens, Some(lengths));
         let logits = self.logits(&x).reshape([b, self.config.vocab_size]);
         (logits, kvs)
     }
 
-    /// The final hidden states `[B, T, hidden]` (before the final norm) and each layer's keys
-    /// and values.
+    /// The final hidden states (before the final norm) and each layer's keys and values:
+    /// `[B, T, hidden]`, or `[B, 1, hidden]` at each row's last real token when `lengths` is
+    /// given (the last layer then computes only those rows past its keys and values).
     #[track_caller]
-    fn prefill_hidden(&self, tokens: &Array) -> (Array, Vec<(Array, Array)>) {
+    fn prefill_hidden(
+        &self,
+        tokens: &Array,
+        lengths: Option<&Array>,
+    ) -> (Array, Vec<(Array, Array)>) {
         let (b, t) = (tokens.shape()[0], tokens.shape()[1]);
         let positions = lax::broadcasted_iota(DType::I32, &[b, t], 1);
         let query_pos = lax::broadcasted_iota(DType::I32, &[b, t, t], 1);
@@ -421,10 +424,28 @@ impl Transformer {
         let mut x = self.embed(tokens, &positions);
         let rotary = self.rotary(&positions);
         let mut kvs = Vec::with_capacity(self.blocks.len());
-        for block in &self.blocks {
+        let last_block = self.blocks.len().saturating_sub(1);
+        for (i, block) in self.blocks.iter().enumerate() {
             let h = block.attention_norm.apply(&x, &self.config);
-            let (q, k, v) = self.qkv(block, &h, rotary.as_ref());
+            let (mut q, k, v) = self.qkv(block, &h, rotary.as_ref());
             let (k_cache, v_cache) = (cache_keys(&k), cache_values(&v));
+            let mut mask = mask.clone();
+            if let (Some(lengths), true) = (lengths, i == last_block) {
+                let last = (lengths - 1).reshape([b, 1]);
+                let at_last = |a: &Array| {
+                    let mut index_shape = a.shape().to_vec();
+                    index_shape[1] = 1;
+                    let mut index = vec![b, 1];
+                    index.resize(a.rank(), 1);
+                    a.take_along_axis(&last.reshape(index).broadcast_to(&index_shape), 1)
+                };
+                q = at_last(&q);
+                x = at_last(&x);
+                mask = self.visible(
+                    &last.reshape([b, 1, 1]),
+                    &lax::broadcasted_iota(DType::I32, &[b, 1, t], 2),
+                );
+            }
             x = x + block
                 .attention
                 .o

@@ -78,6 +78,36 @@ fn a_padded_batch_gives_each_row_its_own_logits() {
 }
 
 #[test]
+fn prefill_last_gives_the_full_prefills_last_logits_and_cache() {
+    for name in ["gpt2", "llama", "mistral"] {
+        let model = load(name);
+        let ids: Vec<i32> = Expected::load(name)
+            .ids("input_ids")
+            .iter()
+            .map(|&t| t as i32)
+            .collect();
+        // Two right-padded rows, 9 and 16 real tokens.
+        let mut batch = ids[..32].to_vec();
+        batch[9..16].fill(0);
+        let tokens = Array::from_vec(batch, &[2, 16]);
+        let (full, full_kvs) = model.prefill(&tokens);
+        let (last, last_kvs) = model.prefill_last(&tokens, &Array::from_vec(vec![9i32, 16], &[2]));
+        let (full, v) = (full.to_vec::<f32>(), model.vocab_size());
+        let last = last.to_vec::<f32>();
+        assert_eq!(last.len(), 2 * v);
+        assert!(
+            worst_relative(&last[..v], &full[8 * v..9 * v]) < 1e-5,
+            "{name}"
+        );
+        assert!(worst_relative(&last[v..], &full[31 * v..]) < 1e-5, "{name}");
+        for ((k, v), (full_k, full_v)) in last_kvs.iter().zip(&full_kvs) {
+            assert_eq!(k.to_vec::<f32>(), full_k.to_vec::<f32>(), "{name}");
+            assert_eq!(v.to_vec::<f32>(), full_v.to_vec::<f32>(), "{name}");
+        }
+    }
+}
+
+#[test]
 fn prompts_of_different_lengths_batched_equal_each_alone() {
     for name in ["gpt2", "llama", "mistral"] {
         let e = Expected::load(name);
