@@ -3,13 +3,14 @@
 //! `all_to_all` inside it (tiled and untiled, over each axis of a 2x4 mesh), `vmap` of it
 //! (batched and unbatched arguments, other in/out axes, nested vmaps), `scan` and `remat`
 //! inside its body (with `psum` inside the loop and the rematerialised function), `lax::pcast`
-//! inside it, and `smap` (over one mesh axis, with vmap's axes and the mesh in scope), each
+//! inside it, `smap` (over one mesh axis, with vmap's axes and the mesh in scope), and
+//! `custom_vjp` / `custom_jvp` functions whose rules communicate over the mesh, each
 //! program's values outside and inside `jit` and the gradient of a loss of it.
 
 mod common;
 
 use jaxrs::prelude::*;
-use jaxrs::{all_to_all, lax, shard_map, Mesh, PartitionSpec, P};
+use jaxrs::{all_to_all, custom_jvp, custom_vjp, lax, psum, shard_map, Mesh, PartitionSpec, P};
 use serde_json::Value;
 
 fn golden() -> Value {
@@ -326,8 +327,79 @@ fn program(name: &str, mesh: &Mesh) -> (Vec<Vec<usize>>, Box<dyn Fn(Vec<Array>) 
                 vec![p, q]
             })
         }
+        "custom_vjp_psum" => (
+            vec![vec![4, 8]],
+            Box::new(sm(
+                &m,
+                |a| vec![sin_total(a[0].clone()) * 2.0],
+                vec![P!["x", "y"]],
+                vec![P![None, "y"]],
+            )),
+        ),
+        "custom_vjp_norm" => (
+            vec![vec![4, 8]],
+            Box::new(sm(
+                &m,
+                |a| vec![normalize(a[0].clone()).tanh()],
+                vec![P!["x", "y"]],
+                vec![P!["x", "y"]],
+            )),
+        ),
+        "custom_jvp_psum" => (
+            vec![vec![3], vec![4, 3]],
+            Box::new(sm(
+                &m,
+                |a| vec![softplus_total(&a[1] * &a[0])],
+                vec![P![], P!["x"]],
+                vec![P![]],
+            )),
+        ),
         other => panic!("no program {other}"),
     }
+}
+
+/// The sum over "x" of `sin(x)`, a `custom_vjp` whose gradient comes from a residual.
+fn sin_total(x: Array) -> Array {
+    custom_vjp(
+        "sin_total",
+        |x: Array| (psum(&x.sin(), "x"), x.cos()),
+        |cos: Array, g: Array| cos * g,
+    )
+    .call::<Array, Array, Array>(x)
+}
+
+/// `x` over the norm of the whole row of devices along "y", a `custom_vjp` whose backward
+/// pass sums over "y" too.
+fn normalize(x: Array) -> Array {
+    custom_vjp(
+        "normalize",
+        |x: Array| {
+            let n = psum(&(&x * &x).sum(None, false), "y").sqrt();
+            let y = &x / &n;
+            (y.clone(), (y, n))
+        },
+        |(y, n): (Array, Array), g: Array| {
+            let along = psum(&(&y * &g).sum(None, false), "y");
+            (g - y * along) / n
+        },
+    )
+    .call::<Array, Array, (Array, Array)>(x)
+}
+
+/// The sum over "x" of `softplus(x)`, a `custom_jvp` whose rule sums the tangents over "x".
+fn softplus_total(x: Array) -> Array {
+    fn f(x: Array) -> Array {
+        psum(&x.exp().log1p(), "x")
+    }
+    fn rule(x: Array, t: Array) -> (Array, Array) {
+        (f(x.clone()), psum(&(x.sigmoid() * t), "x"))
+    }
+    custom_jvp(
+        "softplus_total",
+        f as fn(Array) -> Array,
+        rule as fn(Array, Array) -> _,
+    )
+    .call::<Array, Array>(x)
 }
 
 /// A program run with `mesh` in scope (smap reads the mesh from there, as `jax.smap` does).
@@ -379,7 +451,7 @@ fn values_match_jax_outside_and_inside_jit() {
     let mesh = mesh();
     let g = golden();
     let cases = g["values"].as_object().unwrap();
-    assert_eq!(cases.len(), 20);
+    assert_eq!(cases.len(), 23);
     each_case(cases, |name, want| {
         let (shapes, f) = program(name, &mesh);
         let args: Vec<Array> = shapes.iter().map(|s| small(s)).collect();
@@ -428,7 +500,7 @@ fn gradients_match_jax() {
     let mesh = mesh();
     let g = golden();
     let cases = g["grads"].as_object().unwrap();
-    assert_eq!(cases.len(), 17);
+    assert_eq!(cases.len(), 20);
     each_case(cases, |name, want| {
         // JAX's golden of the untiled exchange is the same exchange written tiled (it cannot
         // transpose the untiled form); jaxrs differentiates the untiled call itself.

@@ -1,6 +1,7 @@
 """Goldens for `jaxrs::shard_map` composed with the rest (tests/shard_map_compose.rs):
 `all_to_all` inside it, `jax.vmap` of it, `scan` / `checkpoint` (remat) inside its body,
-`lax.pcast` inside it, and `jax.smap` (the single-axis form), on 8 CPU devices.
+`lax.pcast` inside it, `jax.smap` (the single-axis form), and `jax.custom_vjp` /
+`jax.custom_jvp` functions with collectives in their rules inside it, on 8 CPU devices.
 
 Run: python tests/golden/gen_shard_map_compose.py   (rewrites tests/golden/shard_map_compose.json)
 
@@ -133,6 +134,52 @@ smap_cols = jax.smap(lambda a, b: (a * lax.axis_index("y"), jnp.cos(b)), in_axes
                      out_axes=(1, 0), axis_name="y")
 
 
+# Custom rules with collectives inside a shard_map body.
+@jax.custom_vjp
+def sin_total(x):
+    """sum over "x" of sin(x), its gradient from a residual."""
+    return lax.psum(jnp.sin(x), "x")
+
+
+sin_total.defvjp(lambda x: (sin_total(x), jnp.cos(x)), lambda c, g: (c * g,))
+
+
+@jax.custom_vjp
+def normalize(x):
+    """x over the norm of the whole row of devices along "y"; the backward pass sums too."""
+    return x / jnp.sqrt(lax.psum(jnp.sum(x * x), "y"))
+
+
+def normalize_fwd(x):
+    n = jnp.sqrt(lax.psum(jnp.sum(x * x), "y"))
+    return x / n, (x / n, n)
+
+
+def normalize_bwd(res, g):
+    y, n = res
+    return ((g - y * lax.psum(jnp.sum(y * g), "y")) / n,)
+
+
+normalize.defvjp(normalize_fwd, normalize_bwd)
+
+
+@jax.custom_jvp
+def softplus_total(x):
+    """sum over "x" of softplus(x), its JVP a psum of tangents."""
+    return lax.psum(jnp.log1p(jnp.exp(x)), "x")
+
+
+@softplus_total.defjvp
+def softplus_total_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return softplus_total(x), lax.psum(jax.nn.sigmoid(x) * t, "x")
+
+
+custom_vjp_psum = sm(lambda x: sin_total(x) * 2.0, P("x", "y"), P(None, "y"))
+custom_vjp_norm = sm(lambda x: jnp.tanh(normalize(x)), P("x", "y"), P("x", "y"))
+custom_jvp_psum = sm(lambda w, x: softplus_total(x * w), (P(), P("x")), P())
+
+
 def scope(name):
     """The smap programs run with the mesh in scope (jax.smap reads it from there)."""
     return jax.set_mesh(mesh) if name.startswith("smap") else contextlib.nullcontext()
@@ -160,6 +207,9 @@ VALUES = {
     "smap_rows": (smap_rows, [(3, 5), (4, 3)]),
     "smap_psum": (smap_psum, [(3, 8)]),
     "smap_cols": (smap_cols, [(3, 8), (4, 2)]),
+    "custom_vjp_psum": (custom_vjp_psum, [(4, 8)]),
+    "custom_vjp_norm": (custom_vjp_norm, [(4, 8)]),
+    "custom_jvp_psum": (custom_jvp_psum, [(3,), (4, 3)]),
 }
 
 
@@ -189,6 +239,9 @@ GRADS = {
     "smap_rows": (loss_of(smap_rows), [(3, 5), (4, 3)]),
     "smap_psum": (loss_of(smap_psum), [(3, 8)]),
     "smap_cols": (loss_of(smap_cols), [(3, 8), (4, 2)]),
+    "custom_vjp_psum": (loss_of(custom_vjp_psum), [(4, 8)]),
+    "custom_vjp_norm": (loss_of(custom_vjp_norm), [(4, 8)]),
+    "custom_jvp_psum": (loss_of(custom_jvp_psum), [(3,), (4, 3)]),
 }
 
 

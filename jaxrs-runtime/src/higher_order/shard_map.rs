@@ -8,9 +8,10 @@
 //! ([`varying_axes`], JAX's `check_vma`): an input varies over the axes its spec splits it
 //! over, `axis_index(a)` and the collectives that leave per-device results (`all_gather`,
 //! `psum_scatter`, `ppermute`, `all_to_all`) over `a`, and `psum`/`pmax`/`pmin` over `a`
-//! make a value that no longer varies over `a`; `scan`, `remat` and `cond` are typed through
-//! their bodies. An output whose spec says it is replicated over an axis it varies over is
-//! refused: the program would return one device's piece as if all agreed.
+//! make a value that no longer varies over `a`; `scan`, `remat`, `cond`, `custom_vjp` and
+//! `custom_jvp` are typed through their bodies. An output whose spec says it is replicated
+//! over an axis it varies over is refused: the program would return one device's piece as if
+//! all agreed.
 
 use crate::aval::Aval;
 use crate::core::array::Array;
@@ -24,6 +25,8 @@ use crate::core::sharding_types::{dims_of, type_sharding, SpecRule};
 use crate::core::trace::{bind, At, Operand};
 use crate::core::trace::{bind1, bind_at, eval_jaxpr, in_scope_of, trace_to_jaxpr};
 use crate::higher_order::control::{close_over_consts, Cond, Scan};
+use crate::higher_order::custom_jvp::{CustomJvpCall, FlatJvp};
+use crate::higher_order::custom_vjp::CustomVjpCall;
 use crate::higher_order::remat::RematCall;
 use crate::interpreters::ad::{jvp_jaxpr, linearize_jaxpr};
 use crate::interpreters::batching::{batch_eval, bound_array, move_bdim, moveaxis};
@@ -86,9 +89,10 @@ fn split_axes(spec: &PartitionSpec) -> BTreeSet<String> {
 type Axes = BTreeSet<String>;
 
 /// The mesh axes each output of `jaxpr` varies over, given those of its inputs (JAX's
-/// varying-manual-axes inference). `scan`, `remat` and `cond` are typed through their
-/// bodies, as JAX types them (a loop's carry varies over the axes it varies over at any
-/// step); another higher-order equation (a while loop, a custom rule) is taken to vary over
+/// varying-manual-axes inference). `scan`, `remat`, `cond` and the custom rules are typed
+/// through their bodies, as JAX types them (a loop's carry varies over the axes it varies over
+/// at any step; a custom rule's outputs as its function's); another higher-order equation (a
+/// while loop) is taken to vary over
 /// its inputs' axes and every mesh axis its body communicates over, which may call a value
 /// varying that JAX proves invariant, never the other way round.
 pub fn varying_axes(jaxpr: &Jaxpr, inputs: &[Axes], mesh_axes: &[String]) -> Vec<Axes> {
@@ -154,6 +158,20 @@ fn eqn_axes(e: &Eqn, ins: &[Axes], mesh_axes: &[String]) -> EqnAxes {
         return EqnAxes {
             ins: ins.to_vec(),
             outs: varying_axes(&r.jaxpr, ins, mesh_axes),
+        };
+    }
+    // A custom rule's outputs are typed by the function it stands for (its operands are that
+    // function's constants, then its arguments), as JAX types them by the primal function.
+    if let Some(c) = p.downcast_ref::<CustomVjpCall>() {
+        return EqnAxes {
+            ins: ins.to_vec(),
+            outs: varying_axes(&c.fwd, ins, mesh_axes),
+        };
+    }
+    if let Some(c) = p.downcast_ref::<CustomJvpCall>() {
+        return EqnAxes {
+            ins: ins.to_vec(),
+            outs: varying_axes(&c.fun, ins, mesh_axes),
         };
     }
     if let Some(c) = p.downcast_ref::<Cond>() {
@@ -247,6 +265,10 @@ fn untypable(jaxpr: &Jaxpr, axes: &[String]) -> Option<&'static str> {
             untypable(&r.jaxpr, axes)
         } else if let Some(c) = p.downcast_ref::<Cond>() {
             c.branches.iter().find_map(|b| untypable(b, axes))
+        } else if let Some(c) = p.downcast_ref::<CustomVjpCall>() {
+            untypable(&c.fwd, axes)
+        } else if let Some(c) = p.downcast_ref::<CustomJvpCall>() {
+            untypable(&c.fun, axes)
         } else if !is_collective(p) && axes.iter().any(|a| e.prim.uses_named_axis(a)) {
             Some(e.prim.name())
         } else {
@@ -329,8 +351,8 @@ impl ShardMapCall {
         if let Some(name) = untypable(&self.jaxpr, &self.manual_axes) {
             panic!(
                 "shard_map: differentiating a body whose {name} communicates over the mesh is not \
-                 built yet (collectives inside while loops, custom rules or nested calls of a \
-                 shard_map; scan, remat and cond are typed)"
+                 built yet (collectives inside while loops or nested calls of a shard_map; scan, \
+                 remat, cond, custom_vjp and custom_jvp are typed)"
             );
         }
     }
@@ -407,6 +429,17 @@ impl ShardMapCall {
                             jaxpr: Arc::new(jaxpr),
                             ..r.clone()
                         })
+                    } else if let Some(c) = p.downcast_ref::<CustomVjpCall>() {
+                        // The user's backward function runs as written; the forward one is
+                        // typed for the cotangents that reach its residuals (a derivative of
+                        // the backward pass).
+                        let fwd = self.retyped_with_consts(&c.fwd, &rule.ins, &rule.outs);
+                        Arc::new(CustomVjpCall {
+                            fwd: Arc::new(fwd),
+                            ..c.clone()
+                        })
+                    } else if let Some(c) = p.downcast_ref::<CustomJvpCall>() {
+                        self.typed_custom_jvp(c, &rule)
                     } else if let Some(c) = p.downcast_ref::<Cond>() {
                         let branches = cond_branch_inputs(c, &rule.ins)
                             .iter()
@@ -445,6 +478,51 @@ impl ShardMapCall {
 }
 
 impl ShardMapCall {
+    /// [`ShardMapCall::retyped`] for a jaxpr with constants (typed as inputs, in `inputs`
+    /// before the arguments), which stay its constants.
+    fn retyped_with_consts(&self, body: &Jaxpr, inputs: &[Axes], outputs: &[Axes]) -> Jaxpr {
+        let num_consts = body.constvars.len();
+        let mut typed = self.retyped(&close_over_consts(body.clone()), inputs, outputs);
+        typed.constvars = typed.invars.drain(..num_consts).collect();
+        typed
+    }
+
+    /// A `custom_jvp` call typed for reverse mode: its function typed, and its JVP rule traced
+    /// and typed each time it runs (reverse mode transposes the rule, so a `psum` of tangents
+    /// in it must pass its cotangent back unsummed, as in JAX). A tangent varies as its
+    /// primal; the values the rule captures are the same on every device.
+    fn typed_custom_jvp(&self, c: &CustomJvpCall, rule: &EqnAxes) -> Prim {
+        let fun = self.retyped_with_consts(&c.fun, &rule.ins, &rule.outs);
+        let arg_axes = rule.ins[c.num_consts..].to_vec();
+        let out_axes = rule.outs.clone();
+        let arg_avals = c.fun.in_avals();
+        let (this, user_jvp) = (self.clone(), c.jvp.clone());
+        let jvp: FlatJvp = Arc::new(move |primals: Vec<Array>, tangents: Vec<Array>| {
+            let n = primals.len();
+            let avals: Vec<Aval> = arg_avals.iter().chain(&arg_avals).cloned().collect();
+            let traced = trace_to_jaxpr(&avals, |mut vals| {
+                let t = vals.split_off(n);
+                with_mesh_axes(&this.mesh, &this.manual_axes, || user_jvp(vals, t))
+            });
+            let mut inputs = vec![Axes::new(); traced.consts.len()];
+            inputs.extend(arg_axes.iter().chain(&arg_axes).cloned());
+            let typed = this.retyped(&close_over_consts(traced.jaxpr), &inputs, &out_axes);
+            let args: Vec<Array> = traced
+                .consts
+                .into_iter()
+                .chain(primals)
+                .chain(tangents)
+                .collect();
+            eval_jaxpr(&typed, &[], &args)
+        });
+        Arc::new(CustomJvpCall {
+            name: c.name,
+            fun: Arc::new(fun),
+            num_consts: c.num_consts,
+            jvp,
+        })
+    }
+
     /// The varying axes of the body's outputs that their specs do not split over: for each
     /// output, the first such axis (JAX's `check_vma` failure).
     pub fn unreplicated_outputs(&self) -> Vec<(usize, String)> {
