@@ -57,6 +57,21 @@
 //! 0.85-1.06 over two runs, the machine busy) and `[out, in]` stays ahead in int8 (0.77-0.88);
 //! f32 then runs at about 120 GFLOP/s on the 2 cores, as torch's `x @ w.T` does (118 ms for
 //! the 24 products in the same session).
+//!
+//! On an AMD EPYC with AVX512-BF16 and no AMX (2 cores, idle), YNNPACK's bf16 products of 1
+//! and 8 rows took longer than f32's (ms, `nk` column): bf16 9.45 and 10.36 against f32 6.85
+//! and 17.06 at m = 1 and 8, the weight-on-the-left form included. There the runtime sends up
+//! to 8 rows to its own kernel (`jaxrs_bf16_rows`, `jaxrs-runtime/src/kernels/bf16_rows.rs`),
+//! which reads the weight once as it lies; the same command then gave:
+//!
+//! ```text
+//!                       kn       nk   nk/kn
+//! float32  m=1        7.69     7.65   1.00
+//! float32  m=8       13.39    17.19   1.28
+//! bfloat16 m=1        7.60     4.53   0.60    (nk: the kernel; 1.7x f32)
+//! bfloat16 m=8        9.62     7.70   0.80    (nk: the kernel; 2.2x f32)
+//! bfloat16 m=128     54.60    53.98   0.99
+//! ```
 
 #[path = "common/peer.rs"]
 mod peer;

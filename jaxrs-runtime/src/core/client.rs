@@ -69,6 +69,15 @@ pub fn for_cpu() -> bool {
     *ON_CPU.get_or_init(|| client().platform_name() == "cpu")
 }
 
+/// Whether programs for this process's client run few-row bf16 products as the host kernel
+/// `jaxrs_bf16_rows` ([`crate::core::lower::LowerOptions::bf16_rows_kernel`]): on the CPU
+/// plugin, where the CPU has AVX512-BF16 and no AMX. There YNNPACK's bf16 products of a decode
+/// step (1-8 rows) took longer than float32's, since they pack the weight on every call; the
+/// kernel reads the weight once (`crate::kernels::bf16_rows` has the figures).
+pub fn bf16_rows_kernel() -> bool {
+    for_cpu() && crate::kernels::bf16_rows::runs_here()
+}
+
 /// Makes `device` the default device until the guard drops, as JAX's `jax.default_device`
 /// does: arrays made from host data go there, and an operation (an eager one, or a call of a
 /// single-device `jit`) whose arrays do not all lie whole on one device runs there. An

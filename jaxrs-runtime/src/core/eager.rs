@@ -237,6 +237,7 @@ fn executable(
     let jaxpr = one_op_jaxpr(prim, in_avals, out_avals);
     let options = LowerOptions {
         for_cpu,
+        bf16_rows_kernel: crate::core::client::bf16_rows_kernel(),
         ..LowerOptions::default()
     };
     let exe = compile_cached(name, lower_jaxpr(&jaxpr, &options), device);
@@ -359,6 +360,7 @@ fn execute_spmd(
         let options = LowerOptions {
             spmd: Some(spmd),
             for_cpu,
+            bf16_rows_kernel: crate::core::client::bf16_rows_kernel(),
             ..LowerOptions::default()
         };
         (lower_jaxpr(jaxpr, &options), options)

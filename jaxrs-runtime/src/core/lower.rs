@@ -75,6 +75,11 @@ pub struct LowerOptions {
     /// the compiling caller (`crate::core::client::for_cpu`, which says why), so that lowering
     /// itself stays a pure function of the program and these options.
     pub for_cpu: bool,
+    /// With `for_cpu`: a product of at most `kernels::bf16_rows::MAX_ROWS` bf16 rows with a
+    /// bf16 `[out, in]` weight runs as the host kernel `jaxrs_bf16_rows` instead of on
+    /// YNNPACK. Set where the CPU has AVX512-BF16 and no AMX
+    /// (`crate::core::client::bf16_rows_kernel`, which says why).
+    pub bf16_rows_kernel: bool,
     /// Per constvar: its value as a dense attribute (see `dense_constant`) when it is
     /// embedded in the program as a `stablehlo.constant`, as JAX embeds constants; `None`
     /// (or absent): it is an argument of `main`. `donated` and the SPMD specs count only the
@@ -213,6 +218,7 @@ pub fn lower_jaxpr(jaxpr: &Jaxpr, opts: &LowerOptions) -> String {
     let mut cx = LowerCtx::new(opts.with_locations);
     cx.mesh = opts.spmd.as_ref().map(|s| s.mesh.clone());
     cx.for_cpu = opts.for_cpu;
+    cx.bf16_rows_kernel = opts.for_cpu && opts.bf16_rows_kernel;
     let mut args = Vec::with_capacity(jaxpr.constvars.len() + jaxpr.invars.len());
     for (k, v) in jaxpr.constvars.iter().enumerate() {
         match opts.embedded_consts.get(k).and_then(Option::as_ref) {
@@ -327,6 +333,7 @@ pub struct LowerCtx {
     /// The last channel handle given to a collective of an SPMD program.
     channels: u32,
     for_cpu: bool,
+    bf16_rows_kernel: bool,
 }
 
 /// How a collective over a manual mesh axis addresses the devices (see
@@ -375,6 +382,7 @@ impl LowerCtx {
             manual_axes: Vec::new(),
             channels: 0,
             for_cpu: false,
+            bf16_rows_kernel: false,
         }
     }
 
@@ -588,6 +596,12 @@ impl LowerCtx {
     /// Whether the program is lowered for XLA's CPU backend ([`LowerOptions::for_cpu`]).
     pub fn for_cpu(&self) -> bool {
         self.for_cpu
+    }
+
+    /// Whether few-row bf16 products run as the host kernel `jaxrs_bf16_rows`
+    /// ([`LowerOptions::bf16_rows_kernel`]).
+    pub fn bf16_rows_kernel(&self) -> bool {
+        self.bf16_rows_kernel
     }
 
     fn fresh(&mut self) -> String {

@@ -12,6 +12,7 @@
 //! The kernels run where the device memory is host memory (the CPU plugin); a program
 //! calling one on another platform fails to compile, naming the custom call.
 
+pub mod bf16_rows;
 mod fft;
 pub mod linalg;
 mod schur;
@@ -57,6 +58,7 @@ kernel_table! {
     "jaxrs_sylvester_triu" => sylvester_triu_entry: linalg::sylvester_triu,
     "jaxrs_parlett" => parlett_entry: linalg::parlett,
     "jaxrs_fft" => fft_entry: fft::fft,
+    "jaxrs_bf16_rows" => bf16_rows_entry: bf16_rows::bf16_rows,
 }
 
 /// Registers every kernel with `api`'s plugin for the host platform, once per process (the

@@ -10,6 +10,7 @@ use crate::core::sharding::PartitionSpec;
 use crate::core::sharding_types::{dims_of, SpecRule};
 use crate::core::trace::{bind1, Operand};
 use crate::dtype::DType;
+use crate::kernels;
 
 /// Puts the dims of a cotangent computed as `[batch, free, other side's contracting dims in
 /// increasing order]` back into the operand's own order.
@@ -508,6 +509,24 @@ impl Primitive for DotGeneral {
                 o.clone()
             };
         if let Some(rows) = cpu.then(|| self.weight_as_lhs_rows(&l, &r)).flatten() {
+            // Where the CPU has AVX512-BF16 and no AMX, a decode step's few rows go to a
+            // kernel that reads the weight once (`kernels::bf16_rows` says why).
+            let kernel_rows = rows <= kernels::bf16_rows::MAX_ROWS && acc.dtype == DType::F32;
+            if cx.bf16_rows_kernel() && kernel_rows {
+                let d = kernels::lower_host_kernel(
+                    cx,
+                    "jaxrs_bf16_rows",
+                    &[],
+                    &[a.clone(), b.clone()],
+                    &[l.clone(), r.clone()],
+                    std::slice::from_ref(&acc),
+                )
+                .remove(0);
+                if acc.dtype == o.dtype {
+                    return vec![d];
+                }
+                return vec![cx.op1("stablehlo.convert", &[&d], &[&acc], "", o)];
+            }
             return vec![lower_weight_as_lhs(cx, (&a, &l), (&b, &r), rows, &acc, o)];
         }
         let unit = cpu.then(|| self.two_row_dim(&l, &r)).flatten();

@@ -47,6 +47,7 @@ pub fn stablehlo<A: Tree, R: Tree>(f: impl FnOnce(A) -> R, example: &A) -> Strin
         &LowerOptions {
             with_locations: true,
             for_cpu: crate::core::client::for_cpu(),
+            bf16_rows_kernel: crate::core::client::bf16_rows_kernel(),
             // As jit lowers it: small constants embedded.
             embedded_consts: crate::transforms::jit::embedded_constants(&closed.consts),
             ..Default::default()

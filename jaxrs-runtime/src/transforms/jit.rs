@@ -1557,6 +1557,7 @@ impl Prepared {
             num_partitions: 1,
             spmd,
             for_cpu: crate::core::client::for_cpu(),
+            bf16_rows_kernel: crate::core::client::bf16_rows_kernel(),
             embedded_consts: self.embedded_consts.clone(),
         }
     }

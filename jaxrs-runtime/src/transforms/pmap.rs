@@ -725,6 +725,7 @@ fn compile_entry<S: StaticArgs, DT: Tree, KT: Tree, R: Tree>(
         num_partitions: 1,
         spmd: None,
         for_cpu: crate::core::client::for_cpu(),
+        bf16_rows_kernel: crate::core::client::bf16_rows_kernel(),
         embedded_consts,
     };
     let span = crate::core::profile::span("pmap", "lower", || format!("pmap `{}`", site.name));
