@@ -174,6 +174,7 @@ pub use jaxrs_runtime::{
     use_mesh,
     with_out_sharding,
     with_sharding_constraint,
+    AbstractDevice,
     AbstractMesh,
     AxisType,
     DefaultDeviceGuard,

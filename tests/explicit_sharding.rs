@@ -429,7 +429,10 @@ fn auto_meshes_keep_their_programs() {
     jaxrs::set_cpu_device_count(8).unwrap();
     let mesh = jaxrs::make_mesh(&[2, 4], &["dp", "mp"]).unwrap();
     assert_eq!(mesh.axis_types(), &[AxisType::Auto; 2]);
-    assert_eq!(mesh.to_string(), "Mesh('dp': 2, 'mp': 4)");
+    assert_eq!(
+        mesh.to_string(),
+        "Mesh('dp': 2, 'mp': 4, axis_types=(Auto, Auto))"
+    );
     let (x, _, w) = inputs(&mesh);
     let f = jit(|(x, w): (Array, Array)| {
         let h = x.matmul(&w);

@@ -266,7 +266,11 @@ fn counts_and_abstract_meshes_match_jax() {
     let abs = &g["abstract_mesh"];
     assert!(abs["outside_empty"].as_bool().unwrap());
     assert!(jaxrs::get_abstract_mesh().is_empty());
-    assert_eq!(jaxrs::get_abstract_mesh().to_string(), "AbstractMesh(())");
+    let text = |key: &str| abs[key].as_str().unwrap().to_string();
+    assert_eq!(jaxrs::get_abstract_mesh().to_string(), text("outside_str"));
+    let made = jaxrs::AbstractMesh::new(&[2], &["x"], Some(&[jaxrs::AxisType::Explicit]));
+    assert_eq!(made.to_string(), text("made_str"));
+    assert_eq!(made.abstract_device(), None);
     assert_eq!(jaxrs::get_mesh(), None);
     let mesh = jaxrs::make_mesh(&[2, 4], &["x", "y"]).unwrap();
     {
@@ -275,6 +279,14 @@ fn counts_and_abstract_meshes_match_jax() {
         assert_eq!(inside.axis_names(), strings(&abs["inside_axis_names"]));
         assert_eq!(inside.axis_sizes(), usizes(&abs["inside_axis_sizes"]));
         assert_eq!(inside, jaxrs::AbstractMesh::of(&mesh));
+        assert_eq!(inside.to_string(), text("inside_str"));
+        let device = inside
+            .abstract_device()
+            .expect("a mesh of devices has a kind");
+        assert_eq!(device.to_string(), text("abstract_device"));
+        assert_eq!(mesh.to_string(), text("mesh_str"));
+        let one_axis = jaxrs::make_mesh(&[8], &["d"]).unwrap();
+        assert_eq!(one_axis.to_string(), text("one_axis_mesh_str"));
         assert_eq!(jaxrs::get_mesh(), Some(mesh.clone()));
         // The abstract mesh can be read while tracing; the concrete one cannot.
         let seen: Array = jit(|x: Array| {

@@ -188,8 +188,8 @@ fn without_shardings_the_program_follows_the_inputs() {
         format!(
             "jit `without_shardings_the_program_follows_the_inputs::{{{{closure}}}}` (tests/pjit.rs): \
              tracing and compiling because the sharding of arg[0] \
-             changed from NamedSharding(mesh=Mesh('dp': 2, 'mp': 4), spec=PartitionSpec('dp', \
-             None)) to NamedSharding(mesh=Mesh('dp': 2, 'mp': 4), spec=PartitionSpec(None, \
+             changed from NamedSharding(mesh=Mesh('dp': 2, 'mp': 4, axis_types=(Auto, Auto)), spec=PartitionSpec('dp', \
+             None)) to NamedSharding(mesh=Mesh('dp': 2, 'mp': 4, axis_types=(Auto, Auto)), spec=PartitionSpec(None, \
              'mp'))"
         )
     );
@@ -201,7 +201,7 @@ fn without_shardings_the_program_follows_the_inputs() {
         .site()
         .last_miss_explanation()
         .unwrap()
-        .ends_with("the sharding of arg[0] changed from NamedSharding(mesh=Mesh('dp': 2, 'mp': 4), spec=PartitionSpec(None, 'mp')) to replicated over Mesh('dp': 2, 'mp': 4)"));
+        .ends_with("the sharding of arg[0] changed from NamedSharding(mesh=Mesh('dp': 2, 'mp': 4, axis_types=(Auto, Auto)), spec=PartitionSpec(None, 'mp')) to replicated over Mesh('dp': 2, 'mp': 4, axis_types=(Auto, Auto))"));
 }
 
 #[jit(in_shardings = (P!["dp", None], P![None, "mp"]), out_shardings = P!["dp", "mp"])]
@@ -233,7 +233,7 @@ fn the_attribute_takes_shardings_over_the_mesh_in_scope() {
     assert_eq!(out.addressable_shards()[0].data.shape(), &[2, 4]);
     let why = layer::jit_site().last_miss_explanation().unwrap();
     assert!(
-        why.contains("the sharding of x changed from NamedSharding(mesh=Mesh('dp': 2, 'mp': 4), spec=PartitionSpec('dp', None)) to NamedSharding(mesh=Mesh('dp': 4, 'mp': 2), spec=PartitionSpec('dp', None))"),
+        why.contains("the sharding of x changed from NamedSharding(mesh=Mesh('dp': 2, 'mp': 4, axis_types=(Auto, Auto)), spec=PartitionSpec('dp', None)) to NamedSharding(mesh=Mesh('dp': 4, 'mp': 2, axis_types=(Auto, Auto)), spec=PartitionSpec('dp', None))"),
         "{why}"
     );
 }
@@ -447,8 +447,8 @@ fn errors_name_the_meshes_the_spec_and_the_axis() {
         let _: Array = f.call((xs.clone(), ws.clone()));
     });
     assert!(
-        msg.starts_with("jit `errors_name_the_meshes_the_spec_and_the_axis::{{closure}}`: `arg[0]` is on Mesh('dp': 2, 'mp': 4) over [")
-            && msg.contains("but `arg[1]` is on Mesh('d': 8) over ["),
+        msg.starts_with("jit `errors_name_the_meshes_the_spec_and_the_axis::{{closure}}`: `arg[0]` is on Mesh('dp': 2, 'mp': 4, axis_types=(Auto, Auto)) over [")
+            && msg.contains("but `arg[1]` is on Mesh('d': 8, axis_types=(Auto,)) over ["),
         "{msg}"
     );
 

@@ -219,7 +219,7 @@ fn results_stay_split_over_the_devices_named_after_the_axis() {
     assert_eq!(loss.shape(), &[8]);
     assert_eq!(
         gw.sharding().unwrap().to_string(),
-        "NamedSharding(mesh=Mesh('d': 8), spec=PartitionSpec('d',))"
+        "NamedSharding(mesh=Mesh('d': 8, axis_types=(Auto,)), spec=PartitionSpec('d',))"
     );
     for (i, s) in gw.addressable_shards().iter().enumerate() {
         assert_eq!(s.device, devices[i]);
@@ -229,7 +229,7 @@ fn results_stay_split_over_the_devices_named_after_the_axis() {
     let (sums, _) = row_stats(&data(&[8, 5, 2], 5.0));
     assert_eq!(
         sums.sharding().unwrap().to_string(),
-        "NamedSharding(mesh=Mesh('d': 8), spec=PartitionSpec(None, 'd'))"
+        "NamedSharding(mesh=Mesh('d': 8, axis_types=(Auto,)), spec=PartitionSpec(None, 'd'))"
     );
     // An eager op on a pmap's result runs over the same devices, its result split as the
     // operand was, each device computing its own slice (as JAX's ops on a pmap's output).

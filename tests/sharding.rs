@@ -101,7 +101,10 @@ fn meshes_and_their_errors() {
     assert_eq!(mesh.size(), 8);
     assert_eq!(mesh.axis_size("dp"), Some(2));
     assert_eq!(mesh.axis_size("x"), None);
-    assert_eq!(mesh.to_string(), "Mesh('dp': 2, 'mp': 4)");
+    assert_eq!(
+        mesh.to_string(),
+        "Mesh('dp': 2, 'mp': 4, axis_types=(Auto, Auto))"
+    );
 
     let err = |devices: &[jaxrs::Device], shape: &[usize], names: &[&str]| {
         Mesh::new(devices, shape, names).unwrap_err().to_string()
@@ -161,7 +164,7 @@ fn partition_specs_and_named_sharding_errors() {
     assert_eq!(s.spec(), &P![None, "mp"]);
     assert_eq!(
         s.to_string(),
-        "NamedSharding(mesh=Mesh('dp': 2, 'mp': 4), spec=PartitionSpec(None, 'mp'))"
+        "NamedSharding(mesh=Mesh('dp': 2, 'mp': 4, axis_types=(Auto, Auto)), spec=PartitionSpec(None, 'mp'))"
     );
     assert_eq!(s.shard_shape(&[6, 8]).unwrap(), vec![6, 2]);
 

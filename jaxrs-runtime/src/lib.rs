@@ -91,7 +91,7 @@ pub use crate::core::compile_cache::{compile_cache_stats, CompileCacheStats};
 pub use crate::core::mesh_api::{
     get_abstract_mesh, get_mesh, make_array_from_callback, make_array_from_process_local_data,
     make_array_from_single_device_arrays, make_mesh, make_mesh_from, make_single_device_sharding,
-    process_indices, set_mesh, use_mesh, AbstractMesh,
+    process_indices, set_mesh, use_mesh, AbstractDevice, AbstractMesh,
 };
 pub use crate::core::sharding::{
     device_put, try_device_put, AxisType, Mesh, MeshGuard, NamedSharding, PartitionDim,

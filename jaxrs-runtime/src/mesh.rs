@@ -20,7 +20,7 @@ pub(crate) fn sharding_error(message: impl Into<String>) -> Error {
 /// let mesh = jaxrs::Mesh::new(&jaxrs::devices(), &[2, 4], &["dp", "mp"])?;
 /// assert_eq!(mesh.size(), 8);
 /// assert_eq!(mesh.axis_size("mp"), Some(4));
-/// assert_eq!(mesh.to_string(), "Mesh('dp': 2, 'mp': 4)");
+/// assert_eq!(mesh.to_string(), "Mesh('dp': 2, 'mp': 4, axis_types=(Auto, Auto))");
 ///
 /// // Errors name what does not fit.
 /// let err = jaxrs::Mesh::new(&jaxrs::devices()[..6], &[2, 4], &["dp", "mp"]).unwrap_err();
@@ -214,13 +214,13 @@ impl Mesh {
 
 impl fmt::Display for Mesh {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_mesh(f, "Mesh", &self.axis_names, &self.shape, &self.axis_types)
+        write_mesh(f, "Mesh", &self.axis_names, &self.shape, &self.axis_types)?;
+        f.write_str(")")
     }
 }
 
-/// `{kind}('dp': 2, 'mp': 4)`, as JAX prints a mesh, with `, axis_types=(..)` before the
-/// parenthesis closes when an axis is not Auto (JAX prints the types always; jaxrs only when
-/// one is not the default).
+/// `{kind}('dp': 2, 'mp': 4, axis_types=(Auto, Auto)`, as JAX prints a mesh, without the
+/// closing parenthesis (an abstract mesh adds its device after the types).
 pub(crate) fn write_mesh(
     f: &mut fmt::Formatter<'_>,
     kind: &str,
@@ -235,11 +235,10 @@ pub(crate) fn write_mesh(
         }
         write!(f, "'{name}': {n}")?;
     }
-    if types.iter().any(|t| *t != AxisType::Auto) {
-        let types: Vec<String> = types.iter().map(|t| format!("{t:?}")).collect();
-        write!(f, ", axis_types=({})", types.join(", "))?;
-    }
-    f.write_str(")")
+    // JAX 0.10.2 prints the types whatever they are, as a Python tuple.
+    let types: Vec<String> = types.iter().map(|t| format!("{t:?}")).collect();
+    let trailing = if types.len() == 1 { "," } else { "" };
+    write!(f, ", axis_types=({}{trailing})", types.join(", "))
 }
 
 impl fmt::Debug for Mesh {

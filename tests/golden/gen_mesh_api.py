@@ -24,7 +24,7 @@ os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
-from jax.sharding import NamedSharding, PartitionSpec as P  # noqa: E402
+from jax.sharding import AxisType, NamedSharding, PartitionSpec as P  # noqa: E402
 
 if jax.__version__ != "0.10.2" and "--any-jax-version" not in sys.argv:
     sys.exit(f"made with JAX 0.10.2, found {jax.__version__} (pass --any-jax-version)")
@@ -97,9 +97,19 @@ with warnings.catch_warnings():
     out["counts"]["host_count"] = jax.host_count()
     out["counts"]["host_id"] = jax.host_id()
     out["counts"]["host_ids"] = list(jax.host_ids())
+# jaxrs's make_mesh makes Auto axes; JAX's makes Explicit ones unless told.
+auto_mesh = jax.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+with jax.set_mesh(auto_mesh):
+    inside_auto = jax.sharding.get_abstract_mesh()
+made = jax.sharding.AbstractMesh((2,), ("x",), axis_types=(AxisType.Explicit,))
 out["abstract_mesh"] = {
     "outside_empty": outside.empty,
     "inside_axis_names": list(inside.axis_names), "inside_axis_sizes": list(inside.axis_sizes),
+    # As JAX prints them: from no mesh, from a mesh of devices, and made from axes alone.
+    "outside_str": str(outside), "inside_str": str(inside_auto), "made_str": str(made),
+    "abstract_device": repr(inside_auto.abstract_device),
+    "mesh_str": str(auto_mesh), "one_axis_mesh_str": str(jax.make_mesh((8,), ("d",),
+                                                                   axis_types=(AxisType.Auto,))),
 }
 
 # jax.default_device: where arrays and computations go (the device id of each result).

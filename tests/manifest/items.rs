@@ -2,6 +2,7 @@
 // per implemented row, so that the compiler checks every listed item exists. Do not
 // edit by hand. If an item was removed and this file no longer compiles, empty it and
 // run the command again.
+use jaxrs::AbstractDevice as _;
 use jaxrs::AbstractMesh as _;
 use jaxrs::Array as _;
 use jaxrs::AxisType as _;

@@ -34,7 +34,7 @@ use std::ops::Range;
 /// ```
 /// jaxrs::set_cpu_device_count(8)?;
 /// let mesh = jaxrs::make_mesh(&[2, 4], &["dp", "mp"])?;
-/// assert_eq!(mesh.to_string(), "Mesh('dp': 2, 'mp': 4)");
+/// assert_eq!(mesh.to_string(), "Mesh('dp': 2, 'mp': 4, axis_types=(Auto, Auto))");
 /// assert_eq!(mesh.devices(), &jaxrs::devices()[..]);
 /// // A smaller mesh takes the first devices.
 /// assert_eq!(jaxrs::make_mesh(&[2, 3], &["a", "b"])?.devices(), &jaxrs::devices()[..6]);
@@ -126,7 +126,11 @@ pub fn get_mesh() -> Option<Mesh> {
 /// let abstract_mesh = jaxrs::get_abstract_mesh();
 /// assert_eq!(abstract_mesh.axis_names(), &["dp", "mp"]);
 /// assert_eq!(abstract_mesh.axis_sizes(), &[2, 4]);
-/// assert_eq!(abstract_mesh.to_string(), "AbstractMesh('dp': 2, 'mp': 4)");
+/// assert_eq!(
+///     abstract_mesh.to_string(),
+///     "AbstractMesh('dp': 2, 'mp': 4, axis_types=(Auto, Auto), device_kind=cpu, \
+///      num_cores=None, platform=cpu)"
+/// );
 /// # Ok::<(), jaxrs::Error>(())
 /// ```
 pub fn get_abstract_mesh() -> AbstractMesh {
@@ -134,22 +138,67 @@ pub fn get_abstract_mesh() -> AbstractMesh {
 }
 
 /// A mesh's axis names and sizes without its devices (JAX's `jax.sharding.AbstractMesh`):
-/// what a traced function may know of the mesh it runs over.
+/// what a traced function may know of the mesh it runs over, and the kind of device it runs
+/// on when it was taken from a mesh.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct AbstractMesh {
     axis_sizes: Vec<usize>,
     axis_names: Vec<String>,
     axis_types: Vec<AxisType>,
+    abstract_device: Option<AbstractDevice>,
 }
 
 impl AbstractMesh {
-    /// The abstract form of `mesh`.
+    /// An abstract mesh of these axes, with no device (JAX's `AbstractMesh(axis_sizes,
+    /// axis_names, axis_types)`; `None` types are Auto, as jaxrs's `make_mesh` makes them).
+    ///
+    /// ```
+    /// use jaxrs::{AbstractMesh, AxisType};
+    /// let m = AbstractMesh::new(&[2], &["x"], Some(&[AxisType::Explicit]));
+    /// assert_eq!(m.to_string(), "AbstractMesh('x': 2, axis_types=(Explicit,))");
+    /// assert_eq!(m.abstract_device(), None);
+    /// ```
+    #[track_caller]
+    pub fn new(axis_sizes: &[usize], axis_names: &[&str], axis_types: Option<&[AxisType]>) -> Self {
+        let types =
+            axis_types.map_or_else(|| vec![AxisType::Auto; axis_names.len()], <[_]>::to_vec);
+        if axis_sizes.len() != axis_names.len() || types.len() != axis_names.len() {
+            panic!(
+                "AbstractMesh: {} axis sizes, {} names and {} types {}",
+                axis_sizes.len(),
+                axis_names.len(),
+                types.len(),
+                At::line(std::panic::Location::caller())
+            );
+        }
+        AbstractMesh {
+            axis_sizes: axis_sizes.to_vec(),
+            axis_names: axis_names.iter().map(|n| n.to_string()).collect(),
+            axis_types: types,
+            abstract_device: None,
+        }
+    }
+
+    /// The abstract form of `mesh`, with its devices' kind.
     pub fn of(mesh: &Mesh) -> AbstractMesh {
         AbstractMesh {
             axis_sizes: mesh.shape().to_vec(),
             axis_names: mesh.axis_names().to_vec(),
             axis_types: mesh.axis_types().to_vec(),
+            abstract_device: mesh.devices().first().map(AbstractDevice::of),
         }
+    }
+
+    /// The same mesh on devices of this kind (JAX's `abstract_device=`).
+    pub fn with_abstract_device(mut self, device: AbstractDevice) -> AbstractMesh {
+        self.abstract_device = Some(device);
+        self
+    }
+
+    /// The kind of device a mesh taken from devices runs on (`None` for one built from axes
+    /// only).
+    pub fn abstract_device(&self) -> Option<&AbstractDevice> {
+        self.abstract_device.as_ref()
     }
 
     /// The type of each axis.
@@ -179,9 +228,10 @@ impl AbstractMesh {
 }
 
 impl fmt::Display for AbstractMesh {
+    /// As JAX 0.10.2 prints it: the axes, their types, then the device's description if any.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.is_empty() {
-            return f.write_str("AbstractMesh(())");
+            return f.write_str("AbstractMesh((), axis_types=())");
         }
         write_mesh(
             f,
@@ -189,7 +239,59 @@ impl fmt::Display for AbstractMesh {
             &self.axis_names,
             &self.axis_sizes,
             &self.axis_types,
+        )?;
+        if let Some(d) = &self.abstract_device {
+            write!(f, ", {}", d.fields())?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// What an abstract mesh knows of its devices (JAX's `jax.sharding.AbstractDevice`): their
+/// kind, their core count where the platform has one (JAX reads a device's `num_cores`, which
+/// only TPUs have), and their platform.
+///
+/// ```
+/// let d = jaxrs::AbstractDevice::new("cpu", None, "cpu");
+/// assert_eq!(d.to_string(), "AbstractDevice(device_kind=cpu, num_cores=None, platform=cpu)");
+/// assert_eq!(jaxrs::AbstractDevice::of(&jaxrs::devices()[0]), d);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AbstractDevice {
+    pub device_kind: String,
+    pub num_cores: Option<usize>,
+    pub platform: String,
+}
+
+impl AbstractDevice {
+    /// `AbstractDevice(device_kind, num_cores, platform)`.
+    pub fn new(device_kind: &str, num_cores: Option<usize>, platform: &str) -> Self {
+        AbstractDevice {
+            device_kind: device_kind.to_string(),
+            num_cores,
+            platform: platform.to_string(),
+        }
+    }
+
+    /// The description of `device` (no PJRT plugin jaxrs loads reports a core count).
+    pub fn of(device: &Device) -> Self {
+        AbstractDevice::new(&device.kind(), None, device.platform())
+    }
+
+    fn fields(&self) -> String {
+        let cores = self
+            .num_cores
+            .map_or_else(|| "None".to_string(), |n| n.to_string());
+        format!(
+            "device_kind={}, num_cores={cores}, platform={}",
+            self.device_kind, self.platform
         )
+    }
+}
+
+impl fmt::Display for AbstractDevice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "AbstractDevice({})", self.fields())
     }
 }
 

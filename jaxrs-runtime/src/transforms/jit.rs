@@ -564,7 +564,7 @@ impl<F> Jitted<F> {
     /// let x = Array::ones(&[8, 4], DType::F32);
     /// let w = Array::ones(&[4, 8], DType::F32) / 8.0;
     /// let y: Array = f.call((x, w));
-    /// assert_eq!(y.sharding().unwrap().to_string(), "NamedSharding(mesh=Mesh('dp': 2, 'mp': 4), spec=PartitionSpec('dp', 'mp'))");
+    /// assert_eq!(y.sharding().unwrap().to_string(), "NamedSharding(mesh=Mesh('dp': 2, 'mp': 4, axis_types=(Auto, Auto)), spec=PartitionSpec('dp', 'mp'))");
     /// assert_eq!(y.addressable_shards()[0].data.shape(), &[4, 2]);
     /// assert!((y.to_vec::<f32>()[0] - 0.5f32.tanh()).abs() < 1e-6);
     /// # Ok::<(), jaxrs::Error>(())

@@ -894,7 +894,7 @@ pub struct Pmapped<F> {
 /// assert_eq!(shards.len(), 8);
 /// assert_eq!(shards[3].device, jaxrs::devices()[3]);
 /// assert_eq!(shards[3].data.to_vec::<f32>(), vec![130.0]);
-/// assert_eq!(y.sharding().unwrap().to_string(), "NamedSharding(mesh=Mesh('d': 8), spec=PartitionSpec('d',))");
+/// assert_eq!(y.sharding().unwrap().to_string(), "NamedSharding(mesh=Mesh('d': 8, axis_types=(Auto,)), spec=PartitionSpec('d',))");
 /// # Ok::<(), jaxrs::Error>(())
 /// ```
 ///
