@@ -495,7 +495,12 @@ impl ShardMapCall {
         let fun = self.retyped_with_consts(&c.fun, &rule.ins, &rule.outs);
         let arg_axes = rule.ins[c.num_consts..].to_vec();
         let out_axes = rule.outs.clone();
-        let arg_avals = c.fun.in_avals();
+        // The rule's primals are the operands after the constants (`CustomJvpCall::arguments`).
+        let operand_avals = c.fun.constvars.iter().chain(&c.fun.invars);
+        let arg_avals: Vec<Aval> = operand_avals
+            .skip(c.num_consts)
+            .map(|v| c.fun.aval(*v).clone())
+            .collect();
         let (this, user_jvp) = (self.clone(), c.jvp.clone());
         let jvp: FlatJvp = Arc::new(move |primals: Vec<Array>, tangents: Vec<Array>| {
             let n = primals.len();
