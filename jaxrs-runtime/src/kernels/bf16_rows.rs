@@ -129,18 +129,25 @@ fn rows_times_weight(x: &[u16], rows: usize, w: &[u16], n: usize, k: usize, y: &
     // tasks' outputs are contiguous), in a buffer kept between calls (a fresh one would be
     // mapped and zeroed by the kernel at every call of an output head's size), then
     // transposed into `y`.
-    thread_local!(static BY_COLUMN: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) });
-    BY_COLUMN.with(|kept| {
-        let mut kept = kept.borrow_mut();
-        kept.resize(n * rows, 0.0);
-        kept.par_chunks_mut(COLUMNS_PER_TASK * rows)
+    let mut by_column = |buffer: &mut Vec<f32>| {
+        buffer.resize(n * rows, 0.0);
+        buffer
+            .par_chunks_mut(COLUMNS_PER_TASK * rows)
             .enumerate()
             .for_each(|(task, out)| columns(out, task * COLUMNS_PER_TASK));
         for r in 0..rows {
             for j in 0..n {
-                y[r * n + j] = kept[j * rows + r];
+                y[r * n + j] = buffer[j * rows + r];
             }
         }
+    };
+    thread_local!(static BY_COLUMN: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) });
+    // The kept buffer is in use further up this thread's stack when a thread waiting for its
+    // tasks runs another call of the kernel (a rayon worker that called jaxrs): that call
+    // takes a fresh one.
+    BY_COLUMN.with(|kept| match kept.try_borrow_mut() {
+        Ok(mut kept) => by_column(&mut kept),
+        Err(_) => by_column(&mut Vec::new()),
     });
 }
 
@@ -177,7 +184,7 @@ unsafe fn dot_rows<const ROWS: usize>(x: &[u16], w_row: &[u16], sums: &mut [f32]
     }
     // A last whole block, then the partial one.
     let rest = [
-        (full % 2 == 1).then_some(((full - 1) * LANES, u32::MAX)),
+        (full % 2 == 1).then(|| ((full - 1) * LANES, u32::MAX)),
         (!k.is_multiple_of(LANES)).then(|| (full * LANES, (1u32 << (k % LANES)) - 1)),
     ];
     for (at, mask) in rest.into_iter().flatten() {
