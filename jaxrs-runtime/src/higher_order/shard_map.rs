@@ -92,9 +92,9 @@ type Axes = BTreeSet<String>;
 /// varying-manual-axes inference). `scan`, `remat`, `cond` and the custom rules are typed
 /// through their bodies, as JAX types them (a loop's carry varies over the axes it varies over
 /// at any step; a custom rule's outputs as its function's); another higher-order equation (a
-/// while loop) is taken to vary over
-/// its inputs' axes and every mesh axis its body communicates over, which may call a value
-/// varying that JAX proves invariant, never the other way round.
+/// while loop) is taken to vary over its inputs' axes and every mesh axis its body
+/// communicates over, which may call a value varying that JAX proves invariant, never the
+/// other way round.
 pub fn varying_axes(jaxpr: &Jaxpr, inputs: &[Axes], mesh_axes: &[String]) -> Vec<Axes> {
     let mut of_var: Vec<Axes> = vec![Axes::new(); jaxpr.avals.len()];
     for (v, axes) in jaxpr.constvars.iter().chain(&jaxpr.invars).zip(inputs) {

@@ -508,29 +508,26 @@ impl Primitive for DotGeneral {
             } else {
                 o.clone()
             };
-        if let Some(rows) = cpu.then(|| self.weight_as_lhs_rows(&l, &r)).flatten() {
-            // Where the CPU has AVX512-BF16 and no AMX, a decode step's few rows go to a
-            // kernel that reads the weight once (`kernels::bf16_rows` says why).
-            let kernel_rows = rows <= kernels::bf16_rows::MAX_ROWS && acc.dtype == DType::F32;
-            if cx.bf16_rows_kernel() && kernel_rows {
-                let d = kernels::lower_host_kernel(
-                    cx,
-                    "jaxrs_bf16_rows",
-                    &[],
-                    &[a.clone(), b.clone()],
-                    &[l.clone(), r.clone()],
-                    std::slice::from_ref(&acc),
-                )
-                .remove(0);
-                if acc.dtype == o.dtype {
-                    return vec![d];
-                }
-                return vec![cx.op1("stablehlo.convert", &[&d], &[&acc], "", o)];
-            }
+        let weight_rows = cpu.then(|| self.weight_as_lhs_rows(&l, &r)).flatten();
+        // Where the CPU has AVX512-BF16 and no AMX, a decode step's few rows go to a kernel
+        // that reads the weight once (`kernels::bf16_rows` says why).
+        let rows_kernel = weight_rows.is_some_and(|rows| {
+            cx.bf16_rows_kernel() && rows <= kernels::bf16_rows::MAX_ROWS && acc.dtype == DType::F32
+        });
+        if let (Some(rows), false) = (weight_rows, rows_kernel) {
             return vec![lower_weight_as_lhs(cx, (&a, &l), (&b, &r), rows, &acc, o)];
         }
         let unit = cpu.then(|| self.two_row_dim(&l, &r)).flatten();
         let d = match unit {
+            _ if rows_kernel => kernels::lower_host_kernel(
+                cx,
+                "jaxrs_bf16_rows",
+                &[],
+                &[a.clone(), b.clone()],
+                &[l.clone(), r.clone()],
+                std::slice::from_ref(&acc),
+            )
+            .remove(0),
             None => cx.op1("stablehlo.dot_general", &[&a, &b], &[&l, &r], &props, &acc),
             Some((lhs_dim, out_dim)) => {
                 // A matrix-vector product (one activation row: a decode step) in bf16 or int8:
