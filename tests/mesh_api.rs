@@ -271,6 +271,20 @@ fn counts_and_abstract_meshes_match_jax() {
     let made = jaxrs::AbstractMesh::new(&[2], &["x"], Some(&[jaxrs::AxisType::Explicit]));
     assert_eq!(made.to_string(), text("made_str"));
     assert_eq!(made.abstract_device(), None);
+    let on_cpu = made.with_abstract_device(jaxrs::AbstractDevice::new("cpu", None, "cpu"));
+    assert_eq!(
+        on_cpu.to_string(),
+        "AbstractMesh('x': 2, axis_types=(Explicit,), device_kind=cpu, num_cores=None, \
+         platform=cpu)"
+    );
+    let mismatched = message_of(|| {
+        jaxrs::AbstractMesh::new(&[2, 4], &["x"], None);
+    });
+    assert!(
+        mismatched.contains("AbstractMesh: 2 axis sizes, 1 names and 1 types")
+            && mismatched.contains("mesh_api.rs"),
+        "{mismatched}"
+    );
     assert_eq!(jaxrs::get_mesh(), None);
     let mesh = jaxrs::make_mesh(&[2, 4], &["x", "y"]).unwrap();
     {

@@ -583,6 +583,34 @@ fn pcast_refuses_what_jax_refuses() {
 }
 
 #[test]
+fn differentiating_collectives_in_a_while_loop_is_refused_by_name() {
+    // JAX cannot reverse-differentiate a while loop at all; jaxrs names the equation whose
+    // body communicates, and what is typed.
+    let mesh = mesh();
+    let f = shard_map(|x: Array| {
+        while_loop(
+            |c: &Array| c.sum(None, false).lt(100.0),
+            |c: Array| psum(&c, "x") + 1.0,
+            x,
+        )
+    })
+    .mesh(&mesh)
+    .in_specs(P!["x"])
+    .out_specs(P!["x"]);
+    let message = common::panic_message(std::panic::AssertUnwindSafe(|| {
+        let _ = grad(|x: Array| {
+            let y: Array = f.call(x);
+            y.sum(None, false)
+        })(small(&[4, 2]));
+    }));
+    assert!(
+        message.contains("communicates over the mesh is not built yet")
+            && message.contains("custom_vjp and custom_jvp are typed"),
+        "{message}"
+    );
+}
+
+#[test]
 fn smap_infers_in_axes_from_explicit_types() {
     let mesh = mesh()
         .with_axis_types(&[jaxrs::AxisType::Explicit; 2])
